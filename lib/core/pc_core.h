@@ -1,0 +1,379 @@
+/*
+ * pc_core.h: the pure-C core of libperfcheck (no CUDA header anywhere in
+ * lib/core/).  It holds the data model every other layer fills or reads:
+ *
+ *   pc_device   the device's limits and ceilings (from the driver, a file or
+ *               an ncu export's device__attribute_* columns)
+ *   pc_kernel   one launch signature: launch config, attributes, measured
+ *               metric values (by ncu name), derived values, diagnosis
+ *   pc_region   one ended region: wall clock, busy time, step-1 verdict
+ *   pc_report   all of the above, plus warnings; what the writers print
+ *
+ * A value that was not measured is NaN (PC_NULL) and is written as null.
+ * Internal names are pc_<module>_...; nothing here is exported.
+ */
+#ifndef PC_CORE_H
+#define PC_CORE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfcheck.h"
+
+#define PC_NULL ((double)NAN)
+static inline int pc_is_null(double v) { return isnan(v); }
+static inline int pc_has(double v) { return !isnan(v); }
+
+/* ==== Metric table (pc_metrics.c) ======================================== */
+
+/* Every quantity perfcheck reads from CUPTI or an ncu export, by ncu's name.
+ * Order is the order of the contract's table. */
+typedef enum pc_metric_id {
+  PC_M_DURATION = 0,            /* gpu__time_duration.sum (ns) */
+  PC_M_SM_THROUGHPUT_PCT,       /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_MEM_THROUGHPUT_PCT,      /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_DRAM_THROUGHPUT_PCT,     /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_DRAM_BYTES_READ,         /* dram__bytes_read.sum */
+  PC_M_DRAM_BYTES_WRITE,        /* dram__bytes_write.sum */
+  PC_M_FFMA,                    /* smsp__sass_thread_inst_executed_op_ffma_pred_on.sum */
+  PC_M_FADD,
+  PC_M_FMUL,
+  PC_M_DFMA,
+  PC_M_DADD,
+  PC_M_DMUL,
+  PC_M_HFMA,
+  PC_M_HADD,
+  PC_M_HMUL,
+  PC_M_LD_SECTORS,              /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+  PC_M_LD_REQUESTS,             /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+  PC_M_ST_SECTORS,
+  PC_M_ST_REQUESTS,
+  PC_M_LOCAL_LD_SECTORS,        /* l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum */
+  PC_M_LOCAL_ST_SECTORS,
+  PC_M_SHARED_BANK_CONFLICTS_LD,/* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
+  PC_M_SHARED_WAVEFRONTS_LD,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum */
+  PC_M_L2_ATOM_REQUESTS,        /* lts__t_requests_op_atom.sum */
+  PC_M_L2_RED_REQUESTS,         /* lts__t_requests_op_red.sum */
+  PC_M_THREAD_INST_PER_INST,    /* smsp__average_thread_inst_executed_per_inst_executed.ratio */
+  PC_M_THREAD_INST_PRED_ON_PER_INST, /* smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio */
+  PC_M_ISSUE_ACTIVE,            /* smsp__issue_active.avg.per_cycle_active */
+  PC_M_WARPS_ACTIVE_PCT,        /* sm__warps_active.avg.pct_of_peak_sustained_active */
+  PC_M_COUNT
+} pc_metric_id;
+
+/* Which metric set a metric belongs to (bit flags). */
+enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u };
+
+typedef struct pc_metric_def {
+  pc_metric_id id;
+  const char *name;        /* as ncu spells it */
+  const char *alias;       /* older spelling accepted on input, or NULL */
+  const char *substitute;  /* a cheaper counter collected in its stead by
+                              default (same quantity, shown equal on real
+                              exports), or NULL */
+  const char *unit;        /* "ns", "byte", "%", "sector", "request", "inst", "ratio" */
+  int step;                /* the checklist step that reads it (0: duration) */
+  unsigned sets;           /* PC_SET_* */
+  int additive;            /* 1: a count that sums over launches */
+} pc_metric_def;
+
+const pc_metric_def *pc_metric_table(void);                 /* PC_M_COUNT entries */
+const pc_metric_def *pc_metric_by_id(pc_metric_id id);
+/* Finds a metric by name, alias or substitute name; NULL if unknown.
+ * *via_substitute (may be NULL) is set to 1 when `name` was the substitute. */
+const pc_metric_def *pc_metric_lookup(const char *name, int *via_substitute);
+
+/* ==== Device and ceilings (pc_device.c) =================================== */
+
+typedef struct pc_device {
+  char name[128];               /* "" when unknown */
+  int cc_major, cc_minor;       /* -1 when unknown */
+  int sm_count;                 /* -1 when unknown (so for every int below) */
+  int warp_size;
+  int max_threads_per_sm;
+  int max_threads_per_block;
+  int max_blocks_per_sm;
+  int max_regs_per_sm;
+  int max_regs_per_block;
+  int max_smem_per_sm;          /* bytes */
+  int max_smem_per_block;       /* default per-block limit (48 KiB) */
+  int max_smem_per_block_optin;
+  int reserved_smem_per_block;  /* driver-reserved (1 KiB on sm_8x/9x) */
+  int reg_alloc_unit;           /* registers per warp, allocation unit (256) */
+  int warp_alloc_granularity;   /* warps (4) */
+  int smem_alloc_unit;          /* bytes (128) */
+  /* Ceilings.  NaN when unknown. */
+  double peak_dram_bytes_per_s;
+  double peak_fp32_flop_per_s;
+  double ridge_flop_per_byte;   /* peak_fp32 / peak_dram */
+  char ceilings_source[64];     /* "attributes", "measured", "file", "ncu-export", "" */
+} pc_device;
+
+/* All fields unknown (-1 / NaN / ""). */
+void pc_device_init(pc_device *d);
+/* Fills the allocation granularities that the driver does not report, from
+ * the compute capability (sm_7x-9x: 256 regs/warp unit, 4 warps, 128 B). */
+void pc_device_fill_granularities(pc_device *d);
+/* FP32 lanes (FMA units) per SM for a compute capability (sm_75: 64,
+ * sm_80: 64, sm_86/89: 128, sm_90: 128, sm_10x/12x: 128); -1 when unknown. */
+int pc_fp32_lanes_per_sm(int cc_major, int cc_minor);
+/* Fills the two peaks from clock attributes: DRAM = 2 x memory clock x bus
+ * width / 8 (double data rate), FP32 = SMs x lanes x 2 FLOP x SM clock; then
+ * the ridge.  Leaves a peak NaN when an input is missing or not positive.
+ * Sets ceilings_source to "attributes". */
+void pc_device_ceilings_from_clocks(pc_device *d, double mem_clock_khz, double bus_width_bits,
+                                    double sm_clock_khz);
+/* Recomputes ridge_flop_per_byte from the two peaks (NaN if either is). */
+void pc_device_update_ridge(pc_device *d);
+/* Reads a ceilings file ("key = value" lines: peak_dram_bytes_per_s,
+ * peak_fp32_flop_per_s, and optional device limits).  Returns PERFCHECK_OK,
+ * PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (err says where). */
+perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *err, size_t errlen);
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path);
+
+/* ==== Occupancy model (pc_occupancy.c) =================================== */
+
+typedef enum pc_limiter {
+  PC_LIMIT_NONE = 0,
+  PC_LIMIT_WARPS,
+  PC_LIMIT_BLOCKS,
+  PC_LIMIT_REGISTERS,
+  PC_LIMIT_SHARED_MEMORY
+} pc_limiter;
+
+const char *pc_limiter_name(pc_limiter l); /* "warps", "blocks", "registers", "shared_memory", "none" */
+
+typedef struct pc_occupancy_input {
+  int block_threads;            /* threads per block */
+  int registers_per_thread;
+  int static_smem;              /* bytes */
+  int dynamic_smem;             /* bytes */
+} pc_occupancy_input;
+
+typedef struct pc_occupancy {
+  int limit_warps;              /* blocks per SM allowed by each resource */
+  int limit_blocks;
+  int limit_registers;
+  int limit_shared_mem;
+  int blocks_per_sm;            /* min of the four */
+  pc_limiter binding;           /* the one that sets the min (first in the
+                                   order registers, shared memory, warps,
+                                   blocks when several tie at a value below
+                                   the others; see pc_occupancy.c) */
+  int warps_per_sm;
+  double theoretical_pct;
+} pc_occupancy;
+
+/* Returns 0 on success, -1 when the device limits needed are unknown or the
+ * input is impossible (block larger than the SM, etc.; all limits 0 then). */
+int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_occupancy *out);
+
+/* ==== Kernels, regions, reports (pc_report.c; names and values: pc_values.c) */
+
+/* Launch attributes: measured by the driver in process, read from launch__*
+ * columns offline.  NaN when unknown. */
+typedef struct pc_attributes {
+  double registers_per_thread;
+  double static_smem;
+  double dynamic_smem;
+  double local_bytes_per_thread;
+  double max_threads_per_block;
+  double blocks_per_sm;         /* the driver's (or ncu's) answer */
+  double warps_per_sm;
+  double theoretical_occupancy_pct;
+  double limit_warps, limit_blocks, limit_registers, limit_shared_mem;
+  pc_limiter binding;
+  double waves_per_sm;
+  /* The model's answer when it disagrees with the driver's (else NaN): a
+   * mismatch is reported, never hidden. */
+  double model_blocks_per_sm;
+} pc_attributes;
+
+void pc_attributes_init(pc_attributes *a);
+
+typedef struct pc_derived {
+  double sectors_per_request_ld;
+  double sectors_per_request_st;
+  double threads_per_instruction;
+  double threads_per_instruction_pred_on;
+  double achieved_occupancy_pct;
+  double theoretical_occupancy_pct;
+  double flops;                 /* FP32 (+FP64, FP16 when measured) FLOPs, FMA = 2 */
+  double dram_bytes;
+  double arithmetic_intensity;  /* flops / dram_bytes */
+  double waves_per_sm;
+  double dram_gbps;             /* dram_bytes / duration */
+  double gflops;                /* flops / duration */
+  double memory_pct;            /* % of the memory ceiling (see pc_derive) */
+  double compute_pct;           /* % of the compute ceiling */
+  double local_sectors;         /* local ld + st sectors */
+  double bank_conflict_share;   /* conflicts / wavefronts */
+  double atomic_share;          /* (atom + red) / (global ld + st requests + atom + red) */
+} pc_derived;
+
+#define PC_ADVICE_MAX 320
+#define PC_METRIC_NAME_MAX 160
+#define PC_MAX_FINDINGS 16
+
+typedef struct pc_finding {
+  int step;
+  perfcheck_cause cause;
+  char metric[PC_METRIC_NAME_MAX]; /* ncu spelling; a ratio as "a / b" */
+  double value;
+  double threshold;
+  char advice[PC_ADVICE_MAX];
+} pc_finding;
+
+typedef struct pc_diagnosis {
+  pc_finding verdict;
+  perfcheck_bound bound;
+  size_t nfindings;
+  pc_finding findings[PC_MAX_FINDINGS]; /* most important first */
+} pc_diagnosis;
+
+typedef struct pc_kernel {
+  char *name;                   /* demangled, no return type or parameters */
+  char *mangled;                /* NULL when unknown */
+  char *region;                 /* NULL when none */
+  unsigned grid[3];
+  unsigned block[3];
+  double dynamic_smem;
+  uint64_t launches;
+  uint64_t profiled_launches;   /* launches whose counters were collected */
+  double dur_min_ns, dur_median_ns, dur_max_ns;
+  pc_attributes attr;
+  double metric[PC_M_COUNT];    /* NaN: not measured */
+  unsigned char metric_via_substitute[PC_M_COUNT];
+  /* Metrics the user added by name (not in the table), in request order. */
+  size_t nextra;
+  char **extra_names;
+  double *extra_values;
+  char *not_measured_reason;    /* why the counters are missing (graph launch,
+                                   permissions, filter, ...), NULL if none */
+  int passes;                   /* counter passes, 0 when none */
+  pc_derived derived;
+  pc_diagnosis diag;
+} pc_kernel;
+
+typedef struct pc_region {
+  char *name;
+  char *parent;                 /* NULL at top level */
+  int depth;
+  double wall_ns;
+  double kernel_ns;             /* union of kernel intervals */
+  double kernel_sum_ns;         /* plain sum (can exceed wall) */
+  double memcpy_ns;
+  double memset_ns;
+  double gpu_idle_ns;           /* gaps between kernels within [first start, last end] */
+  double kernel_span_ns;        /* last kernel end - first kernel start */
+  double median_kernel_ns;
+  double profiling_ns;          /* host time spent in perfcheck's counter replay */
+  uint64_t launches;
+  uint64_t dropped_records;
+  double kernel_share;          /* kernel_ns / wall_ns */
+  pc_diagnosis diag;            /* step-1 verdict (step 0, cause NONE when it passes) */
+} pc_region;
+
+/* The public opaque perfcheck_report is this struct. */
+typedef struct perfcheck_report {
+  pc_device device;
+  char source[32];              /* "in-process" or "ncu-export" */
+  char metric_set[64];          /* "default", "sol", "full", "ncu-export", "none" */
+  int passes;                   /* CUPTI passes per profiled launch, 0 if none */
+  pc_region *regions;
+  size_t nregions, cap_regions;
+  pc_kernel *kernels;
+  size_t nkernels, cap_kernels;
+  char **warnings;
+  size_t nwarnings, cap_warnings;
+  int step1_assessed;           /* 0 offline: step 1 is not_assessed */
+} pc_report;
+
+pc_report *pc_report_new(void);
+void pc_report_free(pc_report *r);
+/* Append a zeroed kernel/region (metrics NaN, attributes unknown); NULL on OOM. */
+pc_kernel *pc_report_add_kernel(pc_report *r);
+pc_region *pc_report_add_region(pc_report *r);
+/* printf-style; also printed to stderr "perfcheck: warning: ..." unless quiet. */
+int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void pc_kernel_init(pc_kernel *k);
+void pc_kernel_free(pc_kernel *k);
+void pc_region_init(pc_region *g);
+void pc_region_free(pc_region *g);
+
+/* "void scaleAdd<4>(float, const float *, ...)" -> "scaleAdd<4>";
+ * "mysteryA(const float *, float *, unsigned long)" -> "mysteryA".
+ * Writes at most outlen-1 chars; returns out. */
+char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
+
+/* Value lookup for the public API and expectations: ncu names, aliases,
+ * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
+ * _NOT_MEASURED (and *out NaN). */
+perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
+
+/* ==== Derived values and the checklist (pc_checklist.c) ================== */
+
+/* Every threshold of the walk, in one table (the README reproduces it). */
+typedef struct pc_threshold {
+  const char *key;              /* "spr_uncoalesced" */
+  double value;
+  const char *meaning;          /* one line for the README */
+  const char *source;           /* "seed 000", "seed 004 Decision 5", ... */
+} pc_threshold;
+
+const pc_threshold *pc_thresholds(size_t *count);
+double pc_threshold_value(const char *key); /* NaN if unknown key */
+
+/* Fills k->derived from k->metric, k->attr and the device. */
+void pc_derive(pc_kernel *k, const pc_device *d);
+/* Step 1 for a region: fills g->diag. */
+void pc_checklist_region(pc_region *g);
+/* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
+ * and was assessed): fills k->diag. Calls pc_derive first. */
+void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
+/* Diagnoses every kernel and region of a report. */
+void pc_checklist_report(pc_report *r);
+
+/* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
+
+perfcheck_status pc_write_text(const pc_report *r, FILE *f);
+perfcheck_status pc_write_json(const pc_report *r, FILE *f);
+perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
+/* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
+void pc_json_write_string(FILE *f, const char *s);
+/* CSV field quoting (RFC 4180). */
+void pc_csv_write_field(FILE *f, const char *s);
+
+/* ==== ncu CSV reader (pc_ncu_csv.c) ====================================== */
+
+/* Parses an `ncu --csv --page raw` export held in memory (len bytes, need not
+ * be NUL-terminated) into a new report (device from device__attribute_*
+ * columns, one kernel per distinct signature, warnings for unusable values).
+ * `name` is used in messages.  Returns PERFCHECK_OK, _PARSE (err names the
+ * line), _OUT_OF_MEMORY.  Does not run the checklist. */
+perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
+                                  pc_report **out, char *err, size_t errlen);
+
+/* ==== Status, errors, utilities (pc_status.c, pc_util.c) ================ */
+
+/* Sets this thread's last error message (printf-style) and returns status. */
+perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void pc_clear_error(void);
+
+char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
+/* Expands %p %h %q{VAR} %% in an output path; returns a malloc'd string. */
+char *pc_expand_output_path(const char *pattern);
+/* Median of n doubles (sorts a copy); NaN for n == 0. */
+double pc_median(const double *v, size_t n);
+
+#endif /* PC_CORE_H */

@@ -1,0 +1,139 @@
+/* The report model: allocation, growth, warnings.  Value lookup by name and
+ * the short kernel name live in pc_values.c. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+void pc_attributes_init(pc_attributes *a) {
+  a->registers_per_thread = PC_NULL;
+  a->static_smem = PC_NULL;
+  a->dynamic_smem = PC_NULL;
+  a->local_bytes_per_thread = PC_NULL;
+  a->max_threads_per_block = PC_NULL;
+  a->blocks_per_sm = PC_NULL;
+  a->warps_per_sm = PC_NULL;
+  a->theoretical_occupancy_pct = PC_NULL;
+  a->limit_warps = a->limit_blocks = a->limit_registers = a->limit_shared_mem = PC_NULL;
+  a->binding = PC_LIMIT_NONE;
+  a->waves_per_sm = PC_NULL;
+  a->model_blocks_per_sm = PC_NULL;
+}
+
+static void pc_finding_init(pc_finding *f) {
+  memset(f, 0, sizeof *f);
+  f->cause = PERFCHECK_CAUSE_NONE;
+  f->value = PC_NULL;
+  f->threshold = PC_NULL;
+}
+
+static void pc_diagnosis_init(pc_diagnosis *d) {
+  memset(d, 0, sizeof *d);
+  pc_finding_init(&d->verdict);
+  d->bound = PERFCHECK_BOUND_UNKNOWN;
+}
+
+static void pc_derived_init(pc_derived *d) {
+  double *p = (double *)d;
+  for (size_t i = 0; i < sizeof *d / sizeof(double); i++) p[i] = PC_NULL;
+}
+
+void pc_kernel_init(pc_kernel *k) {
+  memset(k, 0, sizeof *k);
+  k->dynamic_smem = PC_NULL;
+  k->dur_min_ns = k->dur_median_ns = k->dur_max_ns = PC_NULL;
+  pc_attributes_init(&k->attr);
+  for (int i = 0; i < PC_M_COUNT; i++) k->metric[i] = PC_NULL;
+  pc_derived_init(&k->derived);
+  pc_diagnosis_init(&k->diag);
+}
+
+void pc_kernel_free(pc_kernel *k) {
+  if (!k) return;
+  free(k->name);
+  free(k->mangled);
+  free(k->region);
+  free(k->not_measured_reason);
+  for (size_t i = 0; i < k->nextra; i++) free(k->extra_names[i]);
+  free(k->extra_names);
+  free(k->extra_values);
+  memset(k, 0, sizeof *k);
+}
+
+void pc_region_init(pc_region *g) {
+  memset(g, 0, sizeof *g);
+  g->wall_ns = g->kernel_ns = g->kernel_sum_ns = g->memcpy_ns = g->memset_ns = PC_NULL;
+  g->gpu_idle_ns = g->kernel_span_ns = g->median_kernel_ns = g->kernel_share = PC_NULL;
+  g->profiling_ns = PC_NULL;
+  pc_diagnosis_init(&g->diag);
+}
+
+void pc_region_free(pc_region *g) {
+  if (!g) return;
+  free(g->name);
+  free(g->parent);
+  memset(g, 0, sizeof *g);
+}
+
+pc_report *pc_report_new(void) {
+  pc_report *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  pc_device_init(&r->device);
+  strcpy(r->source, "in-process");
+  strcpy(r->metric_set, "none");
+  r->step1_assessed = 1;
+  return r;
+}
+
+void pc_report_free(pc_report *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->nkernels; i++) pc_kernel_free(&r->kernels[i]);
+  for (size_t i = 0; i < r->nregions; i++) pc_region_free(&r->regions[i]);
+  for (size_t i = 0; i < r->nwarnings; i++) free(r->warnings[i]);
+  free(r->kernels);
+  free(r->regions);
+  free(r->warnings);
+  free(r);
+}
+
+/* Grows *arr (of elements of size `sz`) so that one more fits. */
+static int pc_grow(void **arr, size_t *cap, size_t n, size_t sz) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : 8;
+  if (nc > SIZE_MAX / sz) return -1;
+  void *p = realloc(*arr, nc * sz);
+  if (!p) return -1;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+pc_kernel *pc_report_add_kernel(pc_report *r) {
+  if (pc_grow((void **)&r->kernels, &r->cap_kernels, r->nkernels, sizeof *r->kernels)) return NULL;
+  pc_kernel *k = &r->kernels[r->nkernels++];
+  pc_kernel_init(k);
+  return k;
+}
+
+pc_region *pc_report_add_region(pc_report *r) {
+  if (pc_grow((void **)&r->regions, &r->cap_regions, r->nregions, sizeof *r->regions)) return NULL;
+  pc_region *g = &r->regions[r->nregions++];
+  pc_region_init(g);
+  return g;
+}
+
+int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (!quiet) fprintf(stderr, "perfcheck: warning: %s\n", buf);
+  if (!r) return 0;
+  if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings, sizeof *r->warnings)) return -1;
+  char *d = pc_strdup(buf);
+  if (!d) return -1;
+  r->warnings[r->nwarnings++] = d;
+  return 0;
+}

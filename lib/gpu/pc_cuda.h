@@ -1,0 +1,80 @@
+/*
+ * pc_cuda.h: the driver API, reached without linking libcuda.so.1.
+ *
+ * libperfcheck must load on a machine with no NVIDIA driver (CI has none), so
+ * it never links libcuda: pc_cuda_load() dlopens libcuda.so.1 and resolves
+ * every entry point through cuGetProcAddress at the CUDA version of the
+ * headers we compiled against.  It also probes the driver (cuInit, devices)
+ * before anything calls CUPTI: CUPTI 13.0 returns 999 or crashes without a
+ * usable driver (cupti-notes §5.4).
+ */
+#ifndef PC_CUDA_H
+#define PC_CUDA_H
+
+#include <cuda.h>
+#include <stddef.h>
+
+#include "../core/pc_core.h"
+
+/* One pointer per driver function we use; the member names are the cuda.h
+ * names (macro-expanded to their versioned symbols, so the prototypes match
+ * the headers). */
+#define PC_CU_FUNCTIONS(X)                        \
+  X(cuInit)                                       \
+  X(cuDriverGetVersion)                           \
+  X(cuGetErrorName)                               \
+  X(cuGetErrorString)                             \
+  X(cuDeviceGetCount)                             \
+  X(cuDeviceGet)                                  \
+  X(cuDeviceGetName)                              \
+  X(cuDeviceGetAttribute)                         \
+  X(cuDevicePrimaryCtxRetain)                     \
+  X(cuDevicePrimaryCtxRelease)                    \
+  X(cuCtxGetCurrent)                              \
+  X(cuCtxSetCurrent)                              \
+  X(cuCtxPushCurrent)                             \
+  X(cuCtxPopCurrent)                              \
+  X(cuCtxGetDevice)                               \
+  X(cuCtxSynchronize)                             \
+  X(cuFuncGetAttribute)                           \
+  X(cuFuncGetName)                                \
+  X(cuKernelGetFunction)                          \
+  X(cuKernelGetName)                              \
+  X(cuKernelGetAttribute)                         \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+  X(cuModuleLoadData)                             \
+  X(cuModuleGetFunction)                          \
+  X(cuModuleUnload)                               \
+  X(cuLaunchKernel)                               \
+  X(cuMemAlloc)                                   \
+  X(cuMemFree)                                    \
+  X(cuMemsetD8)                                   \
+  X(cuEventCreate)                                \
+  X(cuEventRecord)                                \
+  X(cuEventSynchronize)                           \
+  X(cuEventElapsedTime)                           \
+  X(cuEventDestroy)
+
+typedef struct pc_cuda_api {
+#define PC_CU_MEMBER_(name) __typeof__(&name) name;
+  PC_CU_FUNCTIONS(PC_CU_MEMBER_)
+#undef PC_CU_MEMBER_
+} pc_cuda_api;
+
+/* The resolved functions; valid after pc_cuda_load() returned PERFCHECK_OK. */
+extern pc_cuda_api pc_cu;
+
+/* Loads libcuda.so.1 (an already-loaded copy first), resolves pc_cu, calls
+ * cuInit(0) and counts devices.  Idempotent and thread-safe; the first
+ * result is kept.  Returns PERFCHECK_OK, PERFCHECK_ERROR_NO_DRIVER (absent,
+ * the toolkit's stub, cuInit failed), PERFCHECK_ERROR_NO_DEVICE,
+ * PERFCHECK_ERROR_DRIVER_TOO_OLD; msg gets one line saying why. */
+perfcheck_status pc_cuda_load(char *msg, size_t msglen);
+
+/* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
+const char *pc_cuda_error_text(CUresult r, char *buf, size_t len);
+
+/* The driver's version (e.g. 13000) once loaded, else 0. */
+int pc_cuda_driver_version(void);
+
+#endif /* PC_CUDA_H */
