@@ -114,7 +114,9 @@ typedef struct pc_device {
 /* All fields unknown (-1 / NaN / ""). */
 void pc_device_init(pc_device *d);
 /* Fills the allocation granularities that the driver does not report, from
- * the compute capability (sm_7x-9x: 256 regs/warp unit, 4 warps, 128 B). */
+ * the compute capability (256 regs/warp unit, 4 warps; 256 B smem unit and
+ * no reserved smem to sm_7x, 128 B and 1 KiB reserved from sm_8x, as in
+ * cuda_occupancy.h).  Only unknown (-1) fields are filled. */
 void pc_device_fill_granularities(pc_device *d);
 /* FP32 lanes (FMA units) per SM for a compute capability (sm_75: 64,
  * sm_80: 64, sm_86/89: 128, sm_90: 128, sm_10x/12x: 128); -1 when unknown. */
@@ -153,7 +155,8 @@ typedef struct pc_occupancy_input {
 } pc_occupancy_input;
 
 typedef struct pc_occupancy {
-  int limit_warps;              /* blocks per SM allowed by each resource */
+  int limit_warps;              /* blocks per SM allowed by each resource;
+                                   INT_MAX: the kernel uses none of it */
   int limit_blocks;
   int limit_registers;
   int limit_shared_mem;
@@ -269,6 +272,10 @@ typedef struct pc_region {
   double gpu_idle_ns;           /* gaps between kernels within [first start, last end] */
   double kernel_span_ns;        /* last kernel end - first kernel start */
   double median_kernel_ns;
+  double short_kernel_ns;       /* summed durations of kernels shorter than
+                                   the launch_overhead_max_median_kernel_ns
+                                   threshold: time that is mostly a kernel's
+                                   fixed start/finish cost (seed 003) */
   double profiling_ns;          /* host time spent in perfcheck's counter replay */
   uint64_t launches;
   uint64_t dropped_records;
@@ -359,6 +366,44 @@ void pc_csv_write_field(FILE *f, const char *s);
  * line), _OUT_OF_MEMORY.  Does not run the checklist. */
 perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
                                   pc_report **out, char *err, size_t errlen);
+
+/* ==== Timelines (pc_timeline.c) ========================================== */
+
+/* One interval of GPU work on CUPTI's clock (ns), with two tags its producer
+ * assigns (the session: group = signature key, tag = region id). */
+typedef struct pc_span {
+  uint64_t start, end;          /* end >= start */
+  uint32_t group, tag;
+} pc_span;
+
+typedef enum pc_span_order {
+  PC_SPAN_BY_START = 0,         /* start, then end */
+  PC_SPAN_BY_DURATION,          /* end - start */
+  PC_SPAN_BY_GROUP_DURATION     /* group, then end - start */
+} pc_span_order;
+
+/* Sorts in place; allocates nothing (a region of a million kernels must not
+ * need a second copy of its spans). */
+void pc_span_sort(pc_span *v, size_t n, pc_span_order order);
+/* Moves the spans whose tag is `tag` to the end of v (order not kept) and
+ * returns how many there are: they are v[n - count .. n-1]. */
+size_t pc_span_partition_tag(pc_span *v, size_t n, uint32_t tag);
+
+typedef struct pc_timeline {
+  size_t count;
+  double busy_ns;               /* length of the union of the intervals */
+  double sum_ns;                /* plain sum of durations */
+  double span_ns;               /* last end - first start; NaN when count 0 */
+  double idle_ns;               /* span - busy: the gaps; NaN when count 0 */
+  double median_ns, min_ns, max_ns; /* of the durations; NaN when count 0 */
+} pc_timeline;
+
+/* Fills *out from n spans over any number of streams.  Reorders v.  With
+ * n == 0, busy and sum are 0 (nothing ran) and the rest NaN. */
+void pc_timeline_compute(pc_span *v, size_t n, pc_timeline *out);
+/* The sum over spans of the part of each that lies inside [begin, end]
+ * (a transfer that straddles a region boundary counts only inside). */
+double pc_timeline_clipped_sum(const pc_span *v, size_t n, uint64_t begin, uint64_t end);
 
 /* ==== Status, errors, utilities (pc_status.c, pc_util.c) ================ */
 

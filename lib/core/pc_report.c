@@ -65,6 +65,7 @@ void pc_region_init(pc_region *g) {
   memset(g, 0, sizeof *g);
   g->wall_ns = g->kernel_ns = g->kernel_sum_ns = g->memcpy_ns = g->memset_ns = PC_NULL;
   g->gpu_idle_ns = g->kernel_span_ns = g->median_kernel_ns = g->kernel_share = PC_NULL;
+  g->short_kernel_ns = PC_NULL;
   g->profiling_ns = PC_NULL;
   pc_diagnosis_init(&g->diag);
 }

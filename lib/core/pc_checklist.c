@@ -1,0 +1,800 @@
+/* The checklist: derived values and the five-step walk (seed 000's order,
+ * seed 004's triage guide for what the five questions do not name).
+ *
+ *   Step 1  (region) is the kernel the slow part?  launch_overhead,
+ *           not_the_slow_part.  A kernel of a caught region takes the
+ *           region's verdict; its own walk still runs and becomes findings.
+ *   Step 2  which ceiling?  memory, compute, latency or unknown.  Never a
+ *           verdict by itself: it decides which of steps 3 and 4 run.
+ *   Step 3  (memory side) is the traffic real?  uncoalesced loads, stores,
+ *           local memory, shared bank conflicts, atomics.
+ *   Step 4  (compute side) are the lanes working?  divergent_warps.
+ *   Step 5  is occupancy the limit?  grid_too_small, occupancy_<limiter>.
+ *   Step 0  nothing caught: at_roof or latency_bound, or not_assessed when an
+ *           input a step needed was not measured (never at_roof on missing
+ *           data).
+ *
+ * Every number the walk compares against is in pc_threshold_table below. */
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+/* ==== Thresholds ========================================================== */
+
+enum {
+  PC_T_LAUNCH_MIN_LAUNCHES,
+  PC_T_LAUNCH_MAX_MEDIAN_NS,
+  PC_T_LAUNCH_IDLE_SHARE,
+  PC_T_KERNEL_SHARE_MIN,
+  PC_T_CEILING_HIGH_PCT,
+  PC_T_AT_ROOF_PCT,
+  PC_T_SPR_MAX,
+  PC_T_LOCAL_SECTORS_MAX,
+  PC_T_BANK_CONFLICT_SHARE_MAX,
+  PC_T_ATOMIC_SHARE_MAX,
+  PC_T_TPI_MIN,
+  PC_T_TPI_PRED_ON_MIN,
+  PC_T_WAVES_MIN,
+  PC_T_ACHIEVED_LOW_PCT,
+  PC_T_THEORETICAL_FULL_PCT,
+  PC_T_COUNT_
+};
+
+/* ONE table of every threshold of the walk (the README reproduces it). */
+static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
+    [PC_T_LAUNCH_MIN_LAUNCHES] = {"launch_overhead_min_launches", 100,
+                                  "step 1: launch_overhead needs at least this many kernel launches in the region",
+                                  "seed 003 (4096 small launches cost 3-4 us each)"},
+    [PC_T_LAUNCH_MAX_MEDIAN_NS] = {"launch_overhead_max_median_kernel_ns", 10000,
+                                   "step 1: launch_overhead needs a median kernel shorter than this (ns)",
+                                   "seed 003 (median small kernel 2.2-3.0 us, mostly fixed cost)"},
+    [PC_T_LAUNCH_IDLE_SHARE] = {"launch_overhead_idle_share", 0.5,
+                                "step 1: launch_overhead needs the GPU idle between kernels, or running kernels shorter "
+                                "than the median threshold, for more than this share of the region's wall clock "
+                                "((gpu_idle_ns + short_kernel_ns) / wall_ns)",
+                                "seed 003 (a tiny kernel's GPU time is mostly fixed start/finish cost); seed 004 "
+                                "Decision 2A (idle gaps)"},
+    [PC_T_KERNEL_SHARE_MIN] = {"kernel_share_min", 0.5,
+                               "step 1: kernels busy for less than this share of the region's wall clock are "
+                               "not_the_slow_part (kernel_ns / wall_ns)",
+                               "seed 000 step 1 (\"under half the wall time\")"},
+    [PC_T_CEILING_HIGH_PCT] = {"ceiling_high_pct", 60,
+                               "step 2: memory or compute throughput at or above this % of peak names the bound; "
+                               "both measured and below it: latency",
+                               "seed 004 Decision 2 (below ~60%: low)"},
+    [PC_T_AT_ROOF_PCT] = {"at_roof_pct", 80,
+                          "step 0: with nothing caught, the larger throughput at or above this % is at_roof, below "
+                          "it latency_bound",
+                          "seed 004 Decision 2 (above ~80%: near-limit)"},
+    [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
+                      "step 3: global load/store sectors per request above this are uncoalesced (4: a warp's 32 "
+                      "floats in 128 bytes; 32 is the ceiling)",
+                      "seed 000 step 3; seed 004 Decision 5"},
+    [PC_T_LOCAL_SECTORS_MAX] = {"local_sectors_max", 0,
+                                "step 3: local-memory sectors (ld + st) above this mean spills or local arrays",
+                                "seed 004 Decision 5 (local traffic present)"},
+    [PC_T_BANK_CONFLICT_SHARE_MAX] = {"bank_conflict_share_max", 0.10,
+                                      "step 3: shared-memory bank conflicts above this share of shared load "
+                                      "wavefronts",
+                                      "seed 004 Decision 5 (~10% of shared-memory wavefronts)"},
+    [PC_T_ATOMIC_SHARE_MAX] = {"atomic_share_max", 0.10,
+                               "step 3: L2 atom + red requests above this share of (global ld + st requests + atom "
+                               "+ red)",
+                               "our reading of seed 004 Decision 5 (\"relative to total L2 requests\")"},
+    [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
+                      "step 4: threads per executed instruction below this (of 32) is divergence",
+                      "seed 000 step 4 (32 ceiling, 16 = half masked); 24 (75% of lanes) is our cut"},
+    [PC_T_TPI_PRED_ON_MIN] = {"threads_per_instruction_pred_on_min", 24,
+                              "step 4: predicated-on threads per instruction below this (a finding only)",
+                              "as threads_per_instruction_min"},
+    [PC_T_WAVES_MIN] = {"waves_min", 1, "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small",
+                        "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)"},
+    [PC_T_ACHIEVED_LOW_PCT] = {"achieved_occupancy_low_pct", 60, "step 5: achieved occupancy below this % is low",
+                               "seed 004 Decision 1 and practical thresholds"},
+    [PC_T_THEORETICAL_FULL_PCT] = {"theoretical_occupancy_full_pct", 100,
+                                   "step 5: theoretical occupancy below this % lets a resource limit be the cause",
+                                   "seed 000 step 5; seed 004 Decision 3"},
+};
+
+#define PC_T(id) (pc_threshold_table[id].value)
+
+const pc_threshold *pc_thresholds(size_t *count) {
+  if (count) *count = PC_T_COUNT_;
+  return pc_threshold_table;
+}
+
+double pc_threshold_value(const char *key) {
+  if (!key) return PC_NULL;
+  for (size_t i = 0; i < PC_T_COUNT_; i++)
+    if (strcmp(pc_threshold_table[i].key, key) == 0) return pc_threshold_table[i].value;
+  return PC_NULL;
+}
+
+/* ==== Metric spellings used in findings ==================================== */
+
+#define PC_NAME(id) (pc_metric_by_id(id)->name)
+#define PC_SPR_LD                                                                   \
+  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+#define PC_SPR_ST                                                                   \
+  "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+#define PC_LOCAL "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum + l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
+#define PC_BANK                                                                                   \
+  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum / "                                   \
+  "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+#define PC_ATOMIC \
+  "(lts__t_requests_op_atom.sum + lts__t_requests_op_red.sum) / (global ld + st requests + atom + red)"
+#define PC_AI "flops / (dram__bytes_read.sum + dram__bytes_write.sum)"
+#define PC_DRAM_RATE "(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum / peak_dram_bytes_per_s"
+#define PC_FLOP_RATE "flops / gpu__time_duration.sum / peak_fp32_flop_per_s"
+/* Step 1 has no ncu metric (ncu profiles kernels, not wall clocks): these
+ * name the region quantities of the report instead. */
+#define PC_SHARE "kernel_ns / wall_ns"
+/* Not ncu metrics: step 1 is measured with the Activity API, and these name
+ * the region fields the ratio is made of. */
+#define PC_IDLE "(gpu_idle_ns + short_kernel_ns) / wall_ns"
+#define PC_WAVES "launch__waves_per_multiprocessor"
+#define PC_THEORETICAL "sm__maximum_warps_per_active_cycle_pct"
+
+/* ==== Derived values ======================================================= */
+
+/* A count or percentage: negative (or infinite) is impossible, so it becomes
+ * "unknown". */
+static double pc_nonneg(double v) { return (isfinite(v) && v >= 0) ? v : PC_NULL; }
+
+/* a / b for counts; NaN when either is unknown or negative, or b is 0. */
+static double pc_ratio(double a, double b) {
+  a = pc_nonneg(a);
+  b = pc_nonneg(b);
+  if (pc_is_null(a) || pc_is_null(b) || b <= 0) return PC_NULL;
+  return a / b;
+}
+
+/* Sum of the terms that were measured (weights w); NaN when none was. */
+static double pc_sum_measured(const double *v, const double *w, size_t n) {
+  double s = 0;
+  int any = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = pc_nonneg(v[i]);
+    if (pc_has(x)) {
+      s += w[i] * x;
+      any = 1;
+    }
+  }
+  return any ? s : PC_NULL;
+}
+
+static double pc_dims(const unsigned v[3]) {
+  if (v[0] == 0 || v[1] == 0 || v[2] == 0) return PC_NULL;
+  return (double)v[0] * (double)v[1] * (double)v[2];
+}
+
+/* % of the memory ceiling: the largest measured of dram__throughput,
+ * gpu__compute_memory_throughput, and DRAM bytes per second over the peak. */
+static double pc_memory_pct(const pc_kernel *k, const pc_device *d, const char **name) {
+  double best = PC_NULL;
+  const char *nm = NULL;
+  const double cand[3] = {
+      pc_nonneg(k->metric[PC_M_DRAM_THROUGHPUT_PCT]),
+      pc_nonneg(k->metric[PC_M_MEM_THROUGHPUT_PCT]),
+      (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
+          ? k->derived.dram_gbps * 1e9 / d->peak_dram_bytes_per_s * 100.0
+          : PC_NULL,
+  };
+  const char *names[3] = {PC_NAME(PC_M_DRAM_THROUGHPUT_PCT), PC_NAME(PC_M_MEM_THROUGHPUT_PCT), PC_DRAM_RATE};
+  for (int i = 0; i < 3; i++)
+    if (pc_has(cand[i]) && (pc_is_null(best) || cand[i] > best)) best = cand[i], nm = names[i];
+  if (name) *name = nm;
+  return best;
+}
+
+/* % of the compute ceiling: the largest measured of sm__throughput, the flop
+ * rate over the FP32 peak, and issue activity (issued per active cycle, as a
+ * %). */
+static double pc_compute_pct(const pc_kernel *k, const pc_device *d, const char **name) {
+  double best = PC_NULL;
+  const char *nm = NULL;
+  const double issue = pc_nonneg(k->metric[PC_M_ISSUE_ACTIVE]);
+  const double cand[3] = {
+      pc_nonneg(k->metric[PC_M_SM_THROUGHPUT_PCT]),
+      (d && pc_has(k->derived.gflops) && pc_has(d->peak_fp32_flop_per_s) && d->peak_fp32_flop_per_s > 0)
+          ? k->derived.gflops * 1e9 / d->peak_fp32_flop_per_s * 100.0
+          : PC_NULL,
+      pc_has(issue) ? issue * 100.0 : PC_NULL,
+  };
+  const char *names[3] = {PC_NAME(PC_M_SM_THROUGHPUT_PCT), PC_FLOP_RATE, PC_NAME(PC_M_ISSUE_ACTIVE)};
+  for (int i = 0; i < 3; i++)
+    if (pc_has(cand[i]) && (pc_is_null(best) || cand[i] > best)) best = cand[i], nm = names[i];
+  if (name) *name = nm;
+  return best;
+}
+
+/* The occupancy picture of a kernel: the attributes where known, else the
+ * model (pc_occupancy.c) on the device's limits. */
+typedef struct pc_occ_view {
+  double blocks_per_sm;
+  double theoretical_pct;
+  pc_limiter binding;
+  double binding_limit; /* blocks per SM the binding resource allows */
+  int mismatch;         /* the model disagrees with the attributes' blocks/SM */
+} pc_occ_view;
+
+static double pc_attr_limit(const pc_attributes *a, pc_limiter l) {
+  switch (l) {
+    case PC_LIMIT_REGISTERS:
+      return a->limit_registers;
+    case PC_LIMIT_SHARED_MEMORY:
+      return a->limit_shared_mem;
+    case PC_LIMIT_WARPS:
+      return a->limit_warps;
+    case PC_LIMIT_BLOCKS:
+      return a->limit_blocks;
+    default:
+      return PC_NULL;
+  }
+}
+
+static int pc_int_value(double v, int *out) {
+  if (pc_is_null(v) || v < 0 || v > INT_MAX || v != floor(v)) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+static void pc_occ_resolve(const pc_kernel *k, const pc_device *d, pc_occ_view *v) {
+  const pc_attributes *a = &k->attr;
+  v->blocks_per_sm = pc_nonneg(a->blocks_per_sm);
+  v->theoretical_pct = pc_nonneg(a->theoretical_occupancy_pct);
+  v->binding = PC_LIMIT_NONE;
+  v->binding_limit = PC_NULL;
+  v->mismatch = 0;
+
+  pc_occupancy model;
+  int model_ok = 0;
+  pc_occupancy_input in;
+  double block = pc_dims(k->block);
+  double dyn = pc_has(a->dynamic_smem) ? a->dynamic_smem : k->dynamic_smem;
+  if (d && pc_int_value(block, &in.block_threads) && pc_int_value(a->registers_per_thread, &in.registers_per_thread) &&
+      pc_int_value(a->static_smem, &in.static_smem) && pc_int_value(dyn, &in.dynamic_smem))
+    model_ok = pc_occupancy_compute(d, &in, &model) == 0;
+  int agrees = model_ok && (pc_is_null(v->blocks_per_sm) || v->blocks_per_sm == model.blocks_per_sm);
+  if (model_ok && !agrees) v->mismatch = 1;
+
+  if (pc_is_null(v->blocks_per_sm) && model_ok) v->blocks_per_sm = model.blocks_per_sm;
+  if (pc_is_null(v->theoretical_pct)) {
+    if (agrees) {
+      v->theoretical_pct = model.theoretical_pct;
+    } else if (d && pc_has(v->blocks_per_sm) && pc_has(block) && d->warp_size > 0 && d->max_threads_per_sm > 0) {
+      double warps = ceil(block / d->warp_size);
+      v->theoretical_pct = v->blocks_per_sm * warps / (d->max_threads_per_sm / d->warp_size) * 100.0;
+    }
+  }
+
+  /* The binding limiter: the attributes' own, else the min of their four
+   * limits (tie rule of pc_occupancy.c), else the model's when it agrees. */
+  if (a->binding != PC_LIMIT_NONE) {
+    v->binding = a->binding;
+    v->binding_limit = pc_attr_limit(a, a->binding);
+  } else if (pc_has(a->limit_registers) && pc_has(a->limit_shared_mem) && pc_has(a->limit_warps) &&
+             pc_has(a->limit_blocks)) {
+    const pc_limiter order[4] = {PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY, PC_LIMIT_WARPS, PC_LIMIT_BLOCKS};
+    for (int i = 0; i < 4; i++) {
+      double lim = pc_attr_limit(a, order[i]);
+      if (pc_is_null(v->binding_limit) || lim < v->binding_limit) v->binding = order[i], v->binding_limit = lim;
+    }
+  } else if (agrees) {
+    v->binding = model.binding;
+    v->binding_limit = model.blocks_per_sm;
+  }
+  if (pc_is_null(v->binding_limit) && v->binding != PC_LIMIT_NONE) v->binding_limit = v->blocks_per_sm;
+}
+
+void pc_derive(pc_kernel *k, const pc_device *d) {
+  if (!k) return;
+  pc_derived *o = &k->derived;
+  const double *m = k->metric;
+
+  o->sectors_per_request_ld = pc_ratio(m[PC_M_LD_SECTORS], m[PC_M_LD_REQUESTS]);
+  o->sectors_per_request_st = pc_ratio(m[PC_M_ST_SECTORS], m[PC_M_ST_REQUESTS]);
+  o->threads_per_instruction = pc_nonneg(m[PC_M_THREAD_INST_PER_INST]);
+  o->threads_per_instruction_pred_on = pc_nonneg(m[PC_M_THREAD_INST_PRED_ON_PER_INST]);
+  o->achieved_occupancy_pct = pc_nonneg(m[PC_M_WARPS_ACTIVE_PCT]);
+
+  pc_occ_view occ;
+  pc_occ_resolve(k, d, &occ);
+  o->theoretical_occupancy_pct = occ.theoretical_pct;
+
+  /* FLOPs: an FMA is two.  FP32 terms decide whether flops are known at all;
+   * FP64 and FP16 terms are added when they were measured. */
+  const double fp32[3] = {m[PC_M_FFMA], m[PC_M_FADD], m[PC_M_FMUL]};
+  const double others[6] = {m[PC_M_DFMA], m[PC_M_DADD], m[PC_M_DMUL], m[PC_M_HFMA], m[PC_M_HADD], m[PC_M_HMUL]};
+  const double w3[3] = {2, 1, 1}, w6[6] = {2, 1, 1, 2, 1, 1};
+  o->flops = pc_sum_measured(fp32, w3, 3);
+  if (pc_has(o->flops)) {
+    double extra = pc_sum_measured(others, w6, 6);
+    if (pc_has(extra)) o->flops += extra;
+  }
+  double rd = pc_nonneg(m[PC_M_DRAM_BYTES_READ]), wr = pc_nonneg(m[PC_M_DRAM_BYTES_WRITE]);
+  o->dram_bytes = (pc_has(rd) && pc_has(wr)) ? rd + wr : PC_NULL;
+  o->arithmetic_intensity = pc_ratio(o->flops, o->dram_bytes);
+  /* bytes per ns is GB/s; flops per ns is GFLOP/s. */
+  o->dram_gbps = pc_ratio(o->dram_bytes, m[PC_M_DURATION]);
+  o->gflops = pc_ratio(o->flops, m[PC_M_DURATION]);
+  o->memory_pct = pc_memory_pct(k, d, NULL);
+  o->compute_pct = pc_compute_pct(k, d, NULL);
+
+  const double local[2] = {m[PC_M_LOCAL_LD_SECTORS], m[PC_M_LOCAL_ST_SECTORS]};
+  const double w2[2] = {1, 1};
+  o->local_sectors = pc_sum_measured(local, w2, 2);
+  o->bank_conflict_share = pc_ratio(m[PC_M_SHARED_BANK_CONFLICTS_LD], m[PC_M_SHARED_WAVEFRONTS_LD]);
+  double atom = pc_nonneg(m[PC_M_L2_ATOM_REQUESTS]), red = pc_nonneg(m[PC_M_L2_RED_REQUESTS]);
+  double ldr = pc_nonneg(m[PC_M_LD_REQUESTS]), str = pc_nonneg(m[PC_M_ST_REQUESTS]);
+  o->atomic_share = pc_ratio(atom + red, ldr + str + atom + red); /* NaN propagates */
+
+  o->waves_per_sm = pc_nonneg(k->attr.waves_per_sm);
+  if (pc_is_null(o->waves_per_sm) && d && d->sm_count > 0 && pc_has(occ.blocks_per_sm) && occ.blocks_per_sm > 0)
+    o->waves_per_sm = pc_dims(k->grid) / (occ.blocks_per_sm * d->sm_count);
+}
+
+/* ==== The walk ============================================================= */
+
+enum { PC_PRIO_HIT = 0, PC_PRIO_NOTE = 1, PC_PRIO_MISSING = 2 };
+#define PC_WALK_MAX 32
+
+typedef struct pc_walk {
+  pc_finding f[PC_WALK_MAX];
+  int prio[PC_WALK_MAX];
+  int eligible[PC_WALK_MAX]; /* may be the verdict */
+  size_t n;
+  int missing_step;          /* first step 2-5 with a missing input, 0 if none */
+  char missing[PC_ADVICE_MAX]; /* missing metric names, comma-separated */
+  int nmissing;              /* names in `missing` */
+  int missing_more;          /* names that did not fit */
+} pc_walk;
+
+/* Room the not_assessed verdict's sentence needs around the names. */
+#define PC_MISSING_LIST_MAX (PC_ADVICE_MAX - 130)
+
+static void pc_finding_vset(pc_finding *f, int step, perfcheck_cause cause, const char *metric, double value,
+                            double threshold, const char *fmt, va_list ap) {
+  memset(f, 0, sizeof *f);
+  f->step = step;
+  f->cause = cause;
+  snprintf(f->metric, sizeof f->metric, "%s", metric ? metric : "");
+  f->value = value;
+  f->threshold = threshold;
+  if (fmt) vsnprintf(f->advice, sizeof f->advice, fmt, ap);
+}
+
+static void pc_finding_set(pc_finding *f, int step, perfcheck_cause cause, const char *metric, double value,
+                           double threshold, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pc_finding_vset(f, step, cause, metric, value, threshold, fmt, ap);
+  va_end(ap);
+}
+
+static pc_finding *pc_walk_add(pc_walk *w, int prio, int eligible) {
+  if (w->n >= PC_WALK_MAX) return NULL;
+  w->prio[w->n] = prio;
+  w->eligible[w->n] = eligible;
+  return &w->f[w->n++];
+}
+
+/* A hit: a cause the step caught; the first eligible hit is the verdict. */
+static void pc_hit(pc_walk *w, int step, perfcheck_cause cause, const char *metric, double value, double threshold,
+                   const char *fmt, ...) {
+  pc_finding *f = pc_walk_add(w, PC_PRIO_HIT, 1);
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  pc_finding_vset(f, step, cause, metric, value, threshold, fmt, ap);
+  va_end(ap);
+}
+
+/* A note: worth saying, never the verdict. */
+static void pc_note(pc_walk *w, int step, perfcheck_cause cause, const char *metric, double value, double threshold,
+                    const char *fmt, ...) {
+  pc_finding *f = pc_walk_add(w, PC_PRIO_NOTE, 0);
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  pc_finding_vset(f, step, cause, metric, value, threshold, fmt, ap);
+  va_end(ap);
+}
+
+/* A check whose input was not measured.  `metric` names what is missing. */
+static void pc_missing(pc_walk *w, int step, const char *metric, const char *check) {
+  pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
+  if (f)
+    pc_finding_set(f, step, PERFCHECK_CAUSE_NOT_ASSESSED, metric, PC_NULL, PC_NULL,
+                   "Not assessed (%s): %s was not measured.", check, metric);
+  if (step < 2) return; /* step 1 is a finding only: the walk starts at step 2 */
+  if (w->missing_step == 0) w->missing_step = step;
+  if (strstr(w->missing, metric)) return;
+  size_t used = strlen(w->missing), need = strlen(metric) + (used ? 2 : 0);
+  if (!w->missing_more && used + need < PC_MISSING_LIST_MAX) { /* names stay in walk order */
+    snprintf(w->missing + used, sizeof w->missing - used, "%s%s", used ? ", " : "", metric);
+    w->nmissing++;
+  } else {
+    w->missing_more++;
+  }
+}
+
+/* The name of the missing input of a ratio a / b (both, or the one). */
+static const char *pc_which_missing(double a, double b, const char *ratio, const char *na, const char *nb) {
+  int ma = pc_is_null(pc_nonneg(a)), mb = pc_is_null(pc_nonneg(b));
+  if (ma && mb) return ratio;
+  return ma ? na : nb;
+}
+
+/* Step 1 from the kernel's region. */
+static void pc_walk_step1(pc_walk *w, const pc_region *region) {
+  if (!region) {
+    pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
+    if (f)
+      pc_finding_set(f, 1, PERFCHECK_CAUSE_NOT_ASSESSED, PC_SHARE, PC_NULL, PC_T(PC_T_KERNEL_SHARE_MIN),
+                     "Step 1 was not assessed: there is no wall clock for this kernel (an ncu export has none), "
+                     "so time the program with Nsight Systems or a perfcheck region to see whether it is the slow "
+                     "part.");
+    return;
+  }
+  const pc_finding *v = &region->diag.verdict;
+  if (v->step == 1 && v->cause != PERFCHECK_CAUSE_NONE && v->cause != PERFCHECK_CAUSE_NOT_ASSESSED) {
+    pc_finding *f = pc_walk_add(w, PC_PRIO_HIT, 1);
+    if (f) *f = *v;
+  } else if (v->cause == PERFCHECK_CAUSE_NOT_ASSESSED) {
+    pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
+    if (f) *f = *v;
+  }
+}
+
+static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
+  const double mem = k->derived.memory_pct, comp = k->derived.compute_pct, hi = PC_T(PC_T_CEILING_HIGH_PCT);
+  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
+  if (pc_has(mem) && mem >= hi && (pc_is_null(comp) || mem >= comp)) return PERFCHECK_BOUND_MEMORY;
+  if (pc_has(comp) && comp >= hi && (pc_is_null(mem) || comp > mem)) return PERFCHECK_BOUND_COMPUTE;
+  if (pc_has(mem) && pc_has(comp)) return PERFCHECK_BOUND_LATENCY;
+  /* No usable percentages: the roofline.  Below the ridge a kernel is memory
+   * bound whatever its arithmetic looks like (seed 000 step 2). */
+  if (pc_has(ai) && pc_has(ridge)) return ai < ridge ? PERFCHECK_BOUND_MEMORY : PERFCHECK_BOUND_COMPUTE;
+  return PERFCHECK_BOUND_UNKNOWN;
+}
+
+/* Sectors per request for loads (ld = 1) or stores. */
+static void pc_walk_spr(pc_walk *w, const pc_kernel *k, int ld) {
+  const double spr = ld ? k->derived.sectors_per_request_ld : k->derived.sectors_per_request_st;
+  const pc_metric_id sid = ld ? PC_M_LD_SECTORS : PC_M_ST_SECTORS, rid = ld ? PC_M_LD_REQUESTS : PC_M_ST_REQUESTS;
+  const char *ratio = ld ? PC_SPR_LD : PC_SPR_ST;
+  const double thr = PC_T(PC_T_SPR_MAX);
+  if (pc_has(spr)) {
+    if (spr > thr) {
+      if (ld)
+        pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, ratio, spr, thr,
+               "Make a warp's 32 lanes read consecutive addresses (transpose the index or stage the tile through "
+               "shared memory): each load request fetches %.1f sectors where 4 would do.",
+               spr);
+      else
+        pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES, ratio, spr, thr,
+               "Make a warp's 32 lanes write consecutive addresses (swap the index roles or stage the tile through "
+               "shared memory): each store request touches %.1f sectors where 4 would do.",
+               spr);
+    }
+  } else if (pc_nonneg(k->metric[rid]) == 0) {
+    /* No global loads (stores) at all: nothing to coalesce. */
+  } else {
+    pc_missing(w, 3, pc_which_missing(k->metric[sid], k->metric[rid], ratio, PC_NAME(sid), PC_NAME(rid)),
+               ld ? "coalescing of global loads" : "coalescing of global stores");
+  }
+}
+
+static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
+  const double *m = k->metric;
+  const pc_derived *dv = &k->derived;
+  pc_walk_spr(w, k, 1);
+  pc_walk_spr(w, k, 0);
+
+  /* Local memory: any sector is a finding; passing needs both counters. */
+  const double lld = pc_nonneg(m[PC_M_LOCAL_LD_SECTORS]), lst = pc_nonneg(m[PC_M_LOCAL_ST_SECTORS]);
+  const double lthr = PC_T(PC_T_LOCAL_SECTORS_MAX);
+  if (pc_has(dv->local_sectors) && dv->local_sectors > lthr)
+    pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL, dv->local_sectors, lthr,
+           "Keep thread-private data in registers: index local arrays only with compile-time constants and cut "
+           "register pressure until -Xptxas -warn-spills reports no spills.");
+  else if (pc_is_null(lld) || pc_is_null(lst))
+    pc_missing(w, 3, pc_which_missing(lld, lst, PC_LOCAL, PC_NAME(PC_M_LOCAL_LD_SECTORS), PC_NAME(PC_M_LOCAL_ST_SECTORS)),
+               "local-memory traffic");
+
+  /* Shared-memory bank conflicts. */
+  const double bthr = PC_T(PC_T_BANK_CONFLICT_SHARE_MAX);
+  if (pc_has(dv->bank_conflict_share)) {
+    if (dv->bank_conflict_share > bthr)
+      pc_hit(w, 3, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS, PC_BANK, dv->bank_conflict_share, bthr,
+             "Pad or remap shared-memory indices so the 32 lanes of a warp hit 32 different banks (for example "
+             "tile[32][33] instead of tile[32][32]).");
+  } else if (pc_nonneg(m[PC_M_SHARED_WAVEFRONTS_LD]) == 0 && pc_has(pc_nonneg(m[PC_M_SHARED_BANK_CONFLICTS_LD]))) {
+    /* No shared-memory loads. */
+  } else {
+    pc_missing(w, 3,
+               pc_which_missing(m[PC_M_SHARED_BANK_CONFLICTS_LD], m[PC_M_SHARED_WAVEFRONTS_LD], PC_BANK,
+                                PC_NAME(PC_M_SHARED_BANK_CONFLICTS_LD), PC_NAME(PC_M_SHARED_WAVEFRONTS_LD)),
+               "shared-memory bank conflicts");
+  }
+
+  /* Atomics: our reading of seed 004's "relative to total L2 requests" is
+   * the share of atom + red among the kernel's global requests. */
+  const double athr = PC_T(PC_T_ATOMIC_SHARE_MAX);
+  const pc_metric_id aid[4] = {PC_M_L2_ATOM_REQUESTS, PC_M_L2_RED_REQUESTS, PC_M_LD_REQUESTS, PC_M_ST_REQUESTS};
+  if (pc_has(dv->atomic_share)) {
+    if (dv->atomic_share > athr)
+      pc_hit(w, 3, PERFCHECK_CAUSE_ATOMIC_CONTENTION, PC_ATOMIC, dv->atomic_share, athr,
+             "Aggregate atomics before they reach L2: combine within the warp (__reduce_add_sync or shuffles) and "
+             "the block (shared memory), then issue one global atomic per block.");
+  } else {
+    /* All four measured means no traffic at all: nothing to contend. */
+    const char *miss = NULL;
+    for (int i = 0; i < 4; i++)
+      if (pc_is_null(pc_nonneg(m[aid[i]]))) miss = miss ? PC_ATOMIC : PC_NAME(aid[i]);
+    if (miss) pc_missing(w, 3, miss, "atomic contention");
+  }
+}
+
+static void pc_walk_step4(pc_walk *w, const pc_kernel *k) {
+  const double tpi = k->derived.threads_per_instruction, pred = k->derived.threads_per_instruction_pred_on;
+  const double thr = PC_T(PC_T_TPI_MIN), pthr = PC_T(PC_T_TPI_PRED_ON_MIN);
+  if (pc_has(tpi)) {
+    if (tpi < thr)
+      pc_hit(w, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS, PC_NAME(PC_M_THREAD_INST_PER_INST), tpi, thr,
+             "Regroup the work so that all 32 lanes of a warp take the same path (branch on the warp index, not "
+             "the lane): only %.1f of 32 lanes do work per instruction.",
+             tpi);
+  } else {
+    pc_missing(w, 4, PC_NAME(PC_M_THREAD_INST_PER_INST), "warp divergence");
+  }
+  if (pc_has(pred) && pred < pthr)
+    pc_note(w, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS, PC_NAME(PC_M_THREAD_INST_PRED_ON_PER_INST), pred, pthr,
+            "Predicated-off lanes waste issue slots: only %.1f of 32 lanes are predicated on per instruction, so "
+            "hoist guards out of inner loops or regroup the work so lanes agree.",
+            pred);
+}
+
+static perfcheck_cause pc_occupancy_cause(pc_limiter l) {
+  switch (l) {
+    case PC_LIMIT_REGISTERS:
+      return PERFCHECK_CAUSE_OCCUPANCY_REGISTERS;
+    case PC_LIMIT_SHARED_MEMORY:
+      return PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY;
+    case PC_LIMIT_WARPS:
+      return PERFCHECK_CAUSE_OCCUPANCY_WARPS;
+    case PC_LIMIT_BLOCKS:
+      return PERFCHECK_CAUSE_OCCUPANCY_BLOCKS;
+    default:
+      return PERFCHECK_CAUSE_NONE;
+  }
+}
+
+static const char *pc_occupancy_advice(pc_limiter l) {
+  switch (l) {
+    case PC_LIMIT_REGISTERS:
+      return "Registers per thread cap residency at %.0f block(s) per SM (%.0f%% theoretical occupancy): keep fewer "
+             "values live or set __launch_bounds__, and check that no spills appear.";
+    case PC_LIMIT_SHARED_MEMORY:
+      return "Shared memory per block (static + dynamic) caps residency at %.0f block(s) per SM (%.0f%% theoretical "
+             "occupancy): request less shared memory per block.";
+    case PC_LIMIT_WARPS:
+      return "The block size caps residency at %.0f block(s) per SM (%.0f%% theoretical occupancy): choose a block "
+             "size whose warp count divides the SM's warp slots.";
+    default:
+      return "The per-SM block limit is reached first, at %.0f block(s) per SM (%.0f%% theoretical occupancy): use "
+             "larger blocks so the warp slots fill.";
+  }
+}
+
+static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
+  const double waves = k->derived.waves_per_sm, theo = k->derived.theoretical_occupancy_pct;
+  const double ach = k->derived.achieved_occupancy_pct;
+  const double low = PC_T(PC_T_ACHIEVED_LOW_PCT), full = PC_T(PC_T_THEORETICAL_FULL_PCT);
+  const char *ach_name = PC_NAME(PC_M_WARPS_ACTIVE_PCT);
+
+  if (pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN)) {
+    /* Achieved occupancy averages only over the SMs that were active, so a
+     * small grid can look well occupied: waves per SM tells the truth. */
+    pc_hit(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
+           "Launch more blocks: the grid fills only %.2f of one wave of the GPU's SMs, so spread independent work "
+           "(an outer loop) across more blocks.",
+           waves);
+  } else {
+    if (pc_is_null(waves)) pc_missing(w, 5, PC_WAVES, "grid size against the SMs");
+    pc_occ_view occ;
+    pc_occ_resolve(k, d, &occ);
+    if (pc_has(theo) && theo < full - 1e-6) {
+      if (pc_is_null(ach)) {
+        pc_missing(w, 5, ach_name, "occupancy");
+      } else if (ach < low) {
+        if (occ.binding != PC_LIMIT_NONE)
+          pc_hit(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low, pc_occupancy_advice(occ.binding),
+                 occ.binding_limit, theo);
+        else
+          pc_missing(w, 5, "launch__occupancy_limit_*",
+                     occ.mismatch ? "the occupancy limiter; perfcheck's model disagrees with the blocks per SM reported"
+                                  : "the occupancy limiter");
+      }
+    } else if (pc_has(theo)) {
+      if (pc_has(ach) && ach < low)
+        pc_note(w, 5, PERFCHECK_CAUSE_LATENCY_BOUND, ach_name, ach, low,
+                "Achieved occupancy (%.1f%%) is well below the theoretical %.0f%%: look for a tail (a last wave "
+                "with few blocks) or uneven work across blocks.",
+                ach, theo);
+      else if (pc_is_null(ach))
+        pc_missing(w, 5, ach_name, "achieved occupancy");
+    } else if (!(pc_has(ach) && ach >= low)) {
+      /* Theoretical unknown: only a healthy achieved value clears the step. */
+      pc_missing(w, 5, pc_is_null(ach) ? ach_name : PC_THEORETICAL, "occupancy");
+    }
+  }
+
+  const double block = pc_dims(k->block);
+  const int warp = (d && d->warp_size > 0) ? d->warp_size : 32;
+  if (pc_has(block) && fmod(block, warp) != 0)
+    pc_note(w, 5, PERFCHECK_CAUSE_OCCUPANCY_WARPS, "launch__block_size", block, warp,
+            "Use a block size that is a multiple of %d: the last warp of every block runs with idle lanes.", warp);
+}
+
+/* Step 0, when no step caught the kernel. */
+static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device *d, pc_finding *v) {
+  if (w->missing_step) {
+    char more[32] = "";
+    if (w->missing_more) snprintf(more, sizeof more, " and %d more", w->missing_more);
+    pc_finding_set(v, w->missing_step, PERFCHECK_CAUSE_NOT_ASSESSED, "", PC_NULL, PC_NULL,
+                   "Not assessed: %s%s %s not measured; collect the default metric set (`perfcheck metrics`) to "
+                   "finish the walk.",
+                   w->missing, more, w->nmissing + w->missing_more > 1 ? "were" : "was");
+    /* The first missing name, as the metric. */
+    for (size_t i = 0; i < w->n; i++)
+      if (w->f[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED && w->f[i].step >= 2) {
+        memcpy(v->metric, w->f[i].metric, sizeof v->metric);
+        break;
+      }
+    return;
+  }
+  const char *mem_name = NULL, *comp_name = NULL;
+  const double mem = pc_memory_pct(k, d, &mem_name), comp = pc_compute_pct(k, d, &comp_name);
+  const double roof = PC_T(PC_T_AT_ROOF_PCT);
+  const int mem_top = pc_has(mem) && (pc_is_null(comp) || mem >= comp);
+  const double top = mem_top ? mem : comp;
+  const char *top_name = mem_top ? mem_name : comp_name;
+  if (pc_has(top) && top >= roof) {
+    pc_finding_set(v, 0, PERFCHECK_CAUSE_AT_ROOF, top_name, top, roof,
+                   mem_top ? "Finished as written: the kernel runs at %.1f%% of its memory roof, so making it faster "
+                             "means moving fewer bytes (a different algorithm), not tuning this one."
+                           : "Finished as written: the kernel runs at %.1f%% of its compute roof, so making it faster "
+                             "means doing less arithmetic (a different algorithm), not tuning this one.",
+                   top);
+  } else if (pc_has(mem) && pc_has(comp)) {
+    pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
+                   "Neither ceiling is near (%.1f%% at most): read the stall reasons next (Warp State Statistics) to "
+                   "see what keeps warps from issuing.",
+                   top);
+  } else {
+    /* One percentage, below the roof: the other ceiling may be the near one. */
+    const char *miss = pc_is_null(mem) ? PC_NAME(PC_M_DRAM_THROUGHPUT_PCT) : PC_NAME(PC_M_SM_THROUGHPUT_PCT);
+    pc_finding_set(v, 2, PERFCHECK_CAUSE_NOT_ASSESSED, miss, PC_NULL, roof,
+                   "Not assessed: every step passed, but %s was not measured, so at_roof cannot be told from "
+                   "latency_bound; collect it to finish the walk.",
+                   miss);
+  }
+}
+
+/* Moves the walk's findings into the diagnosis: the verdict is the first
+ * eligible hit (steps run in the order 1, 3, 4, 5); the others go to
+ * findings, hits first, then notes, then what was not assessed. */
+static void pc_walk_finish(pc_walk *w, const pc_kernel *k, const pc_device *d, pc_diagnosis *dg) {
+  size_t vi = (size_t)-1;
+  for (size_t i = 0; i < w->n; i++)
+    if (w->eligible[i]) {
+      vi = i;
+      break;
+    }
+  if (vi != (size_t)-1)
+    dg->verdict = w->f[vi];
+  else
+    pc_walk_step0(w, k, d, &dg->verdict);
+  dg->nfindings = 0;
+  for (int p = PC_PRIO_HIT; p <= PC_PRIO_MISSING; p++)
+    for (size_t i = 0; i < w->n && dg->nfindings < PC_MAX_FINDINGS; i++)
+      if (i != vi && w->prio[i] == p) dg->findings[dg->nfindings++] = w->f[i];
+}
+
+static void pc_diag_reset(pc_diagnosis *dg) {
+  memset(dg, 0, sizeof *dg);
+  dg->verdict.cause = PERFCHECK_CAUSE_NONE;
+  dg->verdict.value = dg->verdict.threshold = PC_NULL;
+  dg->bound = PERFCHECK_BOUND_UNKNOWN;
+}
+
+void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
+  if (!k) return;
+  pc_derive(k, d);
+  pc_diag_reset(&k->diag);
+  pc_walk w;
+  memset(&w, 0, sizeof w);
+
+  pc_walk_step1(&w, region);
+  const perfcheck_bound bound = pc_walk_step2(k, d);
+  k->diag.bound = bound;
+  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
+  const int roofline = pc_has(ai) && pc_has(ridge);
+  const int memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
+                          bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
+  const int compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
+                           bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
+  if (memory_side) pc_walk_step3(&w, k);
+  /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
+   * throughput (report-contract.md, the second trap). */
+  if (compute_side) pc_walk_step4(&w, k);
+  pc_walk_step5(&w, k, d);
+  pc_walk_finish(&w, k, d, &k->diag);
+}
+
+void pc_checklist_region(pc_region *g) {
+  if (!g) return;
+  pc_diag_reset(&g->diag);
+  pc_diagnosis *dg = &g->diag;
+  if (pc_is_null(g->kernel_share)) g->kernel_share = pc_ratio(g->kernel_ns, g->wall_ns);
+  const double share = g->kernel_share, min_share = PC_T(PC_T_KERNEL_SHARE_MIN);
+  /* Launch overhead is time the GPU spends idle between launches or running
+   * kernels so short that their fixed start/finish cost is most of their
+   * duration (seed 003: a 4096-thread add took ~2.9 us of GPU time for 0.13 us
+   * of memory traffic).  On the H200 such a loop runs ~2 us kernels every
+   * ~3.4 us, so idle gaps alone are under half the span although nearly all
+   * of the wall clock is fixed cost: both parts are counted. */
+  const double idle = pc_has(g->gpu_idle_ns) && pc_has(g->short_kernel_ns) && pc_has(g->wall_ns) && g->wall_ns > 0
+                          ? fmin(1.0, (g->gpu_idle_ns + g->short_kernel_ns) / g->wall_ns)
+                          : PC_NULL;
+  const double median = pc_nonneg(g->median_kernel_ns);
+  const int many = (double)g->launches >= PC_T(PC_T_LAUNCH_MIN_LAUNCHES);
+  const int short_kernels = pc_has(median) && median < PC_T(PC_T_LAUNCH_MAX_MEDIAN_NS);
+
+  if (many && short_kernels && pc_has(idle) && idle > PC_T(PC_T_LAUNCH_IDLE_SHARE)) {
+    pc_finding_set(&dg->verdict, 1, PERFCHECK_CAUSE_LAUNCH_OVERHEAD, PC_IDLE, idle, PC_T(PC_T_LAUNCH_IDLE_SHARE),
+                   "Launch fewer, larger kernels (fuse them, or capture the sequence in a CUDA graph): %llu launches "
+                   "of a %.1f us median kernel keep the GPU idle or in fixed launch costs for %.0f%% of the wall "
+                   "clock.",
+                   (unsigned long long)g->launches, median / 1000.0, idle * 100.0);
+    if (pc_has(share) && share < min_share && dg->nfindings < PC_MAX_FINDINGS)
+      pc_finding_set(&dg->findings[dg->nfindings++], 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_SHARE, share,
+                     min_share, "The kernels are busy for only %.0f%% of the region's wall clock.", share * 100.0);
+    return;
+  }
+  if (many && (pc_is_null(median) || (short_kernels && pc_is_null(idle))) && dg->nfindings < PC_MAX_FINDINGS)
+    pc_finding_set(&dg->findings[dg->nfindings++], 1, PERFCHECK_CAUSE_NOT_ASSESSED, PC_IDLE, PC_NULL,
+                   PC_T(PC_T_LAUNCH_IDLE_SHARE),
+                   "Not assessed (launch overhead): the kernel timeline (median duration, idle gaps) is missing.");
+  if (pc_is_null(share)) {
+    pc_finding_set(&dg->verdict, 1, PERFCHECK_CAUSE_NOT_ASSESSED, PC_SHARE, PC_NULL, min_share,
+                   "Step 1 was not assessed: the region has no wall clock or kernel time (an ncu export has none), "
+                   "so time the program with Nsight Systems to see whether the kernels are the slow part.");
+  } else if (share < min_share) {
+    pc_finding_set(&dg->verdict, 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_SHARE, share, min_share,
+                   "Look outside the kernels first: they keep the GPU busy for only %.0f%% of the region's wall "
+                   "clock, so host code, copies and synchronization take the rest.",
+                   share * 100.0);
+  } else {
+    pc_finding_set(&dg->verdict, 0, PERFCHECK_CAUSE_NONE, PC_SHARE, share, min_share, "%s", "");
+  }
+}
+
+void pc_checklist_report(pc_report *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->nregions; i++) pc_checklist_region(&r->regions[i]);
+  for (size_t i = 0; i < r->nkernels; i++) {
+    pc_kernel *k = &r->kernels[i];
+    const pc_region *region = NULL;
+    /* Kernels name their region; when several ended regions share a name,
+     * the first is taken. */
+    if (r->step1_assessed && k->region)
+      for (size_t j = 0; j < r->nregions && !region; j++)
+        if (r->regions[j].name && strcmp(r->regions[j].name, k->region) == 0) region = &r->regions[j];
+    pc_checklist_kernel(k, &r->device, region);
+  }
+}

@@ -1,0 +1,126 @@
+/* The metric table: every quantity perfcheck reads from CUPTI or an ncu
+ * export, spelled as Nsight Compute spells it (report-contract.md), and the
+ * three metric sets.
+ *
+ * The table is one X-macro list so that the table and the comma-separated
+ * set lists are built from the same rows at compile time: the lists are
+ * string literals, so perfcheck_metric_list needs no lock and no
+ * initialization, and they cannot drift from the table. */
+#include <string.h>
+
+#include "pc_core.h"
+
+/* Set membership, in ONE place: the SET column below.
+ *   DEF   in default, sol and full
+ *   SOL   in sol and full only: the SOL pair, 5 to 8 extra passes each on
+ *         Hopper (cupti-notes §2.2), so the default set leaves it out
+ *   FULL  in full only: the FP64 and FP16 flop siblings
+ * To trim `default` (after measuring pass counts with CUPTI's host API),
+ * change a row's DEF to SOL or FULL.
+ *
+ * Substitutes (cupti-notes, top box): the SASS global ld/st instruction
+ * counts equalled the L1TEX request counters on all 16 reference launches on
+ * the H200 and fit the default set in 4 passes instead of 6; the report still
+ * names the quantity by the L1TEX metric.
+ *
+ * X(ID, name, alias, substitute, unit, step, SET, additive) */
+#define PC_METRIC_ROWS(X)                                                                          \
+  X(DURATION, "gpu__time_duration.sum", NULL, NULL, "ns", 0, DEF, 1)                               \
+  X(SM_THROUGHPUT_PCT, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, SOL, 0) \
+  X(MEM_THROUGHPUT_PCT, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
+    "%", 2, SOL, 0)                                                                                \
+  X(DRAM_THROUGHPUT_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, DEF, 0) \
+  X(DRAM_BYTES_READ, "dram__bytes_read.sum", NULL, NULL, "byte", 2, DEF, 1)                        \
+  X(DRAM_BYTES_WRITE, "dram__bytes_write.sum", NULL, NULL, "byte", 2, DEF, 1)                      \
+  X(FFMA, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", NULL, NULL, "inst", 2, DEF, 1)    \
+  X(FADD, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", NULL, NULL, "inst", 2, DEF, 1)    \
+  X(FMUL, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", NULL, NULL, "inst", 2, DEF, 1)    \
+  X(DFMA, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(DADD, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(DMUL, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(HFMA, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(HADD, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(HMUL, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", NULL, NULL, "inst", 2, FULL, 1)   \
+  X(LD_SECTORS, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", NULL, NULL, "sector", 3, DEF, 1) \
+  X(LD_REQUESTS, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", NULL,                         \
+    "smsp__sass_inst_executed_op_global_ld.sum", "request", 3, DEF, 1)                             \
+  X(ST_SECTORS, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", NULL, NULL, "sector", 3, DEF, 1) \
+  X(ST_REQUESTS, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", NULL,                         \
+    "smsp__sass_inst_executed_op_global_st.sum", "request", 3, DEF, 1)                             \
+  X(LOCAL_LD_SECTORS, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", NULL, NULL, "sector", 3, DEF, 1) \
+  X(LOCAL_ST_SECTORS, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", NULL, NULL, "sector", 3, DEF, 1) \
+  /* A bank conflict is one extra wavefront (seed 004 §3.5.3), hence the unit. */                 \
+  X(SHARED_BANK_CONFLICTS_LD, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", NULL, NULL, \
+    "wavefront", 3, DEF, 1)                                                                        \
+  X(SHARED_WAVEFRONTS_LD, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", NULL, NULL,      \
+    "wavefront", 3, DEF, 1)                                                                        \
+  X(L2_ATOM_REQUESTS, "lts__t_requests_op_atom.sum", NULL, NULL, "request", 3, DEF, 1)             \
+  X(L2_RED_REQUESTS, "lts__t_requests_op_red.sum", NULL, NULL, "request", 3, DEF, 1)               \
+  X(THREAD_INST_PER_INST, "smsp__average_thread_inst_executed_per_inst_executed.ratio",            \
+    "smsp__thread_inst_executed_per_inst_executed.ratio", NULL, "ratio", 4, DEF, 0)                \
+  X(THREAD_INST_PRED_ON_PER_INST, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio", \
+    "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", NULL, "ratio", 4, DEF, 0)        \
+  X(ISSUE_ACTIVE, "smsp__issue_active.avg.per_cycle_active", NULL, NULL, "ratio", 4, DEF, 0)       \
+  X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, DEF, 0)
+
+#define PC_SETS_DEF (PC_SET_DEFAULT | PC_SET_SOL | PC_SET_FULL)
+#define PC_SETS_SOL (PC_SET_SOL | PC_SET_FULL)
+#define PC_SETS_FULL (PC_SET_FULL)
+
+#define PC_METRIC_DEF_(ID, name, alias, sub, unit, step, set, add) \
+  {PC_M_##ID, name, alias, sub, unit, step, PC_SETS_##set, add},
+static const pc_metric_def pc_metric_defs[] = {PC_METRIC_ROWS(PC_METRIC_DEF_)};
+#undef PC_METRIC_DEF_
+
+_Static_assert(sizeof pc_metric_defs / sizeof pc_metric_defs[0] == PC_M_COUNT,
+               "one metric row per pc_metric_id");
+
+/* The set lists: each row adds ",name" to the lists it belongs to; the
+ * functions return the literal past its leading comma. */
+#define PC_IN_DEFAULT_DEF(name) "," name
+#define PC_IN_DEFAULT_SOL(name)
+#define PC_IN_DEFAULT_FULL(name)
+#define PC_IN_SOL_DEF(name) "," name
+#define PC_IN_SOL_SOL(name) "," name
+#define PC_IN_SOL_FULL(name)
+#define PC_IN_FULL_DEF(name) "," name
+#define PC_IN_FULL_SOL(name) "," name
+#define PC_IN_FULL_FULL(name) "," name
+#define PC_LIST_DEFAULT_(ID, name, alias, sub, unit, step, set, add) PC_IN_DEFAULT_##set(name)
+#define PC_LIST_SOL_(ID, name, alias, sub, unit, step, set, add) PC_IN_SOL_##set(name)
+#define PC_LIST_FULL_(ID, name, alias, sub, unit, step, set, add) PC_IN_FULL_##set(name)
+static const char pc_list_default[] = "" PC_METRIC_ROWS(PC_LIST_DEFAULT_);
+static const char pc_list_sol[] = "" PC_METRIC_ROWS(PC_LIST_SOL_);
+static const char pc_list_full[] = "" PC_METRIC_ROWS(PC_LIST_FULL_);
+
+const pc_metric_def *pc_metric_table(void) { return pc_metric_defs; }
+
+const pc_metric_def *pc_metric_by_id(pc_metric_id id) {
+  if ((int)id < 0 || id >= PC_M_COUNT) return NULL;
+  return &pc_metric_defs[id];
+}
+
+const pc_metric_def *pc_metric_lookup(const char *name, int *via_substitute) {
+  if (via_substitute) *via_substitute = 0;
+  if (!name) return NULL;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    const pc_metric_def *m = &pc_metric_defs[i];
+    if (strcmp(m->name, name) == 0 || (m->alias && strcmp(m->alias, name) == 0)) return m;
+  }
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    const pc_metric_def *m = &pc_metric_defs[i];
+    if (m->substitute && strcmp(m->substitute, name) == 0) {
+      if (via_substitute) *via_substitute = 1;
+      return m;
+    }
+  }
+  return NULL;
+}
+
+PERFCHECK_API const char *perfcheck_metric_list(const char *set) {
+  if (!set) return NULL;
+  if (strcmp(set, "default") == 0) return pc_list_default + 1;
+  if (strcmp(set, "sol") == 0) return pc_list_sol + 1;
+  if (strcmp(set, "full") == 0) return pc_list_full + 1;
+  return NULL;
+}

@@ -1,0 +1,140 @@
+/* The occupancy model: how many blocks of a kernel fit on one SM, and which
+ * resource sets that number.  It follows NVIDIA's header-only calculator,
+ * cuda_occupancy.h (CUDA 13.0), cudaOccMaxActiveBlocksPerMultiprocessor, with
+ * the default carveout and no partitioned global caching:
+ *
+ *   warps      floor(max warps per SM / ceil(block / warp size));
+ *   blocks     the device's max blocks per SM;
+ *   registers  registers per warp = regs/thread x warp size, rounded up to
+ *              the allocation unit (256); the register file is split over the
+ *              SM's sub-partitions (4, the warp allocation granularity), so
+ *              warps per SM = floor(regs per SM / granularity / regs per warp)
+ *              x granularity, and blocks = that / warps per block.  A block
+ *              whose registers, with its warps rounded up to the granularity,
+ *              exceed the per-block register limit does not launch;
+ *   shared mem per block = static + dynamic + the driver-reserved amount,
+ *              rounded up to the allocation unit (256 B to sm_7x, 128 B from
+ *              sm_8x); blocks = floor(smem per SM / that).  Over the per-block
+ *              limit (opt-in limit, plus the reserved amount from sm_8x) the
+ *              block does not launch.
+ *
+ * A resource the kernel does not use at all (no registers; no shared memory
+ * and nothing reserved, as on Turing) allows INT_MAX blocks.
+ *
+ * Tie rule for `binding`: the limiter is the resource whose limit equals the
+ * minimum; when several do, the first in the order registers, shared memory,
+ * warps, blocks is named (the first two are what a programmer changes in the
+ * kernel, the last two are set by the launch).  At 100% theoretical occupancy
+ * the name is reported but means nothing: the checklist reads it only when
+ * theoretical occupancy is below 100%. */
+#include <limits.h>
+
+#include "pc_core.h"
+
+const char *pc_limiter_name(pc_limiter l) {
+  switch (l) {
+    case PC_LIMIT_WARPS:
+      return "warps";
+    case PC_LIMIT_BLOCKS:
+      return "blocks";
+    case PC_LIMIT_REGISTERS:
+      return "registers";
+    case PC_LIMIT_SHARED_MEMORY:
+      return "shared_memory";
+    default:
+      return "none";
+  }
+}
+
+static long pc_round_up(long x, long unit) { return unit > 0 ? (x + unit - 1) / unit * unit : x; }
+
+static int pc_occ_fail(pc_occupancy *out) {
+  out->limit_warps = out->limit_blocks = out->limit_registers = out->limit_shared_mem = 0;
+  out->blocks_per_sm = 0;
+  out->binding = PC_LIMIT_NONE;
+  out->warps_per_sm = 0;
+  out->theoretical_pct = PC_NULL;
+  return -1;
+}
+
+int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_occupancy *out) {
+  if (!out) return -1;
+  if (!d || !in) return pc_occ_fail(out);
+  const int warp = d->warp_size;
+  if (warp <= 0 || d->max_threads_per_sm <= 0 || d->max_blocks_per_sm <= 0 || d->max_regs_per_sm <= 0 ||
+      d->max_smem_per_sm < 0)
+    return pc_occ_fail(out);
+  if (in->block_threads <= 0 || in->registers_per_thread < 0 || in->static_smem < 0 || in->dynamic_smem < 0)
+    return pc_occ_fail(out);
+  if (d->max_threads_per_block > 0 && in->block_threads > d->max_threads_per_block) return pc_occ_fail(out);
+
+  /* Granularities the driver does not report: from the compute capability
+   * (pc_device_fill_granularities), and unknown without it. */
+  pc_device g = *d;
+  pc_device_fill_granularities(&g);
+  if (g.reg_alloc_unit <= 0 || g.warp_alloc_granularity <= 0 || g.smem_alloc_unit <= 0 ||
+      g.reserved_smem_per_block < 0)
+    return pc_occ_fail(out);
+
+  const long warps_per_block = (in->block_threads + warp - 1) / warp;
+  const long max_warps_per_sm = d->max_threads_per_sm / warp;
+
+  /* Warps. */
+  long lim_warps = max_warps_per_sm / warps_per_block;
+
+  /* Blocks. */
+  long lim_blocks = d->max_blocks_per_sm;
+
+  /* Registers.  sm_3x-6x allow 255 per thread, sm_7x on 256 (cuda_occupancy.h). */
+  long lim_regs;
+  const int max_regs_per_thread = (g.cc_major >= 7 || g.cc_major < 0) ? 256 : 255;
+  if (in->registers_per_thread > max_regs_per_thread) return pc_occ_fail(out);
+  const long regs_per_warp = pc_round_up((long)in->registers_per_thread * warp, g.reg_alloc_unit);
+  if (regs_per_warp == 0) {
+    lim_regs = INT_MAX;
+  } else {
+    const long regs_per_block_limit = d->max_regs_per_block > 0 ? d->max_regs_per_block : d->max_regs_per_sm;
+    /* The hardware check assumes the block's warps are spread over every
+     * sub-partition: warps rounded up to the granularity. */
+    if (regs_per_warp * pc_round_up(warps_per_block, g.warp_alloc_granularity) > regs_per_block_limit ||
+        regs_per_warp * warps_per_block > regs_per_block_limit)
+      return pc_occ_fail(out);
+    const long regs_per_partition = d->max_regs_per_sm / g.warp_alloc_granularity;
+    const long warps_by_regs = regs_per_partition / regs_per_warp * g.warp_alloc_granularity;
+    lim_regs = warps_by_regs / warps_per_block;
+  }
+
+  /* Shared memory. */
+  long lim_smem;
+  const long smem_per_block =
+      pc_round_up((long)in->static_smem + in->dynamic_smem + g.reserved_smem_per_block, g.smem_alloc_unit);
+  {
+    long per_block_limit = d->max_smem_per_block_optin > 0 ? d->max_smem_per_block_optin
+                           : d->max_smem_per_block > 0     ? d->max_smem_per_block
+                                                           : d->max_smem_per_sm;
+    if (g.cc_major >= 8) per_block_limit += g.reserved_smem_per_block;
+    if (smem_per_block > per_block_limit) return pc_occ_fail(out);
+  }
+  if (smem_per_block == 0)
+    lim_smem = INT_MAX;
+  else
+    lim_smem = d->max_smem_per_sm / smem_per_block;
+
+  long n = lim_regs;
+  pc_limiter binding = PC_LIMIT_REGISTERS;
+  if (lim_smem < n) n = lim_smem, binding = PC_LIMIT_SHARED_MEMORY;
+  if (lim_warps < n) n = lim_warps, binding = PC_LIMIT_WARPS;
+  if (lim_blocks < n) n = lim_blocks, binding = PC_LIMIT_BLOCKS;
+  if (n <= 0) return pc_occ_fail(out);
+
+  out->limit_warps = (int)lim_warps;
+  out->limit_blocks = (int)lim_blocks;
+  out->limit_registers = (int)lim_regs;
+  out->limit_shared_mem = (int)lim_smem;
+  out->blocks_per_sm = (int)n;
+  out->binding = binding;
+  out->warps_per_sm = (int)(n * warps_per_block);
+  out->theoretical_pct = max_warps_per_sm > 0 ? 100.0 * (double)(n * warps_per_block) / (double)max_warps_per_sm
+                                              : PC_NULL;
+  return 0;
+}

@@ -1,0 +1,897 @@
+/* The checklist (pc_checklist.c): thresholds, derived values, the walk, on
+ * seed 000's T4 numbers and on edge cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+#define assert_near(a, b, eps)                                                                  \
+  do {                                                                                          \
+    double a_ = (a), b_ = (b);                                                                  \
+    if (!(fabs(a_ - b_) <= (eps))) fail_msg("%s = %.9g, expected %.9g (+-%g)", #a, a_, b_, (double)(eps)); \
+  } while (0)
+
+#define SPR_LD "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+#define SPR_ST "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+#define TPI "smsp__average_thread_inst_executed_per_inst_executed.ratio"
+#define ACHIEVED "sm__warps_active.avg.pct_of_peak_sustained_active"
+#define SM_SOL "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+
+/* ---- the T4 of seed 000 ------------------------------------------------------ */
+
+/* Seed 003 gives 40 SMs, 1024 threads and 16 blocks per SM; seed 002 65,536
+ * registers and 64 KiB of shared memory per SM; seed 000 the ridge point day
+ * 30 measured, 33.09 FLOP per byte.  The peaks themselves are not in the
+ * seeds: left unknown. */
+static pc_device t4(void) {
+  pc_device d;
+  pc_device_init(&d);
+  snprintf(d.name, sizeof d.name, "Tesla T4");
+  d.cc_major = 7, d.cc_minor = 5, d.sm_count = 40, d.warp_size = 32;
+  d.max_threads_per_sm = 1024, d.max_threads_per_block = 1024, d.max_blocks_per_sm = 16;
+  d.max_regs_per_sm = 65536, d.max_regs_per_block = 65536;
+  d.max_smem_per_sm = 65536, d.max_smem_per_block = 49152, d.max_smem_per_block_optin = 65536;
+  pc_device_fill_granularities(&d);
+  d.ridge_flop_per_byte = 33.09;
+  return d;
+}
+
+/* The four launches of seed 000's mystery.cu.  What the seed states:
+ *   4,194,304 elements, one thread each; blocks of 256 threads (Part 1: 4
+ *   blocks = 32 warps per SM), so 16,384 blocks; one float in, one out.
+ *   mysteryA: one fmaf per element; mysteryB/C: 1024 FMAs per thread.
+ *   FLOP/byte (Part 2): 0.250 and 256.000, which these counts reproduce:
+ *   A: 2 x 4,194,304 / (2 x 4 x 4,194,304) = 0.25; B/C: 1024 x that = 256.
+ *   Part 1 (registers, shared memory, blocks/SM, warps/SM, occupancy), the
+ *   report numbers (sectors per request, threads per instruction, achieved
+ *   occupancy), and mysteryC 0 B at 99.24% compute throughput.
+ * Requests are one per warp-wide load (4,194,304 / 32 = 131,072) and
+ * sectors are the seed's ratio times that.  Everything else stays NaN. */
+enum { MYSTERY_A, MYSTERY_B, MYSTERY_C48000, MYSTERY_C0 };
+
+static const double kElements = 4194304.0;
+static const double kRequests = 4194304.0 / 32;
+
+static void mystery(pc_kernel *k, int which, int with_intensity) {
+  pc_kernel_init(k);
+  k->grid[0] = 16384, k->grid[1] = 1, k->grid[2] = 1;
+  k->block[0] = 256, k->block[1] = 1, k->block[2] = 1;
+  k->launches = 1;
+  k->attr.static_smem = 0;
+  k->attr.blocks_per_sm = 4;
+  k->attr.warps_per_sm = 32;
+  k->attr.theoretical_occupancy_pct = 100.0;
+  k->dynamic_smem = 0;
+  k->attr.dynamic_smem = 0;
+  double spr_ld = 4.00, spr_st = 4.00, tpi = 32, achieved = 0, fma_per_thread = 1024;
+  switch (which) {
+    case MYSTERY_A:
+      k->attr.registers_per_thread = 8;
+      spr_ld = 31.91, spr_st = 32.00, achieved = 81.90, fma_per_thread = 1;
+      break;
+    case MYSTERY_B:
+      k->attr.registers_per_thread = 14;
+      tpi = 16.21, achieved = 98.18;
+      break;
+    case MYSTERY_C48000:
+      k->attr.registers_per_thread = 14;
+      k->dynamic_smem = k->attr.dynamic_smem = 48000;
+      k->attr.blocks_per_sm = 1, k->attr.warps_per_sm = 8, k->attr.theoretical_occupancy_pct = 25.0;
+      achieved = 24.82;
+      break;
+    case MYSTERY_C0:
+      k->attr.registers_per_thread = 14;
+      achieved = 86.29;
+      k->metric[PC_M_SM_THROUGHPUT_PCT] = 99.24;
+      break;
+  }
+  k->metric[PC_M_LD_REQUESTS] = kRequests;
+  k->metric[PC_M_LD_SECTORS] = spr_ld * kRequests;
+  k->metric[PC_M_ST_REQUESTS] = kRequests;
+  k->metric[PC_M_ST_SECTORS] = spr_st * kRequests;
+  k->metric[PC_M_THREAD_INST_PER_INST] = tpi;
+  k->metric[PC_M_WARPS_ACTIVE_PCT] = achieved;
+  if (with_intensity) {
+    k->metric[PC_M_FFMA] = fma_per_thread * kElements;
+    k->metric[PC_M_DRAM_BYTES_READ] = 4 * kElements;
+    k->metric[PC_M_DRAM_BYTES_WRITE] = 4 * kElements;
+  }
+}
+
+static const pc_finding *find_cause(const pc_kernel *k, perfcheck_cause cause) {
+  for (size_t i = 0; i < k->diag.nfindings; i++)
+    if (k->diag.findings[i].cause == cause) return &k->diag.findings[i];
+  return NULL;
+}
+
+static int count_cause(const pc_kernel *k, perfcheck_cause cause) {
+  int n = 0;
+  for (size_t i = 0; i < k->diag.nfindings; i++) n += k->diag.findings[i].cause == cause;
+  return n;
+}
+
+/* Findings are ordered: hits, then notes, then not_assessed. */
+static void check_finding_order(const pc_diagnosis *dg) {
+  int seen_missing = 0;
+  for (size_t i = 0; i < dg->nfindings; i++) {
+    if (dg->findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED)
+      seen_missing = 1;
+    else if (seen_missing)
+      fail_msg("finding %zu (%s) after a not_assessed one", i, perfcheck_cause_name(dg->findings[i].cause));
+    assert_true(strlen(dg->findings[i].advice) > 0);
+    assert_true(dg->findings[i].step >= 1 && dg->findings[i].step <= 5);
+  }
+}
+
+/* ---- thresholds ------------------------------------------------------------ */
+
+static void test_thresholds_table(void **state) {
+  (void)state;
+  size_t n = 0;
+  const pc_threshold *t = pc_thresholds(&n);
+  assert_non_null(t);
+  assert_true(n >= 10);
+  for (size_t i = 0; i < n; i++) {
+    assert_non_null(t[i].key);
+    assert_true(strlen(t[i].meaning) > 10);
+    assert_true(strlen(t[i].source) > 3);
+    assert_false(isnan(t[i].value));
+    for (size_t j = i + 1; j < n; j++)
+      if (strcmp(t[i].key, t[j].key) == 0) fail_msg("threshold key %s twice", t[i].key);
+    assert_near(pc_threshold_value(t[i].key), t[i].value, 0);
+  }
+  assert_near(pc_threshold_value("sectors_per_request_max"), 4, 0);
+  assert_near(pc_threshold_value("threads_per_instruction_min"), 24, 0);
+  assert_near(pc_threshold_value("achieved_occupancy_low_pct"), 60, 0);
+  assert_near(pc_threshold_value("kernel_share_min"), 0.5, 0);
+  assert_near(pc_threshold_value("at_roof_pct"), 80, 0);
+  assert_near(pc_threshold_value("bank_conflict_share_max"), 0.10, 0);
+  assert_near(pc_threshold_value("waves_min"), 1, 0);
+  assert_true(isnan(pc_threshold_value("no_such_threshold")));
+  assert_true(isnan(pc_threshold_value(NULL)));
+  assert_non_null(pc_thresholds(NULL));
+}
+
+/* ---- derived values --------------------------------------------------------- */
+
+static void test_derive_ratios(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  pc_kernel_init(&k);
+  k.metric[PC_M_LD_SECTORS] = 400;
+  k.metric[PC_M_LD_REQUESTS] = 100;
+  k.metric[PC_M_ST_SECTORS] = 0;
+  k.metric[PC_M_ST_REQUESTS] = 0; /* no stores: 0 / 0 is not a number */
+  pc_derive(&k, &d);
+  assert_near(k.derived.sectors_per_request_ld, 4.0, 0);
+  assert_true(isnan(k.derived.sectors_per_request_st));
+
+  k.metric[PC_M_LD_SECTORS] = -5; /* an impossible count is unknown */
+  k.metric[PC_M_ST_SECTORS] = 300;
+  k.metric[PC_M_ST_REQUESTS] = -1;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = -3;
+  k.metric[PC_M_THREAD_INST_PER_INST] = -1;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.sectors_per_request_ld));
+  assert_true(isnan(k.derived.sectors_per_request_st));
+  assert_true(isnan(k.derived.achieved_occupancy_pct));
+  assert_true(isnan(k.derived.threads_per_instruction));
+
+  /* Shared and local. */
+  k.metric[PC_M_SHARED_BANK_CONFLICTS_LD] = 50;
+  k.metric[PC_M_SHARED_WAVEFRONTS_LD] = 200;
+  k.metric[PC_M_LOCAL_LD_SECTORS] = 7;
+  pc_derive(&k, &d);
+  assert_near(k.derived.bank_conflict_share, 0.25, 0);
+  assert_near(k.derived.local_sectors, 7, 0); /* the measured term only */
+  k.metric[PC_M_LOCAL_ST_SECTORS] = 3;
+  pc_derive(&k, &d);
+  assert_near(k.derived.local_sectors, 10, 0);
+
+  /* Atomics: (atom + red) / (ld + st requests + atom + red). */
+  k.metric[PC_M_LD_REQUESTS] = 600;
+  k.metric[PC_M_ST_REQUESTS] = 200;
+  k.metric[PC_M_L2_ATOM_REQUESTS] = 150;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.atomic_share)); /* red not measured */
+  k.metric[PC_M_L2_RED_REQUESTS] = 50;
+  pc_derive(&k, &d);
+  assert_near(k.derived.atomic_share, 200.0 / 1000.0, 1e-12);
+  pc_kernel_free(&k);
+}
+
+static void test_derive_flops_and_ceilings(void **state) {
+  (void)state;
+  pc_device d = t4();
+  d.peak_dram_bytes_per_s = 320e9;
+  d.peak_fp32_flop_per_s = 8e12;
+  pc_kernel k;
+  pc_kernel_init(&k);
+  /* No FP32 counter: flops unknown even with an FP64 one. */
+  k.metric[PC_M_DFMA] = 100;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.flops));
+  /* FP32 terms that were measured, FMA = 2; FP64/FP16 added when measured. */
+  k.metric[PC_M_FFMA] = 1000;
+  pc_derive(&k, &d);
+  assert_near(k.derived.flops, 2000 + 200, 0);
+  k.metric[PC_M_FADD] = 10, k.metric[PC_M_FMUL] = 20, k.metric[PC_M_HADD] = 5, k.metric[PC_M_HFMA] = 1;
+  pc_derive(&k, &d);
+  assert_near(k.derived.flops, 2000 + 10 + 20 + 200 + 5 + 2, 0);
+  /* DRAM bytes need both directions. */
+  k.metric[PC_M_DRAM_BYTES_READ] = 1000;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.dram_bytes));
+  assert_true(isnan(k.derived.arithmetic_intensity));
+  k.metric[PC_M_DRAM_BYTES_WRITE] = 1000;
+  pc_derive(&k, &d);
+  assert_near(k.derived.dram_bytes, 2000, 0);
+  assert_near(k.derived.arithmetic_intensity, 2237.0 / 2000, 1e-12);
+  /* No duration: no rates, no rate-based percentages. */
+  assert_true(isnan(k.derived.dram_gbps));
+  assert_true(isnan(k.derived.memory_pct));
+  assert_true(isnan(k.derived.compute_pct));
+  /* 2000 bytes in 10 ns = 200 GB/s = 62.5% of 320 GB/s. */
+  k.metric[PC_M_DURATION] = 10;
+  pc_derive(&k, &d);
+  assert_near(k.derived.dram_gbps, 200, 1e-9);
+  assert_near(k.derived.gflops, 223.7, 1e-9);
+  assert_near(k.derived.memory_pct, 62.5, 1e-9);
+  assert_near(k.derived.compute_pct, 223.7e9 / 8e12 * 100, 1e-9);
+  /* The largest measured percentage wins. */
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 70;
+  k.metric[PC_M_MEM_THROUGHPUT_PCT] = 65;
+  k.metric[PC_M_ISSUE_ACTIVE] = 0.45;
+  pc_derive(&k, &d);
+  assert_near(k.derived.memory_pct, 70, 0);
+  assert_near(k.derived.compute_pct, 45, 1e-9);
+  /* Zero duration or zero bytes: no division by zero. */
+  k.metric[PC_M_DURATION] = 0;
+  k.metric[PC_M_DRAM_BYTES_READ] = k.metric[PC_M_DRAM_BYTES_WRITE] = 0;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.dram_gbps));
+  assert_true(isnan(k.derived.arithmetic_intensity));
+  pc_kernel_free(&k);
+}
+
+static void test_derive_occupancy_and_waves(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  mystery(&k, MYSTERY_C48000, 1);
+  pc_derive(&k, &d);
+  assert_near(k.derived.theoretical_occupancy_pct, 25, 0);
+  assert_near(k.derived.waves_per_sm, 16384.0 / 40, 1e-9);
+  assert_near(k.derived.arithmetic_intensity, 256, 1e-9);
+  /* Without the attributes' occupancy, the model answers. */
+  k.attr.blocks_per_sm = PC_NULL;
+  k.attr.theoretical_occupancy_pct = PC_NULL;
+  pc_derive(&k, &d);
+  assert_near(k.derived.theoretical_occupancy_pct, 25, 0);
+  assert_near(k.derived.waves_per_sm, 16384.0 / 40, 1e-9);
+  /* The attributes' waves win. */
+  k.attr.waves_per_sm = 3.5;
+  pc_derive(&k, &d);
+  assert_near(k.derived.waves_per_sm, 3.5, 0);
+  pc_kernel_free(&k);
+  mystery(&k, MYSTERY_A, 1);
+  pc_derive(&k, &d);
+  assert_near(k.derived.arithmetic_intensity, 0.25, 1e-12);
+  assert_near(k.derived.waves_per_sm, 16384.0 / (4 * 40), 1e-9);
+  pc_kernel_free(&k);
+}
+
+/* ---- seed 000 ---------------------------------------------------------------- */
+
+static void test_seed000_mysteryA(void **state) {
+  (void)state;
+  pc_device d = t4();
+  for (int ai = 1; ai >= 0; ai--) {
+    pc_kernel k;
+    mystery(&k, MYSTERY_A, ai);
+    pc_checklist_kernel(&k, &d, NULL);
+    const pc_finding *v = &k.diag.verdict;
+    assert_int_equal(v->step, 3);
+    assert_int_equal(v->cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+    assert_string_equal(v->metric, SPR_LD);
+    assert_near(v->value, 31.91, 1e-9);
+    assert_near(v->threshold, 4, 0);
+    assert_non_null(strstr(v->advice, "consecutive addresses"));
+    /* 0.25 FLOP/byte is left of the 33.09 ridge: memory; without the
+     * intensity nothing decides step 2, and step 3 still runs. */
+    assert_int_equal(k.diag.bound, ai ? PERFCHECK_BOUND_MEMORY : PERFCHECK_BOUND_UNKNOWN);
+    const pc_finding *st = find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES);
+    assert_non_null(st);
+    assert_int_equal(st->step, 3);
+    assert_string_equal(st->metric, SPR_ST);
+    assert_near(st->value, 32.0, 1e-9);
+    assert_ptr_equal(&k.diag.findings[0], st); /* the most important finding first */
+    /* Local, shared and atomic counters are not in the seed. */
+    assert_true(count_cause(&k, PERFCHECK_CAUSE_NOT_ASSESSED) >= 3);
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_DIVERGENT_WARPS));
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_GRID_TOO_SMALL));
+    check_finding_order(&k.diag);
+    pc_kernel_free(&k);
+  }
+}
+
+static void test_seed000_mysteryB(void **state) {
+  (void)state;
+  pc_device d = t4();
+  for (int ai = 1; ai >= 0; ai--) {
+    pc_kernel k;
+    mystery(&k, MYSTERY_B, ai);
+    pc_checklist_kernel(&k, &d, NULL);
+    const pc_finding *v = &k.diag.verdict;
+    assert_int_equal(v->step, 4);
+    assert_int_equal(v->cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+    assert_string_equal(v->metric, TPI);
+    assert_near(v->value, 16.21, 1e-12);
+    assert_near(v->threshold, 24, 0);
+    assert_int_equal(k.diag.bound, ai ? PERFCHECK_BOUND_COMPUTE : PERFCHECK_BOUND_UNKNOWN);
+    /* Sectors per request are at their floor of 4: never a finding. */
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS));
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES));
+    /* Compute bound: step 3 is skipped, so its missing counters are not
+     * asked for; only step 1 (no wall clock) is not assessed. */
+    if (ai) assert_int_equal(count_cause(&k, PERFCHECK_CAUSE_NOT_ASSESSED), 1);
+    check_finding_order(&k.diag);
+    pc_kernel_free(&k);
+  }
+}
+
+static void test_seed000_mysteryC_48000(void **state) {
+  (void)state;
+  pc_device d = t4();
+  for (int ai = 1; ai >= 0; ai--) {
+    pc_kernel k;
+    mystery(&k, MYSTERY_C48000, ai);
+    pc_checklist_kernel(&k, &d, NULL);
+    const pc_finding *v = &k.diag.verdict;
+    assert_int_equal(v->step, 5);
+    assert_int_equal(v->cause, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+    assert_string_equal(v->metric, ACHIEVED);
+    assert_near(v->value, 24.82, 1e-12);
+    assert_near(v->threshold, 60, 0);
+    assert_non_null(strstr(v->advice, "1 block(s) per SM"));
+    assert_non_null(strstr(v->advice, "25%"));
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_DIVERGENT_WARPS));
+    check_finding_order(&k.diag);
+    pc_kernel_free(&k);
+  }
+  /* The binding limiter from the attributes' own limits (as ncu exports). */
+  pc_kernel k;
+  mystery(&k, MYSTERY_C48000, 1);
+  k.attr.limit_warps = 4, k.attr.limit_blocks = 16, k.attr.limit_registers = 16, k.attr.limit_shared_mem = 1;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+  /* ... and from the attributes' named limiter. */
+  k.attr.binding = PC_LIMIT_REGISTERS;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  pc_kernel_free(&k);
+  /* The driver says 2 blocks per SM, the model 1, nothing names the limiter:
+   * the mismatch is said, never guessed over. */
+  mystery(&k, MYSTERY_C48000, 1);
+  k.attr.blocks_per_sm = 2, k.attr.theoretical_occupancy_pct = 50;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k.diag.verdict.step, 5);
+  assert_string_equal(k.diag.verdict.metric, "launch__occupancy_limit_*");
+  const pc_finding *f = NULL;
+  for (size_t i = 0; i < k.diag.nfindings; i++)
+    if (k.diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED && k.diag.findings[i].step == 5) f = &k.diag.findings[i];
+  assert_non_null(f);
+  assert_non_null(strstr(f->advice, "model disagrees"));
+  pc_kernel_free(&k);
+}
+
+static void test_seed000_mysteryC_0(void **state) {
+  (void)state;
+  pc_device d = t4();
+  for (int ai = 1; ai >= 0; ai--) {
+    pc_kernel k;
+    mystery(&k, MYSTERY_C0, ai);
+    pc_checklist_kernel(&k, &d, NULL);
+    const pc_finding *v = &k.diag.verdict;
+    assert_int_equal(v->step, 0);
+    assert_int_equal(v->cause, PERFCHECK_CAUSE_AT_ROOF);
+    assert_string_equal(v->metric, SM_SOL);
+    assert_near(v->value, 99.24, 1e-12);
+    assert_near(v->threshold, 80, 0);
+    assert_int_equal(k.diag.bound, PERFCHECK_BOUND_COMPUTE);
+    assert_null(find_cause(&k, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY));
+    check_finding_order(&k.diag);
+    pc_kernel_free(&k);
+  }
+  /* Without the 99.24% the walk passes every step but cannot tell at_roof
+   * from latency_bound: it must not claim at_roof. */
+  pc_kernel k;
+  mystery(&k, MYSTERY_C0, 1);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_COMPUTE); /* from the roofline */
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k.diag.verdict.step, 2);
+  assert_non_null(strstr(k.diag.verdict.advice, "dram__throughput"));
+  pc_kernel_free(&k);
+}
+
+/* ---- the contract's two traps ----------------------------------------------- */
+
+static void test_trap_divergent_at_96_percent(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  mystery(&k, MYSTERY_B, 0);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 96.0;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 3.0;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_COMPUTE);
+  assert_int_equal(k.diag.verdict.step, 4);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  pc_kernel_free(&k);
+}
+
+static void test_trap_one_block_grid(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  mystery(&k, MYSTERY_C0, 1);
+  k.grid[0] = 1; /* achieved occupancy still reads well: only one SM was active */
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.step, 5);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_GRID_TOO_SMALL);
+  assert_string_equal(k.diag.verdict.metric, "launch__waves_per_multiprocessor");
+  assert_near(k.diag.verdict.value, 1.0 / 160, 1e-12);
+  assert_near(k.diag.verdict.threshold, 1, 0);
+  pc_kernel_free(&k);
+  /* ncu's own waves value is used when present. */
+  mystery(&k, MYSTERY_C0, 1);
+  k.attr.waves_per_sm = 0.5;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_GRID_TOO_SMALL);
+  assert_near(k.diag.verdict.value, 0.5, 0);
+  pc_kernel_free(&k);
+}
+
+/* ---- other verdicts ----------------------------------------------------------- */
+
+/* A kernel that passes steps 3-5 with every counter measured. */
+static void clean_kernel(pc_kernel *k) {
+  mystery(k, MYSTERY_C0, 1);
+  k->metric[PC_M_LOCAL_LD_SECTORS] = 0;
+  k->metric[PC_M_LOCAL_ST_SECTORS] = 0;
+  k->metric[PC_M_SHARED_BANK_CONFLICTS_LD] = 0;
+  k->metric[PC_M_SHARED_WAVEFRONTS_LD] = 0;
+  k->metric[PC_M_L2_ATOM_REQUESTS] = 0;
+  k->metric[PC_M_L2_RED_REQUESTS] = 0;
+  k->metric[PC_M_THREAD_INST_PRED_ON_PER_INST] = 31.5;
+  k->metric[PC_M_DRAM_THROUGHPUT_PCT] = 5;
+}
+
+static void test_latency_bound(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 40;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 30;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_LATENCY);
+  assert_int_equal(k.diag.verdict.step, 0);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_near(k.diag.verdict.value, 40, 0);
+  assert_string_equal(k.diag.verdict.metric, SM_SOL);
+  assert_non_null(strstr(k.diag.verdict.advice, "stall reasons"));
+  /* Every counter was there: nothing not assessed (only step 1, offline). */
+  for (size_t i = 0; i < k.diag.nfindings; i++)
+    if (k.diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED) assert_int_equal(k.diag.findings[i].step, 1);
+  pc_kernel_free(&k);
+}
+
+static void test_memory_at_roof(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 20;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 91;
+  k.metric[PC_M_FFMA] = kElements; /* 0.25 FLOP/byte */
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_MEMORY);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  assert_string_equal(k.diag.verdict.metric, "dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  assert_non_null(strstr(k.diag.verdict.advice, "memory roof"));
+  pc_kernel_free(&k);
+}
+
+static void test_step3_causes(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  /* Local memory: spills. */
+  clean_kernel(&k);
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 85;
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 30;
+  k.metric[PC_M_LOCAL_ST_SECTORS] = 4096;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.step, 3);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS);
+  assert_near(k.diag.verdict.value, 4096, 0);
+  assert_near(k.diag.verdict.threshold, 0, 0);
+  /* Bank conflicts at 25% of wavefronts, and atomics at half the requests:
+   * the first in step-3 order is the verdict, the other a finding. */
+  k.metric[PC_M_LOCAL_ST_SECTORS] = 0;
+  k.metric[PC_M_SHARED_BANK_CONFLICTS_LD] = 250;
+  k.metric[PC_M_SHARED_WAVEFRONTS_LD] = 1000;
+  k.metric[PC_M_L2_RED_REQUESTS] = 2 * kRequests;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS);
+  assert_near(k.diag.verdict.value, 0.25, 1e-12);
+  const pc_finding *at = find_cause(&k, PERFCHECK_CAUSE_ATOMIC_CONTENTION);
+  assert_non_null(at);
+  assert_near(at->value, 0.5, 1e-12);
+  assert_near(at->threshold, 0.1, 0);
+  /* Exactly 10% is not above the threshold. */
+  k.metric[PC_M_SHARED_BANK_CONFLICTS_LD] = 100;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_ATOMIC_CONTENTION);
+  /* An atomicAdd whose result is unused counts only in `red`; zero requests
+   * of any kind is no contention and not "missing". */
+  k.metric[PC_M_L2_RED_REQUESTS] = 0;
+  k.metric[PC_M_LD_REQUESTS] = k.metric[PC_M_ST_REQUESTS] = 0;
+  k.metric[PC_M_LD_SECTORS] = k.metric[PC_M_ST_SECTORS] = 0;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  assert_int_equal(count_cause(&k, PERFCHECK_CAUSE_NOT_ASSESSED), 1); /* step 1 only */
+  pc_kernel_free(&k);
+}
+
+static void test_step5_occupancy_and_notes(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  /* Registers: 128 per thread, 256 threads: 2 blocks, 50%. */
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 50;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 40;
+  k.attr.registers_per_thread = 128;
+  k.attr.blocks_per_sm = PC_NULL, k.attr.warps_per_sm = PC_NULL, k.attr.theoretical_occupancy_pct = PC_NULL;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 45;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_near(k.derived.theoretical_occupancy_pct, 50, 0);
+  assert_int_equal(k.diag.verdict.step, 5);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  assert_non_null(strstr(k.diag.verdict.advice, "2 block(s) per SM"));
+  /* Achieved 60% or more at 50% theoretical: occupancy is not the limit. */
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 49.5;
+  k.attr.theoretical_occupancy_pct = 50;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 60;
+  k.attr.theoretical_occupancy_pct = 75;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  pc_kernel_free(&k);
+
+  /* Blocks: 32-thread blocks on the T4 (seed 003's 50%). */
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 50;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 40;
+  k.block[0] = 32, k.grid[0] = 131072;
+  k.attr.blocks_per_sm = 16, k.attr.theoretical_occupancy_pct = 50;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 31.91; /* seed 003's ncu reading */
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_BLOCKS);
+  pc_kernel_free(&k);
+
+  /* Full theoretical, low achieved: a note, not a verdict; and a block size
+   * that is not a multiple of 32. */
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 50;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 40;
+  k.block[0] = 250;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 41;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_int_equal(k.diag.verdict.step, 0);
+  const pc_finding *tail = NULL, *bs = NULL;
+  for (size_t i = 0; i < k.diag.nfindings; i++) {
+    if (k.diag.findings[i].cause == PERFCHECK_CAUSE_LATENCY_BOUND) tail = &k.diag.findings[i];
+    if (k.diag.findings[i].cause == PERFCHECK_CAUSE_OCCUPANCY_WARPS) bs = &k.diag.findings[i];
+  }
+  assert_non_null(tail);
+  assert_int_equal(tail->step, 5);
+  assert_non_null(strstr(tail->advice, "well below the theoretical"));
+  assert_non_null(bs);
+  assert_string_equal(bs->metric, "launch__block_size");
+  assert_near(bs->value, 250, 0);
+  assert_near(bs->threshold, 32, 0);
+  check_finding_order(&k.diag);
+  pc_kernel_free(&k);
+}
+
+static void test_pred_on_finding(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_THREAD_INST_PRED_ON_PER_INST] = 20;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF); /* a finding, not the verdict */
+  const pc_finding *f = find_cause(&k, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  assert_non_null(f);
+  assert_string_equal(f->metric, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio");
+  assert_near(f->value, 20, 0);
+  pc_kernel_free(&k);
+}
+
+/* ---- missing data -------------------------------------------------------------- */
+
+static void test_nan_everywhere(void **state) {
+  (void)state;
+  pc_kernel k;
+  pc_kernel_init(&k);
+  pc_checklist_kernel(&k, NULL, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_UNKNOWN);
+  assert_true(k.diag.verdict.step >= 2);
+  assert_true(strlen(k.diag.verdict.metric) > 0);
+  assert_non_null(strstr(k.diag.verdict.advice, "not measured"));
+  assert_true(k.diag.nfindings > 3);
+  for (size_t i = 0; i < k.diag.nfindings; i++)
+    assert_int_equal(k.diag.findings[i].cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  double *dv = (double *)&k.derived;
+  for (size_t i = 0; i < sizeof k.derived / sizeof(double); i++) assert_true(isnan(dv[i]));
+  pc_kernel_free(&k);
+
+  /* With a device but no data at all: the same. */
+  pc_device d = t4();
+  pc_kernel_init(&k);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  pc_kernel_free(&k);
+
+  /* Infinite and negative inputs are handled as not measured. */
+  pc_kernel_init(&k);
+  for (int i = 0; i < PC_M_COUNT; i++) k.metric[i] = (i % 2) ? -1 : INFINITY;
+  k.attr.waves_per_sm = -2;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  for (size_t i = 0; i < sizeof k.derived / sizeof(double); i++) assert_true(isnan(((double *)&k.derived)[i]));
+  pc_kernel_free(&k);
+}
+
+static void test_missing_never_at_roof(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  /* 99% compute throughput, but threads per instruction not measured: step 4
+   * was not read, so no at_roof. */
+  mystery(&k, MYSTERY_C0, 1);
+  k.metric[PC_M_THREAD_INST_PER_INST] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k.diag.verdict.step, 4);
+  assert_string_equal(k.diag.verdict.metric, TPI);
+  assert_non_null(strstr(k.diag.verdict.advice, TPI));
+  pc_kernel_free(&k);
+  /* A caught step still wins over what is missing elsewhere. */
+  mystery(&k, MYSTERY_B, 1);
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  assert_non_null(find_cause(&k, PERFCHECK_CAUSE_NOT_ASSESSED));
+  pc_kernel_free(&k);
+  /* Sectors measured, requests not: names the missing counter. */
+  mystery(&k, MYSTERY_A, 1);
+  k.metric[PC_M_LD_REQUESTS] = PC_NULL;
+  k.metric[PC_M_ST_SECTORS] = k.metric[PC_M_ST_REQUESTS] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k.diag.verdict.step, 3);
+  assert_string_equal(k.diag.verdict.metric, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+  int saw_ratio = 0;
+  for (size_t i = 0; i < k.diag.nfindings; i++) saw_ratio |= strcmp(k.diag.findings[i].metric, SPR_ST) == 0;
+  assert_true(saw_ratio);
+  pc_kernel_free(&k);
+}
+
+/* ---- step 1 ------------------------------------------------------------------- */
+
+static pc_region region(double wall, double kernel, uint64_t launches, double median, double idle, double span) {
+  pc_region g;
+  pc_region_init(&g);
+  g.wall_ns = wall, g.kernel_ns = kernel, g.launches = launches;
+  g.median_kernel_ns = median, g.gpu_idle_ns = idle, g.kernel_span_ns = span;
+  /* Test regions have kernels of one length: all short or none. */
+  g.short_kernel_ns = (pc_has(median) && median < 10000) ? kernel : (pc_has(median) ? 0 : PC_NULL);
+  return g;
+}
+
+static void test_step1_region(void **state) {
+  (void)state;
+  /* Seed 000 day 9: 0.786 ms of kernel in a 45.822 ms round trip. */
+  pc_region g = region(45.822e6, 0.786e6, 1, 0.786e6, 0, 0.786e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.step, 1);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  assert_string_equal(g.diag.verdict.metric, "kernel_ns / wall_ns");
+  assert_near(g.diag.verdict.value, 0.786 / 45.822, 1e-12);
+  assert_near(g.kernel_share, 0.786 / 45.822, 1e-12);
+  assert_near(g.diag.verdict.threshold, 0.5, 0);
+
+  /* Launch overhead, the H200's shape of seed 003's loop (synthetic,
+   * consistent numbers): 4096 kernels of 2 us = 8.192 ms busy, launched every
+   * 3.4 us: a 13.93 ms span with 5.74 ms idle, 14 ms wall.  Idle gaps alone
+   * are 41% of the span, but idle plus short-kernel time is 99.8% of the wall:
+   * launch overhead.  The kernels are 58% of the wall, so not "not the slow
+   * part". */
+  g = region(14e6, 8.192e6, 4096, 2000, 5.74e6, 13.93e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.step, 1);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_LAUNCH_OVERHEAD);
+  assert_string_equal(g.diag.verdict.metric, "(gpu_idle_ns + short_kernel_ns) / wall_ns");
+  assert_near(g.diag.verdict.value, (5.74 + 8.192) / 14.0, 1e-12);
+  assert_near(g.diag.verdict.threshold, 0.5, 0);
+  assert_non_null(strstr(g.diag.verdict.advice, "CUDA graph"));
+  assert_int_equal(g.diag.nfindings, 0);
+  /* Fewer, busier short kernels with a slow host: both said. */
+  g = region(26e6, 10e6, 5000, 2000, 15e6, 25e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_LAUNCH_OVERHEAD);
+  assert_near(g.diag.verdict.value, 25.0 / 26.0, 1e-12);
+  assert_int_equal(g.diag.nfindings, 1);
+  assert_int_equal(g.diag.findings[0].cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  assert_near(g.diag.findings[0].value, 10.0 / 26.0, 1e-12);
+
+  /* Many launches, but long kernels: not launch overhead. */
+  g = region(100e6, 90e6, 5000, 18000, 8e6, 98e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NONE);
+  assert_int_equal(g.diag.verdict.step, 0);
+  assert_near(g.diag.verdict.value, 0.9, 1e-12);
+  /* Idle plus short-kernel time exactly half the wall: not above it. */
+  g = region(100e6, 50e6, 5000, 2000, 30e6, 100e6);
+  g.short_kernel_ns = 20e6; /* the other 30 ms of kernels are long */
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NONE);
+  /* 99 launches: too few for launch overhead; still not the slow part. */
+  g = region(100e6, 10e6, 99, 2000, 90e6, 100e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+
+  /* Passes at exactly half. */
+  g = region(10e6, 5e6, 3, 1e6, 0, 5e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NONE);
+  assert_int_equal(g.diag.verdict.step, 0);
+
+  /* No wall clock: not assessed; a zero wall clock is no division. */
+  g = region(PC_NULL, 5e6, 3, 1e6, 0, 5e6);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(g.diag.verdict.step, 1);
+  g = region(0, 0, 0, PC_NULL, PC_NULL, PC_NULL);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  /* A region with no kernel at all is not the slow part. */
+  g = region(10e6, 0, 0, PC_NULL, PC_NULL, PC_NULL);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  /* Many launches without a timeline: said, and step 1 still decides. */
+  g = region(10e6, 9e6, 500, 2000, PC_NULL, PC_NULL);
+  pc_checklist_region(&g);
+  assert_int_equal(g.diag.verdict.cause, PERFCHECK_CAUSE_NONE);
+  assert_int_equal(g.diag.nfindings, 1);
+  assert_int_equal(g.diag.findings[0].cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+}
+
+static void test_step1_kernel_takes_region_verdict(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_region g = region(45.822e6, 0.786e6, 1, 0.786e6, 0, 0.786e6);
+  pc_checklist_region(&g);
+  pc_kernel k;
+  mystery(&k, MYSTERY_A, 1);
+  pc_checklist_kernel(&k, &d, &g);
+  assert_int_equal(k.diag.verdict.step, 1);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  /* The walk still ran: its hits are findings, first. */
+  assert_int_equal(k.diag.findings[0].cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  assert_int_equal(k.diag.findings[1].cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES);
+  assert_int_equal(k.diag.bound, PERFCHECK_BOUND_MEMORY);
+  /* No step-1 not_assessed finding: the region had a wall clock. */
+  for (size_t i = 0; i < k.diag.nfindings; i++)
+    assert_false(k.diag.findings[i].step == 1 && k.diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED);
+  pc_kernel_free(&k);
+
+  /* A region that passes: the kernel's own walk decides. */
+  g = region(10e6, 9e6, 3, 3e6, 0, 9e6);
+  pc_checklist_region(&g);
+  mystery(&k, MYSTERY_B, 1);
+  pc_checklist_kernel(&k, &d, &g);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  pc_kernel_free(&k);
+}
+
+static void test_report_offline_and_regions(void **state) {
+  (void)state;
+  pc_report *r = pc_report_new();
+  r->device = t4();
+  r->step1_assessed = 0; /* an ncu export */
+  pc_kernel *k = pc_report_add_kernel(r);
+  mystery(k, MYSTERY_C48000, 1);
+  k->name = strdup("mysteryC");
+  pc_checklist_report(r);
+  assert_int_equal(k->diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+  int step1_missing = 0;
+  for (size_t i = 0; i < k->diag.nfindings; i++)
+    if (k->diag.findings[i].step == 1 && k->diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED) {
+      step1_missing = 1;
+      assert_non_null(strstr(k->diag.findings[i].advice, "ncu export"));
+    }
+  assert_true(step1_missing);
+  pc_report_free(r);
+
+  /* In process: kernels find their region by name. */
+  r = pc_report_new();
+  r->device = t4();
+  pc_region *g1 = pc_report_add_region(r);
+  g1->name = strdup("setup");
+  g1->wall_ns = 100e6, g1->kernel_ns = 1e6;
+  pc_region *g2 = pc_report_add_region(r);
+  g2->name = strdup("solve");
+  g2->wall_ns = 10e6, g2->kernel_ns = 9e6;
+  pc_kernel *a = pc_report_add_kernel(r);
+  mystery(a, MYSTERY_B, 1);
+  a->region = strdup("setup");
+  pc_kernel *b = pc_report_add_kernel(r);
+  mystery(b, MYSTERY_B, 1);
+  b->region = strdup("solve");
+  pc_checklist_report(r);
+  assert_int_equal(r->regions[0].diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  assert_int_equal(r->regions[1].diag.verdict.cause, PERFCHECK_CAUSE_NONE);
+  assert_int_equal(r->kernels[0].diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  assert_int_equal(r->kernels[0].diag.findings[0].cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  assert_int_equal(r->kernels[1].diag.verdict.cause, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+  pc_report_free(r);
+  pc_checklist_report(NULL);
+  pc_checklist_kernel(NULL, NULL, NULL);
+  pc_checklist_region(NULL);
+  pc_derive(NULL, NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_thresholds_table),
+      cmocka_unit_test(test_derive_ratios),
+      cmocka_unit_test(test_derive_flops_and_ceilings),
+      cmocka_unit_test(test_derive_occupancy_and_waves),
+      cmocka_unit_test(test_seed000_mysteryA),
+      cmocka_unit_test(test_seed000_mysteryB),
+      cmocka_unit_test(test_seed000_mysteryC_48000),
+      cmocka_unit_test(test_seed000_mysteryC_0),
+      cmocka_unit_test(test_trap_divergent_at_96_percent),
+      cmocka_unit_test(test_trap_one_block_grid),
+      cmocka_unit_test(test_latency_bound),
+      cmocka_unit_test(test_memory_at_roof),
+      cmocka_unit_test(test_step3_causes),
+      cmocka_unit_test(test_step5_occupancy_and_notes),
+      cmocka_unit_test(test_pred_on_finding),
+      cmocka_unit_test(test_nan_everywhere),
+      cmocka_unit_test(test_missing_never_at_roof),
+      cmocka_unit_test(test_step1_region),
+      cmocka_unit_test(test_step1_kernel_takes_region_verdict),
+      cmocka_unit_test(test_report_offline_and_regions),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
