@@ -1,0 +1,1309 @@
+/* The ncu CSV reader: `ncu --csv --page raw` exports into a pc_report.
+ *
+ * The format, as ncu 2024.x and 2025.x write it:
+ *   row 1   the column names, quoted: "ID","Process ID",...,"Kernel Name",...,
+ *           "Block Size","Grid Size",...,"device__attribute_...",
+ *           "dram__bytes_read.sum",...,"launch__block_size",...
+ *   row 2   the units: "" for the non-metric columns, then "byte", "nsecond",
+ *           "%", "Kbyte", "usecond", "register/thread", ...
+ *   then    one row per profiled launch.
+ * ncu prints numbers with thousands separators ("1,234,567") and, unless run
+ * with --print-units base, scales them into the unit it names on row 2
+ * ("49.15" "Kbyte"); values are converted back to base units here (bytes, ns,
+ * Hz, %).  Columns are found by name, never by position: the leading columns
+ * change between ncu versions.  Lines before the header (the program's own
+ * output, ==PROF== lines when ncu wrote to stdout) are skipped, and so are
+ * ==PROF==/==WARNING==/==ERROR== lines between rows.
+ *
+ * Robustness: the reader takes any bytes.  It is one linear pass over the
+ * input (no rescans of a long line), every failure is PERFCHECK_ERROR_PARSE
+ * with "file:line: what", and an unusable value inside a good export becomes
+ * NaN with a warning that names the kernel, the metric and the reason.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "pc_core.h"
+#include "pc_fmt.h"
+
+#define PC_NCU_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB */
+#define PC_NCU_MAX_COLUMNS ((size_t)100000)     /* ncu's --set full has ~2000 */
+#define PC_NCU_MAX_WARNINGS 200                 /* then one line says how many more */
+/* Distinct signatures kept: a pc_kernel is ~9 KiB, so a hostile export of
+ * millions of one-line "kernels" must not take the host's memory.  A real
+ * export has a few to a few thousand. */
+#define PC_NCU_MAX_KERNELS 20000
+#define PC_NCU_MAX_NUMBER_CHARS 64
+
+/* ==== CSV records ========================================================== */
+
+typedef struct pc_csv {
+  const char *p, *end;
+  size_t line;  /* 1-based line number of *p */
+  char *buf;    /* the current record's fields, unescaped, each NUL-terminated */
+  size_t len, cap;
+  size_t *off;  /* field i starts at buf + off[i] */
+  size_t n, cap_off;
+} pc_csv;
+
+enum { PC_CSV_EOF = 0, PC_CSV_RECORD = 1, PC_CSV_UNTERMINATED = -1, PC_CSV_OOM = -2, PC_CSV_TOO_WIDE = -3 };
+
+static int pc_csv_put(pc_csv *c, const char *s, size_t n) {
+  if (c->len + n + 1 > c->cap) {
+    size_t cap = c->cap ? c->cap : 256;
+    while (cap < c->len + n + 1) {
+      if (cap > SIZE_MAX / 2) return -1;
+      cap *= 2;
+    }
+    char *b = realloc(c->buf, cap);
+    if (!b) return -1;
+    c->buf = b;
+    c->cap = cap;
+  }
+  if (n) memcpy(c->buf + c->len, s, n);
+  c->len += n;
+  return 0;
+}
+
+static int pc_csv_push_field(pc_csv *c) {
+  if (c->n == c->cap_off) {
+    size_t cap = c->cap_off ? c->cap_off * 2 : 64;
+    size_t *o = realloc(c->off, cap * sizeof *o);
+    if (!o) return -1;
+    c->off = o;
+    c->cap_off = cap;
+  }
+  c->off[c->n++] = c->len;
+  return 0;
+}
+
+/* Reads one record (RFC 4180, with ncu's habits: every field quoted, LF or
+ * CRLF).  Quoted fields may hold commas, doubled quotes and newlines.  Bytes
+ * after a closing quote are kept (lenient), as is a lone quote inside an
+ * unquoted field. */
+static int pc_csv_next(pc_csv *c, size_t max_fields) {
+  if (c->p >= c->end) return PC_CSV_EOF;
+  c->n = 0;
+  c->len = 0;
+  for (;;) {
+    if (c->n >= max_fields) return PC_CSV_TOO_WIDE;
+    if (pc_csv_push_field(c)) return PC_CSV_OOM;
+    if (c->p < c->end && *c->p == '"') {
+      c->p++;
+      for (;;) {
+        const char *q = memchr(c->p, '"', (size_t)(c->end - c->p));
+        if (!q) return PC_CSV_UNTERMINATED;
+        for (const char *t = c->p; (t = memchr(t, '\n', (size_t)(q - t))) != NULL; t++) c->line++;
+        if (pc_csv_put(c, c->p, (size_t)(q - c->p))) return PC_CSV_OOM;
+        c->p = q + 1;
+        if (c->p < c->end && *c->p == '"') {
+          if (pc_csv_put(c, "\"", 1)) return PC_CSV_OOM;
+          c->p++;
+          continue;
+        }
+        break;
+      }
+    }
+    /* The unquoted field, or what follows a closing quote, up to , or LF. */
+    const char *s = c->p;
+    while (c->p < c->end && *c->p != ',' && *c->p != '\n') c->p++;
+    size_t l = (size_t)(c->p - s);
+    if (c->p < c->end && *c->p == '\n' && l > 0 && s[l - 1] == '\r') l--;
+    if (pc_csv_put(c, s, l) || pc_csv_put(c, "", 0)) return PC_CSV_OOM;
+    c->buf[c->len++] = '\0';
+    if (c->p < c->end && *c->p == ',') {
+      c->p++;
+      continue;
+    }
+    if (c->p < c->end && *c->p == '\n') {
+      c->p++;
+      c->line++;
+    }
+    return PC_CSV_RECORD;
+  }
+}
+
+static const char *pc_csv_field(const pc_csv *c, size_t i) { return c->buf + c->off[i]; }
+
+/* Skips blank lines and ncu's own message lines (==PROF==, ==WARNING==,
+ * ==ERROR==) at the start of a record.  Returns the ==ERROR== line, if that
+ * was the last thing skipped, through *error_line (NULL otherwise). */
+static void pc_csv_skip_noise(pc_csv *c, const char **error_line, size_t *error_len) {
+  *error_line = NULL;
+  while (c->p < c->end) {
+    if (*c->p == '\n') {
+      c->p++;
+      c->line++;
+      continue;
+    }
+    if (*c->p == '\r' && c->p + 1 < c->end && c->p[1] == '\n') {
+      c->p += 2;
+      c->line++;
+      continue;
+    }
+    if (c->end - c->p >= 2 && c->p[0] == '=' && c->p[1] == '=') {
+      const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
+      const char *stop = eol ? eol : c->end;
+      if (c->end - c->p >= 9 && memcmp(c->p, "==ERROR==", 9) == 0) {
+        *error_line = c->p;
+        *error_len = (size_t)(stop - c->p);
+        return; /* the caller notes it, then calls again */
+      }
+      c->p = eol ? eol + 1 : c->end;
+      if (eol) c->line++;
+      continue;
+    }
+    return;
+  }
+}
+
+/* memmem for a short needle; linear in hlen. */
+static const char *pc_find(const char *h, size_t hlen, const char *needle, size_t nlen) {
+  if (nlen == 0 || hlen < nlen) return NULL;
+  const char *end = h + hlen - nlen + 1;
+  while (h < end) {
+    const char *x = memchr(h, needle[0], (size_t)(end - h));
+    if (!x) return NULL;
+    if (memcmp(x, needle, nlen) == 0) return x;
+    h = x + 1;
+  }
+  return NULL;
+}
+
+/* ==== Numbers and units ==================================================== */
+
+typedef enum pc_num_status {
+  PC_NUM_OK = 0,
+  PC_NUM_EMPTY,
+  PC_NUM_NA,
+  PC_NUM_NAN,
+  PC_NUM_NONFINITE,
+  PC_NUM_NOT_A_NUMBER
+} pc_num_status;
+
+/* Parses an ncu number: [+-]digits with optional ',' thousands separators,
+ * optional fraction and exponent.  *decimals is the number of digits after
+ * the point (how precise a scaled value was printed).  Call under the C
+ * locale (strtod). */
+static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) {
+  *out = PC_NULL;
+  *decimals = 0;
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+  if (n == 0) return PC_NUM_EMPTY;
+  if (n == 3 && strncasecmp(s, "n/a", 3) == 0) return PC_NUM_NA;
+  {
+    const char *t = (*s == '+' || *s == '-') ? s + 1 : s;
+    size_t tn = n - (size_t)(t - s);
+    if (tn == 3 && strncasecmp(t, "nan", 3) == 0) return PC_NUM_NAN;
+    if ((tn == 3 && strncasecmp(t, "inf", 3) == 0) || (tn == 8 && strncasecmp(t, "infinity", 8) == 0))
+      return PC_NUM_NONFINITE;
+  }
+  char buf[PC_NCU_MAX_NUMBER_CHARS + 4];
+  size_t o = 0, i = 0;
+  int digits = 0, in_frac = 0, in_exp = 0, exp_digits = 0;
+  if (s[i] == '+' || s[i] == '-') buf[o++] = s[i++];
+  for (; i < n; i++) {
+    char ch = s[i];
+    if (o >= PC_NCU_MAX_NUMBER_CHARS) return PC_NUM_NOT_A_NUMBER;
+    if (ch >= '0' && ch <= '9') {
+      buf[o++] = ch;
+      if (in_exp)
+        exp_digits++;
+      else {
+        digits++;
+        if (in_frac) (*decimals)++;
+      }
+    } else if (ch == ',' && !in_frac && !in_exp && digits > 0 && i + 1 < n && s[i + 1] >= '0' &&
+               s[i + 1] <= '9') {
+      continue; /* thousands separator */
+    } else if (ch == '.' && !in_frac && !in_exp) {
+      in_frac = 1;
+      buf[o++] = ch;
+    } else if ((ch == 'e' || ch == 'E') && !in_exp && digits > 0) {
+      in_exp = 1;
+      buf[o++] = ch;
+      if (i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-')) buf[o++] = s[++i];
+    } else {
+      return PC_NUM_NOT_A_NUMBER;
+    }
+  }
+  if (digits == 0 || (in_exp && exp_digits == 0)) return PC_NUM_NOT_A_NUMBER;
+  buf[o] = '\0';
+  char *end = NULL;
+  double v = strtod(buf, &end);
+  if (!end || *end != '\0') return PC_NUM_NOT_A_NUMBER;
+  if (!isfinite(v)) return PC_NUM_NONFINITE;
+  *out = v;
+  return PC_NUM_OK;
+}
+
+/* A unit as ncu names it on row 2. */
+typedef struct pc_unit {
+  double factor;     /* multiply to get base units (ns, byte, Hz, 1/s) */
+  int is_time;       /* nsecond, usecond, msecond, second */
+  int is_bytes;      /* [K|M|G|T]byte, possibly per something */
+  int is_frequency;  /* [K|M|G]hz, or cycle per time unit */
+} pc_unit;
+
+static double pc_time_word_ns(const char *w, size_t n) {
+  static const struct {
+    const char *word;
+    double ns;
+  } words[] = {{"psecond", 1e-3}, {"nsecond", 1.0}, {"ns", 1.0},   {"usecond", 1e3},
+               {"us", 1e3},       {"msecond", 1e6}, {"ms", 1e6},   {"second", 1e9},
+               {"s", 1e9},        {"sec", 1e9},     {"ps", 1e-3}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strlen(words[i].word) == n && memcmp(words[i].word, w, n) == 0) return words[i].ns;
+  return 0.0;
+}
+
+static pc_unit pc_parse_unit(const char *u) {
+  pc_unit r = {1.0, 0, 0, 0};
+  if (!u) return r;
+  while (*u == ' ') u++;
+  const char *slash = strchr(u, '/');
+  size_t nlen = slash ? (size_t)(slash - u) : strlen(u);
+  while (nlen > 0 && u[nlen - 1] == ' ') nlen--;
+  double t = pc_time_word_ns(u, nlen);
+  const char *base = u;
+  size_t blen = nlen;
+  if (t > 0) {
+    r.factor = t;
+    r.is_time = 1;
+  } else if (nlen >= 3 && strchr("KkMGTP", u[0]) && u[1] >= 'a' && u[1] <= 'z') {
+    /* An SI prefix ("Kbyte", "Mhz", "Ksector"); ncu uses powers of 1000.
+     * "Kibyte"-style binary prefixes are powers of 1024. */
+    static const char prefixes[] = "KMGTP";
+    const char *pp = strchr(prefixes, u[0] == 'k' ? 'K' : u[0]);
+    int power = pp ? (int)(pp - prefixes) + 1 : 0;
+    int binary = nlen == 6 && memcmp(u + 1, "ibyte", 5) == 0;
+    r.factor = pow(binary ? 1024.0 : 1000.0, power);
+    base = u + (binary ? 2 : 1);
+    blen = nlen - (binary ? 2 : 1);
+  }
+  if (!r.is_time) {
+    if (blen == 4 && memcmp(base, "byte", 4) == 0) r.is_bytes = 1;
+    if (blen == 2 && strncasecmp(base, "hz", 2) == 0) r.is_frequency = 1;
+  }
+  if (slash) {
+    const char *d = slash + 1;
+    while (*d == ' ') d++;
+    double dt = pc_time_word_ns(d, strlen(d));
+    if (dt > 0) { /* a rate: per second */
+      r.factor *= 1e9 / dt;
+      if (blen == 5 && memcmp(base, "cycle", 5) == 0) r.is_frequency = 1;
+    }
+  }
+  return r;
+}
+
+/* ==== Columns ============================================================== */
+
+typedef enum pc_launch_col {
+  PC_L_REGS,
+  PC_L_SMEM_STATIC,
+  PC_L_SMEM_DYNAMIC,
+  PC_L_SMEM_DRIVER,
+  PC_L_LIMIT_WARPS,
+  PC_L_LIMIT_BLOCKS,
+  PC_L_LIMIT_REGS,
+  PC_L_LIMIT_SMEM,
+  PC_L_WAVES,
+  PC_L_GRID_SIZE,
+  PC_L_BLOCK_SIZE,
+  PC_L_GRID_X,
+  PC_L_GRID_Y,
+  PC_L_GRID_Z,
+  PC_L_BLOCK_X,
+  PC_L_BLOCK_Y,
+  PC_L_BLOCK_Z,
+  PC_L_THEORETICAL_PCT, /* sm__maximum_warps_per_active_cycle_pct (ncu computes it) */
+  PC_L_THEORETICAL_WARPS,
+  PC_L_COUNT
+} pc_launch_col;
+
+static const char *const pc_launch_names[PC_L_COUNT] = {
+    "launch__registers_per_thread",
+    "launch__shared_mem_per_block_static",
+    "launch__shared_mem_per_block_dynamic",
+    "launch__shared_mem_per_block_driver",
+    "launch__occupancy_limit_warps",
+    "launch__occupancy_limit_blocks",
+    "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem",
+    "launch__waves_per_multiprocessor",
+    "launch__grid_size",
+    "launch__block_size",
+    "launch__grid_dim_x",
+    "launch__grid_dim_y",
+    "launch__grid_dim_z",
+    "launch__block_dim_x",
+    "launch__block_dim_y",
+    "launch__block_dim_z",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "sm__maximum_warps_avg_per_active_cycle",
+};
+
+typedef enum pc_dev_col {
+  PC_D_NAME,
+  PC_D_CC_MAJOR,
+  PC_D_CC_MINOR,
+  PC_D_SM_COUNT,
+  PC_D_MAX_THREADS_SM,
+  PC_D_MAX_WARPS_SM,
+  PC_D_MAX_THREADS_BLOCK,
+  PC_D_MAX_BLOCKS_SM,
+  PC_D_MAX_REGS_SM,
+  PC_D_MAX_REGS_BLOCK,
+  PC_D_MAX_SMEM_SM,
+  PC_D_MAX_SMEM_BLOCK,
+  PC_D_MAX_SMEM_OPTIN,
+  PC_D_RESERVED_SMEM,
+  PC_D_WARP_SIZE,
+  PC_D_MEM_CLOCK,
+  PC_D_BUS_WIDTH,
+  PC_D_CLOCK,
+  PC_D_COUNT
+} pc_dev_col;
+
+static const char *const pc_dev_names[PC_D_COUNT] = {
+    "device__attribute_display_name",
+    "device__attribute_compute_capability_major",
+    "device__attribute_compute_capability_minor",
+    "device__attribute_multiprocessor_count",
+    "device__attribute_max_threads_per_multiprocessor",
+    "device__attribute_max_warps_per_multiprocessor",
+    "device__attribute_max_threads_per_block",
+    "device__attribute_max_blocks_per_multiprocessor",
+    "device__attribute_max_registers_per_multiprocessor",
+    "device__attribute_max_registers_per_block",
+    "device__attribute_max_shared_memory_per_multiprocessor",
+    "device__attribute_max_shared_memory_per_block",
+    "device__attribute_max_shared_memory_per_block_optin",
+    "device__attribute_reserved_shared_memory_per_block",
+    "device__attribute_warp_size",
+    "device__attribute_memory_clock_rate",
+    "device__attribute_global_memory_bus_width",
+    "device__attribute_clock_rate",
+};
+
+/* The parser's state.  Column indexes are -1 when the export lacks them. */
+typedef struct pc_sig {
+  char *key;       /* short name, grid, block, dynamic smem */
+  uint64_t hash;
+  double *dur;     /* every usable gpu__time_duration.sum of the signature */
+  size_t ndur, cap_dur;
+} pc_sig;
+
+typedef struct pc_ncu {
+  const char *name;
+  int quiet;
+  char *err;
+  size_t errlen;
+  pc_report *r;
+  pc_csv csv;
+  size_t ncols;
+  size_t header_line;
+  char **header; /* the column names, to recognize a repeated header row */
+  char **units;  /* per column; NULL when empty */
+  int units_read;
+  long col_kernel, col_grid, col_block, col_device, col_cc;
+  long col_metric[PC_M_COUNT];
+  int metric_rank[PC_M_COUNT]; /* 3 name, 2 alias, 1 substitute */
+  long col_launch[PC_L_COUNT];
+  long col_dev[PC_D_COUNT];
+  size_t metric_columns;       /* columns named like ncu metrics (a "__" in them) */
+  int has_metric_name_column;  /* the long format of --page details */
+  /* Signatures, parallel to r->kernels. */
+  pc_sig *sigs;
+  size_t nsigs, cap_sigs;
+  size_t *slots; /* open addressing: index + 1, 0 when free */
+  size_t nslots;
+  char *scratch;
+  size_t scratch_cap;
+  char *key;
+  size_t key_cap;
+  int device_read;
+  size_t warnings;    /* warnings issued by the reader */
+  size_t suppressed;  /* warnings not listed past PC_NCU_MAX_WARNINGS */
+  size_t empty_names; /* rows without a kernel name */
+  size_t over_cap;    /* rows of signatures past PC_NCU_MAX_KERNELS */
+} pc_ncu;
+
+static void pc_ncu_warn(pc_ncu *x, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void pc_ncu_warn(pc_ncu *x, const char *fmt, ...) {
+  if (x->warnings >= PC_NCU_MAX_WARNINGS) {
+    x->suppressed++;
+    return;
+  }
+  x->warnings++;
+  char buf[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  pc_report_warn(x->r, x->quiet, "%s", buf);
+}
+
+static perfcheck_status pc_ncu_error(pc_ncu *x, perfcheck_status st, size_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static perfcheck_status pc_ncu_error(pc_ncu *x, perfcheck_status st, size_t line, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (x->err && x->errlen) {
+    if (line)
+      snprintf(x->err, x->errlen, "%s:%zu: %s", x->name, line, msg);
+    else
+      snprintf(x->err, x->errlen, "%s: %s", x->name, msg);
+  }
+  return st;
+}
+
+/* A kernel name made safe for a one-line message. */
+static const char *pc_ncu_printable(char *buf, size_t len, const char *s) {
+  pc_fmt_printable(buf, len, s, 80);
+  return buf;
+}
+
+static const char *pc_num_reason(pc_num_status st) {
+  switch (st) {
+    case PC_NUM_EMPTY: return "empty value";
+    case PC_NUM_NA: return "\"n/a\" (ncu could not collect it)";
+    case PC_NUM_NAN: return "NaN";
+    case PC_NUM_NONFINITE: return "not a finite number";
+    case PC_NUM_NOT_A_NUMBER: return "not a number";
+    default: return "unusable";
+  }
+}
+
+/* Maps the header's columns.  A metric of the table is read from its ncu
+ * name, else its older alias, else its substitute counter: a substitute fills
+ * the metric only when neither spelling of the metric itself is a column. */
+static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
+  pc_csv *c = &x->csv;
+  x->ncols = c->n;
+  x->col_kernel = x->col_grid = x->col_block = x->col_device = x->col_cc = -1;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    x->col_metric[i] = -1;
+    x->metric_rank[i] = 0;
+  }
+  for (int i = 0; i < PC_L_COUNT; i++) x->col_launch[i] = -1;
+  for (int i = 0; i < PC_D_COUNT; i++) x->col_dev[i] = -1;
+
+  for (size_t i = 0; i < c->n; i++) {
+    const char *h = pc_csv_field(c, i);
+    long col = (long)i;
+    if (strcmp(h, "Kernel Name") == 0 && x->col_kernel < 0) x->col_kernel = col;
+    else if (strcmp(h, "Grid Size") == 0 && x->col_grid < 0) x->col_grid = col;
+    else if (strcmp(h, "Block Size") == 0 && x->col_block < 0) x->col_block = col;
+    else if (strcmp(h, "Device") == 0 && x->col_device < 0) x->col_device = col;
+    else if (strcmp(h, "CC") == 0 && x->col_cc < 0) x->col_cc = col;
+    else if (strcmp(h, "Metric Name") == 0 || strcmp(h, "Metric Value") == 0)
+      x->has_metric_name_column = 1;
+    if (!strstr(h, "__")) continue;
+    x->metric_columns++;
+
+    int via_sub = 0;
+    const pc_metric_def *def = pc_metric_lookup(h, &via_sub);
+    if (def && def->id >= 0 && def->id < PC_M_COUNT) {
+      int rank = via_sub ? 1 : (def->name && strcmp(h, def->name) == 0) ? 3 : 2;
+      if (rank > x->metric_rank[def->id]) {
+        x->metric_rank[def->id] = rank;
+        x->col_metric[def->id] = col;
+      }
+      continue;
+    }
+    for (int j = 0; j < PC_L_COUNT; j++)
+      if (x->col_launch[j] < 0 && strcmp(h, pc_launch_names[j]) == 0) x->col_launch[j] = col;
+    for (int j = 0; j < PC_D_COUNT; j++)
+      if (x->col_dev[j] < 0 && strcmp(h, pc_dev_names[j]) == 0) x->col_dev[j] = col;
+  }
+
+  if (x->col_kernel < 0)
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, x->header_line,
+                        "the header row has no \"Kernel Name\" column");
+  if (x->metric_columns == 0) {
+    if (x->has_metric_name_column)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, x->header_line,
+                          "this is the long format of `ncu --page details` (\"Metric Name\", "
+                          "\"Metric Value\" columns); export with `ncu --csv --page raw`");
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, x->header_line,
+                        "the header row has no metric column (names such as "
+                        "gpu__time_duration.sum); not an `ncu --csv --page raw` export");
+  }
+  x->units = calloc(x->ncols, sizeof *x->units);
+  x->header = calloc(x->ncols, sizeof *x->header);
+  if (!x->units || !x->header) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  for (size_t i = 0; i < x->ncols; i++)
+    if (!(x->header[i] = pc_strdup(pc_csv_field(c, i))))
+      return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  return PERFCHECK_OK;
+}
+
+/* Keeps the units row's entries for the columns that are read. */
+static perfcheck_status pc_ncu_keep_units(pc_ncu *x) {
+  pc_csv *c = &x->csv;
+  for (size_t i = 0; i < c->n && i < x->ncols; i++) {
+    const char *u = pc_csv_field(c, i);
+    if (!*u) continue;
+    x->units[i] = pc_strdup(u);
+    if (!x->units[i]) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  }
+  return PERFCHECK_OK;
+}
+
+/* A numeric cell in base units.  Byte sizes that ncu printed scaled and
+ * rounded ("49.15" Kbyte) are snapped to the multiple of 1 KiB they round
+ * from when `snap_kib` is set (shared-memory sizes are such multiples;
+ * 48000 B printed "48.00" Kbyte is kept, since 48128 is not within 5 B). */
+static pc_num_status pc_ncu_cell(const pc_ncu *x, long col, int snap_kib, double *out) {
+  *out = PC_NULL;
+  if (col < 0) return PC_NUM_EMPTY;
+  int decimals = 0;
+  double v;
+  pc_num_status st = pc_parse_number(pc_csv_field(&x->csv, (size_t)col), &v, &decimals);
+  if (st != PC_NUM_OK) return st;
+  pc_unit u = pc_parse_unit(x->units[col]);
+  double scaled = v * u.factor;
+  if (!isfinite(scaled)) return PC_NUM_NONFINITE;
+  if (snap_kib && u.is_bytes && u.factor > 1.0) {
+    double resolution = u.factor * pow(10.0, -decimals);
+    double kib = round(scaled / 1024.0) * 1024.0;
+    if (resolution > 1.0 && fabs(kib - scaled) <= resolution / 2.0 + 1e-9) scaled = kib;
+    else if (resolution > 1.0) scaled = round(scaled);
+  }
+  *out = scaled;
+  return PC_NUM_OK;
+}
+
+/* A launch or device value that must be a non-negative number; NaN else. */
+static double pc_ncu_count(const pc_ncu *x, long col, int snap_kib) {
+  double v;
+  if (pc_ncu_cell(x, col, snap_kib, &v) != PC_NUM_OK || v < 0) return PC_NULL;
+  return v;
+}
+
+/* "(256, 1, 1)" -> 256 1 1.  Returns 0 when three numbers were read. */
+static int pc_parse_dim3(const char *s, unsigned out[3]) {
+  int got = 0;
+  while (*s && got < 3) {
+    while (*s == ' ' || *s == '(' || *s == ',' || *s == '\t') s++;
+    if (*s < '0' || *s > '9') break;
+    unsigned long long v = 0;
+    while (*s >= '0' && *s <= '9') {
+      v = v * 10 + (unsigned)(*s - '0');
+      if (v > UINT_MAX) return -1;
+      s++;
+    }
+    out[got++] = (unsigned)v;
+  }
+  while (*s == ' ' || *s == ')') s++;
+  return (got == 3 && *s == '\0') ? 0 : -1;
+}
+
+static unsigned pc_to_unsigned(double v) {
+  if (!(v >= 0) || v > (double)UINT_MAX) return 0;
+  return (unsigned)llround(v);
+}
+
+/* Launch configuration of the current row: the "(x, y, z)" columns, else the
+ * launch__*_dim_* columns, else launch__*_size as a 1-D shape. */
+static void pc_ncu_dims(const pc_ncu *x, long tuple_col, int dim_x, int size_col, unsigned out[3]) {
+  out[0] = out[1] = out[2] = 0;
+  if (tuple_col >= 0 && pc_parse_dim3(pc_csv_field(&x->csv, (size_t)tuple_col), out) == 0) return;
+  out[0] = out[1] = out[2] = 0;
+  double d[3];
+  int have = 1;
+  for (int i = 0; i < 3; i++) {
+    d[i] = pc_ncu_count(x, x->col_launch[dim_x + i], 0);
+    if (pc_is_null(d[i])) have = 0;
+  }
+  if (have) {
+    for (int i = 0; i < 3; i++) out[i] = pc_to_unsigned(d[i]);
+    return;
+  }
+  double total = pc_ncu_count(x, x->col_launch[size_col], 0);
+  if (pc_has(total)) {
+    out[0] = pc_to_unsigned(total);
+    out[1] = out[2] = 1;
+  }
+}
+
+static int pc_is_integer_text(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+static int pc_int_or_unknown(double v) {
+  if (!(v >= 0) || v > (double)INT_MAX) return -1;
+  return (int)llround(v);
+}
+
+/* The device, from the first launch row's device__attribute_* columns. */
+static void pc_ncu_read_device(pc_ncu *x) {
+  pc_device *d = &x->r->device;
+  const pc_csv *c = &x->csv;
+  if (x->col_dev[PC_D_NAME] >= 0) {
+    snprintf(d->name, sizeof d->name, "%s", pc_csv_field(c, (size_t)x->col_dev[PC_D_NAME]));
+  } else if (x->col_device >= 0) {
+    /* Some exports put the device's name, others its ordinal, in "Device". */
+    const char *dev = pc_csv_field(c, (size_t)x->col_device);
+    if (!pc_is_integer_text(dev)) snprintf(d->name, sizeof d->name, "%s", dev);
+  }
+  double v[PC_D_COUNT];
+  int any = 0;
+  for (int i = PC_D_CC_MAJOR; i < PC_D_COUNT; i++) {
+    int smem = i == PC_D_MAX_SMEM_SM || i == PC_D_MAX_SMEM_BLOCK || i == PC_D_MAX_SMEM_OPTIN ||
+               i == PC_D_RESERVED_SMEM;
+    v[i] = pc_ncu_count(x, x->col_dev[i], smem);
+    if (x->col_dev[i] >= 0) any = 1;
+  }
+  d->cc_major = pc_int_or_unknown(v[PC_D_CC_MAJOR]);
+  d->cc_minor = pc_int_or_unknown(v[PC_D_CC_MINOR]);
+  if ((d->cc_major < 0 || d->cc_minor < 0) && x->col_cc >= 0) {
+    int ma, mi;
+    char tail;
+    if (sscanf(pc_csv_field(c, (size_t)x->col_cc), "%d.%d%c", &ma, &mi, &tail) == 2 && ma >= 0 &&
+        mi >= 0) {
+      d->cc_major = ma;
+      d->cc_minor = mi;
+    }
+  }
+  d->sm_count = pc_int_or_unknown(v[PC_D_SM_COUNT]);
+  d->warp_size = pc_int_or_unknown(v[PC_D_WARP_SIZE]);
+  d->max_threads_per_sm = pc_int_or_unknown(v[PC_D_MAX_THREADS_SM]);
+  if (d->max_threads_per_sm < 0 && pc_has(v[PC_D_MAX_WARPS_SM]) && d->warp_size > 0)
+    d->max_threads_per_sm = pc_int_or_unknown(v[PC_D_MAX_WARPS_SM] * d->warp_size);
+  d->max_threads_per_block = pc_int_or_unknown(v[PC_D_MAX_THREADS_BLOCK]);
+  d->max_blocks_per_sm = pc_int_or_unknown(v[PC_D_MAX_BLOCKS_SM]);
+  d->max_regs_per_sm = pc_int_or_unknown(v[PC_D_MAX_REGS_SM]);
+  d->max_regs_per_block = pc_int_or_unknown(v[PC_D_MAX_REGS_BLOCK]);
+  d->max_smem_per_sm = pc_int_or_unknown(v[PC_D_MAX_SMEM_SM]);
+  d->max_smem_per_block = pc_int_or_unknown(v[PC_D_MAX_SMEM_BLOCK]);
+  d->max_smem_per_block_optin = pc_int_or_unknown(v[PC_D_MAX_SMEM_OPTIN]);
+  d->reserved_smem_per_block = pc_int_or_unknown(v[PC_D_RESERVED_SMEM]);
+  if (d->reserved_smem_per_block < 0) {
+    double drv = pc_ncu_count(x, x->col_launch[PC_L_SMEM_DRIVER], 1);
+    d->reserved_smem_per_block = pc_int_or_unknown(drv);
+  }
+  if (d->cc_major >= 0) pc_device_fill_granularities(d);
+
+  /* Clocks: the CUDA attributes are in kHz; ncu may print them scaled into
+   * Hz units ("1.59" Ghz) or as cycles per time; an empty unit means kHz. */
+  double khz[2] = {PC_NULL, PC_NULL};
+  const long clock_cols[2] = {x->col_dev[PC_D_MEM_CLOCK], x->col_dev[PC_D_CLOCK]};
+  for (int i = 0; i < 2; i++) {
+    double raw;
+    if (pc_ncu_cell(x, clock_cols[i], 0, &raw) != PC_NUM_OK || !(raw > 0)) continue;
+    pc_unit u = pc_parse_unit(clock_cols[i] >= 0 ? x->units[clock_cols[i]] : NULL);
+    khz[i] = u.is_frequency ? raw / 1000.0 : raw;
+  }
+  pc_device_ceilings_from_clocks(d, khz[0], v[PC_D_BUS_WIDTH], khz[1]);
+  if (pc_has(d->peak_dram_bytes_per_s) || pc_has(d->peak_fp32_flop_per_s))
+    snprintf(d->ceilings_source, sizeof d->ceilings_source, "ncu-export");
+  else
+    d->ceilings_source[0] = '\0';
+
+  if (!any)
+    pc_ncu_warn(x,
+                "%s: no device__attribute_* columns: the device's limits and ceilings are "
+                "unknown, so the occupancy model and the ridge point are not available",
+                x->name);
+}
+
+static uint64_t pc_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static int pc_ncu_grow_slots(pc_ncu *x) {
+  size_t n = x->nslots ? x->nslots * 2 : 64;
+  if (n > SIZE_MAX / sizeof(size_t)) return -1;
+  size_t *s = calloc(n, sizeof *s);
+  if (!s) return -1;
+  for (size_t i = 0; i < x->nsigs; i++) {
+    size_t j = (size_t)x->sigs[i].hash & (n - 1);
+    while (s[j]) j = (j + 1) & (n - 1);
+    s[j] = i + 1;
+  }
+  free(x->slots);
+  x->slots = s;
+  x->nslots = n;
+  return 0;
+}
+
+static int pc_ensure(char **buf, size_t *cap, size_t need) {
+  if (need <= *cap) return 0;
+  size_t n = *cap ? *cap : 256;
+  while (n < need) {
+    if (n > SIZE_MAX / 2) return -1;
+    n *= 2;
+  }
+  char *b = realloc(*buf, n);
+  if (!b) return -1;
+  *buf = b;
+  *cap = n;
+  return 0;
+}
+
+static int pc_sig_add_duration(pc_sig *s, double v) {
+  if (s->ndur == s->cap_dur) {
+    size_t n = s->cap_dur ? s->cap_dur * 2 : 4;
+    double *d = realloc(s->dur, n * sizeof *d);
+    if (!d) return -1;
+    s->dur = d;
+    s->cap_dur = n;
+  }
+  s->dur[s->ndur++] = v;
+  return 0;
+}
+
+/* Occupancy's binding limit: the smallest of the four, ties going to the
+ * first in the order registers, shared memory, warps, blocks (pc_core.h). */
+static pc_limiter pc_binding(const pc_attributes *a) {
+  const double v[4] = {a->limit_registers, a->limit_shared_mem, a->limit_warps, a->limit_blocks};
+  const pc_limiter l[4] = {PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY, PC_LIMIT_WARPS, PC_LIMIT_BLOCKS};
+  pc_limiter best = PC_LIMIT_NONE;
+  double bv = INFINITY;
+  for (int i = 0; i < 4; i++)
+    if (pc_has(v[i]) && v[i] < bv) {
+      bv = v[i];
+      best = l[i];
+    }
+  return best;
+}
+
+/* A model limit as ncu would print it: a resource the kernel does not use
+ * (the model's INT_MAX) limits nothing, and ncu shows the SM's block limit. */
+static double pc_ncu_model_limit(int v, const pc_device *d) {
+  if (v == INT_MAX) return d->max_blocks_per_sm > 0 ? (double)d->max_blocks_per_sm : PC_NULL;
+  return v;
+}
+
+/* Launch attributes of a new signature from its first row: what ncu computed,
+ * checked against perfcheck's occupancy model. */
+static void pc_ncu_attributes(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {
+  pc_attributes *a = &k->attr;
+  const pc_device *d = &x->r->device;
+  a->registers_per_thread = pc_ncu_count(x, x->col_launch[PC_L_REGS], 0);
+  a->static_smem = pc_ncu_count(x, x->col_launch[PC_L_SMEM_STATIC], 1);
+  a->dynamic_smem = k->dynamic_smem;
+  a->limit_warps = pc_ncu_count(x, x->col_launch[PC_L_LIMIT_WARPS], 0);
+  a->limit_blocks = pc_ncu_count(x, x->col_launch[PC_L_LIMIT_BLOCKS], 0);
+  a->limit_registers = pc_ncu_count(x, x->col_launch[PC_L_LIMIT_REGS], 0);
+  a->limit_shared_mem = pc_ncu_count(x, x->col_launch[PC_L_LIMIT_SMEM], 0);
+  a->waves_per_sm = pc_ncu_count(x, x->col_launch[PC_L_WAVES], 0);
+  a->theoretical_occupancy_pct = pc_ncu_count(x, x->col_launch[PC_L_THEORETICAL_PCT], 0);
+  a->warps_per_sm = pc_ncu_count(x, x->col_launch[PC_L_THEORETICAL_WARPS], 0);
+  if (pc_has(a->limit_warps) && pc_has(a->limit_blocks) && pc_has(a->limit_registers) &&
+      pc_has(a->limit_shared_mem)) {
+    a->blocks_per_sm = fmin(fmin(a->limit_warps, a->limit_blocks),
+                            fmin(a->limit_registers, a->limit_shared_mem));
+    a->binding = pc_binding(a);
+  }
+  uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+  int warp = d->warp_size > 0 ? d->warp_size : 32;
+  if (pc_is_null(a->warps_per_sm) && pc_has(a->blocks_per_sm) && threads > 0)
+    a->warps_per_sm = a->blocks_per_sm * (double)((threads + (uint64_t)warp - 1) / (uint64_t)warp);
+  if (pc_is_null(a->theoretical_occupancy_pct) && pc_has(a->warps_per_sm) &&
+      d->max_threads_per_sm >= warp)
+    a->theoretical_occupancy_pct = 100.0 * a->warps_per_sm / (double)(d->max_threads_per_sm / warp);
+
+  /* The model: fills what ncu did not say, and flags a disagreement. */
+  if (pc_is_null(a->registers_per_thread) || threads == 0 || threads > INT_MAX) return;
+  pc_occupancy_input in;
+  in.block_threads = (int)threads;
+  in.registers_per_thread = pc_int_or_unknown(a->registers_per_thread);
+  in.static_smem = pc_has(a->static_smem) ? pc_int_or_unknown(a->static_smem) : 0;
+  in.dynamic_smem = pc_has(k->dynamic_smem) ? pc_int_or_unknown(k->dynamic_smem) : 0;
+  if (in.registers_per_thread < 0 || in.static_smem < 0 || in.dynamic_smem < 0) return;
+  pc_occupancy occ;
+  if (pc_occupancy_compute(d, &in, &occ) != 0) return;
+  if (pc_is_null(a->blocks_per_sm)) {
+    a->limit_warps = pc_ncu_model_limit(occ.limit_warps, d);
+    a->limit_blocks = pc_ncu_model_limit(occ.limit_blocks, d);
+    a->limit_registers = pc_ncu_model_limit(occ.limit_registers, d);
+    a->limit_shared_mem = pc_ncu_model_limit(occ.limit_shared_mem, d);
+    a->blocks_per_sm = occ.blocks_per_sm;
+    a->binding = occ.binding;
+    if (pc_is_null(a->warps_per_sm)) a->warps_per_sm = occ.warps_per_sm;
+    if (pc_is_null(a->theoretical_occupancy_pct)) a->theoretical_occupancy_pct = occ.theoretical_pct;
+  } else if ((double)occ.blocks_per_sm != a->blocks_per_sm) {
+    a->model_blocks_per_sm = occ.blocks_per_sm;
+    pc_ncu_warn(x,
+                "%s:%zu: kernel %s: ncu's occupancy limits give %.0f blocks per SM, perfcheck's "
+                "model %d; the report keeps ncu's and shows both",
+                x->name, line, label, a->blocks_per_sm, occ.blocks_per_sm);
+  }
+}
+
+/* Metric values of a new signature, from its first row. */
+static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {
+  const pc_metric_def *table = pc_metric_table();
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    long col = x->col_metric[i];
+    if (col < 0) continue;
+    double v;
+    pc_num_status st = pc_ncu_cell(x, col, 0, &v);
+    if (st != PC_NUM_OK) {
+      char shown[96];
+      if (st == PC_NUM_NOT_A_NUMBER) {
+        char val[64];
+        pc_fmt_printable(val, sizeof val, pc_csv_field(&x->csv, (size_t)col), 20);
+        snprintf(shown, sizeof shown, "\"%s\" is not a number", val);
+      } else {
+        snprintf(shown, sizeof shown, "%s", pc_num_reason(st));
+      }
+      pc_ncu_warn(x, "%s:%zu: kernel %s: %s: %s; not measured", x->name, line, label,
+                  table[i].name, shown);
+      continue;
+    }
+    if (v < 0) {
+      pc_ncu_warn(x, "%s:%zu: kernel %s: %s: negative value %g; not measured", x->name, line,
+                  label, table[i].name, v);
+      continue;
+    }
+    k->metric[i] = v;
+    k->metric_via_substitute[i] = x->metric_rank[i] == 1;
+  }
+  /* Sectors without requests cannot be right: the ratio step 3 reads would
+   * divide by zero.  (No requests and no sectors is a kernel without such
+   * accesses; its ratio is simply undefined.) */
+  static const pc_metric_id pairs[2][2] = {{PC_M_LD_SECTORS, PC_M_LD_REQUESTS},
+                                           {PC_M_ST_SECTORS, PC_M_ST_REQUESTS}};
+  for (int p = 0; p < 2; p++) {
+    double sectors = k->metric[pairs[p][0]], requests = k->metric[pairs[p][1]];
+    if (requests == 0 && sectors > 0) {
+      pc_ncu_warn(x,
+                  "%s:%zu: kernel %s: %s: 0 requests but %.0f sectors; sectors per request "
+                  "not measured",
+                  x->name, line, label, table[pairs[p][1]].name, sectors);
+      k->metric[pairs[p][1]] = PC_NULL;
+    }
+  }
+}
+
+/* One launch row. */
+static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
+  const char *kname = pc_csv_field(&x->csv, (size_t)x->col_kernel);
+  if (!*kname) {
+    if (x->empty_names++ == 0)
+      pc_ncu_warn(x, "%s:%zu: a launch row without a kernel name; such rows are skipped", x->name,
+                  line);
+    return PERFCHECK_OK;
+  }
+  size_t klen = strlen(kname);
+  if (pc_ensure(&x->scratch, &x->scratch_cap, klen + 1))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  pc_kernel_short_name(kname, x->scratch, klen + 1);
+  const char *shortname = x->scratch[0] ? x->scratch : kname;
+
+  unsigned grid[3], block[3];
+  pc_ncu_dims(x, x->col_grid, PC_L_GRID_X, PC_L_GRID_SIZE, grid);
+  pc_ncu_dims(x, x->col_block, PC_L_BLOCK_X, PC_L_BLOCK_SIZE, block);
+  double dyn = pc_ncu_count(x, x->col_launch[PC_L_SMEM_DYNAMIC], 1);
+
+  /* The signature: short name, grid, block, dynamic shared memory. */
+  size_t slen = strlen(shortname);
+  if (pc_ensure(&x->key, &x->key_cap, slen + 96))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  memcpy(x->key, shortname, slen);
+  int tail = snprintf(x->key + slen, 96, "\x1f%u,%u,%u\x1f%u,%u,%u\x1f%.0f", grid[0], grid[1],
+                      grid[2], block[0], block[1], block[2], pc_has(dyn) ? dyn : -1.0);
+  size_t keylen = slen + (size_t)(tail > 0 ? tail : 0);
+  uint64_t h = pc_hash(x->key, keylen);
+
+  double dur;
+  int dur_ok = pc_ncu_cell(x, x->col_metric[PC_M_DURATION], 0, &dur) == PC_NUM_OK && dur >= 0;
+
+  if (x->nslots == 0 && pc_ncu_grow_slots(x))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  size_t j = (size_t)h & (x->nslots - 1);
+  while (x->slots[j]) {
+    pc_sig *s = &x->sigs[x->slots[j] - 1];
+    if (s->hash == h && strlen(s->key) == keylen && memcmp(s->key, x->key, keylen) == 0) {
+      pc_kernel *k = &x->r->kernels[x->slots[j] - 1];
+      k->launches++;
+      k->profiled_launches++;
+      if (dur_ok && pc_sig_add_duration(s, dur))
+        return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+      return PERFCHECK_OK;
+    }
+    j = (j + 1) & (x->nslots - 1);
+  }
+
+  /* A new signature. */
+  if (x->nsigs >= PC_NCU_MAX_KERNELS) {
+    x->over_cap++;
+    return PERFCHECK_OK;
+  }
+  if (x->nsigs == x->cap_sigs) {
+    size_t n = x->cap_sigs ? x->cap_sigs * 2 : 16;
+    pc_sig *s = realloc(x->sigs, n * sizeof *s);
+    if (!s) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    x->sigs = s;
+    x->cap_sigs = n;
+  }
+  pc_sig *s = &x->sigs[x->nsigs];
+  memset(s, 0, sizeof *s);
+  s->hash = h;
+  s->key = malloc(keylen + 1);
+  pc_kernel *k = pc_report_add_kernel(x->r);
+  if (!s->key || !k) {
+    free(s->key);
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  }
+  memcpy(s->key, x->key, keylen);
+  s->key[keylen] = '\0';
+  x->nsigs++;
+  x->slots[j] = x->nsigs;
+  if (x->nsigs * 2 > x->nslots && pc_ncu_grow_slots(x))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  if (dur_ok && pc_sig_add_duration(s, dur))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+
+  k->name = pc_strdup(shortname);
+  /* ncu --print-kernel-base mangled writes the symbol itself. */
+  if (klen > 2 && kname[0] == '_' && kname[1] == 'Z') k->mangled = pc_strdup(kname);
+  if (!k->name || (klen > 2 && kname[0] == '_' && kname[1] == 'Z' && !k->mangled))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  memcpy(k->grid, grid, sizeof grid);
+  memcpy(k->block, block, sizeof block);
+  k->dynamic_smem = dyn;
+  k->launches = 1;
+  k->profiled_launches = 1;
+
+  char label[400];
+  pc_ncu_printable(label, sizeof label, shortname);
+  pc_ncu_metrics(x, k, line, label);
+  pc_ncu_attributes(x, k, line, label);
+  return PERFCHECK_OK;
+}
+
+/* Durations over every launch of a signature; the metrics stay those of the
+ * first launch.  Why the first: perfcheck in process profiles the first
+ * launch of each signature by default (options.per_signature = 1), so an
+ * export read here and a run measured in process report the same launch; the
+ * later launches of a signature are usually the same work, and averaging
+ * counters of different launches would give a launch that never ran. */
+static void pc_ncu_finish(pc_ncu *x) {
+  for (size_t i = 0; i < x->nsigs && i < x->r->nkernels; i++) {
+    pc_kernel *k = &x->r->kernels[i];
+    pc_sig *s = &x->sigs[i];
+    if (s->ndur == 0) continue;
+    double mn = s->dur[0], mx = s->dur[0];
+    for (size_t j = 1; j < s->ndur; j++) {
+      if (s->dur[j] < mn) mn = s->dur[j];
+      if (s->dur[j] > mx) mx = s->dur[j];
+    }
+    k->dur_min_ns = mn;
+    k->dur_max_ns = mx;
+    k->dur_median_ns = pc_median(s->dur, s->ndur);
+  }
+}
+
+/* Warns once per metric of the default set that the export lacks. */
+static void pc_ncu_warn_missing(pc_ncu *x) {
+  const pc_metric_def *table = pc_metric_table();
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (x->col_metric[i] >= 0 || !(table[i].sets & PC_SET_DEFAULT)) continue;
+    pc_ncu_warn(x, "%s: no column %s: not measured for any kernel (collect it with ncu --metrics)",
+                x->name, table[i].name);
+  }
+}
+
+static void pc_ncu_free(pc_ncu *x) {
+  for (size_t i = 0; i < x->ncols; i++) {
+    if (x->units) free(x->units[i]);
+    if (x->header) free(x->header[i]);
+  }
+  free(x->units);
+  free(x->header);
+  for (size_t i = 0; i < x->nsigs; i++) {
+    free(x->sigs[i].key);
+    free(x->sigs[i].dur);
+  }
+  free(x->sigs);
+  free(x->slots);
+  free(x->scratch);
+  free(x->key);
+  free(x->csv.buf);
+  free(x->csv.off);
+}
+
+static perfcheck_status pc_ncu_csv_error(pc_ncu *x, int rc, size_t line) {
+  switch (rc) {
+    case PC_CSV_UNTERMINATED:
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
+                          "a quoted field opened here is not closed before the end of the file "
+                          "(truncated export?)");
+    case PC_CSV_TOO_WIDE:
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line, "more than %zu columns",
+                          PC_NCU_MAX_COLUMNS);
+    default:
+      return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  }
+}
+
+static perfcheck_status pc_ncu_parse(pc_ncu *x) {
+  pc_csv *c = &x->csv;
+  /* The header: the first record with a "Kernel Name" field.  Lines without
+   * that text are skipped without being parsed (the program's own output). */
+  int found = 0;
+  size_t first_line = 0;
+  while (c->p < c->end) {
+    if (!first_line && *c->p != '\n' && *c->p != '\r') first_line = c->line;
+    const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    const char *stop = eol ? eol : c->end;
+    if (!pc_find(c->p, (size_t)(stop - c->p), "Kernel Name", 11)) {
+      c->p = eol ? eol + 1 : c->end;
+      c->line++;
+      continue;
+    }
+    size_t line = c->line;
+    int rc = pc_csv_next(c, PC_NCU_MAX_COLUMNS);
+    if (rc < 0) return pc_ncu_csv_error(x, rc, line);
+    for (size_t i = 0; i < c->n && !found; i++)
+      if (strcmp(pc_csv_field(c, i), "Kernel Name") == 0) found = 1;
+    if (found) {
+      x->header_line = line;
+      break;
+    }
+  }
+  if (!found) {
+    if (!first_line)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, 1,
+                          "empty file; expected an `ncu --csv --page raw` export");
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, first_line,
+                        "not an ncu export: no header row with a \"Kernel Name\" column (export "
+                        "with `ncu --csv --page raw`)");
+  }
+  perfcheck_status st = pc_ncu_map_header(x);
+  if (st != PERFCHECK_OK) return st;
+
+  size_t error_lines = 0;
+  int first = 1;
+  for (;;) {
+    const char *eline;
+    size_t elen = 0;
+    pc_csv_skip_noise(c, &eline, &elen);
+    if (eline) {
+      if (error_lines++ < 10) {
+        char text[200];
+        char raw[160];
+        size_t n = elen < sizeof raw - 1 ? elen : sizeof raw - 1;
+        memcpy(raw, eline, n);
+        raw[n] = '\0';
+        pc_fmt_printable(text, sizeof text, raw, 150);
+        pc_ncu_warn(x, "%s:%zu: ncu reported: %s", x->name, c->line, text);
+      }
+      const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
+      c->p = eol ? eol + 1 : c->end;
+      if (eol) c->line++;
+      continue;
+    }
+    size_t line = c->line;
+    int rc = pc_csv_next(c, PC_NCU_MAX_COLUMNS);
+    if (rc == PC_CSV_EOF) break;
+    if (rc < 0) return pc_ncu_csv_error(x, rc, line);
+    if (c->n != x->ncols)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
+                          "%zu fields where the header (line %zu) has %zu: the file is cut short "
+                          "or is not an ncu export",
+                          c->n, x->header_line, x->ncols);
+    const char *kname = pc_csv_field(c, (size_t)x->col_kernel);
+    if (strcmp(kname, "Kernel Name") == 0) {
+      /* The header again (ncu writes one per profiled process): skip it and
+       * its units row.  Only a row equal to the header in every column is
+       * one; a kernel may well be called "Kernel Name". */
+      size_t i = 0;
+      while (i < x->ncols && strcmp(pc_csv_field(c, i), x->header[i]) == 0) i++;
+      if (i == x->ncols) {
+        first = 1;
+        continue;
+      }
+    }
+    if (first) {
+      first = 0;
+      /* The row after a header holds the units when its kernel name is empty. */
+      if (kname[0] == '\0') {
+        if (!x->units_read) {
+          st = pc_ncu_keep_units(x);
+          if (st != PERFCHECK_OK) return st;
+          x->units_read = 1;
+        }
+        continue;
+      }
+    }
+    if (!x->device_read && pc_csv_field(c, (size_t)x->col_kernel)[0] != '\0') {
+      pc_ncu_read_device(x);
+      x->device_read = 1;
+    }
+    st = pc_ncu_row(x, line);
+    if (st != PERFCHECK_OK) return st;
+  }
+  if (x->r->nkernels == 0)
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, c->line,
+                        "the header (line %zu) is followed by no launch: ncu profiled no kernel "
+                        "(check its --kernel-name filter)",
+                        x->header_line);
+  pc_ncu_finish(x);
+  pc_ncu_warn_missing(x);
+  if (x->over_cap)
+    pc_report_warn(x->r, x->quiet,
+                   "%s: more than %d distinct kernel signatures: %zu launch rows of further signatures "
+                   "are left out (narrow the export with ncu --kernel-name or --launch-count)",
+                   x->name, PC_NCU_MAX_KERNELS, x->over_cap);
+  if (x->empty_names > 1)
+    pc_ncu_warn(x, "%s: %zu launch rows without a kernel name were skipped", x->name, x->empty_names);
+  if (x->suppressed)
+    pc_report_warn(x->r, x->quiet, "%s: %zu more warnings like these are not listed", x->name,
+                   x->suppressed);
+  return PERFCHECK_OK;
+}
+
+perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
+                                  pc_report **out, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!out || (!data && len)) {
+    if (err && errlen) snprintf(err, errlen, "pc_ncu_csv_parse: NULL argument");
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  pc_ncu x;
+  memset(&x, 0, sizeof x);
+  x.name = name ? name : "(ncu export)";
+  x.quiet = quiet;
+  x.err = err;
+  x.errlen = errlen;
+  x.csv.p = data ? data : "";
+  x.csv.end = x.csv.p + len;
+  x.csv.line = 1;
+  x.r = pc_report_new();
+  if (!x.r) {
+    if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  snprintf(x.r->source, sizeof x.r->source, "ncu-export");
+  snprintf(x.r->metric_set, sizeof x.r->metric_set, "ncu-export");
+  x.r->step1_assessed = 0; /* an export has no wall clock */
+
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  perfcheck_status st = pc_ncu_parse(&x);
+  pc_locale_end(&lg);
+  pc_ncu_free(&x);
+  if (st != PERFCHECK_OK) {
+    pc_report_free(x.r);
+    return st;
+  }
+  *out = x.r;
+  return PERFCHECK_OK;
+}
+
+/* Reads a whole file, refusing more than PC_NCU_MAX_FILE_BYTES. */
+static perfcheck_status pc_read_file(const char *path, char **data, size_t *len) {
+  *data = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  memset(&sb, 0, sizeof sb);
+  if (fstat(fileno(f), &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) {
+      fclose(f);
+      return pc_fail(PERFCHECK_ERROR_IO, "%s: is a directory", path);
+    }
+    if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > PC_NCU_MAX_FILE_BYTES) {
+      fclose(f);
+      return pc_fail(PERFCHECK_ERROR_PARSE,
+                     "%s:1: %llu bytes; an ncu export larger than 1 GiB is refused", path,
+                     (unsigned long long)sb.st_size);
+    }
+  }
+  size_t cap = (S_ISREG(sb.st_mode) && sb.st_size > 0) ? (size_t)sb.st_size + 1 : 65536;
+  char *buf = malloc(cap);
+  if (!buf) {
+    fclose(f);
+    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  size_t n = 0;
+  for (;;) {
+    if (n == cap) {
+      if (cap > PC_NCU_MAX_FILE_BYTES) break;
+      size_t nc = cap * 2;
+      char *b = realloc(buf, nc);
+      if (!b) {
+        free(buf);
+        fclose(f);
+        return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+      }
+      buf = b;
+      cap = nc;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int failed = ferror(f);
+  int saved = errno;
+  fclose(f);
+  if (failed) {
+    free(buf);
+    return pc_fail(PERFCHECK_ERROR_IO, "%s: read error: %s", path, strerror(saved));
+  }
+  if (n > PC_NCU_MAX_FILE_BYTES) {
+    free(buf);
+    return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: more than 1 GiB; an ncu export that large is refused",
+                   path);
+  }
+  *data = buf;
+  *len = n;
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
+                                                             perfcheck_report **out) {
+  if (out) *out = NULL;
+  if (!path || !out)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_ncu_csv: %s is NULL",
+                   path ? "out" : "path");
+  char *data;
+  size_t len;
+  perfcheck_status st = pc_read_file(path, &data, &len);
+  if (st != PERFCHECK_OK) return st;
+  char err[512];
+  pc_report *r = NULL;
+  st = pc_ncu_csv_parse(data, len, path, quiet, &r, err, sizeof err);
+  free(data);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
+  pc_checklist_report(r);
+  *out = r;
+  return PERFCHECK_OK;
+}

@@ -1,0 +1,92 @@
+# The `perfcheck` command on the offline path (label unit): exit status 0 or 2,
+# messages that name the file and line, and the JSON/CSV read back by a real
+# parser.  Included from tests/CMakeLists.txt.
+find_package(Python3 COMPONENTS Interpreter)
+if(NOT Python3_Interpreter_FOUND)
+  message(STATUS "perfcheck: no python3; the CLI tests are skipped")
+  return()
+endif()
+
+set(_pc_data ${PERFCHECK_TEST_DATA})
+
+# pc_cli_test(name EXIT n [STDOUT re...] [STDERR re...] [FLAGS flag...] ARGS arg...)
+# FLAGS are check_cli.py's own (--no-stderr, --stdout-file PATH, ...).
+function(pc_cli_test name)
+  cmake_parse_arguments(T "" "EXIT" "STDOUT;STDERR;FLAGS;ARGS" ${ARGN})
+  set(checks --exit ${T_EXIT} ${T_FLAGS})
+  foreach(re IN LISTS T_STDOUT)
+    list(APPEND checks --stdout ${re})
+  endforeach()
+  foreach(re IN LISTS T_STDERR)
+    list(APPEND checks --stderr ${re})
+  endforeach()
+  add_test(NAME unit.cli.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/check_cli.py ${checks} --
+                   $<TARGET_FILE:perfcheck_cli> ${T_ARGS})
+  set_tests_properties(unit.cli.${name} PROPERTIES LABELS unit)
+endfunction()
+
+add_test(NAME unit.cli.json COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/check_json.py
+                                    $<TARGET_FILE:perfcheck_cli> ${_pc_data})
+set_tests_properties(unit.cli.json PROPERTIES LABELS unit)
+
+# Seed 000's four verdicts, in the text report.
+pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
+  STDOUT "Part 1: what the launch configuration alone decides"
+         "\nmysteryC, 48000 B dynamic     14          0       48000       1        8     25.0\n"
+         "\nmysteryA: step 3 uncoalesced_global_loads: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 31.91 \\(threshold 4\\): "
+         "\nmysteryB: step 4 divergent_warps: [^\n]* = 16.21 "
+         "\nmysteryC, 48000 B dynamic: step 5 occupancy_shared_memory: "
+         "\nmysteryC, 0 B dynamic: step 0 at_roof: "
+  ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
+# Without --quiet the warnings go to stderr too.
+pc_cli_test(diagnose_warnings EXIT 0
+  STDERR "perfcheck: warning: [^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
+  ARGS diagnose --format csv ${_pc_data}/ncu_unusable_values.csv)
+pc_cli_test(diagnose_csv EXIT 0 STDOUT "^name,region,grid,block," "\nmysteryA,,16384x1x1,256x1x1,0,1,449000,"
+  ARGS diagnose -q -f csv ${_pc_data}/t4_seed000.csv)
+
+# Bad input: exit 2, the file and line named.
+pc_cli_test(bad_empty EXIT 2 FLAGS --no-stdout STDERR "bad/empty.csv:1: empty file"
+  ARGS diagnose ${_pc_data}/bad/empty.csv)
+pc_cli_test(bad_not_ncu EXIT 2 FLAGS --no-stdout STDERR "bad/not_ncu.csv:1: not an ncu export"
+  ARGS diagnose ${_pc_data}/bad/not_ncu.csv)
+pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: not an ncu export"
+  ARGS diagnose ${_pc_data}/bad/random.bin)
+pc_cli_test(bad_truncated_row EXIT 2 FLAGS --no-stdout
+  STDERR "bad/truncated_row.csv:4: 50 fields where the header \\(line 1\\) has 51"
+  ARGS diagnose ${_pc_data}/bad/truncated_row.csv)
+pc_cli_test(bad_truncated_quote EXIT 2 FLAGS --no-stdout STDERR "bad/truncated_quote.csv:4: a quoted field"
+  ARGS diagnose ${_pc_data}/bad/truncated_quote.csv)
+pc_cli_test(bad_header_only EXIT 2 FLAGS --no-stdout STDERR "bad/header_only.csv:3: the header \\(line 1\\) is followed by no launch"
+  ARGS diagnose ${_pc_data}/bad/header_only.csv)
+pc_cli_test(bad_details_page EXIT 2 FLAGS --no-stdout STDERR "details_page.csv:1: .*--page raw"
+  ARGS diagnose ${_pc_data}/bad/details_page.csv)
+pc_cli_test(missing_file EXIT 2 FLAGS --no-stdout STDERR "no_such_file.csv: cannot open"
+  ARGS diagnose ${_pc_data}/no_such_file.csv)
+
+# Usage.
+pc_cli_test(no_arguments EXIT 2 FLAGS --no-stdout STDERR "usage: perfcheck <command>" ARGS)
+pc_cli_test(unknown_command EXIT 2 FLAGS --no-stdout STDERR "unknown command 'frobnicate'" "usage: perfcheck"
+  ARGS frobnicate)
+pc_cli_test(unknown_option EXIT 2 FLAGS --no-stdout STDERR "unknown option '--frobnicate'"
+  ARGS diagnose --frobnicate x.csv)
+pc_cli_test(unknown_format EXIT 2 FLAGS --no-stdout STDERR "unknown format 'xml'"
+  ARGS diagnose --format xml ${_pc_data}/t4_seed000.csv)
+pc_cli_test(diagnose_no_file EXIT 2 FLAGS --no-stdout STDERR "diagnose needs an ncu export" ARGS diagnose)
+pc_cli_test(version EXIT 0 STDOUT "^perfcheck ${PROJECT_VERSION}\n" ARGS --version)
+pc_cli_test(help EXIT 0 STDOUT "usage: perfcheck <command>" "diagnose FILE.csv" ARGS --help)
+pc_cli_test(help_diagnose EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS help diagnose)
+pc_cli_test(diagnose_help EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS diagnose --help)
+pc_cli_test(help_metrics EXIT 0 STDOUT "usage: perfcheck metrics" ARGS metrics -h)
+pc_cli_test(metrics_default EXIT 0
+  STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active\n$"
+  ARGS metrics)
+pc_cli_test(metrics_full EXIT 0 STDOUT "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" ARGS metrics --set full)
+pc_cli_test(metrics_bad_set EXIT 2 FLAGS --no-stdout STDERR "unknown metric set 'fastest'" ARGS metrics --set fastest)
+
+# A failed write is exit 1, not a silent success.
+if(EXISTS /dev/full)
+  pc_cli_test(write_error EXIT 1 FLAGS --stdout-file /dev/full STDERR "writing the report to stdout failed"
+    ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
+endif()

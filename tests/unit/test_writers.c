@@ -1,0 +1,426 @@
+/* The report writers (pc_write*.c): string escaping, number formatting, the
+ * null rule (never 0 for "not measured"), the text layout and its labels,
+ * and write errors.  The JSON is also parsed by a real parser in the CLI
+ * tests (tests/unit/check_json.py). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+#include "pc_fmt.h"
+
+/* Captures what fn writes to a stream. */
+typedef struct capture {
+  char *buf;
+  size_t len;
+  FILE *f;
+} capture;
+
+static FILE *cap_open(capture *c) {
+  c->buf = NULL;
+  c->len = 0;
+  c->f = open_memstream(&c->buf, &c->len);
+  assert_non_null(c->f);
+  return c->f;
+}
+
+static char *cap_close(capture *c) {
+  fclose(c->f);
+  return c->buf; /* caller frees */
+}
+
+static char *json_string(const char *s) {
+  capture c;
+  pc_json_write_string(cap_open(&c), s);
+  return cap_close(&c);
+}
+
+static char *csv_field(const char *s) {
+  capture c;
+  pc_csv_write_field(cap_open(&c), s);
+  return cap_close(&c);
+}
+
+#define check_json(in, want)               \
+  do {                                     \
+    char *got_ = json_string(in);          \
+    assert_string_equal(got_, want);       \
+    free(got_);                            \
+  } while (0)
+
+#define check_csv(in, want)                \
+  do {                                     \
+    char *got_ = csv_field(in);            \
+    assert_string_equal(got_, want);       \
+    free(got_);                            \
+  } while (0)
+
+static void test_json_string(void **state) {
+  (void)state;
+  check_json(NULL, "null");
+  check_json("", "\"\"");
+  check_json("mysteryA", "\"mysteryA\"");
+  check_json("a\"b\\c/d", "\"a\\\"b\\\\c/d\"");
+  check_json("\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\"");
+  check_json("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+  /* Valid UTF-8 passes through: é, €, U+1F600. */
+  check_json("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+  /* Each byte that is not UTF-8 becomes U+FFFD: a stray FF, a lone
+   * continuation, a cut sequence, an overlong '/', a surrogate, > U+10FFFF. */
+  check_json("a\xff" "b", "\"a\\ufffdb\"");
+  check_json("\x80", "\"\\ufffd\"");
+  check_json("x\xc3", "\"x\\ufffd\"");
+  check_json("\xc0\xaf", "\"\\ufffd\\ufffd\"");
+  check_json("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+  check_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+  check_json("\xe2\x82", "\"\\ufffd\\ufffd\"");
+  /* Line and paragraph separators end a line in JavaScript: escaped. */
+  check_json("\xe2\x80\xa8\xe2\x80\xa9", "\"\\u2028\\u2029\"");
+}
+
+static void test_csv_field(void **state) {
+  (void)state;
+  check_csv(NULL, "");
+  check_csv("", "");
+  check_csv("mysteryA", "mysteryA");
+  check_csv("scaleAdd<4>", "scaleAdd<4>");
+  check_csv("a,b", "\"a,b\"");
+  check_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
+  check_csv("two\nlines", "\"two\nlines\"");
+  check_csv("cr\r", "\"cr\r\"");
+  check_csv("bad\xff", "bad\xef\xbf\xbd");
+}
+
+static void test_fmt_double(void **state) {
+  (void)state;
+  char buf[40];
+  pc_locale_guard g;
+  pc_locale_begin(&g);
+  pc_fmt_double(buf, sizeof buf, 4194304);
+  assert_string_equal(buf, "4194304");
+  pc_fmt_double(buf, sizeof buf, 0.25);
+  assert_string_equal(buf, "0.25");
+  pc_fmt_double(buf, sizeof buf, 0.1);
+  assert_string_equal(buf, "0.1");
+  pc_fmt_double(buf, sizeof buf, 81.9);
+  assert_string_equal(buf, "81.9");
+  pc_fmt_double(buf, sizeof buf, -3);
+  assert_string_equal(buf, "-3");
+  pc_fmt_double(buf, sizeof buf, 1.0 / 3.0);
+  assert_string_equal(buf, "0.3333333333333333"); /* 16 digits read back */
+  pc_fmt_double(buf, sizeof buf, 9007199254740993.0 * 2); /* above 2^53: %g */
+  assert_true(strtod(buf, NULL) == 9007199254740993.0 * 2);
+  pc_fmt_double(buf, sizeof buf, 1e300);
+  assert_string_equal(buf, "1e+300");
+  pc_fmt_double(buf, sizeof buf, 5e-324);
+  assert_true(strtod(buf, NULL) == 5e-324);
+  /* Every value reads back exactly. */
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 100000; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double v;
+    memcpy(&v, &x, sizeof v);
+    if (!isfinite(v)) continue;
+    pc_fmt_double(buf, sizeof buf, v);
+    if (strtod(buf, NULL) != v) fail_msg("%.17g printed as %s", v, buf);
+  }
+  pc_locale_end(&g);
+}
+
+static void test_printable(void **state) {
+  (void)state;
+  char out[64];
+  assert_int_equal(pc_fmt_printable(out, sizeof out, "mysteryA", 60), 8);
+  assert_string_equal(out, "mysteryA");
+  assert_int_equal(pc_fmt_printable(out, sizeof out, "a\nb\x01", 60), 8);
+  assert_string_equal(out, "a\\nb\\x01");
+  assert_int_equal(pc_fmt_printable(out, sizeof out, "\xc3\xa9t\xff", 60), 3);
+  assert_string_equal(out, "\xc3\xa9t\xef\xbf\xbd");
+  assert_int_equal(pc_fmt_printable(out, sizeof out, "abcdefghij", 8), 8);
+  assert_string_equal(out, "abcde...");
+  char tiny[6];
+  pc_fmt_printable(tiny, sizeof tiny, "abcdefghij", 60);
+  assert_true(strlen(tiny) < sizeof tiny);
+}
+
+/* ---- whole reports ------------------------------------------------------- */
+
+static pc_kernel *add_kernel(pc_report *r, const char *name, unsigned gx, double dyn) {
+  pc_kernel *k = pc_report_add_kernel(r);
+  assert_non_null(k);
+  k->name = pc_strdup(name);
+  k->grid[0] = gx;
+  k->grid[1] = k->grid[2] = 1;
+  k->block[0] = 256;
+  k->block[1] = k->block[2] = 1;
+  k->dynamic_smem = dyn;
+  k->launches = k->profiled_launches = 1;
+  return k;
+}
+
+/* A report with one measured kernel, one measured nowhere, and a region. */
+static pc_report *sample_report(void) {
+  pc_report *r = pc_report_new();
+  assert_non_null(r);
+  snprintf(r->device.name, sizeof r->device.name, "Tesla T4");
+  r->device.cc_major = 7;
+  r->device.cc_minor = 5;
+  r->device.sm_count = 40;
+  r->device.peak_dram_bytes_per_s = 320.064e9;
+  r->device.peak_fp32_flop_per_s = 8140.8e9;
+  r->device.ridge_flop_per_byte = 8140.8 / 320.064;
+  snprintf(r->device.ceilings_source, sizeof r->device.ceilings_source, "attributes");
+
+  pc_kernel *a = add_kernel(r, "mysteryA", 16384, 0);
+  a->region = pc_strdup("solve");
+  a->dur_min_ns = a->dur_median_ns = a->dur_max_ns = 449000;
+  a->metric[PC_M_DURATION] = 449000;
+  a->metric[PC_M_LD_SECTORS] = 4182508;
+  a->metric[PC_M_LD_REQUESTS] = 131072;
+  a->metric_via_substitute[PC_M_LD_REQUESTS] = 1;
+  a->attr.registers_per_thread = 8;
+  a->attr.static_smem = 0;
+  a->attr.blocks_per_sm = 4;
+  a->attr.warps_per_sm = 32;
+  a->attr.theoretical_occupancy_pct = 100;
+  a->attr.binding = PC_LIMIT_WARPS;
+  a->derived.sectors_per_request_ld = 4182508.0 / 131072.0;
+  a->derived.arithmetic_intensity = 0.25;
+  a->derived.dram_gbps = 74.7;
+  a->derived.gflops = 18.7;
+  a->diag.bound = PERFCHECK_BOUND_MEMORY;
+  a->diag.verdict.step = 3;
+  a->diag.verdict.cause = PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS;
+  snprintf(a->diag.verdict.metric, sizeof a->diag.verdict.metric, "a / b");
+  a->diag.verdict.value = 4182508.0 / 131072.0;
+  a->diag.verdict.threshold = 4;
+  snprintf(a->diag.verdict.advice, sizeof a->diag.verdict.advice, "Coalesce the loads.");
+  a->diag.nfindings = 1;
+  a->diag.findings[0].step = 1;
+  a->diag.findings[0].cause = PERFCHECK_CAUSE_NOT_ASSESSED;
+  a->diag.findings[0].value = PC_NULL;
+  a->diag.findings[0].threshold = 0.5;
+
+  /* Same name, other dynamic shared memory / grid: labels must differ. */
+  pc_kernel *c1 = add_kernel(r, "mysteryC", 16384, 48000);
+  pc_kernel *c2 = add_kernel(r, "mysteryC", 16384, 0);
+  pc_kernel *c3 = add_kernel(r, "mysteryC", 8, 0);
+  (void)c1;
+  (void)c2;
+  (void)c3;
+  pc_kernel *n = add_kernel(r, "nothing", 1, PC_NULL);
+  n->not_measured_reason = pc_strdup("launched inside a CUDA graph");
+  n->diag.verdict.cause = PERFCHECK_CAUSE_NOT_ASSESSED;
+  n->diag.verdict.step = 2;
+
+  pc_region *g = pc_report_add_region(r);
+  assert_non_null(g);
+  g->name = pc_strdup("solve");
+  g->wall_ns = 10e6;
+  g->kernel_ns = 1e6;
+  g->memcpy_ns = 8e6;
+  g->kernel_share = 0.1;
+  g->launches = 5;
+  g->diag.verdict.step = 1;
+  g->diag.verdict.cause = PERFCHECK_CAUSE_NOT_THE_SLOW_PART;
+  snprintf(g->diag.verdict.metric, sizeof g->diag.verdict.metric, "kernel_ns / wall_ns");
+  g->diag.verdict.value = 0.1;
+  g->diag.verdict.threshold = 0.5;
+  snprintf(g->diag.verdict.advice, sizeof g->diag.verdict.advice, "Look outside the kernels.");
+  pc_report_warn(r, 1, "a warning with \"quotes\"\nand a newline");
+  return r;
+}
+
+static char *write_report(const pc_report *r, perfcheck_format fmt) {
+  capture c;
+  assert_int_equal(perfcheck_report_write(r, fmt, cap_open(&c)), PERFCHECK_OK);
+  return cap_close(&c);
+}
+
+static void test_json_report(void **state) {
+  (void)state;
+  pc_report *r = sample_report();
+  char *j = write_report(r, PERFCHECK_FORMAT_JSON);
+  assert_non_null(strstr(j, "\"schema\": \"perfcheck-report/1\""));
+  assert_non_null(strstr(j, "\"version\": \"" PERFCHECK_VERSION_STRING "\""));
+  assert_non_null(strstr(j, "\"compute_capability\": \"7.5\""));
+  assert_non_null(strstr(j, "\"sm_count\": 40"));
+  assert_non_null(strstr(j, "\"peak_dram_bytes_per_s\": 320064000000"));
+  assert_non_null(strstr(j, "\"grid\": [16384, 1, 1]"));
+  assert_non_null(strstr(j, "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 4182508"));
+  /* Not measured is null, never 0. */
+  assert_non_null(strstr(j, "\"sm__warps_active.avg.pct_of_peak_sustained_active\": null"));
+  assert_non_null(strstr(j, "\"dynamic_smem_bytes\": null"));
+  assert_null(strstr(j, "\"sm__warps_active.avg.pct_of_peak_sustained_active\": 0"));
+  /* The substitute is named, and only for the metric it produced. */
+  assert_non_null(strstr(j, "\"metric_sources\": {\n        \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": "
+                            "\"smsp__sass_inst_executed_op_global_ld.sum\"\n      }"));
+  assert_non_null(strstr(j, "\"not_measured_reason\": \"launched inside a CUDA graph\""));
+  assert_non_null(strstr(j, "\"cause\": \"uncoalesced_global_loads\""));
+  assert_non_null(strstr(j, "\"value\": 31.910003662109375"));
+  assert_non_null(strstr(j, "\"bound\": \"memory\""));
+  assert_non_null(strstr(j, "\"binding_limit\": \"warps\""));
+  assert_non_null(strstr(j, "\"cause\": \"not_the_slow_part\""));
+  assert_non_null(strstr(j, "\"a warning with \\\"quotes\\\"\\nand a newline\""));
+  free(j);
+  pc_report_free(r);
+}
+
+static void test_csv_report(void **state) {
+  (void)state;
+  pc_report *r = sample_report();
+  char *c = write_report(r, PERFCHECK_FORMAT_CSV);
+  const char *header =
+      "name,region,grid,block,dynamic_smem_bytes,launches,duration_ns_median,sectors_per_request_ld,"
+      "sectors_per_request_st,threads_per_instruction,threads_per_instruction_pred_on,achieved_occupancy_pct,"
+      "theoretical_occupancy_pct,flops,dram_bytes,arithmetic_intensity,waves_per_sm,dram_gbps,gflops,memory_pct,"
+      "compute_pct,local_sectors,bank_conflict_share,atomic_share,step,cause,bound,metric,value,threshold,advice\n";
+  assert_memory_equal(c, header, strlen(header));
+  assert_non_null(strstr(c, "\nmysteryA,solve,16384x1x1,256x1x1,0,1,449000,31.910003662109375,,,,,,,,0.25,,74.7,18.7,"
+                            ",,,,,3,uncoalesced_global_loads,memory,a / b,31.910003662109375,4,Coalesce the loads.\n"));
+  /* Unmeasured: empty fields, never 0. */
+  assert_non_null(strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,\n"));
+  /* One line per kernel plus the header. */
+  size_t lines = 0;
+  for (const char *p = c; *p; p++) lines += *p == '\n';
+  assert_int_equal(lines, r->nkernels + 1);
+  free(c);
+  pc_report_free(r);
+}
+
+static void test_text_report(void **state) {
+  (void)state;
+  pc_report *r = sample_report();
+  char *t = write_report(r, PERFCHECK_FORMAT_TEXT);
+  print_message("%s", t);
+  /* The kernel column widens to the longest label (41 here). */
+  assert_non_null(strstr(t, "Part 1: what the launch configuration alone decides\n"
+                            "kernel                                     regs   static B   dynamic B  blk/SM warps/SM    occ %\n"
+                            "----------------------------------------- ----- ---------- ----------- ------- -------- "
+                            "--------\n"
+                            "mysteryA                                      8          0           0       4       32    100.0\n"));
+  /* Labels tell apart entries that share a name: only what differs. */
+  assert_non_null(strstr(t, "\nmysteryC, 48000 B dynamic, grid 16384x1x1     -"));
+  assert_non_null(strstr(t, "\nmysteryC, 0 B dynamic, grid 16384x1x1         -"));
+  assert_non_null(strstr(t, "\nmysteryC, 0 B dynamic, grid 8x1x1             -"));
+  /* Unmeasured values print as "-". */
+  assert_non_null(strstr(t, "\nnothing                                       -          -           -       -        -        -\n"));
+  assert_non_null(strstr(t, "\nmysteryA                                       0.250      0.449      74.7       18.7\n"));
+  char row[256];
+  snprintf(row, sizeof row, "\n%-41s %23s %19s %28s\n", "mysteryA", "31.91 / -", "-", "- / -");
+  assert_non_null(strstr(t, row));
+  assert_non_null(strstr(t, "\nmysteryA: step 3 uncoalesced_global_loads: a / b = 31.91 (threshold 4): Coalesce the "
+                            "loads.\n"));
+  assert_non_null(strstr(t, "\nnothing: step 2 not_assessed\n"));
+  /* Regions, with step 1's verdict, after the tables and before the verdicts. */
+  const char *reg = strstr(t, "\nsolve                    10.000      1.000      8.000      10.0         5  not_the_slow_part\n");
+  assert_non_null(reg);
+  assert_true(reg > strstr(t, "Part 2"));
+  assert_true(reg < strstr(t, "\nVerdicts\n"));
+  assert_non_null(strstr(t, "\nregion solve: step 1 not_the_slow_part: kernel_ns / wall_ns = 0.1 (threshold 0.5): "
+                            "Look outside the kernels.\n"));
+  /* The warning's newline does not break the line structure. */
+  assert_non_null(strstr(t, "  a warning with \"quotes\"\\nand a newline\n"));
+  free(t);
+  pc_report_free(r);
+}
+
+/* The seed's layout: a 26-character kernel column when the names fit. */
+static void test_text_seed_layout(void **state) {
+  (void)state;
+  pc_report *r = pc_report_new();
+  pc_kernel *k = add_kernel(r, "mysteryB", 16384, 0);
+  k->attr.registers_per_thread = 14;
+  k->attr.static_smem = 0;
+  k->attr.blocks_per_sm = 4;
+  k->attr.warps_per_sm = 32;
+  k->attr.theoretical_occupancy_pct = 100;
+  k->derived.arithmetic_intensity = 256;
+  k->dur_median_ns = 2145000;
+  k->derived.dram_gbps = 15.6;
+  k->derived.gflops = 4004.9;
+  char *t = write_report(r, PERFCHECK_FORMAT_TEXT);
+  /* Seed 000, Part 1 and Part 2, character for character. */
+  assert_non_null(strstr(t, "kernel                      regs   static B   dynamic B  blk/SM warps/SM    occ %\n"
+                            "-------------------------- ----- ---------- ----------- ------- -------- --------\n"
+                            "mysteryB                      14          0           0       4       32    100.0\n"));
+  assert_non_null(strstr(t, "kernel                      FLOP/byte    time ms      GB/s    GFLOP/s\n"
+                            "-------------------------- ---------- ---------- --------- ----------\n"
+                            "mysteryB                      256.000      2.145      15.6     4004.9\n"));
+  free(t);
+  pc_report_free(r);
+}
+
+/* No regions, no kernels: still a well-formed report. */
+static void test_empty_report(void **state) {
+  (void)state;
+  pc_report *r = pc_report_new();
+  char *t = write_report(r, PERFCHECK_FORMAT_TEXT);
+  assert_non_null(strstr(t, "unknown device"));
+  assert_non_null(strstr(t, "No kernels."));
+  assert_null(strstr(t, "Regions"));
+  free(t);
+  char *j = write_report(r, PERFCHECK_FORMAT_JSON);
+  assert_non_null(strstr(j, "\"kernels\": []"));
+  assert_non_null(strstr(j, "\"compute_capability\": null"));
+  assert_non_null(strstr(j, "\"sm_count\": null"));
+  free(j);
+  pc_report_free(r);
+}
+
+static void test_write_errors(void **state) {
+  (void)state;
+  pc_report *r = sample_report();
+  assert_int_equal(perfcheck_report_write(NULL, PERFCHECK_FORMAT_JSON, stdout), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(perfcheck_report_write(r, PERFCHECK_FORMAT_JSON, NULL), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(perfcheck_report_write(r, (perfcheck_format)99, stdout), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  FILE *full = fopen("/dev/full", "w");
+  if (full) {
+    for (int f = PERFCHECK_FORMAT_TEXT; f <= PERFCHECK_FORMAT_CSV; f++)
+      assert_int_equal(perfcheck_report_write(r, (perfcheck_format)f, full), PERFCHECK_ERROR_IO);
+    fclose(full);
+  } else {
+    print_message("no /dev/full: the write-error case is not exercised\n");
+  }
+  pc_report_free(r);
+}
+
+/* A process whose locale writes "0,25" still gets JSON numbers with a point. */
+static void test_locale(void **state) {
+  (void)state;
+  static const char *const comma_locales[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8"};
+  const char *got = NULL;
+  for (size_t i = 0; i < sizeof comma_locales / sizeof comma_locales[0] && !got; i++)
+    got = setlocale(LC_NUMERIC, comma_locales[i]);
+  if (!got) {
+    print_message("no locale with a decimal comma installed: the locale case is not exercised\n");
+    return;
+  }
+  pc_report *r = sample_report();
+  char *j = write_report(r, PERFCHECK_FORMAT_JSON);
+  assert_non_null(strstr(j, "\"arithmetic_intensity\": 0.25"));
+  free(j);
+  pc_report_free(r);
+  setlocale(LC_NUMERIC, "C");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_json_string), cmocka_unit_test(test_csv_field),    cmocka_unit_test(test_fmt_double),
+      cmocka_unit_test(test_printable),   cmocka_unit_test(test_json_report),  cmocka_unit_test(test_csv_report),
+      cmocka_unit_test(test_text_report), cmocka_unit_test(test_text_seed_layout),
+      cmocka_unit_test(test_empty_report), cmocka_unit_test(test_write_errors),
+      cmocka_unit_test(test_locale),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,326 @@
+/* perfcheck: the command-line tool.  It uses the public API of libperfcheck
+ * only (perfcheck.h).
+ *
+ *   perfcheck diagnose [--format text|json|csv] [--quiet] FILE.csv
+ *   perfcheck metrics [--set default|sol|full]
+ *   perfcheck metrics --passes [--set S] [--chip NAME]
+ *   perfcheck check --expect SPEC ... FILE   (perfcheck_check.c)
+ *   perfcheck ceilings [--device N] [--output FILE]
+ *
+ * Exit status: 0 done; 2 bad input or usage (the message on stderr names the
+ * problem); 1 any other failure. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfcheck.h"
+#include "perfcheck_check.h"
+
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static const char usage_main[] =
+    "usage: perfcheck <command> [options]\n"
+    "\n"
+    "Tells you, kernel by kernel, why CUDA code is slow: the five-step checklist\n"
+    "(is the kernel the slow part, which ceiling, is the traffic real, are the\n"
+    "lanes working, is occupancy the limit) and one verdict per kernel.\n"
+    "\n"
+    "commands:\n"
+    "  diagnose FILE.csv   walk the checklist over an `ncu --csv --page raw` export\n"
+    "  metrics             print a metric set, comma-separated, for `ncu --metrics`\n"
+    "  check               check performance expectations, for CI scripts\n"
+    "  ceilings            measure the GPU's DRAM bandwidth and FP32 rate (step 2)\n"
+    "  help [COMMAND]      this text, or a command's\n"
+    "\n"
+    "options:\n"
+    "  -h, --help          this text\n"
+    "  -V, --version       the version\n"
+    "\n"
+    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
+
+static const char usage_diagnose[] =
+    "usage: perfcheck diagnose [--format text|json|csv] [--quiet] FILE.csv\n"
+    "\n"
+    "Reads an Nsight Compute raw export (ncu --csv --page raw ... > FILE.csv,\n"
+    "or ncu --import REPORT.ncu-rep --csv --page raw) and prints the checklist\n"
+    "and one verdict per kernel signature.  No GPU is needed.  Step 1 (is the\n"
+    "kernel the slow part?) needs a wall clock that an export lacks: it is\n"
+    "reported as not assessed.\n"
+    "\n"
+    "options:\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-report/1) or csv\n"
+    "  -q, --quiet         no warnings on stderr (they stay in the report)\n"
+    "  -h, --help          this text\n";
+
+static const char usage_metrics[] =
+    "usage: perfcheck metrics [--set default|sol|full]\n"
+    "       perfcheck metrics --passes [--set SET|--metrics LIST] [--chip NAME]\n"
+    "\n"
+    "Prints the metrics of a set, comma-separated, ready for ncu's --metrics:\n"
+    "  ncu --csv --page raw --metrics $(perfcheck metrics) ./app > app.csv\n"
+    "With --passes, prints how many replay passes CUPTI needs to collect them\n"
+    "on a chip as CUPTI names it (GH100, AD102, TU104, ...); without --chip,\n"
+    "on this machine's device 0 (needs a driver).\n"
+    "\n"
+    "options:\n"
+    "  -s, --set SET       default (every question, fewest passes), sol (adds the\n"
+    "                      two speed-of-light percentages) or full\n"
+    "  -m, --metrics LIST  with --passes: a list as perfcheck_options.metrics takes\n"
+    "  -p, --passes        print the pass count instead of the list\n"
+    "  -c, --chip NAME     with --passes: the chip\n"
+    "  -h, --help          this text\n";
+
+static int usage_error(const char *usage, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int usage_error(const char *usage, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("perfcheck: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\n\n", stderr);
+  fputs(usage, stderr);
+  return EXIT_USAGE;
+}
+
+/* Matches "--name", "-n", and "--name=VALUE" (value through *inline_value). */
+static int option_is(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
+  if (inline_value) *inline_value = NULL;
+  if (shortname && strcmp(arg, shortname) == 0) return 1;
+  size_t n = strlen(longname);
+  if (strncmp(arg, longname, n) != 0) return 0;
+  if (arg[n] == '\0') return 1;
+  if (arg[n] == '=' && inline_value) {
+    *inline_value = arg + n + 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* The value of an option: inline ("--format=json") or the next argument. */
+static const char *option_value(int argc, char **argv, int *i, const char *inline_value) {
+  if (inline_value) return inline_value;
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+/* Statuses that mean "your input or your request" get exit status 2. */
+static int exit_for(perfcheck_status st) {
+  switch (st) {
+    case PERFCHECK_OK:
+      return EXIT_DONE;
+    case PERFCHECK_ERROR_INVALID_ARGUMENT:
+    case PERFCHECK_ERROR_IO:
+    case PERFCHECK_ERROR_PARSE:
+    case PERFCHECK_ERROR_NOT_FOUND:
+    case PERFCHECK_ERROR_UNSUPPORTED:
+      return EXIT_USAGE;
+    default:
+      return EXIT_FAILED;
+  }
+}
+
+static int report_failure(perfcheck_status st, const char *what) {
+  const char *detail = perfcheck_last_error_message();
+  if (detail && *detail)
+    fprintf(stderr, "perfcheck: %s\n", detail);
+  else
+    fprintf(stderr, "perfcheck: %s: %s\n", what, perfcheck_strerror(st));
+  return exit_for(st);
+}
+
+static int cmd_diagnose(int argc, char **argv) {
+  perfcheck_format format = PERFCHECK_FORMAT_TEXT;
+  int quiet = 0;
+  const char *path = NULL;
+  int options_done = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *inl;
+    if (!options_done && strcmp(a, "--") == 0) {
+      options_done = 1;
+    } else if (!options_done && option_is(a, "--help", "-h", NULL)) {
+      fputs(usage_diagnose, stdout);
+      return EXIT_DONE;
+    } else if (!options_done && option_is(a, "--quiet", "-q", NULL)) {
+      quiet = 1;
+    } else if (!options_done && option_is(a, "--format", "-f", &inl)) {
+      const char *v = option_value(argc, argv, &i, inl);
+      if (!v) return usage_error(usage_diagnose, "%s needs a value: text, json or csv", a);
+      if (strcmp(v, "text") == 0)
+        format = PERFCHECK_FORMAT_TEXT;
+      else if (strcmp(v, "json") == 0)
+        format = PERFCHECK_FORMAT_JSON;
+      else if (strcmp(v, "csv") == 0)
+        format = PERFCHECK_FORMAT_CSV;
+      else
+        return usage_error(usage_diagnose, "unknown format '%s' (text, json or csv)", v);
+    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
+      return usage_error(usage_diagnose, "unknown option '%s'", a);
+    } else if (!path) {
+      path = a;
+    } else {
+      return usage_error(usage_diagnose, "one FILE.csv at a time (also got '%s')", a);
+    }
+  }
+  if (!path) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
+
+  perfcheck_report *report = NULL;
+  perfcheck_status st = perfcheck_report_from_ncu_csv(path, quiet, &report);
+  if (st != PERFCHECK_OK) return report_failure(st, path);
+  st = perfcheck_report_write(report, format, stdout);
+  perfcheck_report_destroy(report);
+  if (st != PERFCHECK_OK) {
+    fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
+    return EXIT_FAILED;
+  }
+  return EXIT_DONE;
+}
+
+static int cmd_metrics(int argc, char **argv) {
+  const char *set = NULL, *list = NULL, *chip = NULL;
+  int passes = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *inl;
+    if (option_is(a, "--help", "-h", NULL)) {
+      fputs(usage_metrics, stdout);
+      return EXIT_DONE;
+    } else if (option_is(a, "--passes", "-p", NULL)) {
+      passes = 1;
+    } else if (option_is(a, "--set", "-s", &inl)) {
+      if (!(set = option_value(argc, argv, &i, inl)))
+        return usage_error(usage_metrics, "%s needs a value: default, sol or full", a);
+    } else if (option_is(a, "--metrics", "-m", &inl)) {
+      if (!(list = option_value(argc, argv, &i, inl)))
+        return usage_error(usage_metrics, "%s needs a comma-separated metric list", a);
+    } else if (option_is(a, "--chip", "-c", &inl)) {
+      if (!(chip = option_value(argc, argv, &i, inl)))
+        return usage_error(usage_metrics, "%s needs a chip name (GH100, AD102, ...)", a);
+    } else if (a[0] == '-') {
+      return usage_error(usage_metrics, "unknown option '%s'", a);
+    } else {
+      return usage_error(usage_metrics, "unexpected argument '%s'", a);
+    }
+  }
+  if (set && list) return usage_error(usage_metrics, "%s", "give --set or --metrics, not both");
+  if (!passes && (list || chip))
+    return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes");
+  if (set && !perfcheck_metric_list(set))
+    return usage_error(usage_metrics, "unknown metric set '%s' (default, sol or full)", set);
+
+  if (!passes) {
+    fputs(perfcheck_metric_list(set ? set : "default"), stdout);
+    fputc('\n', stdout);
+  } else {
+    int n = 0;
+    const char *what = list ? list : set ? set : "default";
+    perfcheck_status st = perfcheck_metric_passes(what, chip, &n);
+    if (st != PERFCHECK_OK) return report_failure(st, "counting passes");
+    printf("%d\n", n);
+  }
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fputs("perfcheck: writing to stdout failed\n", stderr);
+    return EXIT_FAILED;
+  }
+  return EXIT_DONE;
+}
+
+static const char usage_ceilings[] =
+    "usage: perfcheck ceilings [--device N] [--output FILE]\n"
+    "\n"
+    "Measures the device's two ceilings with small built-in kernels: DRAM\n"
+    "bandwidth (a 1 GiB device-to-device copy, bytes read + written per second)\n"
+    "and FP32 FMA throughput; each the median of 7 timed runs after 2 warm-ups.\n"
+    "The result is cached per device (~/.cache/perfcheck/ or\n"
+    "$XDG_CACHE_HOME/perfcheck/), where every later session reads it for step 2\n"
+    "(ceilings_source \"measured\").  Needs a GPU and a driver; no counters.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device N      the CUDA device ordinal (default 0)\n"
+    "  -o, --output FILE   write the ceilings there instead of the cache\n"
+    "  -h, --help          this text\n";
+
+static int cmd_ceilings(int argc, char **argv) {
+  int device = 0;
+  const char *output = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_ceilings, stdout);
+      return EXIT_DONE;
+    } else if ((strcmp(a, "-d") == 0 || strcmp(a, "--device") == 0) && i + 1 < argc) {
+      char *end = NULL;
+      long v = strtol(argv[++i], &end, 10);
+      if (!end || *end || v < 0 || v > 1024) return usage_error(usage_ceilings, "bad device '%s'", argv[i]);
+      device = (int)v;
+    } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
+      output = argv[++i];
+    } else {
+      return usage_error(usage_ceilings, "unknown or incomplete option '%s'", a);
+    }
+  }
+  double bw = 0, fl = 0;
+  perfcheck_status st = perfcheck_measure_ceilings(device, output, &bw, &fl);
+  if (st != PERFCHECK_OK) {
+    fprintf(stderr, "perfcheck ceilings: %s: %s\n", perfcheck_strerror(st), perfcheck_last_error_message());
+    return st == PERFCHECK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILED;
+  }
+  printf("device %d: DRAM %.0f GB/s, FP32 %.0f GFLOP/s, ridge %.2f FLOP/byte\n", device, bw / 1e9, fl / 1e9,
+         fl / bw);
+  return EXIT_DONE;
+}
+
+static int print_version(void) {
+  printf("perfcheck %s", PERFCHECK_VERSION_STRING);
+  if (perfcheck_version_number() != PERFCHECK_VERSION_NUMBER)
+    printf(" (library %s)", perfcheck_version_string());
+  printf("\n");
+  return EXIT_DONE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage_main, stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    fputs(usage_main, stdout);
+    return EXIT_DONE;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0)
+    return print_version();
+  if (strcmp(cmd, "help") == 0) {
+    if (argc < 3) {
+      fputs(usage_main, stdout);
+      return EXIT_DONE;
+    }
+    if (strcmp(argv[2], "diagnose") == 0) {
+      fputs(usage_diagnose, stdout);
+      return EXIT_DONE;
+    }
+    if (strcmp(argv[2], "metrics") == 0) {
+      fputs(usage_metrics, stdout);
+      return EXIT_DONE;
+    }
+    if (strcmp(argv[2], "check") == 0) {
+      fputs(pc_cli_check_usage, stdout);
+      return EXIT_DONE;
+    }
+    if (strcmp(argv[2], "ceilings") == 0) {
+      fputs(usage_ceilings, stdout);
+      return EXIT_DONE;
+    }
+    return usage_error(usage_main, "no command '%s'", argv[2]);
+  }
+  if (strcmp(cmd, "diagnose") == 0) return cmd_diagnose(argc - 1, argv + 1);
+  if (strcmp(cmd, "metrics") == 0) return cmd_metrics(argc - 1, argv + 1);
+  if (strcmp(cmd, "check") == 0) return pc_cli_check(argc - 1, argv + 1);
+  if (strcmp(cmd, "ceilings") == 0) return cmd_ceilings(argc - 1, argv + 1);
+  if (cmd[0] == '-') return usage_error(usage_main, "unknown option '%s'", cmd);
+  return usage_error(usage_main, "unknown command '%s'", cmd);
+}
