@@ -4,9 +4,8 @@
  * launch capture (pc_capture.c) and the counter layer (pc_rangeprof.c,
  * pc_metrics_host.c).  No CUDA type appears here: contexts are void *.
  *
- * Threading: every pc_rp_* call is serialized by the caller (the capture
- * layer holds its launch lock around the launch hooks; the session holds its
- * lock around create/collect/destroy).  The launch hooks run inside CUPTI
+ * Threading: pc_rp keeps its own mutex; the launch hooks additionally rely
+ * on the capture layer's exclusive launch lock (see below).  The launch hooks run inside CUPTI
  * launch callbacks on the launching thread: they may call range-profiler
  * functions (as NVIDIA's own injection sample does) and nothing else of CUDA.
  */
@@ -34,15 +33,20 @@ typedef struct pc_rp_plan {
   size_t nrejected;
   char **rejected;
   char **rejected_reason;
+  /* Room allocated in rejected[] (every table metric and extra can be
+   * rejected once): the arrays never move after parsing, so a reader of
+   * pc_rp_get_plan() never sees them reallocated. */
+  size_t cap_rejected;
 } pc_rp_plan;
 
 /* Parses a metric spec into a plan (no CUPTI call).  Returns PERFCHECK_OK or
  * PERFCHECK_ERROR_INVALID_ARGUMENT (empty item, bad set name). */
 perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err, size_t errlen);
 void pc_rp_plan_free(pc_rp_plan *plan);
-/* The counter names a plan collects, in order (PC_M_* first, then extras);
- * *n receives the count.  The array and strings are owned by the plan's
- * caller until pc_rp_plan_free. */
+/* The counter names a plan collects, in order (PC_M_* first, then extras;
+ * rejected names are skipped), into names[0..cap-1]; returns the count, which
+ * may exceed cap.  The strings are static or owned by the plan (valid until
+ * pc_rp_plan_free).  Duplicates never occur: parsing removes them. */
 size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size_t cap);
 
 /* Host API only, no GPU needed: validates the plan's names for `chip`
@@ -60,20 +64,40 @@ perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *pas
  * which call failed and the fix. */
 perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char *msg, size_t msglen);
 
-/* Launch hook, from the driver launch ENTER callback, before the launch
- * runs.  profile != 0: this launch is to be profiled (filters already
- * applied by the caller); the profiler is enabled on `ctx` if needed and
- * started.  profile == 0: the profiler is stopped on ctx if it was running,
- * so the launch runs unprofiled.  `correlation_id` identifies the launch. */
-void pc_rp_on_launch(pc_rp *rp, void *ctx, uint32_t correlation_id, int profile);
+/* Launch hooks, from the driver launch callbacks of a launch the capture
+ * layer decided to profile (filters already applied).  Each profiled launch
+ * is its own short profiler session, so ranges never need mapping back:
+ *   ENTER: enable the profiler on `ctx` if needed (host object, availability
+ *          image, config image for the chip, counter data image), SetConfig
+ *          (auto range, kernel replay), Start.
+ *   EXIT:  Stop, Decode (the kernel's replay is complete when the launch call
+ *          returns), evaluate the one range into a stored pc_rp_result, reset
+ *          the counter data image.  launch_ok == 0 (the launch failed):
+ *          Stop and discard.
+ * The capture layer guarantees that no other launch runs on any thread
+ * between a profiled launch's ENTER and EXIT (a process-wide rwlock: profiled
+ * launches take it exclusively, other launches shared), because the range
+ * profiler is context-level and would auto-range a concurrent kernel too.
+ * Returns nonzero if the launch will not be profiled after all (counters were
+ * refused: the message is kept for pc_rp_status). */
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id);
+/* The same, naming the kernel for the progress line (kernel_name may be NULL
+ * or mangled). */
+int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
+void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok);
+
+/* PERFCHECK_OK while counters work; after a refusal at enable time
+ * (privileges, busy, unsupported) the status and a one-line message with the
+ * fix.  The capture layer stops asking for profiles then. */
+perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg);
 
 /* Graph launches must never run under auto range + kernel replay (it left a
- * graph's second kernel unwritten on the H200, cupti-notes §11): stops the
- * profiler on ctx. */
-void pc_rp_on_graph_launch(pc_rp *rp, void *ctx);
+ * graph's second kernel unwritten on the H200, cupti-notes §11): the capture
+ * layer never profiles a graph launch, and the graph's kernels are reported
+ * with not_measured_reason set. */
 
-/* Context destruction (CONTEXT_DESTROY_STARTING): collect what is pending
- * for ctx (pc_rp_collect semantics for that context), then disable. */
+/* Context destruction (CONTEXT_DESTROY_STARTING): disable the profiler on
+ * ctx and free its images; results already evaluated are kept. */
 void pc_rp_on_context_destroy(pc_rp *rp, void *ctx);
 
 /* Result of one profiled launch. values[] is indexed by pc_metric_id (NaN
@@ -86,14 +110,23 @@ typedef struct pc_rp_result {
   const double *values;
   const double *extra;
   size_t nextra;
+  /* PC_M_COUNT flags: 1 where values[id] came from the metric's substitute
+   * counter (pc_metric_def.substitute), not from the ncu metric itself. */
+  const unsigned char *via_substitute;
+  /* Host time of this launch's profiling: setup, Start, the replay inside the
+   * launch call, Stop, Decode, Evaluate. */
+  uint64_t overhead_ns;
+  /* Why values are missing or doubtful ("no range decoded", "another kernel
+   * ran inside the profiled window"), NULL when all is well. */
+  const char *note;
 } pc_rp_result;
 
 typedef void (*pc_rp_result_fn)(void *user, const pc_rp_result *res);
 
-/* Stops the profiler on every context, decodes, evaluates and calls fn for
- * every profiled launch since the last collect, in launch order.  Must not be
- * called from a CUPTI callback.  Returns PERFCHECK_OK or an error status (msg
- * filled); ranges CUPTI dropped are counted in *dropped. */
+/* Calls fn for every profiled launch evaluated since the last collect, in
+ * launch order, then forgets them.  Must not be called from a CUPTI callback.
+ * Returns PERFCHECK_OK or an error status (msg filled); ranges CUPTI dropped
+ * are counted in *dropped. */
 perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped,
                                char *msg, size_t msglen);
 

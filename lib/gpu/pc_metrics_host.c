@@ -1,0 +1,801 @@
+/*
+ * pc_metrics_host.c: the host side of the counter layer.  Metric plans
+ * (parsing "default", "sol", "full" and lists), name validation, config
+ * images and pass counts through CUPTI's Profiler Host API, which needs no GPU
+ * when given a chip name; and perfcheck_metric_passes().
+ *
+ * Which counters a set collects.  Passes measured with the host API (CUDA
+ * 13.0 Update 1, no availability image), names in the table's order, which
+ * is the order this file hands them to CUPTI (tests/unit/test_passes.c
+ * checks every number):
+ *
+ *   passes                    GH100  TU102  GA100  AD102  GB100
+ *   default                     4      4      4      4      4
+ *   default, l1tex requests     6      6      6      6      6
+ *   sol                        10     11      9      9     11
+ *   sol, l1tex requests        12     13     11     11     13
+ *   full (l1tex requests)      12     13     11     11     13
+ *   full, substitutes          10     11      9      9     11
+ *
+ * `default` and `sol` collect the global ld/st request counts through their
+ * substitutes (smsp__sass_inst_executed_op_global_{ld,st}.sum; they equalled
+ * the L1TEX request counters on every launch measured on the H200): they ride
+ * in the instrumented pass that the flop counts need anyway, and the L1TEX
+ * request counters conflict with the sector counters (2 passes more).
+ * `full` collects every metric as ncu spells it, the L1TEX request counters
+ * included (2 passes more on GH100), so that a full run can be compared with
+ * ncu counter for counter.  A list can choose either way: naming the L1TEX
+ * counter collects it, naming the substitute collects the substitute.
+ *
+ * CUPTI's pass scheduling depends on the order of the names for the larger
+ * sets (200 random orders of `sol` on GH100: 10 to 13 passes; the table's
+ * order gives 10, the best seen); `default` is 4 in every order tried.
+ */
+#define _GNU_SOURCE /* dlinfo, RTLD_DI_LINKMAP */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include "pc_cuda.h"
+#include "pc_rp_internal.h"
+
+/* ==== The CUPTI call wrapper ============================================== */
+
+static _Thread_local char pc_cupti_last_msg[256];
+static atomic_int pc_cupti_poisoned;
+
+const char *pc_cupti_last(void) { return pc_cupti_last_msg; }
+
+int pc_cupti_blocked(void) { return atomic_load_explicit(&pc_cupti_poisoned, memory_order_relaxed); }
+
+CUptiResult pc_cupti_refuse(const char *fn) {
+  snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg,
+           "%s: not called: CUPTI answered CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED earlier (another "
+           "CUPTI client holds the process)",
+           fn);
+  return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+}
+
+CUptiResult pc_cupti_note(CUptiResult r, const char *fn) {
+  if (r == CUPTI_SUCCESS) return r;
+  const char *text = NULL;
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    /* No further CUPTI call, not even for the text. */
+    atomic_store(&pc_cupti_poisoned, 1);
+    text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+  } else if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
+    text = NULL;
+  }
+  if (text)
+    snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg, "%s: %s", fn, text);
+  else
+    snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg, "%s: CUPTI error %d", fn, (int)r);
+  return r;
+}
+
+perfcheck_status pc_cupti_status(CUptiResult r) {
+  switch (r) {
+    case CUPTI_SUCCESS:
+      return PERFCHECK_OK;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return PERFCHECK_ERROR_COUNTERS_BUSY;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return PERFCHECK_ERROR_CUPTI_IN_USE;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_INVALID_CHIP_NAME:
+      return PERFCHECK_ERROR_UNSUPPORTED;
+    case CUPTI_ERROR_INVALID_METRIC_NAME:
+      return PERFCHECK_ERROR_NOT_FOUND;
+    case CUPTI_ERROR_OUT_OF_MEMORY:
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    default:
+      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+  }
+}
+
+const char *pc_cupti_fix(CUptiResult r) {
+  switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return "GPU counters are restricted to admin users: run as root (in a container: --cap-add SYS_ADMIN), "
+             "or load the driver with NVreg_RestrictProfilingToAdminUsers=0; see "
+             "https://developer.nvidia.com/ERR_NVGPUCTRPERM";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return "the counters are held by DCGM profiling or another profiler: pause DCGM with `dcgmi profile "
+             "--pause` (and `dcgmi profile --resume` afterwards), or stop the other profiler";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return "another CUPTI client (ncu, nsys, compute-sanitizer, a framework profiler) holds this process: run "
+             "without it";
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+      return "the device is a MIG instance: counters are not available to in-process profiling there";
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+      return "the device is a vGPU without profiling support";
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+      return "confidential computing is on: counters are not available";
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+      return "the device is a CMP (crypto mining) board: counters are not available";
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+      return "SLI is enabled: counters are not available";
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+      return "counters are not supported under this WSL setup";
+    default:
+      return "";
+  }
+}
+
+/* ==== libnvperf_host.so ==================================================== */
+
+static pthread_once_t pc_nvperf_once = PTHREAD_ONCE_INIT;
+static perfcheck_status pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+static char pc_nvperf_msg[1024];
+static char pc_nvperf_where[512];
+
+/* libcupti dlopens "libnvperf_host.so" by that name at its first host-API
+ * call.  The toolkit's ld.so.conf entry usually makes it resolve; where it
+ * does not (no ldconfig entry, no LD_LIBRARY_PATH, a pip-installed CUPTI),
+ * loading it here by full path first makes libcupti's own dlopen find the
+ * loaded copy by its SONAME.  The copy next to libcupti comes first: it is
+ * the one of the same toolkit.  The handle is never closed. */
+static void pc_nvperf_load_once(void) {
+  /* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, and the
+   * sanitizers' dlopen interceptor aborts the whole process on that flag
+   * (google/sanitizers#611), already-loaded copy or not.  Refuse instead. */
+  static const char *const sanitizers[] = {"__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"};
+  for (size_t i = 0; i < sizeof sanitizers / sizeof sanitizers[0]; i++) {
+    if (dlsym(RTLD_DEFAULT, sanitizers[i])) {
+      snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
+               "a sanitizer runtime is loaded (%s): CUPTI opens libnvperf_host.so with RTLD_DEEPBIND, which the "
+               "sanitizer answers by aborting the process, so CUPTI's profiler host API is not used",
+               sanitizers[i]);
+      pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      return;
+    }
+  }
+  void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
+  if (h) {
+    snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (already loaded)");
+    pc_nvperf_status = PERFCHECK_OK;
+    return;
+  }
+  char dir[400] = "";
+  void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+  struct link_map *lm = NULL;
+  if (cupti && dlinfo(cupti, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
+    snprintf(dir, sizeof dir, "%s", lm->l_name);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      *slash = '\0';
+    else
+      dir[0] = '\0';
+  }
+  if (cupti) dlclose(cupti); /* drops only the reference NOLOAD added */
+  char first_err[200] = "";
+  if (dir[0]) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/libnvperf_host.so", dir);
+    h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (h) {
+      snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "%s", path);
+      pc_nvperf_status = PERFCHECK_OK;
+      return;
+    }
+    const char *e = dlerror();
+    snprintf(first_err, sizeof first_err, "%s", e ? e : "not found");
+  }
+  h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
+  if (h) {
+    snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (loader path)");
+    pc_nvperf_status = PERFCHECK_OK;
+    return;
+  }
+  const char *e = dlerror();
+  snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
+           "libnvperf_host.so (CUPTI's profiler host library) was found neither next to libcupti (%s: %s) nor "
+           "on the loader path (%s)",
+           dir[0] ? dir : "libcupti's folder unknown", first_err[0] ? first_err : "-", e ? e : "not found");
+  pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+}
+
+perfcheck_status pc_rp_nvperf_load(char *err, size_t errlen) {
+  pthread_once(&pc_nvperf_once, pc_nvperf_load_once);
+  if (pc_nvperf_status != PERFCHECK_OK && err && errlen) {
+    size_t n = strlen(pc_nvperf_msg);
+    if (n >= errlen) n = errlen - 1; /* the message is cut, never overrun */
+    memcpy(err, pc_nvperf_msg, n);
+    err[n] = '\0';
+  }
+  return pc_nvperf_status;
+}
+
+const char *pc_rp_nvperf_path(void) { return pc_nvperf_where; }
+
+/* ==== Profiler initialize / de-initialize ================================== */
+
+static pthread_mutex_t pc_prof_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pc_prof_users;
+
+perfcheck_status pc_rp_profiler_acquire(char *err, size_t errlen) {
+  perfcheck_status st = PERFCHECK_OK;
+  /* cuptiProfilerInitialize does not call back into us, so holding this
+   * lock across it cannot deadlock. */
+  pthread_mutex_lock(&pc_prof_lock);
+  if (pc_prof_users == 0) {
+    CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
+    CUptiResult r = PC_CUPTI(cuptiProfilerInitialize, &p);
+    if (r != CUPTI_SUCCESS) {
+      st = pc_cupti_status(r);
+      if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_ERROR_OUT_OF_MEMORY)
+        st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      const char *fix = pc_cupti_fix(r);
+      if (err && errlen) snprintf(err, errlen, "%s%s%s", pc_cupti_last(), fix[0] ? ": " : "", fix);
+    }
+  }
+  if (st == PERFCHECK_OK) pc_prof_users++;
+  pthread_mutex_unlock(&pc_prof_lock);
+  return st;
+}
+
+void pc_rp_profiler_release(void) {
+  pthread_mutex_lock(&pc_prof_lock);
+  if (pc_prof_users > 0 && --pc_prof_users == 0) {
+    CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
+    (void)PC_CUPTI(cuptiProfilerDeInitialize, &p);
+  }
+  pthread_mutex_unlock(&pc_prof_lock);
+}
+
+/* ==== Plans ================================================================= */
+
+static const char *const pc_set_names[] = {"default", "sol", "full"};
+static const unsigned pc_set_flags[] = {PC_SET_DEFAULT, PC_SET_SOL, PC_SET_FULL};
+
+static int pc_plan_add_extra(pc_rp_plan *plan, const char *name, size_t len) {
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (strlen(plan->extra[i]) == len && strncmp(plan->extra[i], name, len) == 0) return 0; /* duplicate */
+  char **grown = realloc(plan->extra, (plan->nextra + 1) * sizeof *grown);
+  if (!grown) return -1;
+  plan->extra = grown;
+  char *copy = malloc(len + 1);
+  if (!copy) return -1;
+  memcpy(copy, name, len);
+  copy[len] = '\0';
+  plan->extra[plan->nextra++] = copy;
+  return 0;
+}
+
+perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!plan) {
+    if (err && errlen) snprintf(err, errlen, "no plan to fill");
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  }
+  memset(plan, 0, sizeof *plan);
+  if (!spec) spec = "default";
+
+  unsigned sets = 0;          /* PC_SET_* named in the spec */
+  int nset_items = 0, nnamed = 0;
+  unsigned char named_primary[PC_M_COUNT] = {0}, named_substitute[PC_M_COUNT] = {0};
+  const char *p = spec;
+  for (int item = 1;; item++) {
+    const char *end = strchr(p, ',');
+    const char *stop = end ? end : p + strlen(p);
+    const char *a = p, *b = stop;
+    while (a < b && (*a == ' ' || *a == '\t' || *a == '\n')) a++;
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n')) b--;
+    size_t len = (size_t)(b - a);
+    if (len == 0) {
+      if (err && errlen) snprintf(err, errlen, "metric list \"%s\": item %d is empty", spec, item);
+      pc_rp_plan_free(plan);
+      return PERFCHECK_ERROR_INVALID_ARGUMENT;
+    }
+    int is_set = 0;
+    for (size_t s = 0; s < sizeof pc_set_names / sizeof pc_set_names[0]; s++) {
+      if (strlen(pc_set_names[s]) == len && strncmp(pc_set_names[s], a, len) == 0) {
+        if (!(sets & pc_set_flags[s])) nset_items++;
+        sets |= pc_set_flags[s];
+        is_set = 1;
+      }
+    }
+    if (!is_set) {
+      char name[PC_METRIC_NAME_MAX];
+      /* Every ncu metric name has a "__" after its unit; a word without
+       * one can only be a misspelt set name. */
+      int looks_metric = 0;
+      for (size_t i = 0; i + 1 < len; i++)
+        if (a[i] == '_' && a[i + 1] == '_') looks_metric = 1;
+      if (!looks_metric) {
+        if (err && errlen)
+          snprintf(err, errlen, "metric list \"%s\": \"%.*s\" is neither a set (default, sol, full) nor a metric name",
+                   spec, (int)len, a);
+        pc_rp_plan_free(plan);
+        return PERFCHECK_ERROR_INVALID_ARGUMENT;
+      }
+      nnamed++;
+      const pc_metric_def *m = NULL;
+      int via_sub = 0;
+      if (len < sizeof name) {
+        memcpy(name, a, len);
+        name[len] = '\0';
+        m = pc_metric_lookup(name, &via_sub);
+      }
+      if (m) {
+        plan->want[m->id] = 1;
+        if (via_sub)
+          named_substitute[m->id] = 1;
+        else
+          named_primary[m->id] = 1;
+      } else if (pc_plan_add_extra(plan, a, len) != 0) {
+        if (err && errlen) snprintf(err, errlen, "out of memory");
+        pc_rp_plan_free(plan);
+        return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      }
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+
+  const pc_metric_def *t = pc_metric_table();
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    int from_set = (t[i].sets & sets) != 0;
+    if (from_set) plan->want[i] = 1;
+    if (!plan->want[i] || !t[i].substitute) continue;
+    /* A name given explicitly wins; between the two, the ncu counter itself.
+     * `full` means every metric as ncu spells it. */
+    if (named_primary[i])
+      plan->use_substitute[i] = 0;
+    else if (named_substitute[i])
+      plan->use_substitute[i] = 1;
+    else
+      plan->use_substitute[i] = !(sets & PC_SET_FULL);
+  }
+
+  if (nset_items == 1 && nnamed == 0)
+    snprintf(plan->set_name, sizeof plan->set_name, "%s",
+             (sets & PC_SET_DEFAULT) ? "default" : (sets & PC_SET_SOL) ? "sol" : "full");
+  else
+    snprintf(plan->set_name, sizeof plan->set_name, "custom");
+
+  /* Room for every name to be rejected once, allocated now so that the
+   * arrays never move while a session reads them. */
+  plan->cap_rejected = PC_M_COUNT + plan->nextra;
+  plan->rejected = calloc(plan->cap_rejected, sizeof *plan->rejected);
+  plan->rejected_reason = calloc(plan->cap_rejected, sizeof *plan->rejected_reason);
+  if (!plan->rejected || !plan->rejected_reason) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    pc_rp_plan_free(plan);
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  return PERFCHECK_OK;
+}
+
+void pc_rp_plan_free(pc_rp_plan *plan) {
+  if (!plan) return;
+  for (size_t i = 0; i < plan->nextra; i++) free(plan->extra[i]);
+  free(plan->extra);
+  for (size_t i = 0; i < plan->nrejected; i++) {
+    free(plan->rejected[i]);
+    free(plan->rejected_reason[i]);
+  }
+  free(plan->rejected);
+  free(plan->rejected_reason);
+  memset(plan, 0, sizeof *plan);
+}
+
+int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name) {
+  for (size_t i = 0; i < plan->nrejected; i++)
+    if (strcmp(plan->rejected[i], name) == 0) return 1;
+  return 0;
+}
+
+void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason) {
+  if (pc_rp_plan_is_rejected(plan, name) || plan->nrejected >= plan->cap_rejected) return;
+  char *n = pc_strdup(name), *r = pc_strdup(reason);
+  if (!n || !r) { /* out of memory: the name is still not collected */
+    free(n);
+    free(r);
+    return;
+  }
+  plan->rejected[plan->nrejected] = n;
+  plan->rejected_reason[plan->nrejected] = r;
+  plan->nrejected++;
+}
+
+static const char *pc_plan_metric_name(const pc_rp_plan *plan, int id) {
+  const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
+  return plan->use_substitute[id] && m->substitute ? m->substitute : m->name;
+}
+
+size_t pc_rp_plan_slots(const pc_rp_plan *plan, size_t *slots, size_t cap) {
+  size_t n = 0;
+  if (!plan) return 0;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (!plan->want[i]) continue;
+    if (slots && n < cap) slots[n] = (size_t)i;
+    n++;
+  }
+  for (size_t i = 0; i < plan->nextra; i++) {
+    if (pc_rp_plan_is_rejected(plan, plan->extra[i])) continue;
+    if (slots && n < cap) slots[n] = PC_M_COUNT + i;
+    n++;
+  }
+  return n;
+}
+
+size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size_t cap) {
+  size_t slots[PC_M_COUNT + 64];
+  size_t n = pc_rp_plan_slots(plan, NULL, 0);
+  if (!names) return n;
+  /* Usually fits the stack array; a very long extra list is walked twice. */
+  if (n <= sizeof slots / sizeof slots[0]) {
+    pc_rp_plan_slots(plan, slots, n);
+    for (size_t k = 0; k < n && k < cap; k++)
+      names[k] = slots[k] < PC_M_COUNT ? pc_plan_metric_name(plan, (int)slots[k]) : plan->extra[slots[k] - PC_M_COUNT];
+    return n;
+  }
+  size_t k = 0;
+  for (int i = 0; i < PC_M_COUNT; i++)
+    if (plan->want[i]) {
+      if (k < cap) names[k] = pc_plan_metric_name(plan, i);
+      k++;
+    }
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) {
+      if (k < cap) names[k] = plan->extra[i];
+      k++;
+    }
+  return k;
+}
+
+/* ==== Host objects, validation, config images =============================== */
+
+static void pc_list_chips(char *buf, size_t len) {
+  buf[0] = '\0';
+  CUpti_Profiler_Host_GetSupportedChips_Params p = PC_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params);
+  if (PC_CUPTI(cuptiProfilerHostGetSupportedChips, &p) != CUPTI_SUCCESS) return;
+  size_t used = 0;
+  for (size_t i = 0; i < p.numChips && used + 1 < len; i++) {
+    int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", p.ppChipNames[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
+                                 char *err, size_t errlen) {
+  *out = NULL;
+  if (!chip || !chip[0]) {
+    if (err && errlen) snprintf(err, errlen, "no chip name");
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  }
+  perfcheck_status st = pc_rp_nvperf_load(err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  CUpti_Profiler_Host_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  p.pChipName = chip;
+  p.pCounterAvailabilityImage = avail;
+  CUptiResult r = PC_CUPTI(cuptiProfilerHostInitialize, &p);
+  if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
+    char chips[400];
+    pc_list_chips(chips, sizeof chips);
+    if (err && errlen)
+      snprintf(err, errlen, "CUPTI's host API does not know the chip \"%s\" (%s)%s%s", chip, pc_cupti_last(),
+               chips[0] ? "; it knows: " : "", chips);
+    return PERFCHECK_ERROR_UNSUPPORTED;
+  }
+  if (r != CUPTI_SUCCESS) {
+    if (err && errlen) snprintf(err, errlen, "%s (chip %s)", pc_cupti_last(), chip);
+    st = pc_cupti_status(r);
+    return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+  }
+  *out = p.pHostObject;
+  return PERFCHECK_OK;
+}
+
+void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
+  if (!host) return;
+  CUpti_Profiler_Host_Deinitialize_Params p = PC_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+  p.pHostObject = host;
+  (void)PC_CUPTI(cuptiProfilerHostDeinitialize, &p);
+}
+
+static CUptiResult pc_metric_props(CUpti_Profiler_Host_Object *host, const char *name) {
+  CUpti_Profiler_Host_GetMetricProperties_Params p = PC_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
+  p.pHostObject = host;
+  p.pMetricName = name;
+  return PC_CUPTI(cuptiProfilerHostGetMetricProperties, &p);
+}
+
+/* The reason written next to a rejected name. */
+static void pc_reject_reason(char *buf, size_t len, const char *name, const char *chip, const char *what) {
+  if (strncmp(name, "launch__", 8) == 0 || strcmp(name, "sm__maximum_warps_per_active_cycle_pct") == 0)
+    snprintf(buf, len,
+             "not a CUPTI metric (ncu computes it; perfcheck computes it from the launch attributes and reports "
+             "it anyway)");
+  else
+    snprintf(buf, len, "not collectable on %s (%s)", chip, what);
+}
+
+static void pc_remove_extra(pc_rp_plan *plan, size_t i) {
+  free(plan->extra[i]);
+  memmove(&plan->extra[i], &plan->extra[i + 1], (plan->nextra - i - 1) * sizeof plan->extra[0]);
+  plan->nextra--;
+}
+
+perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
+                                     int remove_extras, char *err, size_t errlen) {
+  char reason[320];
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (!plan->want[i]) continue;
+    const char *name = pc_plan_metric_name(plan, i);
+    CUptiResult r = pc_metric_props(host, name);
+    if (r == CUPTI_SUCCESS) continue;
+    if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
+      if (err && errlen) snprintf(err, errlen, "%s (validating %s on %s)", pc_cupti_last(), name, chip);
+      perfcheck_status st = pc_cupti_status(r);
+      return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+    }
+    if (plan->use_substitute[i]) {
+      /* The substitute is only a cheaper way: fall back to the metric. */
+      const pc_metric_def *m = pc_metric_by_id((pc_metric_id)i);
+      CUptiResult r2 = pc_metric_props(host, m->name);
+      if (r2 == CUPTI_SUCCESS) {
+        plan->use_substitute[i] = 0;
+        continue;
+      }
+    }
+    pc_reject_reason(reason, sizeof reason, name, chip, pc_cupti_last());
+    pc_rp_plan_reject(plan, name, reason);
+    plan->want[i] = 0;
+    plan->use_substitute[i] = 0;
+  }
+  for (size_t i = 0; i < plan->nextra;) {
+    const char *name = plan->extra[i];
+    if (pc_rp_plan_is_rejected(plan, name)) {
+      i++;
+      continue;
+    }
+    CUptiResult r = pc_metric_props(host, name);
+    if (r == CUPTI_SUCCESS) {
+      i++;
+      continue;
+    }
+    if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
+      if (err && errlen) snprintf(err, errlen, "%s (validating %s on %s)", pc_cupti_last(), name, chip);
+      perfcheck_status st = pc_cupti_status(r);
+      return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+    }
+    pc_reject_reason(reason, sizeof reason, name, chip, pc_cupti_last());
+    pc_rp_plan_reject(plan, name, reason);
+    if (remove_extras)
+      pc_remove_extra(plan, i);
+    else
+      i++;
+  }
+  return PERFCHECK_OK;
+}
+
+/* Config image for names on a fresh host object.  *bad_name is set when
+ * AddMetrics refused the list (the caller then looks for the culprit). */
+static perfcheck_status pc_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
+                                        CUpti_Profiler_Host_Object **host_out, uint8_t **config,
+                                        size_t *config_size, int *passes, int *add_refused, char *err,
+                                        size_t errlen) {
+  CUpti_Profiler_Host_Object *host = NULL;
+  uint8_t *img = NULL;
+  *add_refused = 0;
+  perfcheck_status st = pc_rp_host_open(chip, avail, &host, err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  CUptiResult r;
+  CUpti_Profiler_Host_ConfigAddMetrics_Params ap = PC_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  ap.pHostObject = host;
+  ap.ppMetricNames = names;
+  ap.numMetrics = n;
+  r = PC_CUPTI(cuptiProfilerHostConfigAddMetrics, &ap);
+  if (r != CUPTI_SUCCESS) {
+    *add_refused = (r == CUPTI_ERROR_INVALID_PARAMETER || r == CUPTI_ERROR_INVALID_METRIC_NAME ||
+                    r == CUPTI_ERROR_NOT_SUPPORTED);
+    goto fail;
+  }
+  CUpti_Profiler_Host_GetConfigImageSize_Params sp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  sp.pHostObject = host;
+  r = PC_CUPTI(cuptiProfilerHostGetConfigImageSize, &sp);
+  if (r != CUPTI_SUCCESS) goto fail;
+  img = malloc(sp.configImageSize ? sp.configImageSize : 1);
+  if (!img) {
+    pc_rp_host_close(host);
+    if (err && errlen) snprintf(err, errlen, "out of memory for a %zu-byte config image", sp.configImageSize);
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  CUpti_Profiler_Host_GetConfigImage_Params gp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  gp.pHostObject = host;
+  gp.configImageSize = sp.configImageSize;
+  gp.pConfigImage = img;
+  r = PC_CUPTI(cuptiProfilerHostGetConfigImage, &gp);
+  if (r != CUPTI_SUCCESS) goto fail;
+  CUpti_Profiler_Host_GetNumOfPasses_Params np = PC_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  np.configImageSize = sp.configImageSize;
+  np.pConfigImage = img;
+  r = PC_CUPTI(cuptiProfilerHostGetNumOfPasses, &np);
+  if (r != CUPTI_SUCCESS) goto fail;
+  *config = img;
+  *config_size = sp.configImageSize;
+  *passes = (int)np.numOfPasses;
+  if (host_out)
+    *host_out = host;
+  else
+    pc_rp_host_close(host);
+  return PERFCHECK_OK;
+fail:
+  if (err && errlen) snprintf(err, errlen, "%s (chip %s, %zu metrics)", pc_cupti_last(), chip, n);
+  free(img);
+  pc_rp_host_close(host);
+  st = pc_cupti_status(r);
+  return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+}
+
+perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
+                                      int remove_extras, CUpti_Profiler_Host_Object **host_out,
+                                      uint8_t **config, size_t *config_size, int *passes, char *err,
+                                      size_t errlen) {
+  if (host_out) *host_out = NULL;
+  *config = NULL;
+  *config_size = 0;
+  *passes = 0;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    size_t n = pc_rp_plan_counter_names(plan, NULL, 0);
+    if (n == 0) return PERFCHECK_OK;
+    const char **names = malloc(n * sizeof *names);
+    if (!names) {
+      if (err && errlen) snprintf(err, errlen, "out of memory");
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    pc_rp_plan_counter_names(plan, names, n);
+    int refused = 0;
+    perfcheck_status st = pc_build_config(chip, avail, names, n, host_out, config, config_size, passes, &refused,
+                                          err, errlen);
+    if (st == PERFCHECK_OK || !refused || attempt == 1) {
+      free(names);
+      return st;
+    }
+    /* AddMetrics refused the list although every name passed validation:
+     * with a real availability image (MIG, vGPU) a counter can be missing.
+     * Try each name alone; reject those that fail, then try once more. */
+    char why[256];
+    snprintf(why, sizeof why, "%s", pc_cupti_last());
+    size_t nrej = 0;
+    for (size_t k = 0; k < n; k++) {
+      uint8_t *img1 = NULL;
+      size_t size1 = 0;
+      int p1 = 0, refused1 = 0;
+      char e1[256];
+      perfcheck_status s1 =
+          pc_build_config(chip, avail, &names[k], 1, NULL, &img1, &size1, &p1, &refused1, e1, sizeof e1);
+      free(img1);
+      if (s1 == PERFCHECK_OK) continue;
+      if (!refused1) {
+        free(names);
+        if (err && errlen) snprintf(err, errlen, "%s", e1);
+        return s1;
+      }
+      char reason[320];
+      snprintf(reason, sizeof reason, "not available on this %s device (%s)", chip, e1);
+      const char *name = names[k];
+      pc_rp_plan_reject(plan, name, reason);
+      nrej++;
+      int via = 0;
+      const pc_metric_def *m = pc_metric_lookup(name, &via);
+      if (m && plan->want[m->id]) {
+        plan->want[m->id] = 0;
+        plan->use_substitute[m->id] = 0;
+      } else if (remove_extras) {
+        for (size_t i = 0; i < plan->nextra; i++)
+          if (strcmp(plan->extra[i], name) == 0) {
+            pc_remove_extra(plan, i);
+            break;
+          }
+      }
+    }
+    free(names);
+    if (nrej == 0) {
+      if (err && errlen) snprintf(err, errlen, "%s (chip %s): every metric alone is accepted, the list is not", why, chip);
+      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    }
+  }
+  return PERFCHECK_ERROR_INTERNAL; /* not reached */
+}
+
+/* ==== Pass counts ============================================================ */
+
+perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!plan || !passes || !chip) {
+    if (err && errlen) snprintf(err, errlen, "pc_rp_count_passes: NULL argument");
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  }
+  *passes = 0;
+  CUpti_Profiler_Host_Object *host = NULL;
+  perfcheck_status st = pc_rp_host_open(chip, NULL, &host, err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  st = pc_rp_plan_validate(host, chip, plan, 1, err, errlen);
+  pc_rp_host_close(host);
+  if (st != PERFCHECK_OK) return st;
+  uint8_t *config = NULL;
+  size_t size = 0;
+  st = pc_rp_plan_configure(chip, NULL, plan, 1, NULL, &config, &size, passes, err, errlen);
+  free(config);
+  return st;
+}
+
+/* The chip of device 0, through CUPTI; the driver must be loaded first
+ * (CUPTI 13.0 segfaults in cuptiDeviceGetChipName without one). */
+static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, char *err, size_t errlen) {
+  perfcheck_status st = pc_cuda_load(err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  st = pc_rp_nvperf_load(err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  st = pc_rp_profiler_acquire(err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  CUpti_Device_GetChipName_Params p = PC_PARAMS(CUpti_Device_GetChipName_Params);
+  p.deviceIndex = 0;
+  CUptiResult r = PC_CUPTI(cuptiDeviceGetChipName, &p);
+  if (r == CUPTI_SUCCESS && p.pChipName) snprintf(chip, chiplen, "%s", p.pChipName);
+  pc_rp_profiler_release();
+  if (r != CUPTI_SUCCESS || !p.pChipName) {
+    if (err && errlen) snprintf(err, errlen, "%s", r != CUPTI_SUCCESS ? pc_cupti_last() : "no chip name for device 0");
+    st = pc_cupti_status(r);
+    return (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+  }
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes) {
+  char err[512] = "";
+  if (!passes) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_metric_passes: passes is NULL");
+  *passes = 0;
+  pc_rp_plan plan;
+  perfcheck_status st = pc_rp_plan_parse(metrics, &plan, err, sizeof err);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
+  char chipbuf[64];
+  if (!chip) {
+    st = pc_chip_of_device0(chipbuf, sizeof chipbuf, err, sizeof err);
+    if (st != PERFCHECK_OK) {
+      pc_rp_plan_free(&plan);
+      return pc_fail(st, "%s", err);
+    }
+    chip = chipbuf;
+  }
+  int n = 0;
+  st = pc_rp_count_passes(chip, &plan, &n, err, sizeof err);
+  if (st != PERFCHECK_OK) {
+    pc_rp_plan_free(&plan);
+    return pc_fail(st, "%s", err);
+  }
+  *passes = n;
+  if (plan.nrejected > 0) {
+    /* The count stands for the names that are valid; the call still fails,
+     * naming the first that is not. */
+    st = pc_fail(PERFCHECK_ERROR_NOT_FOUND, "%s: %s%s", plan.rejected[0], plan.rejected_reason[0],
+                 plan.nrejected > 1 ? " (and more)" : "");
+    pc_rp_plan_free(&plan);
+    return st;
+  }
+  pc_rp_plan_free(&plan);
+  pc_clear_error();
+  return PERFCHECK_OK;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `perfcheck check` end to end on the seed's T4 export: exit 0 when every
+# expectation holds, 1 when one fails (message on stdout), 2 on bad input;
+# the same on the JSON report `perfcheck diagnose --format json` writes; the
+# JUnit file parsed by python3's XML parser.
+# Usage: check_cli_test.sh PERFCHECK DATA_DIR VALIDATE_JUNIT_PY
+set -uo pipefail
+pc=$1 data=$2 validate=$3
+csv=$data/t4_seed000.csv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect_run WANT_RC WANT_TEXT -- ARGS...: runs `perfcheck check ARGS`, checks
+# the exit status and that stdout+stderr contain WANT_TEXT.
+expect_run() {
+  local want_rc=$1 want_text=$2
+  shift 3
+  local out rc
+  out=$("$pc" check "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want_rc" ] || ! grep -qF -- "$want_text" <<<"$out"; then
+    echo "FAILED: perfcheck check $* -> exit $rc (want $want_rc), output:"
+    echo "$out" | sed 's/^/    /'
+    echo "    (wanted the text: $want_text)"
+    fails=$((fails + 1))
+  else
+    echo "ok: exit $rc: perfcheck check $*"
+  fi
+}
+
+[ -r "$csv" ] || { echo "missing $csv"; exit 1; }
+"$pc" diagnose --quiet --format json "$csv" >"$tmp/seed.json" || { echo "perfcheck diagnose --format json failed"; exit 1; }
+
+for report in "$csv" "$tmp/seed.json"; do
+  # 0: the good kernels hold.
+  expect_run 0 "0 of 6 checks failed" -- --quiet \
+    --expect 'regex:^mystery[BC]$:sectors_per_request_ld<=4.5' \
+    --expect 'mysteryC:threads_per_instruction>=24' \
+    --expect 'mysteryA:cause==uncoalesced_global_loads' "$report"
+  # 1: mysteryA fails step 3, with the kernel, quantity, value, bound and advice.
+  expect_run 1 "FAIL mysteryA: sectors_per_request_ld is 31.91, expected <= 4.5; verdict: step 3, uncoalesced_global_loads: " -- \
+    --expect 'mysteryA:sectors_per_request_ld<=4.5' --expect 'mysteryB:cause!=divergent_warps' "$report"
+  expect_run 1 "FAIL mysteryB: cause is divergent_warps, expected != divergent_warps" -- \
+    --expect 'mysteryB:cause!=divergent_warps' "$report"
+  expect_run 1 "2 of 4 checks failed" -- --expect 'mysteryA:sectors_per_request_ld<=4.5' \
+    --expect 'regex:^mystery[BC]$:threads_per_instruction>=24' "$report"
+  # 1: a kernel that is not there, a quantity that was not measured.
+  expect_run 1 "no kernel named \"mysteryD\"" -- --expect 'mysteryD:step==0' "$report"
+  expect_run 1 "sm__throughput.avg.pct_of_peak_sustained_elapsed was not measured" -- --quiet \
+    --expect 'mysteryA:sm__throughput.avg.pct_of_peak_sustained_elapsed>=0' "$report"
+done
+
+# 2: bad input.
+expect_run 2 'bad expectation "mysteryA:sectors_per_request_ld=<4.5": column 32:' -- \
+  --expect 'mysteryA:sectors_per_request_ld=<4.5' "$csv"
+expect_run 2 'column 15: expected a comparison' -- --expect 'mysteryA:step 3' "$csv"
+expect_run 2 "nothing to check" -- "$csv"
+expect_run 2 "which report?" -- --expect 'mysteryA:step==3'
+expect_run 2 "unknown option '--bogus'" -- --bogus --expect 'mysteryA:step==3' "$csv"
+expect_run 2 "cannot open" -- --expect 'mysteryA:step==3' "$tmp/missing.csv"
+printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
+expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
+expect_run 2 "needs the injection library (not built yet)" -- --expect 'mysteryA:step==3' -- ./app --arg
+expect_run 0 "usage: perfcheck check" -- --help
+
+# JUnit: written on failure too, and valid XML with the right counts.
+expect_run 1 "2 of 5 checks failed" -- --quiet --junit "$tmp/out.xml" --suite 'seed <000>' \
+  --expect 'mysteryA:sectors_per_request_ld<=4.5' --expect 'mysteryB:cause!=divergent_warps' \
+  --expect 'regex:^mysteryC$:sectors_per_request_ld<=4.5' --expect 'mysteryA:step==3' "$csv"
+if python3 "$validate" "$tmp/out.xml" --tests 5 --failures 2 --contains 'mysteryA: sectors_per_request_ld <= 4.5' \
+  --contains 'expected != divergent_warps'; then
+  grep -q 'classname="seed &lt;000&gt;"' "$tmp/out.xml" || { echo "FAILED: suite name not escaped"; fails=$((fails + 1)); }
+else
+  fails=$((fails + 1))
+fi
+expect_run 2 "cannot write" -- --junit "$tmp/no/such/dir/out.xml" --expect 'mysteryA:step==3' "$csv"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) of perfcheck check failed"
+  exit 1
+fi
+echo "perfcheck check: all CLI cases behave"

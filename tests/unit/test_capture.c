@@ -1,0 +1,443 @@
+/* The launch capture (lib/gpu/pc_capture.c) without a GPU: its static
+ * tables are tested white-box (the source file is included), and the launch
+ * callbacks are driven with hand-made CUPTI callback data, so the launch log,
+ * signatures, regions, graph launches, failed and nested launches and the
+ * join with activity records are checked on a CPU.  No CUPTI call is made
+ * (nothing is subscribed). */
+#include "pc_capture.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* ---- the launch log hash table against a reference -------------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static void test_ltab_random(void **state) {
+  (void)state;
+  enum { N = 4096 };
+  static int present[N];
+  static uint32_t region_of[N];
+  memset(present, 0, sizeof present);
+  pc_ltab t;
+  memset(&t, 0, sizeof t);
+  size_t count = 0;
+  for (int op = 0; op < 200000; op++) {
+    uint32_t corr = (uint32_t)(rnd() % N);
+    int what = (int)(rnd() % 10);
+    if (what < 5) { /* insert */
+      pc_launch x = {corr, corr * 3u, (uint32_t)(rnd() % 4) + 1, PC_L_USED};
+      assert_int_equal(pc_ltab_put(&t, &x), 0);
+      if (!present[corr]) count++;
+      present[corr] = 1;
+      region_of[corr] = x.region;
+    } else if (what < 9) { /* erase */
+      size_t at = pc_ltab_find(&t, corr);
+      assert_int_equal(at != SIZE_MAX, present[corr]);
+      if (at != SIZE_MAX) {
+        assert_int_equal(t.e[at].a, corr * 3u);
+        pc_ltab_erase(&t, at);
+        present[corr] = 0;
+        count--;
+      }
+    } else if (rnd() % 50 == 0) { /* purge a region */
+      pc_gpu_lock();
+      pc_cap.launches = t;
+      pc_gpu_unlock();
+      uint32_t reg = (uint32_t)(rnd() % 4) + 1;
+      pc_capture_purge(reg);
+      pc_gpu_lock();
+      t = pc_cap.launches;
+      memset(&pc_cap.launches, 0, sizeof pc_cap.launches);
+      pc_gpu_unlock();
+      for (int i = 0; i < N; i++)
+        if (present[i] && region_of[i] == reg) {
+          present[i] = 0;
+          count--;
+        }
+    }
+    assert_int_equal(t.n, count);
+  }
+  for (uint32_t c = 0; c < N; c++) assert_int_equal(pc_ltab_find(&t, c) != SIZE_MAX, present[c]);
+  free(t.e);
+}
+
+/* ---- launches driven through the real callback -------------------------------------- */
+
+static const char *const NAME_A = "_Z8mysteryAPKfPfm";
+static const char *const NAME_G = "_Z11graph_onlyPf";
+#define CTX ((CUcontext)(uintptr_t)0xC0)
+
+static CUresult ok_result = CUDA_SUCCESS, bad_result = CUDA_ERROR_INVALID_VALUE;
+
+/* One cuLaunchKernel, ENTER and EXIT.  Returns the correlation id. */
+static uint32_t launch(uint32_t corr, void *f, const char *name, unsigned gx, unsigned bx, unsigned smem, int fail) {
+  cuLaunchKernel_params p;
+  memset(&p, 0, sizeof p);
+  p.f = (CUfunction)f;
+  p.gridDimX = gx, p.gridDimY = 1, p.gridDimZ = 1;
+  p.blockDimX = bx, p.blockDimY = 1, p.blockDimZ = 1;
+  p.sharedMemBytes = smem;
+  uint64_t cd = 0xdeadbeefdeadbeefull; /* CUPTI's slot holds anything before ENTER */
+  CUpti_CallbackData cb;
+  memset(&cb, 0, sizeof cb);
+  cb.functionParams = &p;
+  cb.symbolName = name;
+  cb.context = CTX;
+  cb.contextUid = 1;
+  cb.correlationId = corr;
+  cb.correlationData = &cd;
+  cb.callbackSite = CUPTI_API_ENTER;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  cb.callbackSite = CUPTI_API_EXIT;
+  cb.functionReturnValue = fail ? &bad_result : &ok_result;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  return corr;
+}
+
+static void graph_launch(uint32_t corr) {
+  cuGraphLaunch_params p;
+  memset(&p, 0, sizeof p);
+  uint64_t cd = 0;
+  CUpti_CallbackData cb;
+  memset(&cb, 0, sizeof cb);
+  cb.functionParams = &p;
+  cb.context = CTX;
+  cb.contextUid = 1;
+  cb.correlationId = corr;
+  cb.correlationData = &cd;
+  cb.callbackSite = CUPTI_API_ENTER;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+  cb.callbackSite = CUPTI_API_EXIT;
+  cb.functionReturnValue = &ok_result;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+}
+
+/* The activity record of a launch, joined as the decoder does. */
+static int join(uint32_t corr, const char *name, unsigned gx, unsigned bx, unsigned smem, uint32_t *sig,
+                uint32_t *region) {
+  pc_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.correlation_id = corr;
+  kr.name = name;
+  kr.grid[0] = gx, kr.grid[1] = kr.grid[2] = 1;
+  kr.block[0] = bx, kr.block[1] = kr.block[2] = 1;
+  kr.dynamic_smem = smem;
+  kr.registers = 32;
+  kr.static_smem = 1024;
+  uint32_t group = 0;
+  pc_gpu_lock();
+  int ok = pc_capture_join_kernel(&kr, &group, region);
+  pc_gpu_unlock();
+  *sig = PC_SPAN_SIG(group);
+  return ok;
+}
+
+static void test_launch_flow(void **state) {
+  (void)state;
+  void *fa = (void *)(uintptr_t)0x1000;
+  pc_capture_set_active(1);
+  uint32_t sig, reg, sig2;
+
+  /* Outside any region: nothing recorded. */
+  launch(1, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(pc_capture_region_launches(), 0);
+  assert_int_equal(join(1, NAME_A, 4, 128, 0, &sig, &reg), 0);
+
+  const uint32_t r1 = pc_capture_region_push();
+  assert_true(r1 != 0);
+  launch(10, fa, NAME_A, 4, 128, 0, 0);
+  launch(11, fa, NAME_A, 4, 128, 0, 0);
+  launch(12, fa, NAME_A, 8, 128, 0, 0); /* another grid: another signature */
+  assert_int_equal(pc_capture_region_launches(), 3);
+  assert_int_equal(pc_capture_pending(r1), 3);
+  CUcontext ctxs[4];
+  assert_int_equal(pc_capture_contexts_since(0, ctxs, 4), 1);
+  assert_ptr_equal(ctxs[0], CTX);
+  assert_int_equal(pc_capture_contexts_since(3, ctxs, 4), 0);
+
+  assert_int_equal(join(10, NAME_A, 4, 128, 0, &sig, &reg), 1);
+  assert_int_equal(reg, r1);
+  assert_int_equal(join(11, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_equal(sig, sig2);
+  assert_int_equal(join(12, NAME_A, 8, 128, 0, &sig2, &reg), 1);
+  assert_int_not_equal(sig, sig2);
+  assert_int_equal(pc_capture_pending(r1), 0);
+  assert_int_equal(join(10, NAME_A, 4, 128, 0, &sig2, &reg), 0); /* one record per launch */
+
+  pc_sig_info si;
+  assert_int_equal(pc_capture_sig_get(sig, &si), 0);
+  assert_string_equal(si.mangled, NAME_A);
+  if (dlsym(RTLD_DEFAULT, "__cxa_demangle")) assert_string_equal(si.name, "mysteryA");
+  assert_ptr_equal(si.f, fa);
+  assert_ptr_equal(si.ctx, CTX);
+  assert_int_equal(si.grid[0], 4);
+  assert_int_equal(si.block[0], 128);
+  assert_int_equal(si.seen_direct, 1);
+  assert_int_equal(si.seen_graph, 0);
+  assert_int_equal(si.rec_valid, 1);
+  assert_int_equal(si.rec_registers, 32);
+  assert_int_equal(si.not_profiled, PC_NP_TIMING); /* counters off */
+  assert_int_equal(pc_capture_sig_get(999999, &si), -1);
+
+  /* A failed launch leaves no pending entry and is counted. */
+  uint64_t failed0 = pc_capture_failed_launches();
+  launch(13, fa, NAME_A, 4, 128, 0, 1);
+  assert_int_equal(pc_capture_pending(r1), 0);
+  assert_int_equal(pc_capture_failed_launches(), failed0 + 1);
+
+  /* Nested region: the innermost gets the launch; popping returns to r1. */
+  const uint32_t r2 = pc_capture_region_push();
+  launch(20, fa, NAME_A, 4, 128, 0, 0);
+  launch(22, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(pc_capture_pending(r2), 2);
+  assert_int_equal(pc_capture_pending(r1), 0);
+  pc_capture_region_pop(r2);
+  launch(21, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(pc_capture_pending(r1), 1);
+  /* A closing region still takes its records (its end flushes them in)... */
+  assert_int_equal(join(20, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_equal(reg, r2);
+  /* ...until it is retired: then a late record is dropped. */
+  pc_gpu_lock();
+  pc_capture_region_retire_locked(r2);
+  pc_gpu_unlock();
+  assert_int_equal(join(22, NAME_A, 4, 128, 0, &sig2, &reg), 0);
+  assert_int_equal(join(21, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_equal(reg, r1);
+
+  /* A graph: one correlation id, two kernels found by name; the one
+   * launched directly before keeps its handle. */
+  graph_launch(30);
+  assert_int_equal(pc_capture_pending(r1), 0); /* graph launches are not "pending" */
+  assert_int_equal(join(30, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_equal(sig2, sig); /* same name, context, geometry: same signature */
+  assert_int_equal(join(30, NAME_G, 2, 64, 0, &sig2, &reg), 1);
+  assert_int_equal(join(30, NAME_G, 2, 64, 0, &sig2, &reg), 1); /* a second kernel record */
+  assert_int_equal(pc_capture_sig_get(sig2, &si), 0);
+  assert_int_equal(si.seen_graph, 1);
+  assert_int_equal(si.seen_direct, 0);
+  assert_null(si.f);
+  assert_int_equal(si.not_profiled, PC_NP_GRAPH);
+  assert_int_equal(pc_capture_sig_get(sig, &si), 0);
+  assert_int_equal(si.seen_graph, 1);
+  assert_ptr_equal(si.f, fa);
+
+  /* Region end: what never got a record is purged and counted. */
+  launch(40, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(pc_capture_purge(r1), 1);
+  assert_int_equal(join(30, NAME_A, 4, 128, 0, &sig2, &reg), 0); /* the graph entry went too */
+  pc_capture_region_pop(r1);
+  pc_gpu_lock();
+  pc_capture_region_retire_locked(r1);
+  pc_gpu_unlock();
+
+  /* Inactive: one atomic load, nothing recorded. */
+  const uint32_t r3 = pc_capture_region_push();
+  pc_capture_set_active(0);
+  uint64_t before = pc_capture_region_launches();
+  launch(50, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(pc_capture_region_launches(), before);
+  pc_capture_set_active(1);
+  pc_capture_region_pop(r3);
+  pc_capture_stop(); /* frees the tables; nothing was subscribed */
+}
+
+/* A launch issued from inside one of ours on the same thread is not
+ * recorded and takes no lock (no self-deadlock on the launch rwlock). */
+static void test_nested_launch(void **state) {
+  (void)state;
+  pc_capture_set_active(1);
+  const uint32_t r = pc_capture_region_push();
+  cuLaunchKernel_params p;
+  memset(&p, 0, sizeof p);
+  p.f = (CUfunction)(uintptr_t)0x2000;
+  p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = p.blockDimY = p.blockDimZ = 32;
+  uint64_t cd_outer = 0, cd_inner = 0;
+  CUpti_CallbackData outer, inner;
+  memset(&outer, 0, sizeof outer);
+  outer.functionParams = &p;
+  outer.symbolName = NAME_A;
+  outer.context = CTX;
+  outer.correlationId = 60;
+  outer.correlationData = &cd_outer;
+  inner = outer;
+  inner.correlationId = 61;
+  inner.correlationData = &cd_inner;
+  outer.callbackSite = inner.callbackSite = CUPTI_API_ENTER;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
+  assert_int_equal(pc_capture_pending(r), 1);
+  outer.callbackSite = inner.callbackSite = CUPTI_API_EXIT;
+  outer.functionReturnValue = inner.functionReturnValue = &ok_result;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  assert_int_equal(pc_tl_depth, 0);
+  uint32_t sig, reg;
+  assert_int_equal(join(60, NAME_A, 1, 32, 0, &sig, &reg), 1);
+  assert_int_equal(join(61, NAME_A, 1, 32, 0, &sig, &reg), 0);
+  /* An EXIT whose ENTER we did not see (CUPTI's slot holds garbage) is ignored. */
+  uint64_t junk = 0x1234;
+  outer.correlationData = &junk;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  assert_int_equal(pc_tl_depth, 0);
+  pc_capture_region_pop(r);
+  pc_capture_stop();
+}
+
+/* A module unload forgets every handle (a later module may reuse the
+ * address); a relaunch finds its signature again by name. */
+static void test_module_unload(void **state) {
+  (void)state;
+  pc_capture_set_active(1);
+  void *fa = (void *)(uintptr_t)0x3000;
+  const uint32_t r = pc_capture_region_push();
+  launch(70, fa, NAME_A, 4, 128, 0, 0);
+  uint32_t sig, reg, sig2;
+  assert_int_equal(join(70, NAME_A, 4, 128, 0, &sig, &reg), 1);
+  CUpti_ResourceData rd;
+  memset(&rd, 0, sizeof rd);
+  rd.context = CTX;
+  /* No driver here: the pending signature's attribute query fails cleanly. */
+  pc_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &rd);
+  pc_sig_info si;
+  assert_int_equal(pc_capture_sig_get(sig, &si), 0);
+  assert_null(si.f);
+  assert_int_equal(si.attr_state, PC_ATTR_NONE);
+  void *fb = (void *)(uintptr_t)0x4000; /* reloaded elsewhere */
+  launch(71, fb, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(join(71, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_equal(sig2, sig);
+  assert_int_equal(pc_capture_sig_get(sig, &si), 0);
+  assert_ptr_equal(si.f, fb);
+  /* A new module at the old address gets its own name. */
+  launch(72, fa, "_Z5otherv", 4, 128, 0, 0);
+  assert_int_equal(join(72, "_Z5otherv", 4, 128, 0, &sig2, &reg), 1);
+  assert_int_not_equal(sig2, sig);
+  assert_int_equal(pc_capture_sig_get(sig2, &si), 0);
+  assert_string_equal(si.mangled, "_Z5otherv");
+  /* Context destruction: not synchronized at region end any more. */
+  CUcontext ctxs[2];
+  assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 1);
+  pc_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+  assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 0);
+  pc_capture_region_pop(r);
+  pc_capture_stop();
+}
+
+/* Region ids are never reused, so a late record cannot land in a new region. */
+static void test_region_ids(void **state) {
+  (void)state;
+  uint32_t a = pc_capture_region_push();
+  pc_capture_region_pop(a);
+  pc_gpu_lock();
+  assert_int_equal(pc_capture_region_open_locked(a), 1); /* closing: still accepts records */
+  assert_int_equal(atomic_load(&pc_cur_region), 0);      /* but launches go nowhere */
+  pc_capture_region_retire_locked(a);
+  pc_gpu_unlock();
+  uint32_t b = pc_capture_region_push();
+  assert_true(b > a);
+  pc_gpu_lock();
+  assert_int_equal(pc_capture_region_open_locked(a), 0);
+  assert_int_equal(pc_capture_region_open_locked(b), 1);
+  assert_int_equal(pc_capture_any_region_locked(), 1);
+  pc_gpu_unlock();
+  pc_capture_region_pop(b);
+  pc_gpu_lock();
+  pc_capture_region_retire_locked(b);
+  assert_int_equal(pc_capture_any_region_locked(), 0);
+  pc_gpu_unlock();
+  pc_capture_stop();
+}
+
+/* cuStreamBeginCapture / EndCapture as the driver callbacks report them. */
+static void capture_call(CUpti_CallbackId cbid, CUstream st, CUresult *ret) {
+  struct {
+    CUstream s;
+    void *rest[4];
+  } params = {st, {0}};
+  CUpti_CallbackData cb;
+  memset(&cb, 0, sizeof cb);
+  cb.functionParams = &params;
+  cb.callbackSite = CUPTI_API_ENTER;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
+  cb.callbackSite = CUPTI_API_EXIT;
+  cb.functionReturnValue = ret;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
+}
+
+static uint32_t launch_on(uint32_t corr, CUstream st) {
+  cuLaunchKernel_params p;
+  memset(&p, 0, sizeof p);
+  p.f = (CUfunction)(uintptr_t)0x5000;
+  p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = p.blockDimY = p.blockDimZ = 64;
+  p.hStream = st;
+  uint64_t cd = 0;
+  CUpti_CallbackData cb;
+  memset(&cb, 0, sizeof cb);
+  cb.functionParams = &p;
+  cb.symbolName = NAME_G;
+  cb.context = CTX;
+  cb.correlationId = corr;
+  cb.correlationData = &cd;
+  cb.callbackSite = CUPTI_API_ENTER;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  cb.callbackSite = CUPTI_API_EXIT;
+  cb.functionReturnValue = &ok_result;
+  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  return corr;
+}
+
+/* Launches into a stream being captured add graph nodes and run later:
+ * they are not launches of the region (but their name is learned). */
+static void test_stream_capture(void **state) {
+  (void)state;
+  pc_capture_set_active(1);
+  const uint32_t r = pc_capture_region_push();
+  CUstream s1 = (CUstream)(uintptr_t)0x7100, s2 = (CUstream)(uintptr_t)0x7200;
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, s1, &bad_result); /* failed: no capture */
+  launch_on(80, s1);
+  assert_int_equal(pc_capture_pending(r), 1);
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, s1, &ok_result);
+  assert_int_equal(atomic_load(&pc_capturing), 1);
+  launch_on(81, s1); /* captured */
+  launch_on(82, s2); /* another stream: a real launch */
+  assert_int_equal(pc_capture_pending(r), 2);
+  uint32_t sig, reg;
+  assert_int_equal(join(81, NAME_G, 1, 64, 0, &sig, &reg), 0);
+  assert_int_equal(join(82, NAME_G, 1, 64, 0, &sig, &reg), 1);
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, s1, &bad_result); /* ends it anyway */
+  assert_int_equal(atomic_load(&pc_capturing), 0);
+  launch_on(83, s1);
+  assert_int_equal(join(83, NAME_G, 1, 64, 0, &sig, &reg), 1);
+  /* The per-thread default stream is per thread: captured here only. */
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, NULL, &ok_result);
+  pc_gpu_lock();
+  assert_int_equal(pc_stream_captured(NULL), 1);
+  pc_cap.caps[0].thread = (pthread_t)0; /* as if another thread captured it */
+  assert_int_equal(pc_stream_captured(NULL), pthread_equal((pthread_t)0, pthread_self()));
+  pc_gpu_unlock();
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz, NULL, &ok_result);
+  pc_capture_region_pop(r);
+  pc_capture_stop();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ltab_random),   cmocka_unit_test(test_launch_flow),
+      cmocka_unit_test(test_nested_launch), cmocka_unit_test(test_module_unload),
+      cmocka_unit_test(test_region_ids),    cmocka_unit_test(test_stream_capture),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

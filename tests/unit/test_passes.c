@@ -1,0 +1,344 @@
+/* Metric plans and CUPTI pass counts (pc_metrics_host.c).
+ *
+ * The parsing tests need nothing.  The pass-count tests call CUPTI's host API
+ * with chip names, which needs libcupti and libnvperf_host but no GPU; where
+ * they cannot load, the program says why and exits 77 (skipped) after the
+ * parsing tests pass.  The expected pass counts are those measured with the
+ * CUDA 13.0 Update 1 toolkit (table in pc_metrics_host.c); a new toolkit that
+ * changes them fails here, on purpose: re-measure and update both. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pc_cuda.h"
+#include "pc_rangeprof.h"
+
+static int count_set(unsigned flag) {
+  int n = 0;
+  for (int i = 0; i < PC_M_COUNT; i++) n += (pc_metric_table()[i].sets & flag) != 0;
+  return n;
+}
+
+static int has_name(const char **names, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return 1;
+  return 0;
+}
+
+/* ==== Parsing =============================================================== */
+
+static void check_set(const char *spec, const char *set_name, unsigned flag, int substitutes) {
+  pc_rp_plan plan;
+  char err[256];
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, err, sizeof err), PERFCHECK_OK);
+  assert_string_equal(plan.set_name, set_name);
+  const pc_metric_def *t = pc_metric_table();
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    assert_int_equal(plan.want[i], (t[i].sets & flag) != 0);
+    assert_int_equal(plan.use_substitute[i], substitutes && plan.want[i] && t[i].substitute != NULL);
+  }
+  assert_int_equal(plan.nextra, 0);
+  assert_int_equal(plan.nrejected, 0);
+  assert_true(plan.cap_rejected >= PC_M_COUNT);
+
+  const char *names[64];
+  size_t n = pc_rp_plan_counter_names(&plan, names, 64);
+  assert_int_equal(n, count_set(flag));
+  assert_string_equal(names[0], "gpu__time_duration.sum");
+  assert_int_equal(has_name(names, n, "smsp__sass_inst_executed_op_global_ld.sum"), substitutes);
+  assert_int_equal(has_name(names, n, "smsp__sass_inst_executed_op_global_st.sum"), substitutes);
+  assert_int_equal(has_name(names, n, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), !substitutes);
+  assert_int_equal(has_name(names, n, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), !substitutes);
+  assert_true(has_name(names, n, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
+  pc_rp_plan_free(&plan);
+  assert_null(plan.extra);
+  assert_null(plan.rejected);
+}
+
+static void test_parse_sets(void **state) {
+  (void)state;
+  check_set(NULL, "default", PC_SET_DEFAULT, 1);
+  check_set("default", "default", PC_SET_DEFAULT, 1);
+  check_set(" default ", "default", PC_SET_DEFAULT, 1);
+  check_set("default,default", "default", PC_SET_DEFAULT, 1);
+  check_set("sol", "sol", PC_SET_SOL, 1);
+  check_set("full", "full", PC_SET_FULL, 0);
+  /* The table's sets as pc_metrics.c defines them today. */
+  assert_int_equal(count_set(PC_SET_DEFAULT), 21);
+  assert_int_equal(count_set(PC_SET_SOL), 23);
+  assert_int_equal(count_set(PC_SET_FULL), PC_M_COUNT);
+}
+
+static void test_parse_list_extras_and_duplicates(void **state) {
+  (void)state;
+  pc_rp_plan plan;
+  char err[256];
+  assert_int_equal(pc_rp_plan_parse("default, smsp__inst_executed.sum ,smsp__inst_executed.sum,default,"
+                                    "gpu__time_duration.sum,sm__cycles_active.avg",
+                                    &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_string_equal(plan.set_name, "custom");
+  assert_int_equal(plan.nextra, 2);
+  assert_string_equal(plan.extra[0], "smsp__inst_executed.sum");
+  assert_string_equal(plan.extra[1], "sm__cycles_active.avg");
+  assert_true(plan.want[PC_M_DURATION]);
+  assert_false(plan.want[PC_M_SM_THROUGHPUT_PCT]);
+  assert_true(plan.cap_rejected >= PC_M_COUNT + 2);
+  const char *names[64];
+  size_t n = pc_rp_plan_counter_names(&plan, names, 64);
+  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 2);
+  assert_string_equal(names[n - 2], "smsp__inst_executed.sum");
+  assert_string_equal(names[n - 1], "sm__cycles_active.avg");
+  /* A short array: the count is still the total, only cap are written. */
+  const char *few[3] = {NULL, NULL, NULL};
+  assert_int_equal(pc_rp_plan_counter_names(&plan, few, 2), n);
+  assert_string_equal(few[0], "gpu__time_duration.sum");
+  assert_null(few[2]);
+  assert_int_equal(pc_rp_plan_counter_names(&plan, NULL, 0), n);
+  pc_rp_plan_free(&plan);
+
+  /* Plain names only: no set at all. */
+  assert_int_equal(pc_rp_plan_parse("dram__bytes_read.sum,dram__bytes_write.sum", &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_string_equal(plan.set_name, "custom");
+  n = pc_rp_plan_counter_names(&plan, names, 64);
+  assert_int_equal(n, 2);
+  assert_string_equal(names[0], "dram__bytes_read.sum");
+  assert_string_equal(names[1], "dram__bytes_write.sum");
+  pc_rp_plan_free(&plan);
+}
+
+static void test_parse_substitutes_and_aliases(void **state) {
+  (void)state;
+  pc_rp_plan plan;
+  char err[256];
+  const char *names[64];
+  /* Naming the L1TEX counter collects it, the other one stays substituted. */
+  assert_int_equal(pc_rp_plan_parse("default,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(plan.use_substitute[PC_M_LD_REQUESTS], 0);
+  assert_int_equal(plan.use_substitute[PC_M_ST_REQUESTS], 1);
+  assert_int_equal(plan.nextra, 0);
+  pc_rp_plan_free(&plan);
+
+  /* Naming the substitute collects the substitute, even under full. */
+  assert_int_equal(pc_rp_plan_parse("full,smsp__sass_inst_executed_op_global_ld.sum", &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(plan.use_substitute[PC_M_LD_REQUESTS], 1);
+  assert_int_equal(plan.use_substitute[PC_M_ST_REQUESTS], 0);
+  pc_rp_plan_free(&plan);
+
+  /* Both names given: the ncu counter itself wins. */
+  assert_int_equal(pc_rp_plan_parse("smsp__sass_inst_executed_op_global_st.sum,"
+                                    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                                    &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(pc_rp_plan_counter_names(&plan, names, 64), 1);
+  assert_string_equal(names[0], "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+  pc_rp_plan_free(&plan);
+
+  /* The older spelling is read as the metric, collected by its new name. */
+  assert_int_equal(pc_rp_plan_parse("smsp__thread_inst_executed_per_inst_executed.ratio", &plan, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_true(plan.want[PC_M_THREAD_INST_PER_INST]);
+  assert_int_equal(plan.nextra, 0);
+  assert_int_equal(pc_rp_plan_counter_names(&plan, names, 64), 1);
+  assert_string_equal(names[0], "smsp__average_thread_inst_executed_per_inst_executed.ratio");
+  pc_rp_plan_free(&plan);
+}
+
+static void test_parse_errors(void **state) {
+  (void)state;
+  const char *bad[] = {"", ",", "default,", ",default", "default,,gpu__time_duration.sum", "  ", "default, ,sol",
+                       "defualt", "Default", "default,fast"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pc_rp_plan plan;
+    char err[256] = "";
+    assert_int_equal(pc_rp_plan_parse(bad[i], &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+    assert_true(strlen(err) > 0);
+    assert_int_equal(plan.nextra, 0);
+    assert_null(plan.extra);
+    assert_null(plan.rejected);
+  }
+  char err[256];
+  pc_rp_plan plan;
+  assert_int_equal(pc_rp_plan_parse("default,,x__y.sum", &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err, "item 2 is empty"));
+  assert_int_equal(pc_rp_plan_parse("defualt", &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err, "defualt"));
+  assert_int_equal(pc_rp_plan_parse("default", NULL, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+}
+
+/* ==== Pass counts (host API) ================================================== */
+
+static int passes_for(const char *spec, const char *chip) {
+  pc_rp_plan plan;
+  char err[512];
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, err, sizeof err), PERFCHECK_OK);
+  int passes = -1;
+  perfcheck_status st = pc_rp_count_passes(chip, &plan, &passes, err, sizeof err);
+  if (st != PERFCHECK_OK) print_error("%s on %s: %s\n", spec, chip, err);
+  assert_int_equal(st, PERFCHECK_OK);
+  assert_int_equal(plan.nrejected, 0);
+  pc_rp_plan_free(&plan);
+  return passes;
+}
+
+#define L1TEX_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+
+static void test_passes_gh100(void **state) {
+  (void)state;
+  int def = passes_for("default", "GH100");
+  assert_true(def <= 4);
+  assert_int_equal(def, 4);
+  assert_int_equal(passes_for("default," L1TEX_REQUESTS, "GH100"), 6); /* why the substitutes */
+  assert_int_equal(passes_for("sol", "GH100"), 10);
+  assert_int_equal(passes_for("full", "GH100"), 12);
+  assert_int_equal(passes_for("full,smsp__sass_inst_executed_op_global_ld.sum,"
+                              "smsp__sass_inst_executed_op_global_st.sum",
+                              "GH100"),
+                   10);
+  /* The SOL pair alone (cupti-notes §9: 9 passes). */
+  assert_int_equal(passes_for("sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+                              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                              "GH100"),
+                   9);
+  assert_int_equal(passes_for("gpu__time_duration.sum", "GH100"), 1);
+}
+
+static void test_passes_other_chips(void **state) {
+  (void)state;
+  static const struct {
+    const char *chip;
+    int def, def_l1tex, sol, full;
+  } want[] = {{"TU102", 4, 6, 11, 13}, {"GA100", 4, 6, 9, 11}, {"AD102", 4, 6, 9, 11}, {"GB100", 4, 6, 11, 13}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    assert_int_equal(passes_for("default", want[i].chip), want[i].def);
+    assert_int_equal(passes_for("default," L1TEX_REQUESTS, want[i].chip), want[i].def_l1tex);
+    assert_int_equal(passes_for("sol", want[i].chip), want[i].sol);
+    assert_int_equal(passes_for("full", want[i].chip), want[i].full);
+  }
+}
+
+static void test_rejected_names(void **state) {
+  (void)state;
+  pc_rp_plan plan;
+  char err[512];
+  assert_int_equal(pc_rp_plan_parse("default,bogus__metric.sum,launch__grid_size,smsp__inst_executed.sum", &plan, err,
+                                    sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(plan.nextra, 3);
+  int passes = 0;
+  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err), PERFCHECK_OK);
+  /* The invalid names are rejected with a reason, never dropped silently;
+   * the valid extra stays and the count covers what remains. */
+  assert_int_equal(plan.nrejected, 2);
+  assert_string_equal(plan.rejected[0], "bogus__metric.sum");
+  assert_non_null(strstr(plan.rejected_reason[0], "GH100"));
+  assert_non_null(strstr(plan.rejected_reason[0], "CUPTI_ERROR_INVALID_METRIC_NAME"));
+  assert_string_equal(plan.rejected[1], "launch__grid_size");
+  assert_non_null(strstr(plan.rejected_reason[1], "not a CUPTI metric"));
+  assert_int_equal(plan.nextra, 1);
+  assert_string_equal(plan.extra[0], "smsp__inst_executed.sum");
+  assert_true(passes >= 4);
+  const char *names[64];
+  size_t n = pc_rp_plan_counter_names(&plan, names, 64);
+  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 1);
+  assert_false(has_name(names, n, "bogus__metric.sum"));
+  pc_rp_plan_free(&plan);
+
+  /* Nothing valid left: 0 passes, and the names are still listed. */
+  assert_int_equal(pc_rp_plan_parse("sm__maximum_warps_per_active_cycle_pct", &plan, err, sizeof err), PERFCHECK_OK);
+  passes = -1;
+  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(passes, 0);
+  assert_int_equal(plan.nrejected, 1);
+  assert_int_equal(pc_rp_plan_counter_names(&plan, NULL, 0), 0);
+  pc_rp_plan_free(&plan);
+}
+
+static void test_unknown_chip(void **state) {
+  (void)state;
+  pc_rp_plan plan;
+  char err[512] = "";
+  assert_int_equal(pc_rp_plan_parse("default", &plan, err, sizeof err), PERFCHECK_OK);
+  int passes = -1;
+  assert_int_equal(pc_rp_count_passes("GX999", &plan, &passes, err, sizeof err), PERFCHECK_ERROR_UNSUPPORTED);
+  assert_int_equal(passes, 0);
+  assert_non_null(strstr(err, "GX999"));
+  assert_non_null(strstr(err, "GH100")); /* the chips CUPTI knows are listed */
+  pc_rp_plan_free(&plan);
+}
+
+static void test_public_metric_passes(void **state) {
+  (void)state;
+  int passes = -1;
+  assert_int_equal(perfcheck_metric_passes("default", "GH100", &passes), PERFCHECK_OK);
+  assert_int_equal(passes, 4);
+  assert_string_equal(perfcheck_last_error_message(), "");
+  passes = -1;
+  assert_int_equal(perfcheck_metric_passes(NULL, "GH100", &passes), PERFCHECK_OK);
+  assert_int_equal(passes, 4);
+  assert_int_equal(perfcheck_metric_passes("full", "GH100", &passes), PERFCHECK_OK);
+  assert_int_equal(passes, 12);
+  assert_int_equal(perfcheck_metric_passes("sol", "GH100", &passes), PERFCHECK_OK);
+  assert_int_equal(passes, 10);
+
+  assert_int_equal(perfcheck_metric_passes("default,bogus__metric.sum", "GH100", &passes), PERFCHECK_ERROR_NOT_FOUND);
+  assert_int_equal(passes, 4);
+  assert_non_null(strstr(perfcheck_last_error_message(), "bogus__metric.sum"));
+
+  assert_int_equal(perfcheck_metric_passes("default", "GX999", &passes), PERFCHECK_ERROR_UNSUPPORTED);
+  assert_int_equal(passes, 0);
+  assert_int_equal(perfcheck_metric_passes("defualt", "GH100", &passes), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(perfcheck_metric_passes("default", "GH100", NULL), PERFCHECK_ERROR_INVALID_ARGUMENT);
+
+  /* Device 0's chip needs a driver: without one (CI), the driver's status,
+   * and no CUPTI call was made (CUPTI 13.0 crashes there). */
+  char msg[256];
+  perfcheck_status drv = pc_cuda_load(msg, sizeof msg);
+  perfcheck_status st = perfcheck_metric_passes("default", NULL, &passes);
+  if (drv != PERFCHECK_OK) {
+    assert_int_equal(st, drv);
+    assert_int_equal(passes, 0);
+    assert_true(strlen(perfcheck_last_error_message()) > 0);
+  } else {
+    assert_int_equal(st, PERFCHECK_OK);
+    assert_true(passes >= 1);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest parsing[] = {
+      cmocka_unit_test(test_parse_sets),
+      cmocka_unit_test(test_parse_list_extras_and_duplicates),
+      cmocka_unit_test(test_parse_substitutes_and_aliases),
+      cmocka_unit_test(test_parse_errors),
+  };
+  int failed = cmocka_run_group_tests_name("plan parsing", parsing, NULL, NULL);
+  if (failed) return failed;
+
+  /* Can the host API run here at all? */
+  pc_rp_plan plan;
+  char err[512] = "";
+  int passes = 0;
+  pc_rp_plan_parse("gpu__time_duration.sum", &plan, err, sizeof err);
+  perfcheck_status st = pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err);
+  pc_rp_plan_free(&plan);
+  if (st == PERFCHECK_ERROR_CUPTI_UNAVAILABLE) {
+    printf("SKIP: CUPTI's profiler host API cannot run here: %s\n", err);
+    return 77;
+  }
+
+  const struct CMUnitTest host[] = {
+      cmocka_unit_test(test_passes_gh100),       cmocka_unit_test(test_passes_other_chips),
+      cmocka_unit_test(test_rejected_names),     cmocka_unit_test(test_unknown_chip),
+      cmocka_unit_test(test_public_metric_passes),
+  };
+  return cmocka_run_group_tests_name("pass counts (CUPTI host API)", host, NULL, NULL);
+}
