@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# run.sh [STAGES...]: everything perfcheck needs from the GPU machine, in one
+# call of the device tool.  Builds nothing there: the build tree made here
+# (build-dev, configured with CMAKE_CUDA_ARCHITECTURES=90) travels with the
+# call (carry build-dev and .dev), because the device has no cmocka and every
+# minute there counts.  Stages (default: all): env tests demo accuracy bench.
+# Writes logs under $OUT (one tarball plus a summary, since at most 8 files
+# come back).
+set -uo pipefail
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT/r"
+R=$OUT/r
+BUILD=$ROOT/build-dev
+stages=${*:-env tests demo accuracy bench}
+t0=$(date +%s)
+say() { echo "[run.sh +$(( $(date +%s) - t0 ))s] $*"; }
+
+# The build tree holds absolute paths of this machine's checkout (/work/main).
+if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -s "$ROOT" /work/main
+fi
+# cmocka travels as a library next to the tree (unit tests link it).
+export LD_LIBRARY_PATH="$ROOT/.dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="/usr/local/cuda/bin:$PATH"
+
+for s in $stages; do
+  case $s in
+    env)
+      say env
+      { date -u; uname -a; nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+        nvcc --version | tail -2; ncu --version | tail -1
+        grep RmProfilingAdminOnly /proc/driver/nvidia/params; id; nproc; } > "$R/env.txt" 2>&1
+      ;;
+    tests)
+      say "ctest (all labels) on the device"
+      (cd "$BUILD" && timeout 300 ctest --output-on-failure -j4 -L 'gpu|unit|nogpu' -LE 'bench') > "$R/ctest.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest.log"
+      tail -40 "$R/ctest.log"
+      ;;
+    demo)
+      say "demo: examples/mystery_region"
+      timeout 120 "$BUILD/examples/mystery_region" > "$R/demo.txt" 2>&1; echo "rc=$?" >> "$R/demo.txt"
+      cat "$R/demo.txt"
+      ;;
+    accuracy)
+      say "accuracy: in-process counters against ncu exports"
+      mkdir -p "$R/acc"
+      timeout 240 "$BUILD/tests/gpu/accuracy_dump" "$R/acc" > "$R/acc/dump.log" 2>&1; echo "dump rc=$?" >> "$R/acc/dump.log"
+      python3 "$ROOT/scripts/device/accuracy.py" "$R/acc" "$ROOT/tests/data/h200" "$R/accuracy.md" > "$R/acc/compare.log" 2>&1
+      echo "compare rc=$?" >> "$R/acc/compare.log"
+      tail -5 "$R/acc/dump.log"; tail -15 "$R/acc/compare.log"
+      ;;
+    bench)
+      say "bench"
+      timeout 290 "$ROOT/scripts/device/bench.sh" "$BUILD" "$R/bench" > "$R/bench.log" 2>&1; echo "bench rc=$?" >> "$R/bench.log"
+      tail -60 "$R/bench.log"
+      ;;
+  esac
+done
+say "packing"
+tar -czf "$OUT/results.tgz" -C "$R" . && rm -rf "$R"
+say done

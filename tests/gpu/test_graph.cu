@@ -1,0 +1,82 @@
+// test_graph: a CUDA graph of two different kernels (stream-captured),
+// launched 3 times in a region: both kernels appear with 3 launches each and
+// both outputs are right.  On the H200, auto range + kernel replay over a
+// graph launch never wrote the second kernel's output (cupti-notes §11), so
+// this test also runs in auto mode (argument "auto"), where the counter layer
+// must not auto-range the graph.
+#include <vector>
+
+#include "gpu_test.h"
+
+__global__ void graphFirst(float* a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += 1.0f;
+}
+__global__ void graphSecond(const float* a, float* b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] += a[i];
+}
+
+enum { kN = 1 << 20, kGraphLaunches = 3 };
+
+int main(int argc, char** argv) {
+  perfcheck_mode mode = PERFCHECK_MODE_TIMING;
+  if (argc == 2 && std::strcmp(argv[1], "auto") == 0) {
+    mode = PERFCHECK_MODE_AUTO;
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: %s [auto]\n", argv[0]);
+    return EXIT_FAILURE;
+  }
+  gt_require_gpu();
+  perfcheck_session* s = gt_session(mode);
+
+  float *a = nullptr, *b = nullptr;
+  GT_CUDA(cudaMalloc(&a, kN * sizeof(float)));
+  GT_CUDA(cudaMalloc(&b, kN * sizeof(float)));
+  GT_CUDA(cudaMemset(a, 0, kN * sizeof(float)));
+  GT_CUDA(cudaMemset(b, 0, kN * sizeof(float)));
+
+  cudaStream_t st;
+  GT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  GT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+  graphFirst<<<kN / 256, 256, 0, st>>>(a, kN);
+  graphSecond<<<kN / 256, 256, 0, st>>>(a, b, kN);
+  GT_CUDA(cudaStreamEndCapture(st, &graph));
+  GT_CUDA(cudaGetLastError());
+  GT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+
+  GT_OK(perfcheck_session_begin(s, "graph"));
+  for (int k = 0; k < kGraphLaunches; ++k) GT_CUDA(cudaGraphLaunch(exec, st));
+  GT_OK(perfcheck_session_end(s));
+  GT_CUDA(cudaStreamSynchronize(st));
+
+  const perfcheck_report* r = gt_report(s);
+  perfcheck_kernel_info k1 = {}, k2 = {};
+  GT_EXPECT(gt_find_kernel(r, "graphFirst", "graph", &k1), "no graphFirst entry in region graph");
+  GT_EXPECT(gt_find_kernel(r, "graphSecond", "graph", &k2), "no graphSecond entry in region graph");
+  GT_EXPECT(k1.launches == kGraphLaunches, "graphFirst: %llu launches, want %d",
+            static_cast<unsigned long long>(k1.launches), int(kGraphLaunches));
+  GT_EXPECT(k2.launches == kGraphLaunches, "graphSecond: %llu launches, want %d",
+            static_cast<unsigned long long>(k2.launches), int(kGraphLaunches));
+
+  // a = 1, 2, 3 after each launch; b adds a each time: 1 + 2 + 3.
+  std::vector<float> ha(kN), hb(kN);
+  GT_CUDA(cudaMemcpy(ha.data(), a, kN * sizeof(float), cudaMemcpyDeviceToHost));
+  GT_CUDA(cudaMemcpy(hb.data(), b, kN * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < kN; ++i)
+    if (ha[i] != 3.0f || hb[i] != 6.0f) {
+      GT_EXPECT(ha[i] == 3.0f && hb[i] == 6.0f, "index %d: a %g (want 3), b %g (want 6)", i, double(ha[i]),
+                double(hb[i]));
+      break;
+    }
+  if (gt_failures) gt_print_report(r);
+  perfcheck_session_destroy(s);
+  GT_CUDA(cudaGraphExecDestroy(exec));
+  GT_CUDA(cudaGraphDestroy(graph));
+  GT_CUDA(cudaStreamDestroy(st));
+  GT_CUDA(cudaFree(a));
+  GT_CUDA(cudaFree(b));
+  return gt_finish(mode == PERFCHECK_MODE_AUTO ? "test_graph (auto)" : "test_graph");
+}
