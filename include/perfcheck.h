@@ -285,6 +285,20 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
                                                              perfcheck_report **out);
 
+/* Reads a perfcheck JSON report (schema "perfcheck-report/1", as
+ * perfcheck_report_write(..., PERFCHECK_FORMAT_JSON, ...) writes it) back
+ * into a report: device, regions, kernels with their metrics by name,
+ * attributes, derived values and diagnosis, exactly as written (the
+ * checklist is not run again; null stays "not measured").  Fields it does
+ * not know are ignored, so newer writers stay readable.  On success *out
+ * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
+ * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
+ * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
+ * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, or not a
+ * perfcheck report; perfcheck_last_error_message() says "FILE:LINE:COLUMN:
+ * what"), PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
+
 /* Frees a report obtained from perfcheck_report_from_ncu_csv (or another
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
  * report borrowed from a session. */
@@ -356,6 +370,238 @@ PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *ses
  * first (their data is kept in no report once destroyed: read the report
  * before).  NULL is a no-op. */
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *session);
+
+/* ==== Ceilings =========================================================== */
+
+/* Measures what device `device` (a CUDA ordinal) really reaches, for step
+ * 2's roofline: DRAM bandwidth with a device-to-device copy of 1 GiB (bytes
+ * read + written per second) and FP32 throughput with an FMA kernel (FLOP per
+ * second, an FMA counting 2); each the median of 7 timed runs after warm-up.
+ * Takes about a second; run it on an idle GPU, outside any session.  The
+ * result is written as a ceilings file to `cache_path`, or, when cache_path
+ * is NULL, to the device's cache file ($XDG_CACHE_HOME/perfcheck/ or
+ * ~/.cache/perfcheck/, one file per device name and PCI location), which
+ * every session created afterwards loads in place of the clock-based peaks
+ * (the report's device says ceilings_source "measured").  The out pointers
+ * may be NULL; on failure they are NaN.
+ * Returns PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT (no such device);
+ * PERFCHECK_ERROR_NO_DRIVER, PERFCHECK_ERROR_NO_DEVICE,
+ * PERFCHECK_ERROR_DRIVER_TOO_OLD; PERFCHECK_ERROR_OUT_OF_MEMORY (device
+ * memory); PERFCHECK_ERROR_UNSUPPORTED (the benchmark could not be loaded or
+ * launched); PERFCHECK_ERROR_KERNEL_FAULT; PERFCHECK_ERROR_IO (the file);
+ * perfcheck_last_error_message() names the failing call.  Needs no CUPTI, so
+ * it also works under another profiler.  Thread-safe, but do not run it
+ * while another thread's kernels are being timed or profiled. */
+PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char *cache_path,
+                                                          double *dram_bytes_per_s, double *fp32_flop_per_s);
+
+/* ==== Expectations ======================================================= */
+
+/* Performance assertions for test suites and CI scripts: "mysteryA must stay
+ * at 4 sectors per request".  Counters count what the hardware did, so they
+ * make steady tests where wall-clock thresholds make flaky ones.
+ *
+ * An expectation names a kernel, a quantity, a comparison and a value:
+ *   kernel    the name as the report spells it ("mysteryA", "scaleAdd<4>",
+ *             "ns::k"); every entry of that name is checked (one entry per
+ *             launch signature); or "regex:PATTERN", a POSIX extended
+ *             regular expression searched in the name (anchor it with ^ and
+ *             $), and every entry it matches is checked.
+ *   quantity  any name perfcheck_report_kernel_value accepts (an ncu metric
+ *             of the contract, a launch__* value, a derived name such as
+ *             sectors_per_request_ld, threads_per_instruction,
+ *             achieved_occupancy_pct, theoretical_occupancy_pct), `step`
+ *             (the verdict's step, 0..5), or the words `cause` (a cause word
+ *             of perfcheck_cause_name) and `bound` (memory, compute, latency,
+ *             unknown), which take == and != only.
+ *
+ * Spec strings:   KERNEL ":" QUANTITY OP VALUE [ "+-" N "%" ]
+ *   "mysteryA:sectors_per_request_ld<=4.5"
+ *   "mysteryB:cause!=divergent_warps"
+ *   "regex:^mystery[BC]$:threads_per_instruction>=24"
+ *   "mysteryC:gpu__time_duration.sum within 10% of 1.2e6"
+ *   "mysteryC:gpu__time_duration.sum <= 1.2e6 +-0%"    (exact: no band)
+ * OP is <, <=, ==, !=, >=, >, "within N% of" or "within" (the quantity's
+ * default band, below).  KERNEL runs to the last ':' of the spec, so names
+ * with "::" need no quoting.  Spaces around OP, VALUE and the tolerance are
+ * allowed.  A malformed spec is refused with the column of the first wrong
+ * character.
+ *
+ * Tolerance policy, so that nobody writes a flaky test by accident:
+ *   exact      counts, ratios (sectors per request, threads per
+ *              instruction), launch__* values, registers, theoretical
+ *              occupancy, step, cause, bound.  "Exact" forgives a relative
+ *              1e-9, so a value that went through text compares equal.
+ *   10% band   durations: gpu__time_duration.sum, duration_ns_*, any *_ns.
+ *   5% band    throughput percentages and rates: *throughput*, *pct_of_peak*,
+ *              achieved occupancy (sm__warps_active..., achieved_occupancy_pct),
+ *              issue activity, DRAM bytes and everything computed from them
+ *              (dram_gbps, arithmetic_intensity), gflops, memory_pct,
+ *              compute_pct.
+ * The band is relative to VALUE and is applied, not merely warned about: a
+ * warning in a passing test is never read, and the run that then fails is
+ * the one on a busier machine.  It widens the bound in the lenient
+ * direction: "gpu__time_duration.sum<=1e6" holds up to 1.1e6, a throughput
+ * ">=80" holds down to 76, == holds inside the band and != outside it.
+ * Every message of a banded check names the band and the effective bound;
+ * "+-N%" after the value (or perfcheck_expectation.tolerance_pct) sets
+ * another band, "+-0%" none.
+ *
+ * Never a silent pass: a kernel that is not in the report, a quantity that
+ * was not measured (NaN), an unknown quantity, and a cause or bound
+ * expectation on a kernel whose verdict is not_assessed / unknown are
+ * failures, each with its own message.
+ *
+ * Thread-safety: a set is used by one thread at a time (checking stores its
+ * results in the set); different sets are independent.  perfcheck_expect is
+ * safe from any thread. */
+
+typedef struct perfcheck_expectations perfcheck_expectations; /* opaque */
+
+/* The comparison of an expectation.  Append only. */
+typedef enum perfcheck_comparison {
+  PERFCHECK_CMP_LT = 0,    /* <  */
+  PERFCHECK_CMP_LE = 1,    /* <= */
+  PERFCHECK_CMP_EQ = 2,    /* == */
+  PERFCHECK_CMP_NE = 3,    /* != */
+  PERFCHECK_CMP_GE = 4,    /* >= */
+  PERFCHECK_CMP_GT = 5,    /* >  */
+  PERFCHECK_CMP_WITHIN = 6 /* within tolerance_pct % of value */
+} perfcheck_comparison;
+
+/* An expectation from parts (perfcheck_expectations_add_parts).  The strings
+ * are copied. */
+typedef struct perfcheck_expectation {
+  size_t size;                     /* sizeof(perfcheck_expectation); set by _init */
+  const char *kernel;              /* a kernel name, or a POSIX ERE when kernel_is_regex */
+  int kernel_is_regex;
+  const char *quantity;            /* as in the spec strings */
+  perfcheck_comparison comparison;
+  double value;                    /* the number (ignored when word is set) */
+  const char *word;                /* the word for cause / bound; NULL for numbers */
+  /* Percent.  NaN (the _init default): the policy's band for the quantity;
+   * 0: exact; for PERFCHECK_CMP_WITHIN the N of "within N% of". */
+  double tolerance_pct;
+} perfcheck_expectation;
+
+/* One check of one expectation against one kernel entry (or against none,
+ * when no kernel matched).  Strings are owned by the set, valid until its
+ * next add, check or destroy. */
+typedef struct perfcheck_expectation_result {
+  size_t size;                     /* sizeof(perfcheck_expectation_result); caller sets */
+  const char *spec;                /* the expectation as written (or built from parts) */
+  const char *kernel;              /* the entry checked: its name, plus its launch
+                                      signature when several entries share the name,
+                                      plus " in region R" when in a region; the
+                                      kernel part of the spec when none matched */
+  const char *quantity;
+  /* PERFCHECK_OK: holds.  PERFCHECK_ERROR_EXPECTATION_FAILED: measured and
+   * outside the bound.  PERFCHECK_ERROR_NOT_FOUND: no such kernel, or no
+   * such quantity.  PERFCHECK_ERROR_NOT_MEASURED: the quantity (or the
+   * verdict) was not measured. */
+  perfcheck_status status;
+  double measured;                 /* NaN when not measured, and for words */
+  const char *measured_word;       /* cause / bound words; NULL for numbers */
+  const char *expected;            /* "<= 4.5", "within 10% of 1200000" */
+  /* One line: kernel, quantity, measured value, expected bound (and band),
+   * and the verdict's step, cause and advice for that kernel. */
+  const char *message;
+  const char *advice;              /* the kernel's verdict advice; "" when none */
+} perfcheck_expectation_result;
+
+/* Fills *e with the defaults (comparison <=, tolerance NaN) and sets e->size.
+ * NULL is ignored. */
+PERFCHECK_API void perfcheck_expectation_init(perfcheck_expectation *e);
+
+/* Creates an empty set.  Returns PERFCHECK_OK (*out owns the set),
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (out NULL) or
+ * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_create(perfcheck_expectations **out);
+
+/* Frees a set and its results.  NULL is a no-op. */
+PERFCHECK_API void perfcheck_expectations_destroy(perfcheck_expectations *set);
+
+/* Adds an expectation from a spec string (copied).  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (NULL); PERFCHECK_ERROR_PARSE (malformed:
+ * perfcheck_last_error_message() says `expectation "SPEC": column N: what`;
+ * nothing is added); PERFCHECK_ERROR_OUT_OF_MEMORY. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_add(perfcheck_expectations *set, const char *spec);
+
+/* Adds an expectation from parts (copied).  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, e->size too small, empty kernel or
+ * quantity, unknown comparison, non-finite value or negative tolerance, a
+ * word for a number or a number for cause/bound, an unknown word, an order
+ * comparison on a word, a bad regex; the message says which);
+ * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expectations *set,
+                                                                const perfcheck_expectation *e);
+
+/* Number of expectations in the set; 0 for NULL. */
+PERFCHECK_API size_t perfcheck_expectations_count(const perfcheck_expectations *set);
+
+/* Checks every expectation against `report` (borrowed for the call only):
+ * one result per expectation and matching kernel entry, one failed result
+ * for an expectation that matches no kernel.  The results replace those of
+ * the previous check.  *failures (may be NULL) is the number of failed
+ * results; on an error it is at least 1, so that a caller who reads only the
+ * count never passes by accident.  Returns PERFCHECK_OK (all hold),
+ * PERFCHECK_ERROR_EXPECTATION_FAILED (some failed),
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (set or report NULL),
+ * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_check(perfcheck_expectations *set,
+                                                            const perfcheck_report *report, size_t *failures);
+
+/* Results of the last check: their number (0 for NULL or before a check),
+ * and result `index` copied into *out (up to out->size bytes).  Returns
+ * PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, out->size too small)
+ * or PERFCHECK_ERROR_NOT_FOUND (index out of range). */
+PERFCHECK_API size_t perfcheck_expectations_result_count(const perfcheck_expectations *set);
+PERFCHECK_API perfcheck_status perfcheck_expectations_result(const perfcheck_expectations *set, size_t index,
+                                                             perfcheck_expectation_result *out);
+
+/* The messages of the last check's failures, one a line (no final newline);
+ * "" when none failed or for NULL.  Owned by the set, valid until its next
+ * add, check or destroy. */
+PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_expectations *set);
+
+/* Writes the last check as a JUnit XML document: one <testcase> per result
+ * (classname `suite`, name "KERNEL: QUANTITY EXPECTED"), a <failure> with
+ * the message for each failed one.  Every string is escaped, and characters
+ * that XML 1.0 cannot hold (control characters, bytes that are not UTF-8)
+ * are replaced by U+FFFD.  suite NULL means "perfcheck".  Returns
+ * PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT or PERFCHECK_ERROR_IO. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,
+                                                                  const char *suite, FILE *stream);
+
+/* One expectation, checked at once: parses `spec`, checks it against
+ * `report` and returns the number of failures (a malformed spec, a NULL
+ * argument or no memory count as one).  When `stream` is not NULL each
+ * failure is also written to it as "perfcheck: expectation failed: MESSAGE"
+ * lines.  The failure messages stay readable through
+ * perfcheck_expect_message().  This is what perfcheck_test.h's macros call.
+ * Thread-safe. */
+PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream);
+
+/* The failure messages of this thread's last perfcheck_expect, one a line
+ * ("" when it passed); thread-local, valid until the next perfcheck_expect
+ * on this thread; long texts are cut at 8 KiB with "...". */
+PERFCHECK_API const char *perfcheck_expect_message(void);
+
+/* Session conveniences.  perfcheck_session_expect records an expectation on
+ * the session (the spec is parsed now: PERFCHECK_ERROR_PARSE as
+ * perfcheck_expectations_add; PERFCHECK_ERROR_INVALID_ARGUMENT for NULL;
+ * PERFCHECK_ERROR_OUT_OF_MEMORY).  perfcheck_session_check checks every
+ * recorded expectation against the session's report so far (call it after
+ * perfcheck_session_end) and returns as perfcheck_expectations_check.
+ * Expectations stay recorded: check again after later regions.
+ * perfcheck_session_expectations gives the session's set (borrowed, valid
+ * until the session is destroyed; NULL before the first expect) for the
+ * results, perfcheck_expectations_failures_text and
+ * perfcheck_expectations_write_junit.  Thread-safe, but do not check while
+ * another thread ends a region of the same session. */
+PERFCHECK_API perfcheck_status perfcheck_session_expect(perfcheck_session *session, const char *spec);
+PERFCHECK_API perfcheck_status perfcheck_session_check(perfcheck_session *session, size_t *failures);
+PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const perfcheck_session *session);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,937 @@
+/* Reading JSON: a small strict parser (depth-limited recursive descent) and
+ * the mapping of a "perfcheck-report/1" document (pc_write_json.c's output,
+ * docs/report-contract.md) back into a pc_report.  Needed by
+ * `perfcheck check FILE.json` and `perfcheck merge`. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+#include "pc_fmt.h"
+#include "pc_json.h"
+
+/* ---- Parser ---------------------------------------------------------------- */
+
+typedef struct pc_jp {
+  const char *s;
+  size_t len, i;
+  const char *name;
+  char *err;
+  size_t errlen;
+} pc_jp;
+
+void pc_json_position(const char *data, size_t len, size_t offset, size_t *line, size_t *col) {
+  size_t l = 1, c = 1;
+  if (offset > len) offset = len;
+  for (size_t i = 0; i < offset; i++) {
+    if (data[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static perfcheck_status pc_jp_fail(pc_jp *p, size_t at, const char *fmt, ...) {
+  if (p->err && p->errlen) {
+    size_t line, col;
+    pc_json_position(p->s, p->len, at, &line, &col);
+    int w = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->name ? p->name : "<json>", line, col);
+    if (w >= 0 && (size_t)w < p->errlen) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(p->err + w, p->errlen - (size_t)w, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return PERFCHECK_ERROR_PARSE;
+}
+
+/* The character at `at`, shown safely in a message. */
+static const char *pc_jp_show(const pc_jp *p, size_t at, char buf[8]) {
+  if (at >= p->len) return "end of input";
+  unsigned char c = (unsigned char)p->s[at];
+  if (c >= 0x21 && c < 0x7F)
+    snprintf(buf, 8, "'%c'", c);
+  else
+    snprintf(buf, 8, "0x%02X", c);
+  return buf;
+}
+
+static void pc_jp_ws(pc_jp *p) {
+  while (p->i < p->len) {
+    char c = p->s[p->i];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+    p->i++;
+  }
+}
+
+void pc_json_free(pc_json *v) {
+  if (!v) return;
+  free(v->string);
+  for (size_t i = 0; i < v->n; i++) {
+    pc_json_free(&v->items[i]);
+    if (v->keys) free(v->keys[i]);
+  }
+  free(v->items);
+  free(v->keys);
+  memset(v, 0, sizeof *v);
+}
+
+typedef struct pc_jbuf {
+  char *p;
+  size_t n, cap;
+} pc_jbuf;
+
+static int pc_jbuf_add(pc_jbuf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 32;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *q = realloc(b->p, cap);
+    if (!q) return -1;
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+  return 0;
+}
+
+static int pc_hex4(const char *s, unsigned *out) {
+  unsigned v = 0;
+  for (int k = 0; k < 4; k++) {
+    char c = s[k];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+    else return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static size_t pc_utf8_encode(unsigned cp, char out[4]) {
+  if (cp < 0x80) {
+    out[0] = (char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (char)(0xC0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (char)(0xE0 | (cp >> 12));
+    out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | (cp >> 18));
+  out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+/* At the opening quote.  *out is a new NUL-terminated string. */
+static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
+  size_t start = p->i++;
+  pc_jbuf b = {0};
+  perfcheck_status st = PERFCHECK_OK;
+  if (pc_jbuf_add(&b, "", 0)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  for (;;) {
+    if (p->i >= p->len) {
+      st = pc_jp_fail(p, start, "unterminated string");
+      break;
+    }
+    unsigned char c = (unsigned char)p->s[p->i];
+    if (c == '"') {
+      p->i++;
+      break;
+    }
+    if (c < 0x20) {
+      st = pc_jp_fail(p, p->i, "control character 0x%02X in a string (JSON needs it escaped)", c);
+      break;
+    }
+    if (c == '\\') {
+      size_t at = p->i;
+      if (p->i + 1 >= p->len) {
+        st = pc_jp_fail(p, start, "unterminated string");
+        break;
+      }
+      char e = p->s[p->i + 1];
+      const char *rep = NULL;
+      switch (e) {
+        case '"': rep = "\""; break;
+        case '\\': rep = "\\"; break;
+        case '/': rep = "/"; break;
+        case 'b': rep = "\b"; break;
+        case 'f': rep = "\f"; break;
+        case 'n': rep = "\n"; break;
+        case 'r': rep = "\r"; break;
+        case 't': rep = "\t"; break;
+        case 'u': break;
+        default:
+          st = pc_jp_fail(p, at, "invalid escape \"\\%c\" in a string", (e >= 0x21 && e < 0x7F) ? e : '?');
+          break;
+      }
+      if (st != PERFCHECK_OK) break;
+      if (rep) {
+        if (pc_jbuf_add(&b, rep, 1)) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+        p->i += 2;
+        if (st != PERFCHECK_OK) break;
+        continue;
+      }
+      unsigned cp;
+      if (p->i + 6 > p->len || pc_hex4(p->s + p->i + 2, &cp)) {
+        st = pc_jp_fail(p, at, "\\u needs four hex digits");
+        break;
+      }
+      p->i += 6;
+      if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        st = pc_jp_fail(p, at, "lone low surrogate \\u%04X", cp);
+        break;
+      }
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        unsigned lo;
+        if (p->i + 6 > p->len || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u' || pc_hex4(p->s + p->i + 2, &lo) ||
+            lo < 0xDC00 || lo > 0xDFFF) {
+          st = pc_jp_fail(p, at, "high surrogate \\u%04X without its low surrogate", cp);
+          break;
+        }
+        p->i += 6;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+      }
+      if (cp == 0) {
+        st = pc_jp_fail(p, at, "\\u0000 is not supported (names are C strings)");
+        break;
+      }
+      char u[4];
+      size_t un = pc_utf8_encode(cp, u);
+      if (pc_jbuf_add(&b, u, un)) {
+        st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+        break;
+      }
+      continue;
+    }
+    if (c < 0x80) {
+      if (pc_jbuf_add(&b, (const char *)&c, 1)) {
+        st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+        break;
+      }
+      p->i++;
+      continue;
+    }
+    /* Multi-byte UTF-8: validate on a NUL-terminated copy (the data need not be). */
+    unsigned char tmp[5] = {0};
+    for (size_t k = 0; k < 4 && p->i + k < p->len; k++) tmp[k] = (unsigned char)p->s[p->i + k];
+    size_t n = pc_utf8_seq_len(tmp);
+    if (n == 0) {
+      st = pc_jp_fail(p, p->i, "invalid UTF-8 byte 0x%02X in a string", c);
+      break;
+    }
+    if (pc_jbuf_add(&b, p->s + p->i, n)) {
+      st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+      break;
+    }
+    p->i += n;
+  }
+  if (st != PERFCHECK_OK) {
+    free(b.p);
+    return st;
+  }
+  *out = b.p;
+  return PERFCHECK_OK;
+}
+
+static int pc_isdigit(char c) { return c >= '0' && c <= '9'; }
+
+static perfcheck_status pc_jp_number(pc_jp *p, double *out) {
+  size_t start = p->i, i = p->i;
+  if (i < p->len && p->s[i] == '-') i++;
+  if (i < p->len && p->s[i] == '0') {
+    i++;
+  } else if (i < p->len && p->s[i] >= '1' && p->s[i] <= '9') {
+    while (i < p->len && pc_isdigit(p->s[i])) i++;
+  } else {
+    return pc_jp_fail(p, i, "invalid number (expected a digit)");
+  }
+  if (i < p->len && p->s[i] == '.') {
+    i++;
+    if (i >= p->len || !pc_isdigit(p->s[i])) return pc_jp_fail(p, i, "invalid number (expected a digit after '.')");
+    while (i < p->len && pc_isdigit(p->s[i])) i++;
+  }
+  if (i < p->len && (p->s[i] == 'e' || p->s[i] == 'E')) {
+    i++;
+    if (i < p->len && (p->s[i] == '+' || p->s[i] == '-')) i++;
+    if (i >= p->len || !pc_isdigit(p->s[i])) return pc_jp_fail(p, i, "invalid number (expected an exponent)");
+    while (i < p->len && pc_isdigit(p->s[i])) i++;
+  }
+  char buf[128];
+  if (i - start >= sizeof buf) return pc_jp_fail(p, start, "number too long (%zu characters)", i - start);
+  memcpy(buf, p->s + start, i - start);
+  buf[i - start] = '\0';
+  double v = strtod(buf, NULL); /* the caller holds the C locale */
+  if (!isfinite(v)) return pc_jp_fail(p, start, "number %s is out of range", buf);
+  *out = v;
+  p->i = i;
+  return PERFCHECK_OK;
+}
+
+static int pc_key_cmp(const void *a, const void *b) {
+  return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+static perfcheck_status pc_jp_value(pc_jp *p, pc_json *v, int depth);
+
+/* Members are appended only once complete, so pc_json_free always sees a
+ * consistent tree. */
+static perfcheck_status pc_jp_container(pc_jp *p, pc_json *v, int depth) {
+  int obj = p->s[p->i] == '{';
+  char close = obj ? '}' : ']';
+  size_t cap = 0;
+  v->type = obj ? PC_JSON_OBJECT : PC_JSON_ARRAY;
+  if (depth >= PC_JSON_MAX_DEPTH) return pc_jp_fail(p, p->i, "nested deeper than %d levels", PC_JSON_MAX_DEPTH);
+  p->i++;
+  pc_jp_ws(p);
+  if (p->i < p->len && p->s[p->i] == close) {
+    p->i++;
+    return PERFCHECK_OK;
+  }
+  for (;;) {
+    char *key = NULL;
+    char sh[8];
+    pc_jp_ws(p);
+    if (obj) {
+      if (p->i >= p->len || p->s[p->i] != '"')
+        return pc_jp_fail(p, p->i, "expected a string key, found %s", pc_jp_show(p, p->i, sh));
+      perfcheck_status st = pc_jp_string(p, &key);
+      if (st != PERFCHECK_OK) return st;
+      pc_jp_ws(p);
+      if (p->i >= p->len || p->s[p->i] != ':') {
+        free(key);
+        return pc_jp_fail(p, p->i, "expected ':' after the key, found %s", pc_jp_show(p, p->i, sh));
+      }
+      p->i++;
+    }
+    if (v->n == cap) {
+      size_t nc = cap ? cap * 2 : 8;
+      pc_json *items = realloc(v->items, nc * sizeof *items);
+      if (!items) {
+        free(key);
+        return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      }
+      v->items = items;
+      if (obj) {
+        char **keys = realloc(v->keys, nc * sizeof *keys);
+        if (!keys) {
+          free(key);
+          return PERFCHECK_ERROR_OUT_OF_MEMORY;
+        }
+        v->keys = keys;
+      }
+      cap = nc;
+    }
+    pc_json item;
+    memset(&item, 0, sizeof item);
+    perfcheck_status st = pc_jp_value(p, &item, depth + 1);
+    if (st != PERFCHECK_OK) {
+      pc_json_free(&item);
+      free(key);
+      return st;
+    }
+    v->items[v->n] = item;
+    if (obj) v->keys[v->n] = key;
+    v->n++;
+    pc_jp_ws(p);
+    if (p->i < p->len && p->s[p->i] == ',') {
+      p->i++;
+      continue;
+    }
+    if (p->i < p->len && p->s[p->i] == close) {
+      p->i++;
+      break;
+    }
+    return pc_jp_fail(p, p->i, "expected ',' or '%c', found %s", close, pc_jp_show(p, p->i, sh));
+  }
+  if (obj && v->n > 1) { /* duplicate keys: sort pointers to the keys, compare neighbours */
+    char ***sorted = malloc(v->n * sizeof *sorted);
+    if (!sorted) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < v->n; k++) sorted[k] = &v->keys[k];
+    qsort(sorted, v->n, sizeof *sorted, pc_key_cmp);
+    for (size_t k = 1; k < v->n; k++) {
+      if (strcmp(*sorted[k - 1], *sorted[k]) == 0) {
+        size_t a = (size_t)(sorted[k - 1] - v->keys), b = (size_t)(sorted[k] - v->keys);
+        size_t at = v->items[a > b ? a : b].offset; /* the second occurrence */
+        char dup[96];
+        snprintf(dup, sizeof dup, "%s", *sorted[k]);
+        free(sorted);
+        return pc_jp_fail(p, at, "duplicate key \"%s\"", dup);
+      }
+    }
+    free(sorted);
+  }
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jp_value(pc_jp *p, pc_json *v, int depth) {
+  pc_jp_ws(p);
+  v->offset = p->i;
+  if (p->i >= p->len) return pc_jp_fail(p, p->i, "unexpected end of input (expected a value)");
+  char c = p->s[p->i];
+  switch (c) {
+    case '{':
+    case '[':
+      return pc_jp_container(p, v, depth);
+    case '"':
+      v->type = PC_JSON_STRING;
+      return pc_jp_string(p, &v->string);
+    case 't':
+    case 'f':
+    case 'n': {
+      static const struct {
+        const char *word;
+        pc_json_type type;
+      } lits[] = {{"true", PC_JSON_TRUE}, {"false", PC_JSON_FALSE}, {"null", PC_JSON_NULL}};
+      for (size_t k = 0; k < 3; k++) {
+        size_t n = strlen(lits[k].word);
+        if (lits[k].word[0] == c && p->len - p->i >= n && memcmp(p->s + p->i, lits[k].word, n) == 0) {
+          v->type = lits[k].type;
+          p->i += n;
+          return PERFCHECK_OK;
+        }
+      }
+      return pc_jp_fail(p, p->i, "invalid literal (expected true, false or null)");
+    }
+    default:
+      if (c == '-' || pc_isdigit(c)) {
+        v->type = PC_JSON_NUMBER;
+        return pc_jp_number(p, &v->number);
+      }
+      {
+        char sh[8];
+        return pc_jp_fail(p, p->i, "unexpected %s (expected a value)", pc_jp_show(p, p->i, sh));
+      }
+  }
+}
+
+perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, char *err,
+                               size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  memset(out, 0, sizeof *out);
+  pc_jp p = {data, len, 0, name, err, errlen};
+  if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) p.i = 3; /* a UTF-8 byte order mark */
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  perfcheck_status st = pc_jp_value(&p, out, 0);
+  pc_locale_end(&lg);
+  if (st == PERFCHECK_OK) {
+    pc_jp_ws(&p);
+    if (p.i < p.len) st = pc_jp_fail(&p, p.i, "unexpected text after the JSON value");
+  }
+  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen)
+    snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
+  if (st != PERFCHECK_OK) pc_json_free(out);
+  return st;
+}
+
+const pc_json *pc_json_get(const pc_json *v, const char *key) {
+  if (!v || v->type != PC_JSON_OBJECT) return NULL;
+  for (size_t i = 0; i < v->n; i++)
+    if (strcmp(v->keys[i], key) == 0) return &v->items[i];
+  return NULL;
+}
+
+/* ---- perfcheck-report/1 -> pc_report ------------------------------------- */
+
+typedef struct pc_jm {
+  pc_jp *p; /* for positions and the error buffer */
+  int quiet;
+  pc_report *r;
+} pc_jm;
+
+#define PC_TRY(x)                              \
+  do {                                         \
+    perfcheck_status st_ = (x);                \
+    if (st_ != PERFCHECK_OK) return st_;       \
+  } while (0)
+
+static perfcheck_status pc_jm_type(pc_jm *m, const pc_json *v, const char *key, const char *want) {
+  return pc_jp_fail(m->p, v->offset, "\"%s\": expected %s", key, want);
+}
+
+/* Missing keys leave *out as it is (the report's "unknown"); null is NaN. */
+static perfcheck_status pc_jm_num(pc_jm *m, const pc_json *obj, const char *key, double *out) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v) return PERFCHECK_OK;
+  if (v->type == PC_JSON_NULL) {
+    *out = PC_NULL;
+    return PERFCHECK_OK;
+  }
+  if (v->type != PC_JSON_NUMBER) return pc_jm_type(m, v, key, "a number or null");
+  *out = v->number;
+  return PERFCHECK_OK;
+}
+
+/* An integer in [lo, hi]; null gives null_value. */
+static perfcheck_status pc_jm_intrange(pc_jm *m, const pc_json *obj, const char *key, double lo, double hi,
+                                       double null_value, double *out) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v) return PERFCHECK_OK;
+  if (v->type == PC_JSON_NULL) {
+    *out = null_value;
+    return PERFCHECK_OK;
+  }
+  if (v->type != PC_JSON_NUMBER || v->number != floor(v->number) || v->number < lo || v->number > hi)
+    return pc_jm_type(m, v, key, "an integer in range");
+  *out = v->number;
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_int(pc_jm *m, const pc_json *obj, const char *key, int null_value, int *out) {
+  double d = *out;
+  PC_TRY(pc_jm_intrange(m, obj, key, -2147483648.0, 2147483647.0, null_value, &d));
+  *out = (int)d;
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_u64(pc_jm *m, const pc_json *obj, const char *key, uint64_t *out) {
+  double d = (double)*out;
+  PC_TRY(pc_jm_intrange(m, obj, key, 0.0, 18446744073709549568.0, 0.0, &d));
+  *out = (uint64_t)d;
+  return PERFCHECK_OK;
+}
+
+/* A new copy of a string member; null (or missing) gives NULL. */
+static perfcheck_status pc_jm_strdup(pc_jm *m, const pc_json *obj, const char *key, char **out) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v || v->type == PC_JSON_NULL) return PERFCHECK_OK;
+  if (v->type != PC_JSON_STRING) return pc_jm_type(m, v, key, "a string or null");
+  free(*out);
+  *out = pc_strdup(v->string);
+  return *out ? PERFCHECK_OK : PERFCHECK_ERROR_OUT_OF_MEMORY;
+}
+
+/* Into a fixed buffer (cut to fit); null gives "". */
+static perfcheck_status pc_jm_strbuf(pc_jm *m, const pc_json *obj, const char *key, char *buf, size_t len) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v) return PERFCHECK_OK;
+  if (v->type == PC_JSON_NULL) {
+    buf[0] = '\0';
+    return PERFCHECK_OK;
+  }
+  if (v->type != PC_JSON_STRING) return pc_jm_type(m, v, key, "a string or null");
+  size_t n = strlen(v->string);
+  if (n >= len) {
+    n = len - 1;
+    while (n > 0 && ((unsigned char)v->string[n] & 0xC0) == 0x80) n--; /* keep UTF-8 whole */
+  }
+  memcpy(buf, v->string, n);
+  buf[n] = '\0';
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_dim3(pc_jm *m, const pc_json *obj, const char *key, unsigned out[3]) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v) return PERFCHECK_OK;
+  if (v->type != PC_JSON_ARRAY || v->n != 3) return pc_jm_type(m, v, key, "an array of three integers");
+  for (size_t i = 0; i < 3; i++) {
+    const pc_json *x = &v->items[i];
+    if (x->type != PC_JSON_NUMBER || x->number != floor(x->number) || x->number < 0 || x->number > 4294967295.0)
+      return pc_jm_type(m, x, key, "an array of three integers");
+    out[i] = (unsigned)x->number;
+  }
+  return PERFCHECK_OK;
+}
+
+static const pc_json *pc_jm_object(pc_jm *m, const pc_json *obj, const char *key, perfcheck_status *st) {
+  const pc_json *v = pc_json_get(obj, key);
+  *st = PERFCHECK_OK;
+  if (!v || v->type == PC_JSON_NULL) return NULL;
+  if (v->type != PC_JSON_OBJECT) {
+    *st = pc_jm_type(m, v, key, "an object");
+    return NULL;
+  }
+  return v;
+}
+
+static const pc_json *pc_jm_array(pc_jm *m, const pc_json *obj, const char *key, perfcheck_status *st) {
+  const pc_json *v = pc_json_get(obj, key);
+  *st = PERFCHECK_OK;
+  if (!v || v->type == PC_JSON_NULL) return NULL;
+  if (v->type != PC_JSON_ARRAY) {
+    *st = pc_jm_type(m, v, key, "an array");
+    return NULL;
+  }
+  return v;
+}
+
+typedef struct pc_jfield {
+  const char *key;
+  size_t offset;
+} pc_jfield;
+
+static perfcheck_status pc_jm_doubles(pc_jm *m, const pc_json *obj, void *base, const pc_jfield *f, size_t n) {
+  for (size_t i = 0; i < n; i++) PC_TRY(pc_jm_num(m, obj, f[i].key, (double *)((char *)base + f[i].offset)));
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_finding(pc_jm *m, const pc_json *obj, pc_finding *f) {
+  char word[64] = "";
+  PC_TRY(pc_jm_int(m, obj, "step", 0, &f->step));
+  if (f->step < 0 || f->step > 5) return pc_jm_type(m, pc_json_get(obj, "step"), "step", "a step from 0 to 5");
+  const pc_json *c = pc_json_get(obj, "cause");
+  if (c) {
+    PC_TRY(pc_jm_strbuf(m, obj, "cause", word, sizeof word));
+    int found = -1;
+    for (int k = 0; k < PERFCHECK_CAUSE_LIMIT_; k++)
+      if (strcmp(perfcheck_cause_name((perfcheck_cause)k), word) == 0) found = k;
+    if (found < 0) return pc_jp_fail(m->p, c->offset, "\"cause\": unknown cause word \"%s\"", word);
+    f->cause = (perfcheck_cause)found;
+  }
+  PC_TRY(pc_jm_strbuf(m, obj, "metric", f->metric, sizeof f->metric));
+  PC_TRY(pc_jm_num(m, obj, "value", &f->value));
+  PC_TRY(pc_jm_num(m, obj, "threshold", &f->threshold));
+  PC_TRY(pc_jm_strbuf(m, obj, "advice", f->advice, sizeof f->advice));
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_diagnosis(pc_jm *m, const pc_json *parent, pc_diagnosis *d) {
+  perfcheck_status st;
+  const pc_json *obj = pc_jm_object(m, parent, "diagnosis", &st);
+  if (!obj) return st;
+  PC_TRY(pc_jm_finding(m, obj, &d->verdict));
+  const pc_json *b = pc_json_get(obj, "bound");
+  if (b) {
+    char word[32] = "";
+    PC_TRY(pc_jm_strbuf(m, obj, "bound", word, sizeof word));
+    int found = -1;
+    for (int k = PERFCHECK_BOUND_UNKNOWN; k <= PERFCHECK_BOUND_LATENCY; k++)
+      if (strcmp(perfcheck_bound_name((perfcheck_bound)k), word) == 0) found = k;
+    if (found < 0) return pc_jp_fail(m->p, b->offset, "\"bound\": unknown bound word \"%s\"", word);
+    d->bound = (perfcheck_bound)found;
+  }
+  const pc_json *fs = pc_jm_array(m, obj, "findings", &st);
+  if (st != PERFCHECK_OK) return st;
+  if (!fs) return PERFCHECK_OK;
+  for (size_t i = 0; i < fs->n; i++) {
+    if (fs->items[i].type != PC_JSON_OBJECT) return pc_jm_type(m, &fs->items[i], "findings", "an array of objects");
+    if (d->nfindings == PC_MAX_FINDINGS) {
+      pc_report_warn(m->r, m->quiet, "%s: %zu findings of one diagnosis; the first %d are kept",
+                     m->p->name ? m->p->name : "<json>", fs->n, PC_MAX_FINDINGS);
+      break;
+    }
+    pc_finding *f = &d->findings[d->nfindings++];
+    memset(f, 0, sizeof *f);
+    f->value = f->threshold = PC_NULL;
+    PC_TRY(pc_jm_finding(m, &fs->items[i], f));
+  }
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_device(pc_jm *m, const pc_json *root) {
+  perfcheck_status st;
+  const pc_json *d = pc_jm_object(m, root, "device", &st);
+  if (!d) return st;
+  pc_device *dev = &m->r->device;
+  PC_TRY(pc_jm_strbuf(m, d, "name", dev->name, sizeof dev->name));
+  const pc_json *cc = pc_json_get(d, "compute_capability");
+  if (cc && cc->type != PC_JSON_NULL) {
+    int maj, min, used = 0;
+    if (cc->type != PC_JSON_STRING || sscanf(cc->string, "%d.%d%n", &maj, &min, &used) != 2 ||
+        cc->string[used] != '\0' || maj < 0 || min < 0)
+      return pc_jm_type(m, cc, "compute_capability", "a string \"MAJOR.MINOR\" or null");
+    dev->cc_major = maj;
+    dev->cc_minor = min;
+  }
+  static const struct {
+    const char *key;
+    size_t offset;
+  } ints[] = {
+      {"sm_count", offsetof(pc_device, sm_count)},
+      {"warp_size", offsetof(pc_device, warp_size)},
+      {"max_threads_per_sm", offsetof(pc_device, max_threads_per_sm)},
+      {"max_threads_per_block", offsetof(pc_device, max_threads_per_block)},
+      {"max_blocks_per_sm", offsetof(pc_device, max_blocks_per_sm)},
+      {"max_registers_per_sm", offsetof(pc_device, max_regs_per_sm)},
+      {"max_registers_per_block", offsetof(pc_device, max_regs_per_block)},
+      {"max_shared_memory_per_sm", offsetof(pc_device, max_smem_per_sm)},
+      {"max_shared_memory_per_block", offsetof(pc_device, max_smem_per_block)},
+      {"max_shared_memory_per_block_optin", offsetof(pc_device, max_smem_per_block_optin)},
+      {"reserved_shared_memory_per_block", offsetof(pc_device, reserved_smem_per_block)},
+      {"register_allocation_unit", offsetof(pc_device, reg_alloc_unit)},
+      {"warp_allocation_granularity", offsetof(pc_device, warp_alloc_granularity)},
+      {"shared_memory_allocation_unit", offsetof(pc_device, smem_alloc_unit)},
+  };
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    PC_TRY(pc_jm_int(m, d, ints[i].key, -1, (int *)((char *)dev + ints[i].offset)));
+  static const pc_jfield dbl[] = {
+      {"peak_dram_bytes_per_s", offsetof(pc_device, peak_dram_bytes_per_s)},
+      {"peak_fp32_flop_per_s", offsetof(pc_device, peak_fp32_flop_per_s)},
+      {"ridge_flop_per_byte", offsetof(pc_device, ridge_flop_per_byte)},
+  };
+  PC_TRY(pc_jm_doubles(m, d, dev, dbl, sizeof dbl / sizeof dbl[0]));
+  PC_TRY(pc_jm_strbuf(m, d, "ceilings_source", dev->ceilings_source, sizeof dev->ceilings_source));
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
+  if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "regions", "an array of objects");
+  pc_region *g = pc_report_add_region(m->r);
+  if (!g) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  PC_TRY(pc_jm_strdup(m, o, "name", &g->name));
+  if (!g->name) return pc_jp_fail(m->p, o->offset, "a region without a \"name\"");
+  PC_TRY(pc_jm_strdup(m, o, "parent", &g->parent));
+  PC_TRY(pc_jm_int(m, o, "depth", 0, &g->depth));
+  static const pc_jfield f[] = {
+      {"wall_ns", offsetof(pc_region, wall_ns)},
+      {"kernel_ns", offsetof(pc_region, kernel_ns)},
+      {"kernel_sum_ns", offsetof(pc_region, kernel_sum_ns)},
+      {"memcpy_ns", offsetof(pc_region, memcpy_ns)},
+      {"memset_ns", offsetof(pc_region, memset_ns)},
+      {"gpu_idle_ns", offsetof(pc_region, gpu_idle_ns)},
+      {"kernel_span_ns", offsetof(pc_region, kernel_span_ns)},
+      {"median_kernel_ns", offsetof(pc_region, median_kernel_ns)},
+      {"short_kernel_ns", offsetof(pc_region, short_kernel_ns)},
+      {"profiling_ns", offsetof(pc_region, profiling_ns)},
+      {"kernel_share", offsetof(pc_region, kernel_share)},
+  };
+  PC_TRY(pc_jm_doubles(m, o, g, f, sizeof f / sizeof f[0]));
+  PC_TRY(pc_jm_u64(m, o, "launches", &g->launches));
+  PC_TRY(pc_jm_u64(m, o, "dropped_records", &g->dropped_records));
+  return pc_jm_diagnosis(m, o, &g->diag);
+}
+
+static perfcheck_status pc_jm_extra(pc_kernel *k, const char *name, double v) {
+  char **names = realloc(k->extra_names, (k->nextra + 1) * sizeof *names);
+  if (!names) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  k->extra_names = names;
+  double *values = realloc(k->extra_values, (k->nextra + 1) * sizeof *values);
+  if (!values) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  k->extra_values = values;
+  names[k->nextra] = pc_strdup(name);
+  if (!names[k->nextra]) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  values[k->nextra] = v;
+  k->nextra++;
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
+  perfcheck_status st;
+  if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "kernels", "an array of objects");
+  pc_kernel *k = pc_report_add_kernel(m->r);
+  if (!k) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  PC_TRY(pc_jm_strdup(m, o, "name", &k->name));
+  if (!k->name) return pc_jp_fail(m->p, o->offset, "a kernel without a \"name\"");
+  PC_TRY(pc_jm_strdup(m, o, "mangled", &k->mangled));
+  PC_TRY(pc_jm_strdup(m, o, "region", &k->region));
+  PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
+  PC_TRY(pc_jm_dim3(m, o, "block", k->block));
+  PC_TRY(pc_jm_num(m, o, "dynamic_smem_bytes", &k->dynamic_smem));
+  PC_TRY(pc_jm_u64(m, o, "launches", &k->launches));
+  PC_TRY(pc_jm_u64(m, o, "profiled_launches", &k->profiled_launches));
+  const pc_json *dur = pc_jm_object(m, o, "duration_ns", &st);
+  PC_TRY(st);
+  if (dur) {
+    PC_TRY(pc_jm_num(m, dur, "min", &k->dur_min_ns));
+    PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
+    PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
+  }
+
+  const pc_json *a = pc_jm_object(m, o, "attributes", &st);
+  PC_TRY(st);
+  if (a) {
+    static const pc_jfield f[] = {
+        {"registers_per_thread", offsetof(pc_attributes, registers_per_thread)},
+        {"static_smem_bytes", offsetof(pc_attributes, static_smem)},
+        {"dynamic_smem_bytes", offsetof(pc_attributes, dynamic_smem)},
+        {"local_bytes_per_thread", offsetof(pc_attributes, local_bytes_per_thread)},
+        {"max_threads_per_block", offsetof(pc_attributes, max_threads_per_block)},
+        {"blocks_per_sm", offsetof(pc_attributes, blocks_per_sm)},
+        {"warps_per_sm", offsetof(pc_attributes, warps_per_sm)},
+        {"theoretical_occupancy_pct", offsetof(pc_attributes, theoretical_occupancy_pct)},
+        {"occupancy_limit_warps", offsetof(pc_attributes, limit_warps)},
+        {"occupancy_limit_blocks", offsetof(pc_attributes, limit_blocks)},
+        {"occupancy_limit_registers", offsetof(pc_attributes, limit_registers)},
+        {"occupancy_limit_shared_mem", offsetof(pc_attributes, limit_shared_mem)},
+        {"waves_per_sm", offsetof(pc_attributes, waves_per_sm)},
+        {"model_blocks_per_sm", offsetof(pc_attributes, model_blocks_per_sm)},
+    };
+    PC_TRY(pc_jm_doubles(m, a, &k->attr, f, sizeof f / sizeof f[0]));
+    const pc_json *bl = pc_json_get(a, "binding_limit");
+    if (bl && bl->type != PC_JSON_NULL) {
+      if (bl->type != PC_JSON_STRING) return pc_jm_type(m, bl, "binding_limit", "a string or null");
+      int found = -1;
+      for (int l = PC_LIMIT_NONE; l <= PC_LIMIT_SHARED_MEMORY; l++)
+        if (strcmp(pc_limiter_name((pc_limiter)l), bl->string) == 0) found = l;
+      if (found < 0) return pc_jp_fail(m->p, bl->offset, "\"binding_limit\": unknown limiter \"%s\"", bl->string);
+      k->attr.binding = (pc_limiter)found;
+    }
+  }
+
+  const pc_json *mt = pc_jm_object(m, o, "metrics", &st);
+  PC_TRY(st);
+  for (size_t i = 0; mt && i < mt->n; i++) {
+    const pc_json *v = &mt->items[i];
+    if (v->type != PC_JSON_NUMBER && v->type != PC_JSON_NULL) return pc_jm_type(m, v, mt->keys[i], "a number or null");
+    double x = v->type == PC_JSON_NUMBER ? v->number : PC_NULL;
+    int via = 0;
+    const pc_metric_def *def = pc_metric_lookup(mt->keys[i], &via);
+    if (def) {
+      k->metric[def->id] = x;
+      if (via) k->metric_via_substitute[def->id] = 1;
+    } else {
+      PC_TRY(pc_jm_extra(k, mt->keys[i], x));
+    }
+  }
+  const pc_json *src = pc_jm_object(m, o, "metric_sources", &st);
+  PC_TRY(st);
+  for (size_t i = 0; src && i < src->n; i++) {
+    const pc_metric_def *def = pc_metric_lookup(src->keys[i], NULL);
+    if (def && src->items[i].type == PC_JSON_STRING) k->metric_via_substitute[def->id] = 1;
+  }
+  PC_TRY(pc_jm_strdup(m, o, "not_measured_reason", &k->not_measured_reason));
+  PC_TRY(pc_jm_int(m, o, "passes", 0, &k->passes));
+
+  const pc_json *d = pc_jm_object(m, o, "derived", &st);
+  PC_TRY(st);
+  if (d) {
+    static const pc_jfield f[] = {
+        {"sectors_per_request_ld", offsetof(pc_derived, sectors_per_request_ld)},
+        {"sectors_per_request_st", offsetof(pc_derived, sectors_per_request_st)},
+        {"threads_per_instruction", offsetof(pc_derived, threads_per_instruction)},
+        {"threads_per_instruction_pred_on", offsetof(pc_derived, threads_per_instruction_pred_on)},
+        {"achieved_occupancy_pct", offsetof(pc_derived, achieved_occupancy_pct)},
+        {"theoretical_occupancy_pct", offsetof(pc_derived, theoretical_occupancy_pct)},
+        {"flops", offsetof(pc_derived, flops)},
+        {"dram_bytes", offsetof(pc_derived, dram_bytes)},
+        {"arithmetic_intensity", offsetof(pc_derived, arithmetic_intensity)},
+        {"waves_per_sm", offsetof(pc_derived, waves_per_sm)},
+        {"dram_gbps", offsetof(pc_derived, dram_gbps)},
+        {"gflops", offsetof(pc_derived, gflops)},
+        {"memory_pct", offsetof(pc_derived, memory_pct)},
+        {"compute_pct", offsetof(pc_derived, compute_pct)},
+        {"local_sectors", offsetof(pc_derived, local_sectors)},
+        {"bank_conflict_share", offsetof(pc_derived, bank_conflict_share)},
+        {"atomic_share", offsetof(pc_derived, atomic_share)},
+    };
+    PC_TRY(pc_jm_doubles(m, d, &k->derived, f, sizeof f / sizeof f[0]));
+  }
+  return pc_jm_diagnosis(m, o, &k->diag);
+}
+
+static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
+  perfcheck_status st;
+  if (root->type != PC_JSON_OBJECT)
+    return pc_jp_fail(m->p, root->offset, "not a perfcheck report (the document is not a JSON object)");
+  const pc_json *schema = pc_json_get(root, "schema");
+  if (!schema || schema->type != PC_JSON_STRING || strcmp(schema->string, "perfcheck-report/1") != 0)
+    return pc_jp_fail(m->p, schema ? schema->offset : root->offset,
+                      "not a perfcheck report (\"schema\" must be \"perfcheck-report/1\")");
+  pc_report *r = m->r;
+  PC_TRY(pc_jm_strbuf(m, root, "source", r->source, sizeof r->source));
+  PC_TRY(pc_jm_strbuf(m, root, "metric_set", r->metric_set, sizeof r->metric_set));
+  PC_TRY(pc_jm_int(m, root, "passes", 0, &r->passes));
+  const pc_json *s1 = pc_json_get(root, "step1_assessed");
+  if (s1) {
+    if (s1->type != PC_JSON_TRUE && s1->type != PC_JSON_FALSE)
+      return pc_jm_type(m, s1, "step1_assessed", "true or false");
+    r->step1_assessed = s1->type == PC_JSON_TRUE;
+  }
+  PC_TRY(pc_jm_device(m, root));
+  const pc_json *regions = pc_jm_array(m, root, "regions", &st);
+  PC_TRY(st);
+  for (size_t i = 0; regions && i < regions->n; i++) PC_TRY(pc_jm_region(m, &regions->items[i]));
+  const pc_json *kernels = pc_jm_array(m, root, "kernels", &st);
+  PC_TRY(st);
+  if (!kernels) return pc_jp_fail(m->p, root->offset, "not a perfcheck report (no \"kernels\" array)");
+  for (size_t i = 0; i < kernels->n; i++) PC_TRY(pc_jm_kernel(m, &kernels->items[i]));
+  const pc_json *warnings = pc_jm_array(m, root, "warnings", &st);
+  PC_TRY(st);
+  for (size_t i = 0; warnings && i < warnings->n; i++) {
+    const pc_json *w = &warnings->items[i];
+    if (w->type != PC_JSON_STRING) return pc_jm_type(m, w, "warnings", "an array of strings");
+    /* Printed when the report was made: kept, not printed again. */
+    if (pc_report_warn(r, 1, "%s", w->string)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  return PERFCHECK_OK;
+}
+
+perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
+                                          pc_report **out, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  *out = NULL;
+  pc_json doc;
+  perfcheck_status st = pc_json_parse(data, len, name, &doc, err, errlen);
+  if (st != PERFCHECK_OK) return st;
+  pc_report *r = pc_report_new();
+  if (!r) {
+    pc_json_free(&doc);
+    if (err && errlen) snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  pc_jp p = {data, len, 0, name, err, errlen};
+  pc_jm m = {&p, quiet, r};
+  st = pc_jm_report(&m, &doc);
+  pc_json_free(&doc);
+  if (st != PERFCHECK_OK) {
+    if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen)
+      snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
+    pc_report_free(r);
+    return st;
+  }
+  *out = r;
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
+  if (out) *out = NULL;
+  if (!path || !out) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json: NULL argument");
+  FILE *f = fopen(path, "rb");
+  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: %s", path, strerror(errno));
+  char *data = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 65536;
+      char *d = nc > cap ? realloc(data, nc) : NULL;
+      if (!d) {
+        free(data);
+        fclose(f);
+        return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+      }
+      data = d;
+      cap = nc;
+    }
+    size_t got = fread(data + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(data);
+    return pc_fail(PERFCHECK_ERROR_IO, "%s: read error", path);
+  }
+  char err[512];
+  pc_report *r = NULL;
+  perfcheck_status st = pc_report_from_json_text(data, n, path, quiet, &r, err, sizeof err);
+  free(data);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
+  *out = r;
+  return PERFCHECK_OK;
+}

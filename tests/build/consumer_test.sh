@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then builds and runs a
+# consumer through find_package(perfcheck) and through pkg-config.
+# Usage: consumer_test.sh SOURCE_DIR BUILD_DIR C_COMPILER
+set -euo pipefail
+src=$1 build=$2 cc=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+libdir=$(find "$tmp/prefix" -name 'libperfcheck.so' -printf '%h\n' | head -n1)
+
+echo "== find_package"
+cmake -S "$src/tests/build/consumer" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" >/dev/null
+cmake --build "$tmp/cm" >/dev/null
+LD_LIBRARY_PATH="$libdir" "$tmp/cm/consumer"
+
+echo "== pkg-config"
+pcdir=$(find "$tmp/prefix" -name perfcheck.pc -printf '%h\n' | head -n1)
+flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs perfcheck)
+echo "pkg-config: $flags"
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror "$src/tests/build/consumer/main.c" $flags -o "$tmp/consumer_pc"
+LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
+echo "consumer builds: ok"

@@ -1,0 +1,231 @@
+/* perfcheck check: checks expectations ("mysteryA:sectors_per_request_ld<=4.5")
+ * against an ncu export or a perfcheck JSON report, for CI scripts.  Public
+ * API only (perfcheck.h).
+ *
+ *   perfcheck check --expect SPEC [--expect SPEC ...] [--junit FILE]
+ *                   [--suite NAME] [--quiet] (FILE.csv | FILE.json | -- PROGRAM ARGS...)
+ *
+ * Exit status: 0 every expectation holds; 1 one or more failed (the
+ * messages on stdout); 2 bad input (a malformed expectation, with its column;
+ * a file that cannot be read; a usage error). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "perfcheck.h"
+#include "perfcheck_check.h"
+
+enum { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_USAGE = 2 };
+
+const char pc_cli_check_usage[] =
+    "usage: perfcheck check --expect SPEC [--expect SPEC ...] [--junit FILE]\n"
+    "                       [--suite NAME] [--quiet] FILE.csv|FILE.json\n"
+    "       perfcheck check --expect SPEC ... -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Checks performance expectations against an `ncu --csv --page raw` export or a\n"
+    "perfcheck JSON report (or, with the injection library, a run of PROGRAM).\n"
+    "\n"
+    "SPEC is KERNEL:QUANTITY OP VALUE, for example\n"
+    "  mysteryA:sectors_per_request_ld<=4.5\n"
+    "  mysteryB:cause!=divergent_warps\n"
+    "  regex:^mystery[BC]$:threads_per_instruction>=24\n"
+    "  'mysteryC:gpu__time_duration.sum within 10% of 1.2e6'\n"
+    "KERNEL is a name or regex:PATTERN (POSIX extended, every match is checked).\n"
+    "QUANTITY is an ncu metric, a launch__ value, a derived name, step, cause or\n"
+    "bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
+    "a 10% band and throughputs a 5% band by default; `+-N%` after VALUE sets\n"
+    "another (`+-0%`: exact).  A kernel not in the report or a quantity not\n"
+    "measured is a failure.\n"
+    "\n"
+    "options:\n"
+    "  -e, --expect SPEC   an expectation (repeatable; at least one)\n"
+    "  --junit FILE        also write the results as JUnit XML to FILE\n"
+    "  --suite NAME        the JUnit suite and class name (default: perfcheck)\n"
+    "  -q, --quiet         print failures only; no warnings from the reader\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "exit status: 0 all hold, 1 some failed, 2 bad input or usage.\n";
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int check_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("perfcheck check: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\n(perfcheck check --help for the usage)\n", stderr);
+  return CHECK_USAGE;
+}
+
+/* "--name", "-n", "--name=VALUE". */
+static int opt_is(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
+  *inline_value = NULL;
+  if (shortname && strcmp(arg, shortname) == 0) return 1;
+  size_t n = strlen(longname);
+  if (strncmp(arg, longname, n) != 0) return 0;
+  if (arg[n] == '\0') return 1;
+  if (arg[n] == '=') {
+    *inline_value = arg + n + 1;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *inline_value) {
+  if (inline_value) return inline_value;
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+/* Kernel names come from the report: keep terminal control sequences out. */
+static void put_printable(const char *s, FILE *f) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p < 0x20 || *p == 0x7F)
+      fprintf(f, "\\x%02x", *p);
+    else
+      fputc(*p, f);
+  }
+}
+
+/* A perfcheck JSON report starts with '{'; anything else is taken for an
+ * ncu export (whose reader says so clearly when it is not one either). */
+static int looks_like_json(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int c;
+  do c = fgetc(f);
+  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB || c == 0xBF);
+  fclose(f);
+  return c == '{';
+}
+
+int pc_cli_check(int argc, char **argv) {
+  const char *junit = NULL, *suite = "perfcheck", *path = NULL;
+  int quiet = 0, program = -1;
+  perfcheck_expectations *set = NULL;
+  if (perfcheck_expectations_create(&set) != PERFCHECK_OK) {
+    fprintf(stderr, "perfcheck check: out of memory\n");
+    return CHECK_USAGE;
+  }
+  int rc = CHECK_USAGE;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *inl;
+    if (strcmp(a, "--") == 0) {
+      program = i + 1;
+      break;
+    }
+    if (opt_is(a, "--help", "-h", &inl)) {
+      fputs(pc_cli_check_usage, stdout);
+      rc = CHECK_PASS;
+      goto done;
+    } else if (opt_is(a, "--expect", "-e", &inl)) {
+      const char *spec = opt_value(argc, argv, &i, inl);
+      if (!spec) {
+        rc = check_usage_error("%s needs an expectation, e.g. 'mysteryA:sectors_per_request_ld<=4.5'", a);
+        goto done;
+      }
+      if (perfcheck_expectations_add(set, spec) != PERFCHECK_OK) {
+        fprintf(stderr, "perfcheck check: bad %s\n", perfcheck_last_error_message());
+        goto done;
+      }
+    } else if (opt_is(a, "--junit", NULL, &inl)) {
+      junit = opt_value(argc, argv, &i, inl);
+      if (!junit || !*junit) {
+        rc = check_usage_error("%s needs a file name", a);
+        goto done;
+      }
+    } else if (opt_is(a, "--suite", NULL, &inl)) {
+      suite = opt_value(argc, argv, &i, inl);
+      if (!suite) {
+        rc = check_usage_error("%s needs a name", a);
+        goto done;
+      }
+    } else if (opt_is(a, "--quiet", "-q", &inl) && !inl) {
+      quiet = 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      rc = check_usage_error("unknown option '%s'", a);
+      goto done;
+    } else if (path) {
+      rc = check_usage_error("one report at a time (got '%s' and '%s')", path, a);
+      goto done;
+    } else {
+      path = a;
+    }
+  }
+  if (perfcheck_expectations_count(set) == 0) {
+    rc = check_usage_error("%s", "nothing to check: give at least one --expect SPEC");
+    goto done;
+  }
+  if (program >= 0) {
+    if (path) {
+      rc = check_usage_error("give a report file or `-- PROGRAM`, not both (got '%s')", path);
+      goto done;
+    }
+    if (program >= argc) {
+      rc = check_usage_error("%s", "`--` must be followed by the program to run");
+      goto done;
+    }
+    fprintf(stderr,
+            "perfcheck check: running a program needs the injection library (not built yet); "
+            "check a recorded report instead: perfcheck check --expect SPEC FILE.csv|FILE.json\n");
+    goto done;
+  }
+  if (!path) {
+    rc = check_usage_error("%s", "which report? give FILE.csv (an ncu raw export) or FILE.json (a perfcheck report)");
+    goto done;
+  }
+
+  perfcheck_report *report = NULL;
+  perfcheck_status st = looks_like_json(path) ? perfcheck_report_from_json(path, quiet, &report)
+                                              : perfcheck_report_from_ncu_csv(path, quiet, &report);
+  if (st != PERFCHECK_OK) {
+    const char *detail = perfcheck_last_error_message();
+    fprintf(stderr, "perfcheck check: %s\n", detail && *detail ? detail : perfcheck_strerror(st));
+    rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CHECK_FAIL : CHECK_USAGE;
+    goto done;
+  }
+  size_t failures = 0;
+  st = perfcheck_expectations_check(set, report, &failures);
+  perfcheck_report_destroy(report);
+  if (st != PERFCHECK_OK && st != PERFCHECK_ERROR_EXPECTATION_FAILED) {
+    fprintf(stderr, "perfcheck check: %s\n", perfcheck_last_error_message());
+    rc = CHECK_FAIL;
+    goto done;
+  }
+  size_t n = perfcheck_expectations_result_count(set);
+  for (size_t i = 0; i < n; i++) {
+    perfcheck_expectation_result res;
+    res.size = sizeof res;
+    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK) continue;
+    if (quiet && res.status == PERFCHECK_OK) continue;
+    fputs(res.status == PERFCHECK_OK ? "PASS " : "FAIL ", stdout);
+    put_printable(res.message, stdout);
+    fputc('\n', stdout);
+  }
+  printf("perfcheck check: %zu of %zu check%s failed (%zu expectation%s, ", failures, n, n == 1 ? "" : "s",
+         perfcheck_expectations_count(set), perfcheck_expectations_count(set) == 1 ? "" : "s");
+  put_printable(path, stdout);
+  printf(")\n");
+  rc = failures ? CHECK_FAIL : CHECK_PASS;
+
+  if (junit) {
+    FILE *f = fopen(junit, "w");
+    if (!f) {
+      fprintf(stderr, "perfcheck check: cannot write %s: ", junit);
+      perror(NULL);
+      rc = CHECK_USAGE;
+      goto done;
+    }
+    st = perfcheck_expectations_write_junit(set, suite, f);
+    if (fclose(f) != 0 || st != PERFCHECK_OK) {
+      fprintf(stderr, "perfcheck check: writing %s failed\n", junit);
+      rc = CHECK_USAGE;
+    }
+  }
+done:
+  fflush(stdout);
+  perfcheck_expectations_destroy(set);
+  return rc;
+}
