@@ -11,9 +11,9 @@ if [ ! -x "$build/bin/perfcheck" ]; then
   cmake -S . -B "$build" >/dev/null
   cmake --build "$build" -j"$(nproc)" >/dev/null
 fi
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/examples/mystery_region" ]; then
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/examples/example_mystery_region" ]; then
   echo "# GPU found: the mystery kernels under perfcheck, in process"
-  exec "$build/examples/mystery_region"
+  exec "$build/examples/example_mystery_region"
 fi
 echo "# No GPU here: perfcheck diagnose on the committed H200 export (tests/data/h200/mystery.csv)"
 exec "$build/bin/perfcheck" diagnose tests/data/h200/mystery.csv
