@@ -884,9 +884,14 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
   g->launches = launched >= failed ? launched - failed : 0;
   g->dropped_records = pc_activity_dropped() - r.dropped_at_begin;
   /* Host time spent in counter replay is not the program's: it is taken out
-   * of the wall clock for the kernel share (step 1). */
+   * of the wall clock for the kernel share (step 1).  That time (a profiled
+   * launch's ENTER to EXIT) also holds the profiled kernels' own run, which
+   * kernel_ns counts: it goes back in, measured by gpu__time_duration. */
   g->profiling_ns = s->rp ? (double)(pc_rp_overhead_ns(s->rp) - r.rp_overhead_at_begin) : 0.0;
-  const double denom = pc_has(wall) ? wall - g->profiling_ns : PC_NULL;
+  double profiled_kernel_ns = 0.0;
+  for (size_t i = 0; i < ntimed; i++)
+    if (mine[i].group & PC_SPAN_PROFILED) profiled_kernel_ns += (double)(mine[i].end - mine[i].start);
+  const double denom = pc_has(wall) ? wall - g->profiling_ns + profiled_kernel_ns : PC_NULL;
   g->kernel_share = (pc_has(denom) && denom > 0) ? g->kernel_ns / denom : PC_NULL;
   pc_checklist_region(g);
 

@@ -54,10 +54,27 @@ for s in $stages; do
     accuracy)
       say "accuracy: in-process counters against ncu exports"
       mkdir -p "$R/acc"
-      timeout 240 "$BUILD/tests/gpu/accuracy_dump" "$R/acc" > "$R/acc/dump.log" 2>&1; echo "dump rc=$?" >> "$R/acc/dump.log"
+      timeout 240 "$BUILD/tests/gpu/gpu_accuracy_dump" "$R/acc" > "$R/acc/dump.log" 2>&1; echo "dump rc=$?" >> "$R/acc/dump.log"
       python3 "$ROOT/scripts/device/accuracy.py" "$R/acc" "$ROOT/tests/data/h200" "$R/accuracy.md" > "$R/acc/compare.log" 2>&1
       echo "compare rc=$?" >> "$R/acc/compare.log"
       tail -5 "$R/acc/dump.log"; tail -15 "$R/acc/compare.log"
+      ;;
+    quickbench)
+      say "quick bench: tiny (4096 launches) plain vs timing, 9 alternating process runs each"
+      for i in 1 2 3 4 5 6 7 8 9; do
+        for m in plain timing; do
+          timeout 30 "$BUILD/bench/bench_launches" $m tiny 2>&1 | grep '^RESULT'
+        done
+      done > "$R/quickbench.txt"
+      python3 - "$R/quickbench.txt" <<'PY'
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"mode=(\S+) workload=tiny wall_ms=([0-9.]+)", line)
+    if m: v.setdefault(m.group(1), []).append(float(m.group(2)))
+for k, x in v.items(): print(k, "n=%d median=%.3f ms min=%.3f max=%.3f" % (len(x), statistics.median(x), min(x), max(x)))
+if "plain" in v and "timing" in v: print("timing/plain median ratio %.3f" % (statistics.median(v["timing"]) / statistics.median(v["plain"])))
+PY
       ;;
     bench)
       say "bench"
