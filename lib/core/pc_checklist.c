@@ -85,7 +85,7 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                "our reading of seed 004 Decision 5 (\"relative to total L2 requests\")"},
     [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
                       "step 4: threads per executed instruction below this (of 32) is divergence",
-                      "seed 000 step 4 (32 ceiling, 16 = half masked); 24 (75% of lanes) is our cut"},
+                      "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24)"},
     [PC_T_TPI_PRED_ON_MIN] = {"threads_per_instruction_pred_on_min", 24,
                               "step 4: predicated-on threads per instruction below this (a finding only)",
                               "as threads_per_instruction_min"},

@@ -76,6 +76,20 @@ for k, x in v.items(): print(k, "n=%d median=%.3f ms min=%.3f max=%.3f" % (len(x
 if "plain" in v and "timing" in v: print("timing/plain median ratio %.3f" % (statistics.median(v["timing"]) / statistics.median(v["plain"])))
 PY
       ;;
+    overhead)
+      say "overhead probe: host cost per launch under CUPTI, 5 alternating process runs per mode"
+      for i in 1 2 3 4 5; do
+        for m in plain cb act cbact perfcheck; do timeout 30 "$BUILD/bench/overhead_probe" $m 2>&1 | grep '^RESULT'; done
+      done > "$R/overhead.txt"
+      python3 - "$R/overhead.txt" <<'PY'
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"mode=(\S+) us_per_launch=([0-9.]+)", line)
+    if m: v.setdefault(m.group(1), []).append(float(m.group(2)))
+for k, x in v.items(): print("%-10s n=%d median %.3f us/launch (min %.3f, max %.3f)" % (k, len(x), statistics.median(x), min(x), max(x)))
+PY
+      ;;
     bench)
       say "bench"
       BENCH_BUDGET_S=${BENCH_BUDGET_S:-200} timeout 270 "$ROOT/scripts/device/bench.sh" "$BUILD" "$R/bench" > "$R/bench.log" 2>&1; echo "bench rc=$?" >> "$R/bench.log"

@@ -1,0 +1,74 @@
+/*
+ * pc_config.h: configuration by environment, for programs that were not
+ * built with perfcheck (the injection library, `perfcheck run`).
+ *
+ * pc_config_from_env() reads the variables below into a perfcheck_options
+ * (plus the two settings that have no field there).  A bad value is never
+ * fatal: it gives ONE warning line naming the variable, the value and the
+ * default used, e.g.
+ *
+ *   perfcheck: PERFCHECK_LAUNCH_COUNT="abc" is not a non-negative integer; using 0 (no limit)
+ *
+ * and the program runs on with that variable's default.  A variable that is
+ * unset or set to the empty string takes its default silently.  Words
+ * (timing, json, sol, ...) are matched exactly, lowercase, as ncu and the
+ * library spell them.
+ *
+ * | Variable                  | Values                                                      | Default                         |
+ * |---------------------------|-------------------------------------------------------------|---------------------------------|
+ * | `PERFCHECK_MODE`          | `timing` \| `counters`                                      | counters, falling back to timing with a one-line note when the GPU refuses them |
+ * | `PERFCHECK_METRICS`       | `default` \| `sol` \| `full` \| comma list of ncu metric names, may start with a set (`default,smsp__inst_executed.sum`) | `default` |
+ * | `PERFCHECK_KERNELS`       | POSIX extended regex, searched in the demangled kernel name (ncu's `-k`) | every kernel      |
+ * | `PERFCHECK_LAUNCH_SKIP`   | non-negative integer: matching launches to skip before profiling (ncu's `-s`) | `0`           |
+ * | `PERFCHECK_LAUNCH_COUNT`  | non-negative integer: matching launches to profile at most; `0` no limit (ncu's `-c`) | `0` (no limit) |
+ * | `PERFCHECK_PER_SIGNATURE` | positive integer: profiled launches per distinct kernel signature | `1`                    |
+ * | `PERFCHECK_NVTX`          | an NVTX range name: profile only inside ranges of that name (ncu's `--nvtx-include`) | everywhere |
+ * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank), `%%` a percent sign; `-` stdout, `stderr` stderr | stderr |
+ * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
+ * | `PERFCHECK_PROGRESS`      | `0` \| `1`: "pass k/n, kernel i/m" lines on stderr           | `0`                             |
+ *
+ * What counts as bad: a word not in the list; a metric list with an empty
+ * item, a character outside [A-Za-z0-9_.] or an item that is neither a set
+ * nor an ncu name (ncu names have a "__"); a regex regcomp refuses; an
+ * integer with a sign, a space, any non-digit, or too large for its field
+ * (PERFCHECK_PER_SIGNATURE also 0); an output pattern with a `%` not
+ * followed by p, h, q{...} or %, or a `%q{` without its `}` or with an
+ * empty name.  Metric names are checked for syntax only; the library checks
+ * them against the chip when the session starts.
+ */
+#ifndef PC_CONFIG_H
+#define PC_CONFIG_H
+
+#include <stdio.h>
+
+#include "perfcheck.h"
+
+/* The settings that perfcheck_options has no field for. */
+typedef struct pc_env_config {
+  const char *nvtx_include; /* PERFCHECK_NVTX or NULL */
+  int progress;
+} pc_env_config;
+
+/* Fills *opt from perfcheck_options_init's defaults, then from the
+ * environment; fills *extra (may be NULL): nvtx_include (NULL when unset or
+ * empty) and progress (as opt->progress).
+ *
+ * opt->output is left NULL when PERFCHECK_OUTPUT is unset, empty or bad:
+ * the caller's default destination (stderr for the injection library and
+ * `perfcheck run`).  The pattern is validated, not expanded: expand it with
+ * pc_expand_output_path() when writing, in the writing process (each
+ * process of an MPI run or a fork gets its own %p).
+ *
+ * Each bad value writes one line to `warn` (nothing when warn is NULL).
+ * Returns the number of bad values (0 when all were good or unset), or -1
+ * when opt is NULL.
+ *
+ * Strings stored in *opt and *extra (metrics, kernel_regex, output,
+ * nvtx_include) are copies owned by this module, never freed: they stay
+ * valid for the life of the process, even if the environment changes or
+ * this function is called again (an equal value reuses its copy, so repeated
+ * calls do not grow memory).  Not thread-safe: call it from one thread at a
+ * time (start-up). */
+int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn);
+
+#endif /* PC_CONFIG_H */

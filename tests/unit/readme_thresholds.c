@@ -1,0 +1,45 @@
+/* The README's thresholds table equals the code's (pc_thresholds): the
+ * README promises it, so a drift between the two fails this test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+int main(int argc, char **argv) {
+  if (argc != 2) return 2;
+  FILE *f = fopen(argv[1], "r");
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
+  static char text[1 << 20];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  const char *b = strstr(text, "<!-- BEGIN THRESHOLDS -->"), *e = strstr(text, "<!-- END THRESHOLDS -->");
+  if (!b || !e || e < b) {
+    fprintf(stderr, "README.md: no thresholds table markers\n");
+    return 1;
+  }
+  size_t count;
+  const pc_threshold *t = pc_thresholds(&count);
+  int bad = 0;
+  size_t rows = 0;
+  for (const char *p = strstr(b, "| `"); p && p < e; p = strstr(p + 1, "| `")) rows++;
+  for (size_t i = 0; i < count; i++) {
+    char row[2048];
+    snprintf(row, sizeof row, "| `%s` | %g | %s | %s |\n", t[i].key, t[i].value, t[i].meaning, t[i].source);
+    const char *at = strstr(b, row);
+    if (!at || at > e) {
+      fprintf(stderr, "README.md lacks (or differs on) this row:\n%s", row);
+      bad = 1;
+    }
+  }
+  if (rows != count) {
+    fprintf(stderr, "README.md has %zu threshold rows, the code %zu\n", rows, count);
+    bad = 1;
+  }
+  if (!bad) printf("README thresholds table: %zu rows, equal to the code\n", count);
+  return bad;
+}
