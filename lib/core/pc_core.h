@@ -416,6 +416,11 @@ perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
 void pc_clear_error(void);
 
 char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
+/* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
+ * than max_bytes; errors through pc_fail naming the path (and `what`, e.g.
+ * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
+ * _OUT_OF_MEMORY. */
+perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
 /* Expands %p %h %q{VAR} %% in an output path; returns a malloc'd string. */
 char *pc_expand_output_path(const char *pattern);
 /* Median of n doubles (sorts a copy); NaN for n == 0. */

@@ -901,32 +901,10 @@ perfcheck_status pc_report_from_json_text(const char *data, size_t len, const ch
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
   if (out) *out = NULL;
   if (!path || !out) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json: NULL argument");
-  FILE *f = fopen(path, "rb");
-  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: %s", path, strerror(errno));
   char *data = NULL;
-  size_t n = 0, cap = 0;
-  for (;;) {
-    if (n == cap) {
-      size_t nc = cap ? cap * 2 : 65536;
-      char *d = nc > cap ? realloc(data, nc) : NULL;
-      if (!d) {
-        free(data);
-        fclose(f);
-        return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-      }
-      data = d;
-      cap = nc;
-    }
-    size_t got = fread(data + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(data);
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: read error", path);
-  }
+  size_t n = 0;
+  perfcheck_status rs = pc_read_file(path, (size_t)1 << 30, "a JSON report", &data, &n);
+  if (rs != PERFCHECK_OK) return rs;
   char err[512];
   pc_report *r = NULL;
   perfcheck_status st = pc_report_from_json_text(data, n, path, quiet, &r, err, sizeof err);

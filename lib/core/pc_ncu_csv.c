@@ -1227,67 +1227,6 @@ perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name
   return PERFCHECK_OK;
 }
 
-/* Reads a whole file, refusing more than PC_NCU_MAX_FILE_BYTES. */
-static perfcheck_status pc_read_file(const char *path, char **data, size_t *len) {
-  *data = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat sb;
-  memset(&sb, 0, sizeof sb);
-  if (fstat(fileno(f), &sb) == 0) {
-    if (S_ISDIR(sb.st_mode)) {
-      fclose(f);
-      return pc_fail(PERFCHECK_ERROR_IO, "%s: is a directory", path);
-    }
-    if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > PC_NCU_MAX_FILE_BYTES) {
-      fclose(f);
-      return pc_fail(PERFCHECK_ERROR_PARSE,
-                     "%s:1: %llu bytes; an ncu export larger than 1 GiB is refused", path,
-                     (unsigned long long)sb.st_size);
-    }
-  }
-  size_t cap = (S_ISREG(sb.st_mode) && sb.st_size > 0) ? (size_t)sb.st_size + 1 : 65536;
-  char *buf = malloc(cap);
-  if (!buf) {
-    fclose(f);
-    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-  }
-  size_t n = 0;
-  for (;;) {
-    if (n == cap) {
-      if (cap > PC_NCU_MAX_FILE_BYTES) break;
-      size_t nc = cap * 2;
-      char *b = realloc(buf, nc);
-      if (!b) {
-        free(buf);
-        fclose(f);
-        return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-      }
-      buf = b;
-      cap = nc;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int failed = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (failed) {
-    free(buf);
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: read error: %s", path, strerror(saved));
-  }
-  if (n > PC_NCU_MAX_FILE_BYTES) {
-    free(buf);
-    return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: more than 1 GiB; an ncu export that large is refused",
-                   path);
-  }
-  *data = buf;
-  *len = n;
-  return PERFCHECK_OK;
-}
-
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
                                                              perfcheck_report **out) {
   if (out) *out = NULL;
@@ -1296,7 +1235,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
                    path ? "out" : "path");
   char *data;
   size_t len;
-  perfcheck_status st = pc_read_file(path, &data, &len);
+  perfcheck_status st = pc_read_file(path, PC_NCU_MAX_FILE_BYTES, "an ncu export", &data, &len);
   if (st != PERFCHECK_OK) return st;
   char err[512];
   pc_report *r = NULL;

@@ -1,0 +1,345 @@
+/* Configuration by environment (pc_config.h has the table of variables).
+ *
+ * Every variable is read by one small function that either stores a good
+ * value or leaves the default and says why in one line.  The checks mirror
+ * what the library would refuse later (pc_rp_plan_parse for metric lists,
+ * regcomp for the kernel filter, pc_expand_output_path for output
+ * patterns), so that a typo costs a warning, not the whole session. */
+#include "pc_config.h"
+
+#include <limits.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+/* perfcheck_options_init lives in lib/session.c, outside the core; these are
+ * its defaults (test_config compares the two). */
+static void pc_config_defaults(perfcheck_options *o) {
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->mode = PERFCHECK_MODE_AUTO;
+  o->metrics = NULL;
+  o->per_signature = 1;
+  o->emit_nvtx = 1;
+  o->output_format = PERFCHECK_FORMAT_TEXT;
+}
+
+/* ---- storage for the strings handed out ------------------------------------ */
+
+/* Copies are never freed, so a pointer handed out stays valid for the
+ * process; an equal value reuses its copy. */
+static char **pc_cfg_kept;
+static size_t pc_cfg_nkept;
+
+static const char *pc_config_keep(const char *s) {
+  for (size_t i = 0; i < pc_cfg_nkept; i++)
+    if (strcmp(pc_cfg_kept[i], s) == 0) return pc_cfg_kept[i];
+  char **grown = realloc(pc_cfg_kept, (pc_cfg_nkept + 1) * sizeof *grown);
+  if (!grown) return NULL;
+  pc_cfg_kept = grown;
+  char *copy = pc_strdup(s);
+  if (!copy) return NULL;
+  pc_cfg_kept[pc_cfg_nkept++] = copy;
+  return copy;
+}
+
+/* ---- warnings --------------------------------------------------------------- */
+
+/* The value as it appears between quotes in a warning: backslash, quote and
+ * control characters escaped, cut after 120 bytes so that the line stays a
+ * line. */
+static void pc_config_escape(const char *v, char *out, size_t outlen) {
+  size_t n = 0;
+  const size_t keep = 120;
+  for (size_t i = 0; v[i]; i++) {
+    char tmp[8];
+    unsigned char c = (unsigned char)v[i];
+    if (i == keep) {
+      snprintf(tmp, sizeof tmp, "...");
+    } else if (c == '\\' || c == '"') {
+      snprintf(tmp, sizeof tmp, "\\%c", c);
+    } else if (c == '\n') {
+      snprintf(tmp, sizeof tmp, "\\n");
+    } else if (c == '\t') {
+      snprintf(tmp, sizeof tmp, "\\t");
+    } else if (c == '\r') {
+      snprintf(tmp, sizeof tmp, "\\r");
+    } else if (c < 0x20 || c == 0x7f) {
+      snprintf(tmp, sizeof tmp, "\\x%02x", c);
+    } else {
+      tmp[0] = (char)c;
+      tmp[1] = '\0';
+    }
+    size_t len = strlen(tmp);
+    if (n + len + 1 > outlen) break;
+    memcpy(out + n, tmp, len);
+    n += len;
+    if (i == keep) break;
+  }
+  out[n] = '\0';
+}
+
+/* One line: perfcheck: VAR="VALUE" WHY; using DEFAULT */
+static void pc_config_warn(FILE *warn, const char *var, const char *value, const char *why, const char *dflt) {
+  if (!warn) return;
+  char esc[512], line[1024];
+  pc_config_escape(value, esc, sizeof esc);
+  snprintf(line, sizeof line, "perfcheck: %s=\"%s\" %s; using %s\n", var, esc, why, dflt);
+  fputs(line, warn); /* one write, so that lines of several processes do not interleave mid-line */
+  fflush(warn);
+}
+
+/* The variable's value, or NULL when unset or empty (both mean "default"). */
+static const char *pc_config_get(const char *var) {
+  const char *v = getenv(var);
+  return (v && v[0]) ? v : NULL;
+}
+
+/* ---- checks ----------------------------------------------------------------- */
+
+/* Digits only (no sign, no space), and at most `max`.  Returns 0 and *out,
+ * -1 for junk, -2 for too large. */
+static int pc_config_parse_uint(const char *s, uint64_t max, uint64_t *out) {
+  uint64_t v = 0;
+  if (!*s) return -1;
+  for (const char *p = s; *p; p++)
+    if (*p < '0' || *p > '9') return -1;
+  for (const char *p = s; *p; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (max - d) / 10) return -2;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return 0;
+}
+
+static int pc_config_metric_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+static int pc_config_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+/* A set name or a comma list of ncu names, items trimmed as pc_rp_plan_parse
+ * trims them.  Returns 0, or -1 with the reason in why. */
+static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
+  static const char *const sets[] = {"default", "sol", "full"};
+  const char *p = spec;
+  for (int item = 1;; item++) {
+    const char *end = strchr(p, ',');
+    const char *a = p, *b = end ? end : p + strlen(p);
+    while (a < b && pc_config_space(*a)) a++;
+    while (b > a && pc_config_space(b[-1])) b--;
+    size_t len = (size_t)(b - a);
+    if (len == 0) {
+      snprintf(why, whylen, "is not a metric list (item %d is empty)", item);
+      return -1;
+    }
+    int is_set = 0;
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
+      if (strlen(sets[s]) == len && strncmp(sets[s], a, len) == 0) is_set = 1;
+    if (!is_set) {
+      int has_unit_sep = 0;
+      for (size_t i = 0; i < len; i++) {
+        if (!pc_config_metric_char(a[i])) {
+          snprintf(why, whylen, "is not a metric list (item %d has a character not allowed in a metric name)", item);
+          return -1;
+        }
+        if (i + 1 < len && a[i] == '_' && a[i + 1] == '_') has_unit_sep = 1;
+      }
+      if (!has_unit_sep) {
+        snprintf(why, whylen, "is not a metric list (item %d is neither a set (default, sol, full) nor an ncu metric name)",
+                 item);
+        return -1;
+      }
+    }
+    if (!end) return 0;
+    p = end + 1;
+  }
+}
+
+/* The placeholders pc_expand_output_path knows.  Returns 0, or -1 with the
+ * reason in why. */
+static int pc_config_check_output(const char *pat, char *why, size_t whylen) {
+  for (const char *s = pat; *s; s++) {
+    if (*s != '%') continue;
+    char c = s[1];
+    if (c == 'p' || c == 'h' || c == '%') {
+      s++;
+      continue;
+    }
+    if (c == 'q' && s[2] == '{') {
+      const char *name = s + 3, *close = strchr(name, '}');
+      if (!close) {
+        snprintf(why, whylen, "is not an output pattern (%%q{ without its closing })");
+        return -1;
+      }
+      size_t len = (size_t)(close - name);
+      int ok = len > 0 && len < 256 && !(name[0] >= '0' && name[0] <= '9');
+      for (size_t i = 0; ok && i < len; i++)
+        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
+      if (!ok) {
+        snprintf(why, whylen, "is not an output pattern (%%q{...} must hold an environment variable name)");
+        return -1;
+      }
+      s = close;
+      continue;
+    }
+    if (c == '\0')
+      snprintf(why, whylen, "is not an output pattern (a lone %% at the end; write %%%% for a percent sign)");
+    else if (c == 'q')
+      snprintf(why, whylen, "is not an output pattern (%%q must be followed by {VAR})");
+    else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+      snprintf(why, whylen, "is not an output pattern (unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%)", c);
+    else
+      snprintf(why, whylen, "is not an output pattern (unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%)");
+    return -1;
+  }
+  return 0;
+}
+
+/* Keeps a copy of v; on failure warns and returns NULL (counted as bad). */
+static const char *pc_config_store(FILE *warn, const char *var, const char *v, const char *dflt, int *bad) {
+  const char *kept = pc_config_keep(v);
+  if (!kept) {
+    pc_config_warn(warn, var, v, "could not be stored (out of memory)", dflt);
+    (*bad)++;
+  }
+  return kept;
+}
+
+/* ---- the variables ---------------------------------------------------------- */
+
+static void pc_config_mode(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_MODE");
+  if (!v) return;
+  if (strcmp(v, "timing") == 0) {
+    o->mode = PERFCHECK_MODE_TIMING;
+  } else if (strcmp(v, "counters") == 0) {
+    o->mode = PERFCHECK_MODE_COUNTERS;
+  } else {
+    pc_config_warn(warn, "PERFCHECK_MODE", v, "is not one of timing, counters",
+                   "counters (timing where the GPU refuses counters)");
+    (*bad)++;
+  }
+}
+
+static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_METRICS");
+  if (!v) return;
+  char why[160];
+  if (pc_config_check_metrics(v, why, sizeof why) != 0) {
+    pc_config_warn(warn, "PERFCHECK_METRICS", v, why, "default");
+    (*bad)++;
+    return;
+  }
+  o->metrics = pc_config_store(warn, "PERFCHECK_METRICS", v, "default", bad);
+}
+
+static void pc_config_kernels(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_KERNELS");
+  if (!v) return;
+  regex_t re;
+  int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+  if (rc != 0) {
+    char msg[96], why[160];
+    regerror(rc, &re, msg, sizeof msg);
+    snprintf(why, sizeof why, "is not a POSIX extended regex (%s)", msg);
+    pc_config_warn(warn, "PERFCHECK_KERNELS", v, why, "every kernel");
+    (*bad)++;
+    return;
+  }
+  regfree(&re);
+  o->kernel_regex = pc_config_store(warn, "PERFCHECK_KERNELS", v, "every kernel", bad);
+}
+
+static void pc_config_u64(const char *var, uint64_t *field, const char *dflt, FILE *warn, int *bad) {
+  const char *v = pc_config_get(var);
+  if (!v) return;
+  uint64_t x;
+  int rc = pc_config_parse_uint(v, UINT64_MAX, &x);
+  if (rc != 0) {
+    pc_config_warn(warn, var, v, rc == -2 ? "is too large" : "is not a non-negative integer", dflt);
+    (*bad)++;
+    return;
+  }
+  *field = x;
+}
+
+static void pc_config_per_signature(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_PER_SIGNATURE");
+  if (!v) return;
+  uint64_t x;
+  int rc = pc_config_parse_uint(v, UINT_MAX, &x);
+  if (rc != 0 || x == 0) {
+    pc_config_warn(warn, "PERFCHECK_PER_SIGNATURE", v, rc == -2 ? "is too large" : "is not a positive integer", "1");
+    (*bad)++;
+    return;
+  }
+  o->per_signature = (unsigned)x;
+}
+
+static void pc_config_output(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_OUTPUT");
+  if (!v) return;
+  char why[160];
+  if (pc_config_check_output(v, why, sizeof why) != 0) {
+    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (stderr)");
+    (*bad)++;
+    return;
+  }
+  o->output = pc_config_store(warn, "PERFCHECK_OUTPUT", v, "the default (stderr)", bad);
+}
+
+static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_FORMAT");
+  if (!v) return;
+  if (strcmp(v, "text") == 0) {
+    o->output_format = PERFCHECK_FORMAT_TEXT;
+  } else if (strcmp(v, "json") == 0) {
+    o->output_format = PERFCHECK_FORMAT_JSON;
+  } else if (strcmp(v, "csv") == 0) {
+    o->output_format = PERFCHECK_FORMAT_CSV;
+  } else {
+    pc_config_warn(warn, "PERFCHECK_FORMAT", v, "is not one of text, json, csv", "text");
+    (*bad)++;
+  }
+}
+
+static void pc_config_progress(perfcheck_options *o, FILE *warn, int *bad) {
+  const char *v = pc_config_get("PERFCHECK_PROGRESS");
+  if (!v) return;
+  if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+    o->progress = v[0] == '1';
+  } else {
+    pc_config_warn(warn, "PERFCHECK_PROGRESS", v, "is not 0 or 1", "0");
+    (*bad)++;
+  }
+}
+
+int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn) {
+  if (!opt) return -1;
+  int bad = 0;
+  pc_config_defaults(opt);
+  pc_config_mode(opt, warn, &bad);
+  pc_config_metrics(opt, warn, &bad);
+  pc_config_kernels(opt, warn, &bad);
+  pc_config_u64("PERFCHECK_LAUNCH_SKIP", &opt->launch_skip, "0", warn, &bad);
+  pc_config_u64("PERFCHECK_LAUNCH_COUNT", &opt->launch_count, "0 (no limit)", warn, &bad);
+  pc_config_per_signature(opt, warn, &bad);
+  pc_config_output(opt, warn, &bad);
+  pc_config_format(opt, warn, &bad);
+  pc_config_progress(opt, warn, &bad);
+
+  /* Any name is a valid NVTX range name. */
+  const char *nvtx = pc_config_get("PERFCHECK_NVTX");
+  const char *nvtx_kept = nvtx ? pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad) : NULL;
+  if (extra) {
+    extra->nvtx_include = nvtx_kept;
+    extra->progress = opt->progress;
+  }
+  return bad;
+}
