@@ -71,6 +71,9 @@ static void pc_cuda_load_once(void) {
     if (!missing) missing = #name;                                                        \
   }
   PC_CU_FUNCTIONS(PC_CU_RESOLVE_)
+#define PC_CU_RESOLVE_V2_(name, proto) PC_CU_RESOLVE_(name)
+  PC_CU_FUNCTIONS_V2(PC_CU_RESOLVE_V2_)
+#undef PC_CU_RESOLVE_V2_
 #undef PC_CU_RESOLVE_
   if (missing) {
     snprintf(pc_cuda_msg, sizeof pc_cuda_msg, "the driver lacks %s for CUDA %d: driver too old", missing,

@@ -34,8 +34,6 @@
   X(cuCtxSetCurrent)                              \
   X(cuCtxPushCurrent)                             \
   X(cuCtxPopCurrent)                              \
-  X(cuCtxGetDevice)                               \
-  X(cuCtxSynchronize)                             \
   X(cuFuncGetAttribute)                           \
   X(cuFuncGetName)                                \
   X(cuKernelGetFunction)                          \
@@ -55,10 +53,22 @@
   X(cuEventElapsedTime)                           \
   X(cuEventDestroy)
 
+/* Entry points whose CUDA 13 ABI is not the prototype cuda.h gives the plain
+ * name: asked for at CUDA_VERSION 13000, cuGetProcAddress hands out the _v2
+ * functions (cudaTypedefs.h: PFN_cuCtxSynchronize_v13000(CUcontext),
+ * PFN_cuCtxGetDevice_v13000(CUdevice *, CUcontext)), so the member takes the
+ * _v2 prototype: X(name, prototype). */
+#define PC_CU_FUNCTIONS_V2(X)                     \
+  X(cuCtxGetDevice, cuCtxGetDevice_v2)            \
+  X(cuCtxSynchronize, cuCtxSynchronize_v2)
+
 typedef struct pc_cuda_api {
 #define PC_CU_MEMBER_(name) __typeof__(&name) name;
   PC_CU_FUNCTIONS(PC_CU_MEMBER_)
 #undef PC_CU_MEMBER_
+#define PC_CU_MEMBER_V2_(name, proto) __typeof__(&proto) name;
+  PC_CU_FUNCTIONS_V2(PC_CU_MEMBER_V2_)
+#undef PC_CU_MEMBER_V2_
 } pc_cuda_api;
 
 /* The resolved functions; valid after pc_cuda_load() returned PERFCHECK_OK. */

@@ -15,14 +15,8 @@
  * CUDA_ERROR_INVALID_HANDLE on it; cuKernelGetFunction, with the launch's
  * context current, gives the CUfunction.
  *
- * Two driver entry points need care: pc_cuda.c resolves every function at
- * CUDA_VERSION 13000, and at that version cuGetProcAddress hands out the
- * _v2 ABI of cuCtxSynchronize and cuCtxGetDevice (cudaTypedefs.h:
- * PFN_cuCtxSynchronize_v13000(CUcontext), PFN_cuCtxGetDevice_v13000(CUdevice
- * *, CUcontext)), while pc_cu types them with the v1 prototypes of cuda.h.
- * pc_ctx_synchronize / pc_ctx_get_device pass the context explicitly: the
- * _v2 functions use it, the v1 functions ignore the extra argument (the
- * context is current anyway), so both ABIs behave.
+ * cuCtxSynchronize and cuCtxGetDevice are the CUDA 13 _v2 functions, which
+ * take the context (pc_cuda.h, PC_CU_FUNCTIONS_V2).
  */
 #include "pc_funcinfo.h"
 
@@ -33,19 +27,14 @@
 
 #include "pc_cuda.h"
 
-typedef CUresult (*pc_sync2_fn)(CUcontext);
-typedef CUresult (*pc_getdev2_fn)(CUdevice *, CUcontext);
-
 CUresult pc_ctx_synchronize(CUcontext ctx) {
   if (!pc_cu.cuCtxSynchronize) return CUDA_ERROR_NOT_INITIALIZED;
-  pc_sync2_fn fn = (pc_sync2_fn)(void (*)(void))pc_cu.cuCtxSynchronize;
-  return fn(ctx);
+  return pc_cu.cuCtxSynchronize(ctx);
 }
 
 CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev) {
   if (!pc_cu.cuCtxGetDevice) return CUDA_ERROR_NOT_INITIALIZED;
-  pc_getdev2_fn fn = (pc_getdev2_fn)(void (*)(void))pc_cu.cuCtxGetDevice;
-  return fn(dev, ctx);
+  return pc_cu.cuCtxGetDevice(dev, ctx);
 }
 
 /* ---- caches --------------------------------------------------------------------- */

@@ -416,9 +416,7 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
   c->ctx = ctx;
   c->dev = -1;
   /* The device, once per context, from CUPTI: no driver call inside the
-   * launch callback.  (Not pc_cu.cuCtxGetDevice: resolved at CUDA 13.0 it
-   * is the v13000 entry point, which takes the context as a second
-   * argument; calling it with one argument crashed on the H200.) */
+   * launch callback. */
   uint32_t dev = 0;
   if (PC_CUPTI(cuptiGetDeviceId, (CUcontext)ctx, &dev) == CUPTI_SUCCESS) c->dev = (int)dev;
   const char *chip = rp->chips[0];
