@@ -299,6 +299,37 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * what"), PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
 
+/* Combines the reports of several processes (MPI ranks, forks, each written
+ * through PERFCHECK_OUTPUT's %p / %q{VAR}) into one new report, then walks
+ * the checklist again over it:
+ *   device    the first report's; a report whose device or ceilings differ
+ *             gives a warning.  Likewise source, metric set and passes.
+ *   regions   every report's, appended in order, names unchanged (so a name
+ *             can appear once per process).  A kernel's step 1 is judged
+ *             against the first region of its name, i.e. the first
+ *             report's that has it.
+ *   kernels   entries with the same signature (name, and mangled name when
+ *             both know it; grid; block; dynamic shared memory) and the same
+ *             region name are merged across reports (the k-th such entry of
+ *             one report with the k-th of another, when a region ran more
+ *             than once): launches and profiled_launches are summed,
+ *             duration min is the least min and max the greatest max.  A
+ *             median cannot be recomputed from medians, so when the timed
+ *             launches of an entry come from more than one report its median
+ *             is NaN (null) and one warning lists such entries.  Counters,
+ *             attributes and passes are those of the first report that
+ *             profiled the signature (as a session keeps the first profiled
+ *             launch), or of the first report when none did.
+ *   warnings  every report's, in order, then the merge's own.
+ * The warnings are kept in the report, not printed.  Merging one report
+ * gives a copy of it, diagnosed again.  The inputs are only read (a report
+ * borrowed from a session may be passed).  On success *out owns the new
+ * report (free it with perfcheck_report_destroy).  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (out or reports NULL, n 0, or a NULL
+ * report); PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
+                                                      perfcheck_report **out);
+
 /* Frees a report obtained from perfcheck_report_from_ncu_csv (or another
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
  * report borrowed from a session. */

@@ -1,0 +1,209 @@
+/* perfcheck_report_merge: the reports of several processes (MPI ranks,
+ * forks) as one, diagnosed again.  perfcheck.h states the rules; the one
+ * that needs a reason is the median: the median of several medians is not
+ * the median of the launches, and a number that was not measured is never
+ * printed, so such a median is null. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+
+/* Equal, NaN counting as equal to NaN ("both unknown"). */
+static int pc_same_double(double a, double b) { return (pc_is_null(a) && pc_is_null(b)) || a == b; }
+
+static int pc_same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* Same signature and same region name. */
+static int pc_merge_same_key(const pc_kernel *a, const pc_kernel *b) {
+  if (!pc_same_str(a->name, b->name)) return 0;
+  if (a->mangled && b->mangled && strcmp(a->mangled, b->mangled) != 0) return 0;
+  return memcmp(a->grid, b->grid, sizeof a->grid) == 0 && memcmp(a->block, b->block, sizeof a->block) == 0 &&
+         pc_same_double(a->dynamic_smem, b->dynamic_smem) && pc_same_str(a->region, b->region);
+}
+
+/* A deep copy of src into dst (dst is overwritten; freed with pc_kernel_free). */
+static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
+  *dst = *src;
+  dst->name = dst->mangled = dst->region = dst->not_measured_reason = NULL;
+  dst->extra_names = NULL;
+  dst->extra_values = NULL;
+  dst->nextra = 0;
+  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->mangled && !(dst->mangled = pc_strdup(src->mangled))) ||
+      (src->region && !(dst->region = pc_strdup(src->region))) ||
+      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
+    return -1;
+  if (src->nextra && src->extra_names) {
+    dst->extra_names = calloc(src->nextra, sizeof *dst->extra_names);
+    dst->extra_values = malloc(src->nextra * sizeof *dst->extra_values);
+    if (!dst->extra_names || !dst->extra_values) return -1;
+    dst->nextra = src->nextra; /* the names are freed up to nextra: NULLs are fine */
+    for (size_t i = 0; i < src->nextra; i++) {
+      dst->extra_values[i] = src->extra_values ? src->extra_values[i] : PC_NULL;
+      if (src->extra_names[i] && !(dst->extra_names[i] = pc_strdup(src->extra_names[i]))) return -1;
+    }
+  }
+  return 0;
+}
+
+static int pc_merge_copy_region(pc_region *dst, const pc_region *src) {
+  *dst = *src;
+  dst->name = dst->parent = NULL;
+  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->parent && !(dst->parent = pc_strdup(src->parent))))
+    return -1;
+  return 0;
+}
+
+/* One merged kernel entry while the reports are walked. */
+typedef struct pc_mgroup {
+  const pc_kernel *rep;    /* whose counters and attributes the entry keeps */
+  size_t occ;              /* k-th entry of its key within its report */
+  size_t timed;            /* contributing entries with a measured median */
+  double median;           /* the one measured median while timed <= 1 */
+  uint64_t launches, profiled;
+  double dmin, dmax;
+} pc_mgroup;
+
+static int pc_same_device(const pc_device *a, const pc_device *b) {
+  return strcmp(a->name, b->name) == 0 && a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
+         a->sm_count == b->sm_count && pc_same_double(a->peak_dram_bytes_per_s, b->peak_dram_bytes_per_s) &&
+         pc_same_double(a->peak_fp32_flop_per_s, b->peak_fp32_flop_per_s);
+}
+
+static void pc_device_label(const pc_device *d, char *out, size_t len) {
+  snprintf(out, len, "%s, cc %d.%d, %d SMs, DRAM %.4g B/s, FP32 %.4g FLOP/s", d->name[0] ? d->name : "unknown",
+           d->cc_major, d->cc_minor, d->sm_count, d->peak_dram_bytes_per_s, d->peak_fp32_flop_per_s);
+}
+
+static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_report *r) {
+  const pc_report *first = in[0];
+  r->device = first->device;
+  memcpy(r->source, first->source, sizeof r->source);
+  memcpy(r->metric_set, first->metric_set, sizeof r->metric_set);
+  r->passes = first->passes;
+  r->step1_assessed = 0;
+
+  /* Regions and warnings, in report order. */
+  for (size_t i = 0; i < n; i++) {
+    const pc_report *s = in[i];
+    if (s->step1_assessed) r->step1_assessed = 1; /* kernels of offline reports have no region anyway */
+    for (size_t j = 0; j < s->nregions; j++) {
+      pc_region *g = pc_report_add_region(r);
+      if (!g || pc_merge_copy_region(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    for (size_t j = 0; j < s->nwarnings; j++)
+      if (pc_report_warn(r, 1, "%s", s->warnings[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+
+  /* Kernels: group, then copy each group's representative and fill in the
+   * sums.  The groups hold pointers into the inputs, which are not changed. */
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += in[i]->nkernels;
+  pc_mgroup *grp = total ? calloc(total, sizeof *grp) : NULL;
+  if (total && !grp) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  size_t ngrp = 0;
+  for (size_t i = 0; i < n; i++) {
+    const pc_report *s = in[i];
+    for (size_t j = 0; j < s->nkernels; j++) {
+      const pc_kernel *k = &s->kernels[j];
+      size_t occ = 0;
+      for (size_t p = 0; p < j; p++) occ += pc_merge_same_key(&s->kernels[p], k);
+      pc_mgroup *g = NULL;
+      for (size_t q = 0; q < ngrp && !g; q++)
+        if (grp[q].occ == occ && pc_merge_same_key(grp[q].rep, k)) g = &grp[q];
+      if (!g) {
+        g = &grp[ngrp++];
+        g->rep = k;
+        g->occ = occ;
+        g->median = PC_NULL;
+        g->dmin = g->dmax = PC_NULL;
+      } else if (g->profiled == 0 && k->profiled_launches > 0) {
+        g->rep = k; /* the first report that profiled the signature */
+      }
+      g->launches += k->launches;
+      g->profiled += k->profiled_launches;
+      g->dmin = fmin(g->dmin, k->dur_min_ns); /* fmin/fmax skip a NaN operand */
+      g->dmax = fmax(g->dmax, k->dur_max_ns);
+      if (pc_has(k->dur_median_ns) && g->timed++ == 0) g->median = k->dur_median_ns;
+    }
+  }
+
+  size_t nmedian_lost = 0;
+  char lost_names[256] = "";
+  perfcheck_status st = PERFCHECK_OK;
+  for (size_t q = 0; q < ngrp; q++) {
+    pc_kernel *k = pc_report_add_kernel(r);
+    if (!k) {
+      st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+      break;
+    }
+    if (pc_merge_copy_kernel(k, grp[q].rep)) {
+      st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+      break;
+    }
+    k->launches = grp[q].launches;
+    k->profiled_launches = grp[q].profiled;
+    k->dur_min_ns = grp[q].dmin;
+    k->dur_max_ns = grp[q].dmax;
+    k->dur_median_ns = grp[q].timed <= 1 ? grp[q].median : PC_NULL;
+    if (grp[q].timed > 1) {
+      if (nmedian_lost++ < 3) {
+        size_t used = strlen(lost_names);
+        snprintf(lost_names + used, sizeof lost_names - used, "%s%.60s", used ? ", " : "", k->name ? k->name : "?");
+      }
+    }
+  }
+  free(grp);
+  if (st != PERFCHECK_OK) return st;
+
+  char la[256], lb[256];
+  for (size_t i = 1; i < n; i++) {
+    if (!pc_same_device(&first->device, &in[i]->device)) {
+      pc_device_label(&in[i]->device, la, sizeof la);
+      pc_device_label(&first->device, lb, sizeof lb);
+      if (pc_report_warn(r, 1,
+                         "merge: report %zu's device (%s) differs from report 1's (%s); the merged report uses "
+                         "report 1's limits and ceilings for every kernel",
+                         i + 1, la, lb))
+        return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    const pc_report *s = in[i];
+    if (strcmp(s->source, first->source) != 0 || strcmp(s->metric_set, first->metric_set) != 0 ||
+        s->passes != first->passes) {
+      if (pc_report_warn(r, 1,
+                         "merge: report %zu was made differently (source %s, metric set %s, %d passes) from report 1 "
+                         "(source %s, metric set %s, %d passes); the merged report's header shows report 1's, each "
+                         "kernel keeps its own counters",
+                         i + 1, s->source, s->metric_set, s->passes, first->source, first->metric_set, first->passes))
+        return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  if (nmedian_lost &&
+      pc_report_warn(r, 1,
+                     "merge: %zu kernel entr%s (%s%s) combine timed launches of several reports: the median duration "
+                     "cannot be recomputed from their medians and is null; min and max are exact",
+                     nmedian_lost, nmedian_lost == 1 ? "y" : "ies", lost_names, nmedian_lost > 3 ? ", ..." : ""))
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+
+  pc_checklist_report(r);
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
+                                                      perfcheck_report **out) {
+  if (out) *out = NULL;
+  if (!out || !reports || n == 0)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_merge: %s",
+                   !out ? "out is NULL" : !reports ? "reports is NULL" : "no reports (n is 0)");
+  for (size_t i = 0; i < n; i++)
+    if (!reports[i])
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_merge: report %zu of %zu is NULL", i + 1, n);
+  pc_report *r = pc_report_new();
+  if (!r) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_report_merge: out of memory");
+  perfcheck_status st = pc_merge_into(reports, n, r);
+  if (st != PERFCHECK_OK) {
+    pc_report_free(r);
+    return pc_fail(st, "perfcheck_report_merge: out of memory");
+  }
+  *out = r;
+  return PERFCHECK_OK;
+}

@@ -1,0 +1,17 @@
+# Configuration by environment and `perfcheck merge` (issue 5, items 3 and 5).
+# Included from tests/CMakeLists.txt.
+
+# The defaults are compared with perfcheck_options_init, which lives in
+# libperfcheck (lib/session.c), not in the core.
+pc_unit_test(config)
+target_link_libraries(test_config PRIVATE perfcheck)
+pc_unit_test(merge)
+
+# `perfcheck merge` on JSON reports made at test time from the committed H200
+# exports, the result read by python3's json module.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME unit.cli.merge COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/check_merge.py
+                                       $<TARGET_FILE:perfcheck_cli> ${PERFCHECK_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/merge_cli)
+  set_tests_properties(unit.cli.merge PROPERTIES LABELS unit)
+endif()
