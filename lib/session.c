@@ -60,7 +60,24 @@ typedef struct pc_open_region {
   uint64_t rp_overhead_at_begin;
   int nvtx;
   pthread_t nvtx_thread;
+  /* The injection library's whole-program region: its kernels carry no
+   * region, so its step 1 does not mask their steps 2 to 5. */
+  int program;
+  /* Ended earlier, inside a callback (pc_session_end_recorded): the region
+   * ends at these marks, not when it is closed. */
+  int has_end;
+  pc_region_marks end;
 } pc_open_region;
+
+/* A counter result of a profiled launch whose region had not ended when a
+ * nested region's end collected it: kept for that region's end. */
+typedef struct pc_stashed {
+  uint32_t corr;
+  int passes;
+  double values[PC_M_COUNT];
+  double *extra;
+  size_t nextra;
+} pc_stashed;
 
 struct perfcheck_session {
   pthread_mutex_t lock;
@@ -78,6 +95,8 @@ struct perfcheck_session {
   size_t nopen, capopen;
   int inert;
   char message[1100];
+  pc_stashed *stash;            /* results kept for regions that have not ended */
+  size_t nstash, capstash;
 };
 
 static pthread_mutex_t pc_sess_global = PTHREAD_MUTEX_INITIALIZER;
@@ -172,6 +191,8 @@ static void pc_session_free(perfcheck_session *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nopen; i++) free(s->open[i].name);
   free(s->open);
+  for (size_t i = 0; i < s->nstash; i++) free(s->stash[i].extra);
+  free(s->stash);
   if (s->has_re) regfree(&s->re);
   free(s->metrics);
   free(s->kernel_regex);
@@ -321,6 +342,17 @@ perfcheck_session *pc_session_current(void) {
   return s;
 }
 
+perfcheck_session *pc_session_current_try(int *busy) {
+  *busy = 0;
+  if (pthread_mutex_trylock(&pc_sess_global) != 0) {
+    *busy = 1;
+    return NULL;
+  }
+  perfcheck_session *s = pc_the_session;
+  pthread_mutex_unlock(&pc_sess_global);
+  return s;
+}
+
 PERFCHECK_API perfcheck_status perfcheck_session_create(const perfcheck_options *options, perfcheck_session **out) {
   pc_clear_error();
   if (!out) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: out is NULL");
@@ -414,6 +446,7 @@ typedef struct pc_timing {
 } pc_timing;
 
 typedef struct pc_collect {
+  perfcheck_session *s;         /* where results of other regions are kept */
   uint32_t region;
   size_t nextra;
   pc_acc *acc;
@@ -460,11 +493,36 @@ static pc_acc *pc_acc_find(pc_collect *c, uint32_t sig, int create) {
   return a;
 }
 
+/* Keeps a result of another region's launch until that region ends (one
+ * collect returns the results of every region).  Returns 0 when kept. */
+static int pc_stash_result(perfcheck_session *s, const pc_rp_result *res) {
+  if (s->nstash == s->capstash) {
+    size_t nc = s->capstash ? s->capstash * 2 : 8;
+    pc_stashed *p = realloc(s->stash, nc * sizeof *p);
+    if (!p) return -1;
+    s->stash = p;
+    s->capstash = nc;
+  }
+  pc_stashed *e = &s->stash[s->nstash];
+  memset(e, 0, sizeof *e);
+  e->corr = res->correlation_id;
+  e->passes = res->passes;
+  for (int i = 0; i < PC_M_COUNT; i++) e->values[i] = res->values ? res->values[i] : PC_NULL;
+  if (res->extra && res->nextra) {
+    if (!(e->extra = malloc(res->nextra * sizeof *e->extra))) return -1;
+    memcpy(e->extra, res->extra, res->nextra * sizeof *e->extra);
+    e->nextra = res->nextra;
+  }
+  s->nstash++;
+  return 0;
+}
+
 static void pc_on_result(void *user, const pc_rp_result *res) {
   pc_collect *c = user;
   uint64_t exit_ts = 0;
   uint32_t sig = pc_capture_profiled_sig(res->correlation_id, c->region, &exit_ts);
   if (sig == UINT32_MAX) {
+    if (c->s && pc_capture_profiled_known(res->correlation_id) && pc_stash_result(c->s, res) == 0) return;
     c->unmatched++;
     return;
   }
@@ -514,6 +572,8 @@ static const char *pc_np_reason(const perfcheck_session *s, pc_not_profiled np) 
       return "the launch chosen for counters failed";
     case PC_NP_CAPTURE:
       return "not profiled: a stream capture was in progress (the range profiler would break the capture)";
+    case PC_NP_NVTX:
+      return "not selected for counters: launched outside the NVTX ranges named by PERFCHECK_NVTX";
     default:
       break;
   }
@@ -567,8 +627,8 @@ static void pc_sig_device(perfcheck_session *s, CUcontext ctx, pc_device *dev) {
 /* One report entry: the launches of signature `sig` whose innermost region
  * is the one being closed.  `un` (unprofiled) and `pr` (profiled) are sorted
  * by duration. */
-static void pc_add_kernel(perfcheck_session *s, const pc_region *g, uint32_t sig, const pc_span *un, size_t nun,
-                          const pc_span *pr, size_t npr, uint64_t launches, uint64_t profiled,
+static void pc_add_kernel(perfcheck_session *s, const pc_region *g, int program, uint32_t sig, const pc_span *un,
+                          size_t nun, const pc_span *pr, size_t npr, uint64_t launches, uint64_t profiled,
                           const pc_collect *col) {
   pc_sig_info si;
   if (pc_capture_sig_get(sig, &si)) return;
@@ -590,7 +650,9 @@ static void pc_add_kernel(perfcheck_session *s, const pc_region *g, uint32_t sig
   }
   k->name = pc_strdup(si.name ? si.name : "(unknown)");
   k->mangled = si.mangled ? pc_strdup(si.mangled) : NULL;
-  k->region = pc_strdup(g->name);
+  /* The whole-program region answers step 1 for the program; its kernels
+   * carry no region, so that it does not mask their own steps. */
+  k->region = program ? NULL : pc_strdup(g->name);
   memcpy(k->grid, si.grid, sizeof k->grid);
   memcpy(k->block, si.block, sizeof k->block);
   k->dynamic_smem = si.dynamic_smem;
@@ -662,7 +724,7 @@ static void pc_add_kernel(perfcheck_session *s, const pc_region *g, uint32_t sig
   } else {
     k->not_measured_reason = pc_strdup(pc_np_reason(s, si.not_profiled));
   }
-  pc_checklist_kernel(k, &dev, g);
+  pc_checklist_kernel(k, &dev, program ? NULL : g);
 }
 
 /* Moves the spans of region `id` out of the store: the whole array when they
@@ -689,6 +751,28 @@ static pc_span *pc_take_spans(uint32_t id, size_t *n, int *lost) {
   }
   *n = mine ? k : 0;
   return mine;
+}
+
+/* Hands the kept results of region `col->region`'s launches to its collect. */
+static void pc_stash_replay(perfcheck_session *s, pc_collect *col) {
+  size_t keep = 0;
+  for (size_t i = 0; i < s->nstash; i++) {
+    pc_stashed *e = &s->stash[i];
+    if (pc_capture_profiled_sig(e->corr, col->region, NULL) == UINT32_MAX) {
+      s->stash[keep++] = *e;
+      continue;
+    }
+    pc_rp_result res;
+    memset(&res, 0, sizeof res);
+    res.correlation_id = e->corr;
+    res.passes = e->passes;
+    res.values = e->values;
+    res.extra = e->extra;
+    res.nextra = e->nextra;
+    pc_on_result(col, &res);
+    free(e->extra);
+  }
+  s->nstash = keep;
 }
 
 /* Closes the innermost region.  collect == 0 (inert session, or destroy
@@ -749,7 +833,7 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
     }
   }
   if (ctxs != small) free(ctxs);
-  const uint64_t end_ts = pc_timestamp();
+  const uint64_t end_ts = r.has_end ? r.end.ts : pc_timestamp();
 
   /* The report's device: the one the first region launched on. */
   if (first_ordinal >= 0 && first_ordinal != s->device_ordinal) {
@@ -779,12 +863,14 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
   /* 3. Counters. */
   pc_collect col;
   memset(&col, 0, sizeof col);
+  col.s = s;
   col.region = r.id;
   if (s->rp) {
     const pc_rp_plan *plan = pc_rp_get_plan(s->rp);
     col.nextra = plan ? plan->nextra : 0;
     uint64_t dropped = 0;
     char msg[400] = "";
+    pc_stash_replay(s, &col);
     perfcheck_status cst = pc_rp_collect(s->rp, pc_on_result, &col, &dropped, msg, sizeof msg);
     if (cst != PERFCHECK_OK)
       pc_report_warn(s->report, s->opt.quiet, "counters of region \"%s\": %s", r.name, msg[0] ? msg : perfcheck_strerror(cst));
@@ -879,15 +965,16 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
   }
   g->memcpy_ns = memcpy_ns;
   g->memset_ns = memset_ns;
-  const uint64_t launched = pc_capture_region_launches() - r.launches_at_begin;
-  const uint64_t failed = pc_capture_failed_launches() - r.failed_at_begin;
+  const uint64_t launched = (r.has_end ? r.end.launches : pc_capture_region_launches()) - r.launches_at_begin;
+  const uint64_t failed = (r.has_end ? r.end.failed : pc_capture_failed_launches()) - r.failed_at_begin;
   g->launches = launched >= failed ? launched - failed : 0;
-  g->dropped_records = pc_activity_dropped() - r.dropped_at_begin;
+  g->dropped_records = (r.has_end ? r.end.dropped : pc_activity_dropped()) - r.dropped_at_begin;
   /* Host time spent in counter replay is not the program's: it is taken out
    * of the wall clock for the kernel share (step 1).  That time (a profiled
    * launch's ENTER to EXIT) also holds the profiled kernels' own run, which
    * kernel_ns counts: it goes back in, measured by gpu__time_duration. */
-  g->profiling_ns = s->rp ? (double)(pc_rp_overhead_ns(s->rp) - r.rp_overhead_at_begin) : 0.0;
+  g->profiling_ns =
+      s->rp ? (double)((r.has_end ? r.end.rp_overhead : pc_rp_overhead_ns(s->rp)) - r.rp_overhead_at_begin) : 0.0;
   double profiled_kernel_ns = 0.0;
   for (size_t i = 0; i < ntimed; i++)
     if (mine[i].group & PC_SPAN_PROFILED) profiled_kernel_ns += (double)(mine[i].end - mine[i].start);
@@ -906,7 +993,7 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
     pc_report_warn(s->report, s->opt.quiet, "region \"%s\": %llu launches failed and are not counted", g->name,
                    (unsigned long long)failed);
   {
-    uint64_t zero = pc_activity_zero_timestamps() - r.zero_ts_at_begin;
+    uint64_t zero = (r.has_end ? r.end.zero_ts : pc_activity_zero_timestamps()) - r.zero_ts_at_begin;
     if (zero)
       pc_report_warn(s->report, s->opt.quiet,
                      "region \"%s\": %llu kernel records had no timestamps: counted as launches, not in the timing",
@@ -931,8 +1018,8 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
                             cnt[PC_SPAN_NOTIME | PC_SPAN_PROFILED];
     const uint64_t profiled = cnt[PC_SPAN_PROFILED] + cnt[PC_SPAN_NOTIME | PC_SPAN_PROFILED];
     if (direct)
-      pc_add_kernel(s, g, sig, mine + off[0], cnt[0], mine + off[PC_SPAN_PROFILED], cnt[PC_SPAN_PROFILED], direct,
-                    profiled, &col);
+      pc_add_kernel(s, g, r.program, sig, mine + off[0], cnt[0], mine + off[PC_SPAN_PROFILED],
+                    cnt[PC_SPAN_PROFILED], direct, profiled, &col);
     i = j;
   }
   /* Signatures profiled in this region whose kernels left no span. */
@@ -989,6 +1076,94 @@ PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *s) {
     st = pc_region_close(s, 1);
   pthread_mutex_unlock(&s->lock);
   return st;
+}
+
+/* ---- regions of the injection library (pc_session.h) ------------------------------- */
+
+void pc_session_marks(perfcheck_session *s, pc_region_marks *m) {
+  memset(m, 0, sizeof *m);
+  m->launches = pc_capture_region_launches();
+  m->failed = pc_capture_failed_launches();
+  m->dropped = pc_activity_dropped();
+  m->zero_ts = pc_activity_zero_timestamps();
+  /* s->rp is set before capture starts and cleared only after it stopped. */
+  m->rp_overhead = (s && s->rp) ? pc_rp_overhead_ns(s->rp) : 0;
+  m->ts = pc_timestamp();
+}
+
+perfcheck_status pc_session_begin_program(perfcheck_session *s, const char *name) {
+  if (!s || !name) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_begin_program: NULL argument");
+  const int emit = s->opt.emit_nvtx;
+  s->opt.emit_nvtx = 0; /* under injection our own range would come back as an NVTX callback */
+  perfcheck_status st = perfcheck_session_begin(s, name);
+  s->opt.emit_nvtx = emit;
+  if (st != PERFCHECK_OK) return st;
+  pthread_mutex_lock(&s->lock);
+  if (s->nopen) s->open[s->nopen - 1].program = 1;
+  pthread_mutex_unlock(&s->lock);
+  return PERFCHECK_OK;
+}
+
+perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *name, uint32_t capture_id,
+                                           const pc_region_marks *begin) {
+  if (!s || !name || !begin || !capture_id)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_begin_recorded: bad argument");
+  pthread_mutex_lock(&s->lock);
+  perfcheck_status st = PERFCHECK_OK;
+  if (s->nopen == s->capopen) {
+    size_t nc = s->capopen ? s->capopen * 2 : 8;
+    pc_open_region *p = realloc(s->open, nc * sizeof *p);
+    if (!p) {
+      st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_session_begin_recorded: out of memory");
+      goto out;
+    }
+    s->open = p;
+    s->capopen = nc;
+  }
+  pc_open_region r;
+  memset(&r, 0, sizeof r);
+  if (!(r.name = pc_strdup(name))) {
+    st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_session_begin_recorded: out of memory");
+    goto out;
+  }
+  r.id = capture_id;
+  r.begin_ts = begin->ts;
+  r.launches_at_begin = begin->launches;
+  r.failed_at_begin = begin->failed;
+  r.dropped_at_begin = begin->dropped;
+  r.zero_ts_at_begin = begin->zero_ts;
+  r.rp_overhead_at_begin = begin->rp_overhead;
+  s->open[s->nopen++] = r;
+out:
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+perfcheck_status pc_session_end_recorded(perfcheck_session *s, const pc_region_marks *end) {
+  if (!s) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_end_recorded: session is NULL");
+  pthread_mutex_lock(&s->lock);
+  pc_check_state(s);
+  perfcheck_status st;
+  if (s->nopen == 0) {
+    st = pc_fail(PERFCHECK_ERROR_NO_REGION, "pc_session_end_recorded: no region is open");
+  } else {
+    if (end) {
+      s->open[s->nopen - 1].has_end = 1;
+      s->open[s->nopen - 1].end = *end;
+    }
+    /* After a kernel fault the session is inert but what it has is still
+     * collected; after CUPTI's own fatal error no CUPTI call is made. */
+    st = pc_region_close(s, !pc_capture_fatal(NULL, 0));
+  }
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+void pc_session_note(perfcheck_session *s, const char *text) {
+  if (!s || !text) return;
+  pthread_mutex_lock(&s->lock);
+  pc_report_warn(s->report, s->opt.quiet, "%s", text);
+  pthread_mutex_unlock(&s->lock);
 }
 
 PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *s, const perfcheck_report **out) {

@@ -5,6 +5,7 @@
  *   perfcheck metrics [--set default|sol|full]
  *   perfcheck metrics --passes [--set S] [--chip NAME]
  *   perfcheck check --expect SPEC ... FILE   (perfcheck_check.c)
+ *   perfcheck run [options] -- PROGRAM [ARGS...]   (perfcheck_run.c)
  *   perfcheck merge [--format F] [--output FILE] A.json B.json ...   (perfcheck_merge.c)
  *   perfcheck ceilings [--device N] [--output FILE]
  *
@@ -17,6 +18,7 @@
 
 #include "perfcheck.h"
 #include "perfcheck_check.h"
+#include "perfcheck_run.h"
 #include "perfcheck_merge.h"
 
 enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -32,6 +34,7 @@ static const char usage_main[] =
     "  diagnose FILE.csv   walk the checklist over an `ncu --csv --page raw` export\n"
     "  metrics             print a metric set, comma-separated, for `ncu --metrics`\n"
     "  check               check performance expectations, for CI scripts\n"
+    "  run -- PROGRAM      run a program built without perfcheck and report its kernels\n"
     "  merge A.json ...    combine the JSON reports of several processes into one\n"
     "  ceilings            measure the GPU's DRAM bandwidth and FP32 rate (step 2)\n"
     "  help [COMMAND]      this text, or a command's\n"
@@ -314,6 +317,10 @@ int main(int argc, char **argv) {
       fputs(pc_cli_check_usage, stdout);
       return EXIT_DONE;
     }
+    if (strcmp(argv[2], "run") == 0) {
+      fputs(pc_cli_run_usage, stdout);
+      return EXIT_DONE;
+    }
     if (strcmp(argv[2], "merge") == 0) {
       fputs(pc_cli_merge_usage, stdout);
       return EXIT_DONE;
@@ -327,6 +334,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "diagnose") == 0) return cmd_diagnose(argc - 1, argv + 1);
   if (strcmp(cmd, "metrics") == 0) return cmd_metrics(argc - 1, argv + 1);
   if (strcmp(cmd, "check") == 0) return pc_cli_check(argc - 1, argv + 1);
+  if (strcmp(cmd, "run") == 0) return pc_cli_run(argc - 1, argv + 1);
   if (strcmp(cmd, "merge") == 0) return pc_cli_merge(argc - 1, argv + 1);
   if (strcmp(cmd, "ceilings") == 0) return cmd_ceilings(argc - 1, argv + 1);
   if (cmd[0] == '-') return usage_error(usage_main, "unknown option '%s'", cmd);

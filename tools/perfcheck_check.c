@@ -5,15 +5,24 @@
  *   perfcheck check --expect SPEC [--expect SPEC ...] [--junit FILE]
  *                   [--suite NAME] [--quiet] (FILE.csv | FILE.json | -- PROGRAM ARGS...)
  *
+ * With `-- PROGRAM`, the program runs under the injection library as with
+ * `perfcheck run` (perfcheck_run.c; the PERFCHECK_* variables apply), its
+ * JSON report goes to a temporary file, and that is checked.
+ *
  * Exit status: 0 every expectation holds; 1 one or more failed (the
- * messages on stdout); 2 bad input (a malformed expectation, with its column;
- * a file that cannot be read; a usage error). */
+ * messages on stdout), or PROGRAM exited non-zero; 2 bad input (a malformed
+ * expectation, with its column; a file that cannot be read; a usage error;
+ * a PROGRAM that cannot run or wrote no report). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "perfcheck.h"
 #include "perfcheck_check.h"
+#include "perfcheck_run.h"
 
 enum { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_USAGE = 2 };
 
@@ -23,7 +32,8 @@ const char pc_cli_check_usage[] =
     "       perfcheck check --expect SPEC ... -- PROGRAM [ARGS...]\n"
     "\n"
     "Checks performance expectations against an `ncu --csv --page raw` export or a\n"
-    "perfcheck JSON report (or, with the injection library, a run of PROGRAM).\n"
+    "perfcheck JSON report, or against a run of PROGRAM under the injection library\n"
+    "(as `perfcheck run -- PROGRAM`; PERFCHECK_MODE and the other variables apply).\n"
     "\n"
     "SPEC is KERNEL:QUANTITY OP VALUE, for example\n"
     "  mysteryA:sectors_per_request_ld<=4.5\n"
@@ -44,7 +54,8 @@ const char pc_cli_check_usage[] =
     "  -q, --quiet         print failures only; no warnings from the reader\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 all hold, 1 some failed, 2 bad input or usage.\n";
+    "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero; 2 bad input\n"
+    "or usage, or PROGRAM could not run or wrote no report (no GPU).\n";
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
@@ -102,8 +113,9 @@ static int looks_like_json(const char *path) {
 }
 
 int pc_cli_check(int argc, char **argv) {
-  const char *junit = NULL, *suite = "perfcheck", *path = NULL;
-  int quiet = 0, program = -1;
+  const char *junit = NULL, *suite = "perfcheck", *path = NULL, *label = NULL;
+  int quiet = 0, program = -1, program_status = 0;
+  char report_path[4096] = ""; /* the JSON report of `-- PROGRAM`, removed at the end */
   perfcheck_expectations *set = NULL;
   if (perfcheck_expectations_create(&set) != PERFCHECK_OK) {
     fprintf(stderr, "perfcheck check: out of memory\n");
@@ -167,16 +179,43 @@ int pc_cli_check(int argc, char **argv) {
       rc = check_usage_error("%s", "`--` must be followed by the program to run");
       goto done;
     }
-    fprintf(stderr,
-            "perfcheck check: running a program needs the injection library (not built yet); "
-            "check a recorded report instead: perfcheck check --expect SPEC FILE.csv|FILE.json\n");
-    goto done;
+    /* The program runs under the injection library, which writes its JSON
+     * report to a file of ours at exit. */
+    const char *tmp = getenv("TMPDIR");
+    snprintf(report_path, sizeof report_path, "%s/perfcheck-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(report_path);
+    if (fd < 0) {
+      fprintf(stderr, "perfcheck check: cannot create a temporary file in %s: ", tmp && *tmp ? tmp : "/tmp");
+      perror(NULL);
+      report_path[0] = '\0';
+      goto done;
+    }
+    close(fd);
+    setenv("PERFCHECK_OUTPUT", report_path, 1);
+    setenv("PERFCHECK_FORMAT", "json", 1);
+    int ran = 0;
+    program_status = pc_run_program("perfcheck check", argv + program, &ran);
+    if (!ran) goto done; /* the message is out; rc stays 2 */
+    struct stat st;
+    if (stat(report_path, &st) != 0 || st.st_size == 0) {
+      fprintf(stderr,
+              "perfcheck check: %s wrote no perfcheck report (exit status %d); a \"perfcheck: profiling off\" line "
+              "above says why\n",
+              argv[program], program_status);
+      goto done;
+    }
+    if (program_status != 0)
+      fprintf(stderr, "perfcheck check: %s exited with status %d: the check fails whatever the expectations say\n",
+              argv[program], program_status);
+    path = report_path;
+    label = argv[program];
   }
   if (!path) {
     rc = check_usage_error("%s", "which report? give FILE.csv (an ncu raw export) or FILE.json (a perfcheck report)");
     goto done;
   }
 
+  if (!label) label = path;
   perfcheck_report *report = NULL;
   perfcheck_status st = looks_like_json(path) ? perfcheck_report_from_json(path, quiet, &report)
                                               : perfcheck_report_from_ncu_csv(path, quiet, &report);
@@ -206,9 +245,9 @@ int pc_cli_check(int argc, char **argv) {
   }
   printf("perfcheck check: %zu of %zu check%s failed (%zu expectation%s, ", failures, n, n == 1 ? "" : "s",
          perfcheck_expectations_count(set), perfcheck_expectations_count(set) == 1 ? "" : "s");
-  put_printable(path, stdout);
+  put_printable(label, stdout);
   printf(")\n");
-  rc = failures ? CHECK_FAIL : CHECK_PASS;
+  rc = failures || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
 
   if (junit) {
     FILE *f = fopen(junit, "w");
@@ -226,6 +265,7 @@ int pc_cli_check(int argc, char **argv) {
   }
 done:
   fflush(stdout);
+  if (report_path[0]) unlink(report_path);
   perfcheck_expectations_destroy(set);
   return rc;
 }

@@ -261,6 +261,11 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
     if (msg) snprintf(msg, msglen, "CUPTI is not usable in this process");
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   }
+  /* Already on (the injection library starts activity in InitializeInjection,
+   * before any context, and the session start comes here again). */
+  int all_on = pc_registered;
+  for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) all_on &= pc_kind_on[i];
+  if (all_on) return PERFCHECK_OK;
   CUptiResult r = cuptiActivityRegisterCallbacks(pc_buffer_requested, pc_buffer_completed);
   const char *what = "cuptiActivityRegisterCallbacks";
   if (r == CUPTI_SUCCESS) {

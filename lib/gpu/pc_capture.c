@@ -9,7 +9,9 @@
  *           launch of the region, and profiling it broke the capture on the
  *           H200), and no launch is profiled while any capture is open;
  *   resource CONTEXT_CREATED, CONTEXT_DESTROY_STARTING, MODULE_UNLOAD_STARTING;
- *   state   FATAL_ERROR.
+ *   state   FATAL_ERROR;
+ *   nvtx    range push/pop, only when the injection library asks
+ *           (pc_capture_set_nvtx_hook): its NVTX ranges become regions.
  * The runtime launch ids (cudaLaunchKernel*, __cudaLaunchKernel_v13000, ...)
  * are left off on purpose: on the H200 every runtime launch reached the
  * driver's cuLaunchKernel callback with the same correlation id (§11), so
@@ -103,6 +105,11 @@ static atomic_int pc_refusal;       /* counters were refused in a callback: note
 static atomic_int pc_fatal;         /* CUPTI reported a fatal error */
 static atomic_int pc_inflight;      /* callbacks inside our code */
 static atomic_uint pc_cur_region;   /* innermost open region, 0: none */
+
+/* Injection hooks (pc_capture.h); NULL in a linked program. */
+static _Atomic(pc_capture_ctx_fn) pc_ctx_created_fn, pc_ctx_destroying_fn;
+static _Atomic(pc_capture_nvtx_fn) pc_nvtx_fn;
+static _Atomic(int (*)(void)) pc_gate_fn;
 
 static _Thread_local int pc_tl_depth;    /* launch callbacks of ours open on this thread */
 static _Thread_local int pc_tl_internal; /* our own benchmark launches */
@@ -542,6 +549,11 @@ static int pc_decide_profile(pc_sig *s, uint32_t region) {
     if (!s->prof_count) s->np = PC_NP_CAPTURE;
     return 0;
   }
+  int (*gate)(void) = atomic_load(&pc_gate_fn);
+  if (gate && !gate()) { /* PERFCHECK_NVTX: outside the named ranges, like ncu's --nvtx-include */
+    if (!s->prof_count) s->np = PC_NP_NVTX;
+    return 0;
+  }
   if (!pc_name_matches(&pc_cap.names[s->name])) {
     if (!s->prof_count) s->np = PC_NP_FILTERED;
     return 0;
@@ -869,6 +881,12 @@ static void pc_on_module_unload(void) {
 static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
   const CUpti_ResourceData *rd = data;
   if (!rd) return;
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    /* Outside the in-flight count: the injection library starts its session
+     * here, and a failed start stops the capture, which waits for it. */
+    pc_capture_ctx_fn created = atomic_load(&pc_ctx_created_fn);
+    if (created) created(rd->context);
+  }
   atomic_fetch_add(&pc_inflight, 1);
   if (!atomic_load(&pc_active)) {
     atomic_fetch_sub(&pc_inflight, 1);
@@ -882,13 +900,17 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       pc_ctx_mark_dead(rd->context);
       pc_gpu_unlock();
       break;
-    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+      /* The injection library collects what the context still holds. */
+      pc_capture_ctx_fn destroying = atomic_load(&pc_ctx_destroying_fn);
+      if (destroying) destroying(rd->context);
       pc_gpu_lock();
       pc_ctx_mark_dead(rd->context);
       pc_gpu_unlock();
       /* The counter layer frees its per-context images (its own lock). */
       if (pc_cap.cnt.rp) pc_rp_on_context_destroy(pc_cap.cnt.rp, rd->context);
       break;
+    }
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
       pc_on_module_unload();
       break;
@@ -983,6 +1005,11 @@ static void CUPTIAPI pc_callback(void *userdata, CUpti_CallbackDomain domain, CU
     pc_on_resource(cbid, data);
   } else if (domain == CUPTI_CB_DOMAIN_STATE) {
     pc_on_state(cbid, data);
+  } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    atomic_fetch_add(&pc_inflight, 1);
+    pc_capture_nvtx_fn fn = atomic_load(&pc_nvtx_fn);
+    if (fn && atomic_load(&pc_active)) fn((uint32_t)cbid, data);
+    atomic_fetch_sub(&pc_inflight, 1);
   }
 }
 
@@ -1114,6 +1141,8 @@ void pc_capture_set_active(int on) { atomic_store(&pc_active, on ? 1 : 0); }
 void pc_capture_stop(void) {
   atomic_store(&pc_active, 0);
   atomic_store(&pc_counters, 0);
+  atomic_store(&pc_nvtx_fn, NULL);
+  atomic_store(&pc_gate_fn, NULL);
   /* Every profiled launch has run its EXIT once we get the lock; later
    * launches see pc_counters == 0 and do not profile. */
   pthread_once(&pc_launch_rw_once, pc_launch_rw_init);
@@ -1412,4 +1441,48 @@ void pc_capture_profiled_purge(uint32_t region) {
     if (pc_cap.prof[i].region != region) pc_cap.prof[k++] = pc_cap.prof[i];
   pc_cap.nprof = k;
   pc_gpu_unlock();
+}
+
+/* ---- injection hooks ---------------------------------------------------------------------- */
+
+void pc_capture_set_context_hooks(pc_capture_ctx_fn created, pc_capture_ctx_fn destroying) {
+  atomic_store(&pc_ctx_created_fn, created);
+  atomic_store(&pc_ctx_destroying_fn, destroying);
+}
+
+/* Push/pop ranges only; start/end ranges (nvtxRangeStart*, which may end on
+ * another thread) are not regions. */
+static const CUpti_CallbackId pc_nvtx_ids[] = {
+    CUPTI_CBID_NVTX_nvtxRangePushA,        CUPTI_CBID_NVTX_nvtxRangePushW,     CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,          CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,
+};
+
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen) {
+  if (msg && msglen) msg[0] = '\0';
+  if (!pc_cap.subscribed || pc_cupti_dead) {
+    if (msg) snprintf(msg, msglen, "NVTX callbacks: the capture is not started");
+    return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+  }
+  if (!fn) atomic_store(&pc_nvtx_fn, NULL);
+  for (size_t i = 0; i < sizeof pc_nvtx_ids / sizeof pc_nvtx_ids[0]; i++) {
+    CUptiResult r = cuptiEnableCallback(fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
+    if (r != CUPTI_SUCCESS && fn) {
+      if (msg) snprintf(msg, msglen, "cuptiEnableCallback (NVTX): %s (%d)", pc_cupti_text(r), (int)r);
+      for (size_t j = 0; j < i; j++) cuptiEnableCallback(0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
+      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    }
+  }
+  if (fn) atomic_store(&pc_nvtx_fn, fn);
+  return PERFCHECK_OK;
+}
+
+void pc_capture_set_counter_gate(int (*gate)(void)) { atomic_store(&pc_gate_fn, gate); }
+
+int pc_capture_profiled_known(uint32_t correlation_id) {
+  int known = 0;
+  pc_gpu_lock();
+  for (size_t i = 0; i < pc_cap.nprof && !known; i++) known = pc_cap.prof[i].corr == correlation_id;
+  pc_gpu_unlock();
+  return known;
 }

@@ -159,7 +159,8 @@ typedef enum pc_not_profiled {
   PC_NP_SKIPPED,                /* inside launch_skip */
   PC_NP_LIMIT,                  /* launch_count reached */
   PC_NP_FAILED,                 /* the profiled launch failed */
-  PC_NP_CAPTURE                 /* a stream capture was in progress */
+  PC_NP_CAPTURE,                /* a stream capture was in progress */
+  PC_NP_NVTX                    /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
 } pc_not_profiled;
 
 typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
@@ -200,5 +201,44 @@ void pc_capture_profiled_purge(uint32_t region);
  * libstdc++), else copies; then cuts to the short name ("scaleAdd<4>").
  * Not for use inside a launch callback except once per function. */
 void pc_capture_short_name(const char *mangled, char *out, size_t len);
+
+/* ---- injection hooks (lib/inject) --------------------------------------------
+ * Used by the injection library only; a linked program sets none of them, and
+ * then nothing below changes what the capture does. */
+
+typedef void (*pc_capture_ctx_fn)(CUcontext ctx);
+/* `created` is called from every CONTEXT_CREATED callback, first, whether
+ * capture is active or not: the injection library starts its session in the
+ * first one, where the driver is initialized (InitializeInjection runs
+ * inside cuInit, where it is not).  Called before the capture counts itself
+ * in flight, so it may start the session (not stop it).  `destroying` is
+ * called from CONTEXT_DESTROY_STARTING while capture is active, before the
+ * context is marked dead and before the counter layer frees its images.
+ * Either may be NULL.  They stay set across pc_capture_stop. */
+void pc_capture_set_context_hooks(pc_capture_ctx_fn created, pc_capture_ctx_fn destroying);
+
+/* NVTX ranges: `fn` receives CUPTI's NVTX callbacks for nvtxRangePushA,
+ * nvtxRangePushW, nvtxRangePushEx, nvtxRangePop, nvtxDomainRangePushEx and
+ * nvtxDomainRangePop (cbid as in cupti_nvtx_cbid.h, data a CUpti_NvtxData)
+ * while capture is active.  It runs inside a CUPTI callback: no session
+ * lock, no CUDA call but cuptiGetTimestamp; the gpu lock may be taken.
+ * Enables those callbacks on the subscriber (call after pc_capture_start);
+ * NULL disables them.  Returns PERFCHECK_OK or
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (msg says which call).  pc_capture_stop
+ * clears it.  NVTX calls reach CUPTI only when NVTX_INJECTION64_PATH names
+ * libcupti or a library forwarding to cuptiNvtxInitialize2. */
+typedef void (*pc_capture_nvtx_fn)(uint32_t cbid, const void *nvtx_data);
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen);
+
+/* Counters only while gate() returns nonzero (PERFCHECK_NVTX: a range of
+ * that name is open); launches outside are not profiled and say
+ * PC_NP_NVTX.  NULL: no gate.  Called inside launch callbacks.
+ * pc_capture_stop clears it. */
+void pc_capture_set_counter_gate(int (*gate)(void));
+
+/* Nonzero when `correlation_id` is a profiled launch of a region whose
+ * profiled launches were not purged yet: its counter result belongs to a
+ * region that has not ended (the session keeps it for that region). */
+int pc_capture_profiled_known(uint32_t correlation_id);
 
 #endif /* PC_CAPTURE_H */

@@ -32,6 +32,37 @@ for s in $stages; do
         nvcc --version | tail -2; ncu --version | tail -1
         grep RmProfilingAdminOnly /proc/driver/nvidia/params; id; nproc; } > "$R/env.txt" 2>&1
       ;;
+    gputests)
+      say "ctest: gpu label, one at a time"
+      (cd "$BUILD" && timeout 400 ctest --output-on-failure -L '^gpu$') > "$R/ctest-gpu.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest-gpu.log"
+      grep -E "Test +#|tests passed|rc=" "$R/ctest-gpu.log"
+      ;;
+    injectspeed)
+      say "perfcheck run (timing) against plain: 5 alternating process runs per workload"
+      for i in 1 2 3 4 5; do
+        for w in tiny bound; do
+          timeout 60 "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/plain /'
+          timeout 60 "$BUILD/bin/perfcheck" run --mode timing --output /dev/null -- "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/shim /'
+        done
+        s0=$(date +%s%N); "$BUILD/kernels/roundtrip" --profile >/dev/null 2>&1; s1=$(date +%s%N)
+        "$BUILD/bin/perfcheck" run --mode timing --output /dev/null -- "$BUILD/kernels/roundtrip" --profile >/dev/null 2>&1; s2=$(date +%s%N)
+        echo "STARTUP plain_ms=$(( (s1 - s0) / 1000000 )) shim_ms=$(( (s2 - s1) / 1000000 ))"
+      done > "$R/injectspeed.txt"
+      python3 - "$R/injectspeed.txt" <<'PY'
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(plain|shim) RESULT mode=\S+ workload=(\S+) wall_ms=([0-9.]+)", line)
+    if m: v.setdefault((m.group(2), m.group(1)), []).append(float(m.group(3)))
+    m = re.match(r"STARTUP plain_ms=(\d+) shim_ms=(\d+)", line)
+    if m: v.setdefault(("roundtrip-process", "plain"), []).append(float(m.group(1))); v.setdefault(("roundtrip-process", "shim"), []).append(float(m.group(2)))
+for w in ("tiny", "bound", "roundtrip-process"):
+    p, s = v.get((w, "plain"), []), v.get((w, "shim"), [])
+    if p and s:
+        print("%-18s plain median %9.3f ms (n=%d)  perfcheck run median %9.3f ms (n=%d)  ratio %.3f  added %.1f ms" % (w, statistics.median(p), len(p), statistics.median(s), len(s), statistics.median(s) / statistics.median(p), statistics.median(s) - statistics.median(p)))
+PY
+      ;;
     ceilings)
       say "perfcheck ceilings (cached for the sessions below)"
       timeout 60 "$BUILD/bin/perfcheck" ceilings > "$R/ceilings.txt" 2>&1; echo "rc=$?" >> "$R/ceilings.txt"

@@ -61,7 +61,7 @@ expect_run 2 "unknown option '--bogus'" -- --bogus --expect 'mysteryA:step==3' "
 expect_run 2 "cannot open" -- --expect 'mysteryA:step==3' "$tmp/missing.csv"
 printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
 expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
-expect_run 2 "needs the injection library (not built yet)" -- --expect 'mysteryA:step==3' -- ./app --arg
+expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
 expect_run 0 "usage: perfcheck check" -- --help
 
 # JUnit: written on failure too, and valid XML with the right counts.

@@ -1,0 +1,309 @@
+/*
+ * pc_inject.c: libperfcheck_inject.so, the injection library that profiles a
+ * program built without perfcheck (pc_inject.h says how it splits in two).
+ *
+ * Ways in, all ending in the same idempotent start-up:
+ *   CUDA_INJECTION64_PATH=libperfcheck_inject.so (what `perfcheck run` sets):
+ *     the driver loads it during cuInit and calls InitializeInjection.  The
+ *     supported way; it works whatever the program links (static cudart
+ *     included): launches are seen through CUPTI callbacks, no CUDA symbol
+ *     is interposed.
+ *   LD_PRELOAD=libperfcheck_inject.so: the constructor sets
+ *     CUDA_INJECTION64_PATH to this library when it is unset (the driver reads
+ *     it at cuInit, which comes later), so the driver calls InitializeInjection
+ *     the same way.
+ *   NVTX_INJECTION64_PATH=libperfcheck_inject.so (set by both, when unset):
+ *     each NVTX-using module calls InitializeInjectionNvtx2 (NVTX 3) or
+ *     InitializeInjectionNvtx (the NVTX 2 library, libnvToolsExt.so.1) at its
+ *     first NVTX call; both forward to CUPTI (cuptiNvtxInitialize2 /
+ *     cuptiNvtxInitialize, which libcupti exports and no header declares), so
+ *     that the ranges reach the CUPTI NVTX callbacks the runtime enables.
+ * Those three functions are all the library exports (inject.map).
+ *
+ * A program that never touches CUDA is left alone: the constructor only
+ * reads and sets two environment variables and registers an exit check;
+ * nothing loads CUPTI or calls CUDA until the driver calls
+ * InitializeInjection (or an NVTX call asks for CUPTI).
+ *
+ * "perfcheck: profiling off: REASON", one line on stderr, whenever profiling
+ * cannot happen in a program that uses CUDA; the program runs on untouched.
+ * When the driver never called InitializeInjection (no driver, the
+ * toolkit's stub, another tool's CUDA_INJECTION64_PATH), the exit check says
+ * why, if the program is a CUDA program: it holds device code (an ELF section
+ * .nv_fatbin or .nvFatBinSegment, in the executable or a loaded library) or
+ * loaded libcudart/libcuda.
+ *
+ * One copy of libperfcheck per process: when the program links libperfcheck
+ * itself, that copy is the one used (found by its soname), so the process
+ * has one session state.  A program that created its own session before its
+ * first CUDA context keeps it, and the injection steps aside with one line
+ * (pc_inject_rt.c); one that creates it later finds the injected session in
+ * place (PERFCHECK_ERROR_SESSION_EXISTS).
+ */
+#define _GNU_SOURCE /* dladdr, dl_iterate_phdr, RTLD_NOLOAD */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pc_inject.h"
+
+#define PC_EXPORT __attribute__((visibility("default")))
+
+static char pc_ld_self[PATH_MAX];   /* this library, absolute */
+static char pc_ld_dir[PATH_MAX];    /* its directory, where libperfcheck.so.0 lies */
+static char pc_ld_other[512];       /* CUDA_INJECTION64_PATH named another library */
+static atomic_int pc_ld_cuinit;     /* the driver called InitializeInjection */
+static atomic_int pc_ld_exiting;    /* the exit check runs: InitializeInjection does nothing */
+static atomic_int pc_ld_nvtx_asked; /* NVTX loaded CUPTI (and the driver) for itself */
+static pthread_mutex_t pc_ld_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *pc_ld_rt;              /* libperfcheck.so.0 */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void pc_ld_off(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "perfcheck: profiling off: %s\n", buf);
+  fflush(stderr);
+}
+
+static int pc_ld_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return strcmp(a, b) == 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* libperfcheck.so.0: the program's own copy when it links one (one session
+ * state per process), else the one next to this library (build tree and
+ * install tree alike), else where the loader finds it.  NULL with *why set. */
+static void *pc_ld_runtime(char *why, size_t len) {
+  pthread_mutex_lock(&pc_ld_mu);
+  if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!pc_ld_rt) {
+    char path[PATH_MAX + 32];
+    const char *err1 = NULL;
+    if (pc_ld_dir[0]) {
+      snprintf(path, sizeof path, "%s/libperfcheck.so.0", pc_ld_dir);
+      pc_ld_rt = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!pc_ld_rt) err1 = dlerror();
+    }
+    if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!pc_ld_rt) {
+      const char *err2 = dlerror();
+      snprintf(why, len, "cannot load libperfcheck.so.0 (%s)", err1 ? err1 : err2 ? err2 : "not found");
+    }
+  }
+  void *h = pc_ld_rt;
+  pthread_mutex_unlock(&pc_ld_mu);
+  return h;
+}
+
+/* ---- is this a CUDA program? (the exit check) -------------------------------------- */
+
+/* Nonzero when the ELF file has a section of device code. */
+static int pc_ld_has_fatbin(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int found = 0;
+  Elf64_Ehdr eh;
+  Elf64_Shdr *sh = NULL;
+  char *names = NULL;
+  if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+      eh.e_shnum > 65000 || eh.e_shstrndx >= eh.e_shnum)
+    goto done;
+  const size_t shbytes = (size_t)eh.e_shnum * sizeof *sh;
+  if (!(sh = malloc(shbytes)) || pread(fd, sh, shbytes, (off_t)eh.e_shoff) != (ssize_t)shbytes) goto done;
+  const Elf64_Shdr *str = &sh[eh.e_shstrndx];
+  if (str->sh_size == 0 || str->sh_size > (1u << 20) || !(names = malloc(str->sh_size + 1)) ||
+      pread(fd, names, str->sh_size, (off_t)str->sh_offset) != (ssize_t)str->sh_size)
+    goto done;
+  names[str->sh_size] = '\0';
+  for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+    if (sh[i].sh_name >= str->sh_size) continue;
+    const char *n = names + sh[i].sh_name;
+    found = strcmp(n, ".nv_fatbin") == 0 || strcmp(n, ".nvFatBinSegment") == 0;
+  }
+done:
+  free(names);
+  free(sh);
+  close(fd);
+  return found;
+}
+
+static int pc_ld_object_is_cuda(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  const char *name = info->dlpi_name;
+  if (!name || !*name) return 0; /* the executable (checked apart) or the vdso */
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  /* Ours and the tools' own libraries are no evidence; nor is the driver
+   * when NVTX made us load it. */
+  if (strncmp(base, "libperfcheck", 12) == 0 || strncmp(base, "libcupti", 8) == 0 ||
+      strncmp(base, "libnvperf", 9) == 0)
+    return 0;
+  if (strncmp(base, "libcudart.so", 12) == 0 ||
+      (strncmp(base, "libcuda.so", 10) == 0 && !atomic_load(&pc_ld_nvtx_asked)) || pc_ld_has_fatbin(name)) {
+    *(int *)data = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static int pc_ld_cuda_program(void) {
+  if (pc_ld_has_fatbin("/proc/self/exe")) return 1;
+  int found = 0;
+  dl_iterate_phdr(pc_ld_object_is_cuda, &found);
+  return found;
+}
+
+/* The driver never called InitializeInjection: say why, once, if the
+ * program uses CUDA. */
+static void pc_ld_exit_check(void) {
+  if (atomic_load(&pc_ld_cuinit)) return;
+  if (!pc_ld_cuda_program()) return;
+  atomic_store(&pc_ld_exiting, 1);
+  if (pc_ld_other[0]) {
+    pc_ld_off("CUDA_INJECTION64_PATH names another library (%s): another tool injects this program", pc_ld_other);
+    return;
+  }
+  void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!cu) {
+    cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cu) {
+      const char *e = dlerror();
+      pc_ld_off("cannot load libcuda.so.1 (%s): no NVIDIA driver on this machine", e ? e : "not found");
+      return;
+    }
+    /* A libcuda.so.1 the program does not hold: the stub (the CUDA runtime
+     * unloads it after its failed cuInit), or a driver the program never
+     * used, which is no news.  cuDriverGetVersion tells them apart without
+     * initializing anything. */
+    int (*version)(int *) = NULL;
+    void *vs = dlsym(cu, "cuDriverGetVersion");
+    memcpy(&version, &vs, sizeof version);
+    int v = 0;
+    if (version && version(&v) == 34) pc_ld_off("libcuda.so.1 is the CUDA toolkit's stub, not a driver");
+    dlclose(cu);
+    return;
+  }
+  /* The program holds the driver, yet cuInit never reached us: ask it why
+   * (the answer of the program's own cuInit; InitializeInjection does
+   * nothing from now on). */
+  int (*init)(unsigned) = NULL;
+  void *sym = dlsym(cu, "cuInit");
+  memcpy(&init, &sym, sizeof init);
+  const int r = init ? init(0) : -1;
+  if (r == 34) /* CUDA_ERROR_STUB_LIBRARY */
+    pc_ld_off("libcuda.so.1 is the CUDA toolkit's stub, not a driver");
+  else if (r == 100) /* CUDA_ERROR_NO_DEVICE */
+    pc_ld_off("cuInit: no CUDA device is visible");
+  else if (r != 0)
+    pc_ld_off("cuInit failed with error %d", r);
+  else
+    pc_ld_off("the driver did not call InitializeInjection (CUDA_INJECTION64_PATH=%s)",
+              getenv("CUDA_INJECTION64_PATH") ? getenv("CUDA_INJECTION64_PATH") : "unset");
+}
+
+/* ---- entry points ---------------------------------------------------------------------- */
+
+__attribute__((constructor)) static void pc_ld_init(void) {
+  Dl_info info;
+  if (dladdr((void *)pc_ld_init, &info) && info.dli_fname && info.dli_fname[0]) {
+    if (!realpath(info.dli_fname, pc_ld_self)) snprintf(pc_ld_self, sizeof pc_ld_self, "%s", info.dli_fname);
+    snprintf(pc_ld_dir, sizeof pc_ld_dir, "%s", pc_ld_self);
+    char *slash = strrchr(pc_ld_dir, '/');
+    if (slash)
+      *slash = '\0';
+    else
+      pc_ld_dir[0] = '\0';
+  }
+  if (pc_ld_self[0] == '/') {
+    const char *c = getenv("CUDA_INJECTION64_PATH");
+    if (!c || !*c)
+      setenv("CUDA_INJECTION64_PATH", pc_ld_self, 1);
+    else if (!pc_ld_same_file(c, pc_ld_self))
+      snprintf(pc_ld_other, sizeof pc_ld_other, "%s", c);
+    const char *n = getenv("NVTX_INJECTION64_PATH");
+    if (!n || !*n) setenv("NVTX_INJECTION64_PATH", pc_ld_self, 1);
+  }
+  atexit(pc_ld_exit_check);
+}
+
+PC_EXPORT int InitializeInjection(void);
+int InitializeInjection(void) {
+  if (atomic_exchange(&pc_ld_cuinit, 1) || atomic_load(&pc_ld_exiting)) return 1;
+  char why[600] = "";
+  void *h = pc_ld_runtime(why, sizeof why);
+  if (!h) {
+    pc_ld_off("%s", why);
+    return 1;
+  }
+  void *sym = dlsym(h, PC_INJECT_ENTRY);
+  if (!sym) {
+    pc_ld_off("libperfcheck.so.0 has no %s: it is older than libperfcheck_inject.so", PC_INJECT_ENTRY);
+    return 1;
+  }
+  pc_inject_initialize_fn init;
+  memcpy(&init, &sym, sizeof init);
+  return init(PC_INJECT_ABI);
+}
+
+/* A usable driver, asked without initializing it: cuDriverGetVersion needs
+ * no cuInit, and the toolkit's stub answers CUDA_ERROR_STUB_LIBRARY. */
+static int pc_ld_driver_usable(void) {
+  void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  const int ours = !cu;
+  if (!cu) cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cu) return 0;
+  int (*get)(int *) = NULL;
+  void *sym = dlsym(cu, "cuDriverGetVersion");
+  memcpy(&get, &sym, sizeof get);
+  int v = 0;
+  const int usable = get && get(&v) == 0 && v > 0;
+  if (!usable && ours) dlclose(cu);
+  return usable;
+}
+
+/* NVTX asks for its tool.  CUPTI without a driver fails or crashes
+ * (cupti-notes §5.4; with the stub driver, at the first range push): the
+ * ranges stay no-ops then. */
+static int pc_ld_nvtx(const char *cupti_fn, void *get_export_table) {
+  if (atomic_load(&pc_ld_exiting)) return 0;
+  atomic_store(&pc_ld_nvtx_asked, 1);
+  if (!pc_ld_driver_usable()) return 0;
+  char why[600];
+  void *h = pc_ld_runtime(why, sizeof why);
+  if (!h) return 0;
+  void *ver = dlsym(h, "cuptiGetVersion"), *init = dlsym(h, cupti_fn);
+  if (!ver || !init) return 0;
+  int (*get_version)(uint32_t *) = NULL;
+  int (*nvtx_init)(void *) = NULL;
+  memcpy(&get_version, &ver, sizeof get_version);
+  memcpy(&nvtx_init, &init, sizeof nvtx_init);
+  uint32_t v = 0;
+  get_version(&v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
+  return nvtx_init(get_export_table) == 0; /* CUPTI_SUCCESS */
+}
+
+PC_EXPORT int InitializeInjectionNvtx2(void *get_export_table);
+int InitializeInjectionNvtx2(void *get_export_table) { return pc_ld_nvtx("cuptiNvtxInitialize2", get_export_table); }
+
+PC_EXPORT int InitializeInjectionNvtx(void *get_export_table);
+int InitializeInjectionNvtx(void *get_export_table) { return pc_ld_nvtx("cuptiNvtxInitialize", get_export_table); }
