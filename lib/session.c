@@ -104,17 +104,6 @@ static perfcheck_session *pc_the_session;
 
 /* ---- options --------------------------------------------------------------------- */
 
-PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
-  if (!options) return;
-  memset(options, 0, sizeof *options);
-  options->size = sizeof *options;
-  options->mode = PERFCHECK_MODE_AUTO;
-  options->metrics = NULL; /* "default" */
-  options->per_signature = 1;
-  options->emit_nvtx = 1;
-  options->output_format = PERFCHECK_FORMAT_TEXT;
-}
-
 /* Copies what the caller's struct holds (an older caller's is shorter: the
  * rest keeps the defaults). */
 static perfcheck_status pc_options_copy(const perfcheck_options *in, perfcheck_options *out) {

@@ -15,16 +15,16 @@
 
 #include "pc_core.h"
 
-/* perfcheck_options_init lives in lib/session.c, outside the core; these are
- * its defaults (test_config compares the two). */
-static void pc_config_defaults(perfcheck_options *o) {
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
-  o->mode = PERFCHECK_MODE_AUTO;
-  o->metrics = NULL;
-  o->per_signature = 1;
-  o->emit_nvtx = 1;
-  o->output_format = PERFCHECK_FORMAT_TEXT;
+/* The options' defaults, one place for the library and the environment. */
+PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
+  if (!options) return;
+  memset(options, 0, sizeof *options);
+  options->size = sizeof *options;
+  options->mode = PERFCHECK_MODE_AUTO;
+  options->metrics = NULL; /* "default" */
+  options->per_signature = 1;
+  options->emit_nvtx = 1;
+  options->output_format = PERFCHECK_FORMAT_TEXT;
 }
 
 /* ---- storage for the strings handed out ------------------------------------ */
@@ -323,7 +323,7 @@ static void pc_config_progress(perfcheck_options *o, FILE *warn, int *bad) {
 int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn) {
   if (!opt) return -1;
   int bad = 0;
-  pc_config_defaults(opt);
+  perfcheck_options_init(opt);
   pc_config_mode(opt, warn, &bad);
   pc_config_metrics(opt, warn, &bad);
   pc_config_kernels(opt, warn, &bad);

@@ -1,10 +1,7 @@
 # Configuration by environment and `perfcheck merge` (issue 5, items 3 and 5).
 # Included from tests/CMakeLists.txt.
 
-# The defaults are compared with perfcheck_options_init, which lives in
-# libperfcheck (lib/session.c), not in the core.
 pc_unit_test(config)
-target_link_libraries(test_config PRIVATE perfcheck)
 pc_unit_test(merge)
 
 # `perfcheck merge` on JSON reports made at test time from the committed H200

@@ -1,8 +1,7 @@
 /* Configuration by environment (pc_config.c): every variable with good
  * values; each kind of bad value gives exactly one warning line that names
  * the variable, the value and the default, and changes nothing else; unset
- * and empty mean the defaults, which equal perfcheck_options_init's (this
- * test is also linked against libperfcheck for that one comparison). */
+ * and empty mean the defaults, perfcheck_options_init's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
