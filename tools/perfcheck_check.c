@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "perfcheck.h"
+#include "pc_cli.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 
@@ -56,39 +57,6 @@ const char pc_cli_check_usage[] =
     "\n"
     "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero; 2 bad input\n"
     "or usage, or PROGRAM could not run or wrote no report (no GPU).\n";
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int check_usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("perfcheck check: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\n(perfcheck check --help for the usage)\n", stderr);
-  return CHECK_USAGE;
-}
-
-/* "--name", "-n", "--name=VALUE". */
-static int opt_is(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
-  *inline_value = NULL;
-  if (shortname && strcmp(arg, shortname) == 0) return 1;
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) != 0) return 0;
-  if (arg[n] == '\0') return 1;
-  if (arg[n] == '=') {
-    *inline_value = arg + n + 1;
-    return 1;
-  }
-  return 0;
-}
-
-static const char *opt_value(int argc, char **argv, int *i, const char *inline_value) {
-  if (inline_value) return inline_value;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
 
 /* Kernel names come from the report: keep terminal control sequences out. */
 static void put_printable(const char *s, FILE *f) {
@@ -128,55 +96,55 @@ int pc_cli_check(int argc, char **argv) {
       program = i + 1;
       break;
     }
-    if (opt_is(a, "--help", "-h", &inl)) {
+    if (pc_cli_opt(a, "--help", "-h", &inl)) {
       fputs(pc_cli_check_usage, stdout);
       rc = CHECK_PASS;
       goto done;
-    } else if (opt_is(a, "--expect", "-e", &inl)) {
-      const char *spec = opt_value(argc, argv, &i, inl);
+    } else if (pc_cli_opt(a, "--expect", "-e", &inl)) {
+      const char *spec = pc_cli_opt_value(argc, argv, &i, inl);
       if (!spec) {
-        rc = check_usage_error("%s needs an expectation, e.g. 'mysteryA:sectors_per_request_ld<=4.5'", a);
+        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs an expectation, e.g. 'mysteryA:sectors_per_request_ld<=4.5'", a);
         goto done;
       }
       if (perfcheck_expectations_add(set, spec) != PERFCHECK_OK) {
         fprintf(stderr, "perfcheck check: bad %s\n", perfcheck_last_error_message());
         goto done;
       }
-    } else if (opt_is(a, "--junit", NULL, &inl)) {
-      junit = opt_value(argc, argv, &i, inl);
+    } else if (pc_cli_opt(a, "--junit", NULL, &inl)) {
+      junit = pc_cli_opt_value(argc, argv, &i, inl);
       if (!junit || !*junit) {
-        rc = check_usage_error("%s needs a file name", a);
+        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a file name", a);
         goto done;
       }
-    } else if (opt_is(a, "--suite", NULL, &inl)) {
-      suite = opt_value(argc, argv, &i, inl);
+    } else if (pc_cli_opt(a, "--suite", NULL, &inl)) {
+      suite = pc_cli_opt_value(argc, argv, &i, inl);
       if (!suite) {
-        rc = check_usage_error("%s needs a name", a);
+        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a name", a);
         goto done;
       }
-    } else if (opt_is(a, "--quiet", "-q", &inl) && !inl) {
+    } else if (pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
       quiet = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
-      rc = check_usage_error("unknown option '%s'", a);
+      rc = pc_cli_usage_error("check", CHECK_USAGE, "unknown option '%s'", a);
       goto done;
     } else if (path) {
-      rc = check_usage_error("one report at a time (got '%s' and '%s')", path, a);
+      rc = pc_cli_usage_error("check", CHECK_USAGE, "one report at a time (got '%s' and '%s')", path, a);
       goto done;
     } else {
       path = a;
     }
   }
   if (perfcheck_expectations_count(set) == 0) {
-    rc = check_usage_error("%s", "nothing to check: give at least one --expect SPEC");
+    rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "nothing to check: give at least one --expect SPEC");
     goto done;
   }
   if (program >= 0) {
     if (path) {
-      rc = check_usage_error("give a report file or `-- PROGRAM`, not both (got '%s')", path);
+      rc = pc_cli_usage_error("check", CHECK_USAGE, "give a report file or `-- PROGRAM`, not both (got '%s')", path);
       goto done;
     }
     if (program >= argc) {
-      rc = check_usage_error("%s", "`--` must be followed by the program to run");
+      rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "`--` must be followed by the program to run");
       goto done;
     }
     /* The program runs under the injection library, which writes its JSON
@@ -211,7 +179,7 @@ int pc_cli_check(int argc, char **argv) {
     label = argv[program];
   }
   if (!path) {
-    rc = check_usage_error("%s", "which report? give FILE.csv (an ncu raw export) or FILE.json (a perfcheck report)");
+    rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "which report? give FILE.csv (an ncu raw export) or FILE.json (a perfcheck report)");
     goto done;
   }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "perfcheck.h"
+#include "pc_cli.h"
 #include "perfcheck_merge.h"
 
 enum { MERGE_DONE = 0, MERGE_FAILED = 1, MERGE_USAGE = 2 };
@@ -38,39 +39,6 @@ const char pc_cli_merge_usage[] =
     "\n"
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int merge_usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("perfcheck merge: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\n(perfcheck merge --help for the usage)\n", stderr);
-  return MERGE_USAGE;
-}
-
-/* "--name", "-n", "--name=VALUE". */
-static int merge_opt_is(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
-  *inline_value = NULL;
-  if (shortname && strcmp(arg, shortname) == 0) return 1;
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) != 0) return 0;
-  if (arg[n] == '\0') return 1;
-  if (arg[n] == '=') {
-    *inline_value = arg + n + 1;
-    return 1;
-  }
-  return 0;
-}
-
-static const char *merge_opt_value(int argc, char **argv, int *i, const char *inline_value) {
-  if (inline_value) return inline_value;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 int pc_cli_merge(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   const char *output = NULL;
@@ -87,14 +55,14 @@ int pc_cli_merge(int argc, char **argv) {
     const char *a = argv[i], *inl;
     if (!options_done && strcmp(a, "--") == 0) {
       options_done = 1;
-    } else if (!options_done && merge_opt_is(a, "--help", "-h", &inl) && !inl) {
+    } else if (!options_done && pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
       fputs(pc_cli_merge_usage, stdout);
       free(paths);
       return MERGE_DONE;
-    } else if (!options_done && merge_opt_is(a, "--quiet", "-q", &inl) && !inl) {
+    } else if (!options_done && pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
       quiet = 1;
-    } else if (!options_done && merge_opt_is(a, "--format", "-f", &inl)) {
-      const char *v = merge_opt_value(argc, argv, &i, inl);
+    } else if (!options_done && pc_cli_opt(a, "--format", "-f", &inl)) {
+      const char *v = pc_cli_opt_value(argc, argv, &i, inl);
       if (v && strcmp(v, "text") == 0) {
         format = PERFCHECK_FORMAT_TEXT;
       } else if (v && strcmp(v, "json") == 0) {
@@ -102,25 +70,25 @@ int pc_cli_merge(int argc, char **argv) {
       } else if (v && strcmp(v, "csv") == 0) {
         format = PERFCHECK_FORMAT_CSV;
       } else {
-        rc = v ? merge_usage_error("unknown format '%s' (text, json or csv)", v)
-               : merge_usage_error("%s needs a value: text, json or csv", a);
+        rc = v ? pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json or csv)", v)
+               : pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a value: text, json or csv", a);
         break;
       }
-    } else if (!options_done && merge_opt_is(a, "--output", "-o", &inl)) {
-      output = merge_opt_value(argc, argv, &i, inl);
+    } else if (!options_done && pc_cli_opt(a, "--output", "-o", &inl)) {
+      output = pc_cli_opt_value(argc, argv, &i, inl);
       if (!output || !*output) {
-        rc = merge_usage_error("%s needs a file name", a);
+        rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a file name", a);
         break;
       }
     } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      rc = merge_usage_error("unknown option '%s'", a);
+      rc = pc_cli_usage_error("merge", MERGE_USAGE, "unknown option '%s'", a);
       break;
     } else {
       paths[npaths++] = a;
     }
   }
   if (rc == MERGE_DONE && npaths == 0)
-    rc = merge_usage_error("%s", "merge needs at least one perfcheck JSON report: perfcheck merge A.json B.json ...");
+    rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "merge needs at least one perfcheck JSON report: perfcheck merge A.json B.json ...");
   if (rc != MERGE_DONE) {
     free(paths);
     return rc;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "perfcheck.h"
+#include "pc_cli.h"
 #include "perfcheck_run.h"
 
 enum { RUN_USAGE = 2, RUN_NOT_EXECUTABLE = 126, RUN_NOT_FOUND = 127 };
@@ -76,33 +77,6 @@ const char pc_cli_run_usage[] =
     "\n"
     "exit status: PROGRAM's; 128+N when signal N ended it; 127 when PROGRAM is not\n"
     "found, 126 when it cannot be executed; 2 on a usage error.\n";
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int run_usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("perfcheck run: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\n(perfcheck run --help for the usage)\n", stderr);
-  return RUN_USAGE;
-}
-
-/* "--name", "-n", "--name=VALUE". */
-static int run_opt(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
-  *inline_value = NULL;
-  if (shortname && strcmp(arg, shortname) == 0) return 1;
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) != 0) return 0;
-  if (arg[n] == '\0') return 1;
-  if (arg[n] == '=') {
-    *inline_value = arg + n + 1;
-    return 1;
-  }
-  return 0;
-}
 
 /* A non-negative decimal integer that fits `max`. */
 static int run_uint(const char *s, uint64_t max) {
@@ -290,52 +264,52 @@ int pc_cli_run(int argc, char **argv) {
       break;
     }
     if (a[0] != '-' || a[1] == '\0') break; /* the program */
-    if (run_opt(a, "--help", "-h", &inl) && !inl) {
+    if (pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
       fputs(pc_cli_run_usage, stdout);
       return 0;
     }
-    if (run_opt(a, "--progress", NULL, &inl) && !inl) {
+    if (pc_cli_opt(a, "--progress", NULL, &inl) && !inl) {
       setenv("PERFCHECK_PROGRESS", "1", 1);
       continue;
     }
-    if (run_opt(a, "--mode", "-m", &inl)) var = "PERFCHECK_MODE";
-    else if (run_opt(a, "--metrics", NULL, &inl)) var = "PERFCHECK_METRICS";
-    else if (run_opt(a, "--kernels", "-k", &inl)) var = "PERFCHECK_KERNELS";
-    else if (run_opt(a, "--launch-skip", "-s", &inl)) var = "PERFCHECK_LAUNCH_SKIP";
-    else if (run_opt(a, "--launch-count", "-c", &inl)) var = "PERFCHECK_LAUNCH_COUNT";
-    else if (run_opt(a, "--per-signature", NULL, &inl)) var = "PERFCHECK_PER_SIGNATURE";
-    else if (run_opt(a, "--nvtx", NULL, &inl)) var = "PERFCHECK_NVTX";
-    else if (run_opt(a, "--output", "-o", &inl)) var = "PERFCHECK_OUTPUT";
-    else if (run_opt(a, "--format", "-f", &inl)) var = "PERFCHECK_FORMAT";
-    else return run_usage_error("unknown option '%s'", a);
+    if (pc_cli_opt(a, "--mode", "-m", &inl)) var = "PERFCHECK_MODE";
+    else if (pc_cli_opt(a, "--metrics", NULL, &inl)) var = "PERFCHECK_METRICS";
+    else if (pc_cli_opt(a, "--kernels", "-k", &inl)) var = "PERFCHECK_KERNELS";
+    else if (pc_cli_opt(a, "--launch-skip", "-s", &inl)) var = "PERFCHECK_LAUNCH_SKIP";
+    else if (pc_cli_opt(a, "--launch-count", "-c", &inl)) var = "PERFCHECK_LAUNCH_COUNT";
+    else if (pc_cli_opt(a, "--per-signature", NULL, &inl)) var = "PERFCHECK_PER_SIGNATURE";
+    else if (pc_cli_opt(a, "--nvtx", NULL, &inl)) var = "PERFCHECK_NVTX";
+    else if (pc_cli_opt(a, "--output", "-o", &inl)) var = "PERFCHECK_OUTPUT";
+    else if (pc_cli_opt(a, "--format", "-f", &inl)) var = "PERFCHECK_FORMAT";
+    else return pc_cli_usage_error("run", RUN_USAGE, "unknown option '%s'", a);
     v = inl ? inl : (i + 1 < argc ? argv[++i] : NULL);
-    if (!v || !*v) return run_usage_error("%s needs a value", a);
+    if (!v || !*v) return pc_cli_usage_error("run", RUN_USAGE, "%s needs a value", a);
 
     /* The same checks the library makes, so that a typo stops here. */
     if (strcmp(var, "PERFCHECK_MODE") == 0 && strcmp(v, "timing") != 0 && strcmp(v, "counters") != 0)
-      return run_usage_error("unknown mode '%s' (timing or counters)", v);
+      return pc_cli_usage_error("run", RUN_USAGE, "unknown mode '%s' (timing or counters)", v);
     if (strcmp(var, "PERFCHECK_FORMAT") == 0 && strcmp(v, "text") != 0 && strcmp(v, "json") != 0 &&
         strcmp(v, "csv") != 0)
-      return run_usage_error("unknown format '%s' (text, json or csv)", v);
+      return pc_cli_usage_error("run", RUN_USAGE, "unknown format '%s' (text, json or csv)", v);
     if (strcmp(var, "PERFCHECK_METRICS") == 0 && !strchr(v, ',') && !strstr(v, "__") && !perfcheck_metric_list(v))
-      return run_usage_error("unknown metric set '%s' (default, sol, full, or a list of ncu metric names)", v);
+      return pc_cli_usage_error("run", RUN_USAGE, "unknown metric set '%s' (default, sol, full, or a list of ncu metric names)", v);
     if ((strcmp(var, "PERFCHECK_LAUNCH_SKIP") == 0 || strcmp(var, "PERFCHECK_LAUNCH_COUNT") == 0) &&
         !run_uint(v, UINT64_MAX))
-      return run_usage_error("%s needs a non-negative integer, not '%s'", a, v);
+      return pc_cli_usage_error("run", RUN_USAGE, "%s needs a non-negative integer, not '%s'", a, v);
     if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
-      return run_usage_error("%s needs a positive integer, not '%s'", a, v);
+      return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", a, v);
     if (strcmp(var, "PERFCHECK_KERNELS") == 0) {
       regex_t re;
       int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
       if (rc != 0) {
         char e[200];
         regerror(rc, &re, e, sizeof e);
-        return run_usage_error("bad regular expression '%s': %s", v, e);
+        return pc_cli_usage_error("run", RUN_USAGE, "bad regular expression '%s': %s", v, e);
       }
       regfree(&re);
     }
     setenv(var, v, 1);
   }
-  if (i >= argc) return run_usage_error("%s", "which program? perfcheck run [options] -- PROGRAM [ARGS...]");
+  if (i >= argc) return pc_cli_usage_error("run", RUN_USAGE, "%s", "which program? perfcheck run [options] -- PROGRAM [ARGS...]");
   return pc_run_program("perfcheck run", argv + i, NULL);
 }
