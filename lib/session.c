@@ -364,6 +364,23 @@ PERFCHECK_API perfcheck_status perfcheck_session_create(const perfcheck_options 
 
 /* ---- regions ------------------------------------------------------------------------ */
 
+/* Room on the open-region stack for one more, and a zeroed entry in *r
+ * holding a copy of the name (the caller fills the rest and pushes it).
+ * Called with the session lock held. */
+static perfcheck_status pc_open_reserve(perfcheck_session *s, const char *name, const char *who,
+                                        pc_open_region *r) {
+  memset(r, 0, sizeof *r);
+  if (s->nopen == s->capopen) {
+    size_t nc = s->capopen ? s->capopen * 2 : 8;
+    pc_open_region *p = realloc(s->open, nc * sizeof *p);
+    if (!p) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+    s->open = p;
+    s->capopen = nc;
+  }
+  if (!(r->name = pc_strdup(name))) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+  return PERFCHECK_OK;
+}
+
 PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, const char *region) {
   pc_clear_error();
   if (!s || !region) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_begin: %s is NULL",
@@ -375,22 +392,8 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, con
     st = pc_fail(PERFCHECK_ERROR_INERT, "%s", s->message);
     goto out;
   }
-  if (s->nopen == s->capopen) {
-    size_t nc = s->capopen ? s->capopen * 2 : 8;
-    pc_open_region *p = realloc(s->open, nc * sizeof *p);
-    if (!p) {
-      st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_begin: out of memory");
-      goto out;
-    }
-    s->open = p;
-    s->capopen = nc;
-  }
   pc_open_region r;
-  memset(&r, 0, sizeof r);
-  if (!(r.name = pc_strdup(region))) {
-    st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_begin: out of memory");
-    goto out;
-  }
+  if ((st = pc_open_reserve(s, region, "perfcheck_session_begin", &r)) != PERFCHECK_OK) goto out;
   r.launches_at_begin = pc_capture_region_launches();
   r.failed_at_begin = pc_capture_failed_launches();
   r.dropped_at_begin = pc_activity_dropped();
@@ -1099,22 +1102,8 @@ perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *nam
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_begin_recorded: bad argument");
   pthread_mutex_lock(&s->lock);
   perfcheck_status st = PERFCHECK_OK;
-  if (s->nopen == s->capopen) {
-    size_t nc = s->capopen ? s->capopen * 2 : 8;
-    pc_open_region *p = realloc(s->open, nc * sizeof *p);
-    if (!p) {
-      st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_session_begin_recorded: out of memory");
-      goto out;
-    }
-    s->open = p;
-    s->capopen = nc;
-  }
   pc_open_region r;
-  memset(&r, 0, sizeof r);
-  if (!(r.name = pc_strdup(name))) {
-    st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_session_begin_recorded: out of memory");
-    goto out;
-  }
+  if ((st = pc_open_reserve(s, name, "pc_session_begin_recorded", &r)) != PERFCHECK_OK) goto out;
   r.id = capture_id;
   r.begin_ts = begin->ts;
   r.launches_at_begin = begin->launches;
