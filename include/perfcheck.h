@@ -49,7 +49,14 @@ extern "C" {
 
 /* ==== Export ============================================================= */
 
-#if defined(PERFCHECK_BUILDING) && defined(__GNUC__)
+/* PERFCHECK_DISABLE, defined before this header is included, compiles
+ * perfcheck out: every function below becomes a static inline stub with the
+ * same signature (sessions and readers answer PERFCHECK_ERROR_UNSUPPORTED,
+ * counts are 0, names and messages stay static text), so a program needs no
+ * libperfcheck to build and run.  The stubs are at the end of this header. */
+#if defined(PERFCHECK_DISABLE)
+#define PERFCHECK_API static inline
+#elif defined(PERFCHECK_BUILDING) && defined(__GNUC__)
 #define PERFCHECK_API __attribute__((visibility("default")))
 #else
 #define PERFCHECK_API
@@ -633,6 +640,201 @@ PERFCHECK_API const char *perfcheck_expect_message(void);
 PERFCHECK_API perfcheck_status perfcheck_session_expect(perfcheck_session *session, const char *spec);
 PERFCHECK_API perfcheck_status perfcheck_session_check(perfcheck_session *session, size_t *failures);
 PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const perfcheck_session *session);
+
+/* ==== The compile-out stubs (PERFCHECK_DISABLE) ========================== */
+
+#if defined(PERFCHECK_DISABLE)
+#define PERFCHECK_UNUSED_(x) ((void)(x))
+#define PERFCHECK_OFF_ "perfcheck is compiled out (PERFCHECK_DISABLE)"
+PERFCHECK_API const char *perfcheck_strerror(perfcheck_status status) {
+  switch (status) {
+#define PERFCHECK_STATUS_CASE_(name, value, msg) \
+  case PERFCHECK_##name:                         \
+    return msg;
+    PERFCHECK_STATUS_LIST(PERFCHECK_STATUS_CASE_)
+#undef PERFCHECK_STATUS_CASE_
+    default:
+      return "unknown perfcheck status";
+  }
+}
+PERFCHECK_API const char *perfcheck_last_error_message(void) { return PERFCHECK_OFF_; }
+PERFCHECK_API const char *perfcheck_version_string(void) { return PERFCHECK_VERSION_STRING; }
+PERFCHECK_API unsigned perfcheck_version_number(void) { return PERFCHECK_VERSION_NUMBER; }
+PERFCHECK_API const char *perfcheck_cause_name(perfcheck_cause cause) {
+  switch (cause) {
+#define PERFCHECK_CAUSE_CASE_(name, value, word) \
+  case PERFCHECK_CAUSE_##name:                   \
+    return word;
+    PERFCHECK_CAUSE_LIST(PERFCHECK_CAUSE_CASE_)
+#undef PERFCHECK_CAUSE_CASE_
+    default:
+      return "unknown";
+  }
+}
+PERFCHECK_API const char *perfcheck_bound_name(perfcheck_bound bound) {
+  return bound == PERFCHECK_BOUND_MEMORY    ? "memory"
+         : bound == PERFCHECK_BOUND_COMPUTE ? "compute"
+         : bound == PERFCHECK_BOUND_LATENCY ? "latency"
+                                            : "unknown";
+}
+PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
+  if (!options) return;
+  perfcheck_options zero = {0, PERFCHECK_MODE_AUTO, NULL, NULL, 0, 0, 1, 0, 1, 0, NULL, PERFCHECK_FORMAT_TEXT};
+  *options = zero;
+  options->size = sizeof *options;
+}
+PERFCHECK_API size_t perfcheck_report_kernel_count(const perfcheck_report *report) {
+  PERFCHECK_UNUSED_(report);
+  return 0;
+}
+PERFCHECK_API size_t perfcheck_report_region_count(const perfcheck_report *report) {
+  PERFCHECK_UNUSED_(report);
+  return 0;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_kernel(const perfcheck_report *report, size_t index,
+                                                       perfcheck_kernel_info *out) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(index), PERFCHECK_UNUSED_(out);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_region(const perfcheck_report *report, size_t index,
+                                                       perfcheck_region_info *out) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(index), PERFCHECK_UNUSED_(out);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_kernel_value(const perfcheck_report *report, size_t index,
+                                                             const char *name, double *out) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(index), PERFCHECK_UNUSED_(name), PERFCHECK_UNUSED_(out);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *report, perfcheck_format format,
+                                                      FILE *stream) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(format), PERFCHECK_UNUSED_(stream);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
+                                                      perfcheck_report **out) {
+  PERFCHECK_UNUSED_(reports), PERFCHECK_UNUSED_(n);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API void perfcheck_report_destroy(perfcheck_report *report) { PERFCHECK_UNUSED_(report); }
+PERFCHECK_API const char *perfcheck_metric_list(const char *set) {
+  PERFCHECK_UNUSED_(set);
+  return NULL;
+}
+PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes) {
+  PERFCHECK_UNUSED_(metrics), PERFCHECK_UNUSED_(chip), PERFCHECK_UNUSED_(passes);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_session_create(const perfcheck_options *options, perfcheck_session **out) {
+  PERFCHECK_UNUSED_(options);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *session, const char *region) {
+  PERFCHECK_UNUSED_(session), PERFCHECK_UNUSED_(region);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *session) {
+  PERFCHECK_UNUSED_(session);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *session, const perfcheck_report **out) {
+  PERFCHECK_UNUSED_(session);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *session) {
+  PERFCHECK_UNUSED_(session);
+  return PERFCHECK_OFF_;
+}
+PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *session) { PERFCHECK_UNUSED_(session); }
+PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char *cache_path,
+                                                          double *dram_bytes_per_s, double *fp32_flop_per_s) {
+  PERFCHECK_UNUSED_(device), PERFCHECK_UNUSED_(cache_path), PERFCHECK_UNUSED_(dram_bytes_per_s),
+      PERFCHECK_UNUSED_(fp32_flop_per_s);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API void perfcheck_expectation_init(perfcheck_expectation *e) {
+  if (!e) return;
+  perfcheck_expectation zero = {0, NULL, 0, NULL, PERFCHECK_CMP_LE, 0.0, NULL, 0.0};
+  *e = zero;
+  e->size = sizeof *e;
+  e->value = e->tolerance_pct = 0.0 / 0.0;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_create(perfcheck_expectations **out) {
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API void perfcheck_expectations_destroy(perfcheck_expectations *set) { PERFCHECK_UNUSED_(set); }
+PERFCHECK_API perfcheck_status perfcheck_expectations_add(perfcheck_expectations *set, const char *spec) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(spec);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expectations *set,
+                                                                const perfcheck_expectation *e) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(e);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API size_t perfcheck_expectations_count(const perfcheck_expectations *set) {
+  PERFCHECK_UNUSED_(set);
+  return 0;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_check(perfcheck_expectations *set,
+                                                            const perfcheck_report *report, size_t *failures) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(report);
+  if (failures) *failures = 0;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API size_t perfcheck_expectations_result_count(const perfcheck_expectations *set) {
+  PERFCHECK_UNUSED_(set);
+  return 0;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_result(const perfcheck_expectations *set, size_t index,
+                                                             perfcheck_expectation_result *out) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(index), PERFCHECK_UNUSED_(out);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_expectations *set) {
+  PERFCHECK_UNUSED_(set);
+  return "";
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,
+                                                                  const char *suite, FILE *stream) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(suite), PERFCHECK_UNUSED_(stream);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(spec), PERFCHECK_UNUSED_(stream);
+  return 0;
+}
+PERFCHECK_API const char *perfcheck_expect_message(void) { return ""; }
+PERFCHECK_API perfcheck_status perfcheck_session_expect(perfcheck_session *session, const char *spec) {
+  PERFCHECK_UNUSED_(session), PERFCHECK_UNUSED_(spec);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_session_check(perfcheck_session *session, size_t *failures) {
+  PERFCHECK_UNUSED_(session);
+  if (failures) *failures = 0;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const perfcheck_session *session) {
+  PERFCHECK_UNUSED_(session);
+  return NULL;
+}
+#undef PERFCHECK_UNUSED_
+#undef PERFCHECK_OFF_
+#endif /* PERFCHECK_DISABLE */
 
 #ifdef __cplusplus
 } /* extern "C" */
