@@ -91,6 +91,7 @@ struct perfcheck_session {
   pc_report *report;
   int device_ordinal;           /* whose facts report->device holds */
   int multi_device_warned;
+  int dram_replay_warned;       /* the kernel-replay DRAM caveat was said */
   pc_open_region *open;
   size_t nopen, capopen;
   int inert;
@@ -693,6 +694,17 @@ static void pc_add_kernel(perfcheck_session *s, const pc_region *g, int program,
     for (int i = 0; i < PC_M_COUNT; i++) {
       if (a->cnt[i]) k->metric[i] = a->sum[i] / a->cnt[i];
       if (plan && plan->use_substitute[i]) k->metric_via_substitute[i] = 1;
+    }
+    if (!s->dram_replay_warned && k->passes > 1 &&
+        (pc_has(k->metric[PC_M_DRAM_BYTES_READ]) || pc_has(k->metric[PC_M_DRAM_BYTES_WRITE]))) {
+      /* Measured on the H200 against ncu (docs/measurements/2026-11-30-h200):
+       * counts match exactly, DRAM bytes do not. */
+      s->dram_replay_warned = 1;
+      pc_report_warn(s->report, 1,
+                     "DRAM bytes come from a multi-pass kernel replay: reads can be low (a later pass finds the "
+                     "data in L2; CUPTI 13.0 does not flush caches between passes) and writes high (write-backs "
+                     "of the replay's memory restore), so arithmetic intensity and DRAM throughput of short "
+                     "kernels are approximate; instruction, request and sector counts are exact");
     }
     if (plan && plan->nextra && col->nextra == plan->nextra) {
       k->extra_names = calloc(plan->nextra, sizeof *k->extra_names);
