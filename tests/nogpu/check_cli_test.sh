@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `perfcheck check` end to end on the seed's T4 export: exit 0 when every
+# `perfcheck check` end to end on the seed's T4 export and the H200 export: exit 0 when every
 # expectation holds, 1 when one fails (message on stdout), 2 on bad input;
 # the same on the JSON report `perfcheck diagnose --format json` writes; the
 # JUnit file parsed by python3's XML parser.
@@ -50,6 +50,20 @@ for report in "$csv" "$tmp/seed.json"; do
   expect_run 1 "sm__throughput.avg.pct_of_peak_sustained_elapsed was not measured" -- --quiet \
     --expect 'mysteryA:sm__throughput.avg.pct_of_peak_sustained_elapsed>=0' "$report"
 done
+
+# The same on the real H200 export of the mystery program (ncu 2025.3.1):
+# mysteryC is two launch signatures there (one-block-per-SM reservation and
+# 0 B), so a name matches two entries.
+h200=$data/h200/mystery.csv
+expect_run 0 "0 of 6 checks failed" -- --quiet \
+  --expect 'regex:^mystery[BC]$:sectors_per_request_ld<=4.5' \
+  --expect 'mysteryC:threads_per_instruction>=24' --expect 'mysteryB:cause==divergent_warps' "$h200"
+expect_run 1 "FAIL mysteryA: sectors_per_request_ld is 32, expected <= 4.5; verdict: step 3, uncoalesced_global_loads: " -- \
+  --expect 'mysteryA:sectors_per_request_ld<=4.5' "$h200"
+expect_run 1 "FAIL mysteryC [grid 16384,1,1 block 256,1,1 dynamic smem 116736 B]: cause is occupancy_shared_memory, expected == at_roof" -- \
+  --expect 'mysteryC:cause==at_roof' "$h200"
+expect_run 1 "no kernel named \"mysteryD\"" -- --expect 'mysteryD:step==0' "$h200"
+expect_run 0 "within 10%" -- --expect 'mysteryB:gpu__time_duration.sum within 10% of 300000' "$h200"
 
 # 2: bad input.
 expect_run 2 'bad expectation "mysteryA:sectors_per_request_ld=<4.5": column 32:' -- \
