@@ -405,8 +405,9 @@ PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *sessi
 PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *session);
 
 /* Detaches from CUDA and frees the session.  Regions still open are closed
- * first (their data is kept in no report once destroyed: read the report
- * before).  NULL is a no-op. */
+ * first; when options->output was set, the report (those regions included)
+ * is written there, else it is gone with the session: read it before.  NULL
+ * is a no-op. */
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *session);
 
 /* ==== Ceilings =========================================================== */
