@@ -314,10 +314,29 @@ void pc_kernel_free(pc_kernel *k);
 void pc_region_init(pc_region *g);
 void pc_region_free(pc_region *g);
 
+/* ---- Kernel names (pc_names.c) ---- */
+
 /* "void scaleAdd<4>(float, const float *, ...)" -> "scaleAdd<4>";
  * "mysteryA(const float *, float *, unsigned long)" -> "mysteryA".
  * Writes at most outlen-1 chars; returns out. */
 char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
+/* The demangled form of an Itanium-mangled name ("_Z..."), malloc'd; NULL
+ * when the name is not mangled, cannot be demangled, or no demangler is
+ * found (pc_demangler() is "" then). */
+char *pc_demangle(const char *mangled);
+/* Where the demangler came from ("__cxa_demangle of the process",
+ * "libstdc++.so.6, loaded by perfcheck", ...), "" when there is none. */
+const char *pc_demangler(void);
+/* The display name of a demangled kernel name (malloc'd, at most `max`
+ * characters, max >= 16): the short name with every namespace and class
+ * qualifier dropped, "> >" closed up, and, when still longer than max, the
+ * trailing top-level template arguments replaced by "..." (then deeper
+ * template arguments by "<...>"):
+ *   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>,
+ *    std::array<char*, 2ul> >(int, ...)"  -> "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, ...>"
+ * NULL on OOM. */
+char *pc_kernel_display_name(const char *demangled, size_t max);
+#define PC_DISPLAY_NAME_MAX 64
 
 /* Value lookup for the public API and expectations: ncu names, aliases,
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
