@@ -25,6 +25,14 @@
  * session function takes the session's lock), and kernels launched from any
  * host thread are attributed to the open region.  A report is immutable once
  * returned: any number of threads may read it.
+ *
+ * Exports: libperfcheck.so exports the perfcheck_* functions below and two
+ * more, pc_inject_initialize and pc_inject_nvtx_initialize.  Those two are
+ * not API: they are how libperfcheck_inject.so (the injection library of
+ * `perfcheck run`) starts the runtime inside this library, so that a process
+ * has one copy of the session state; they are declared in
+ * lib/inject/pc_inject.h, may change with every release, and must not be
+ * called by programs.
  */
 #ifndef PERFCHECK_H
 #define PERFCHECK_H

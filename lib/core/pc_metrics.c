@@ -13,12 +13,12 @@
 /* Set membership, in ONE place: the SET column below.
  *   DEF   in default, sol and full
  *   SOL   in sol and full only: the SOL pair, 5 to 8 extra passes each on
- *         Hopper (cupti-notes §2.2), so the default set leaves it out
+ *         Hopper (docs/cupti.md §2.2), so the default set leaves it out
  *   FULL  in full only: the FP64 and FP16 flop siblings
  * To trim `default` (after measuring pass counts with CUPTI's host API),
  * change a row's DEF to SOL or FULL.
  *
- * Substitutes (cupti-notes, top box): the SASS global ld/st instruction
+ * Substitutes (docs/cupti.md, the box "Measured since"): the SASS global ld/st instruction
  * counts equalled the L1TEX request counters on all 16 reference launches on
  * the H200 and fit the default set in 4 passes instead of 6; the report still
  * names the quantity by the L1TEX metric.

@@ -70,7 +70,7 @@ CUptiResult pc_cupti_note(CUptiResult r, const char *fn) {
     /* No further CUPTI call, not even for the text. */
     atomic_store(&pc_cupti_poisoned, 1);
     text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-  } else if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
+  } else if (pc_cupti.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
     text = NULL;
   }
   if (text)
@@ -167,6 +167,10 @@ static void pc_nvperf_load_once(void) {
       return;
     }
   }
+  if (pc_cupti_load(pc_nvperf_msg, sizeof pc_nvperf_msg) != PERFCHECK_OK) {
+    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    return;
+  }
   void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
   if (h) {
     snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (already loaded)");
@@ -174,17 +178,14 @@ static void pc_nvperf_load_once(void) {
     return;
   }
   char dir[400] = "";
-  void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-  struct link_map *lm = NULL;
-  if (cupti && dlinfo(cupti, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
-    snprintf(dir, sizeof dir, "%s", lm->l_name);
+  snprintf(dir, sizeof dir, "%s", pc_cupti_path());
+  {
     char *slash = strrchr(dir, '/');
     if (slash)
       *slash = '\0';
     else
       dir[0] = '\0';
   }
-  if (cupti) dlclose(cupti); /* drops only the reference NOLOAD added */
   char first_err[200] = "";
   if (dir[0]) {
     char path[512];

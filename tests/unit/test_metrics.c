@@ -225,7 +225,7 @@ static void test_units_and_additivity(void **state) {
   assert_string_equal(pc_metric_by_id(PC_M_LD_SECTORS)->unit, "sector");
   assert_string_equal(pc_metric_by_id(PC_M_LD_REQUESTS)->unit, "request");
   assert_string_equal(pc_metric_by_id(PC_M_WARPS_ACTIVE_PCT)->unit, "%");
-  /* Counts sum over launches; percentages and ratios do not (cupti-notes
+  /* Counts sum over launches; percentages and ratios do not (docs/cupti.md
    * §1.6: never average .pct or .ratio values across ranges). */
   for (int i = 0; i < PC_M_COUNT; i++) {
     const pc_metric_def *m = pc_metric_by_id((pc_metric_id)i);

@@ -203,7 +203,7 @@ static void test_passes_gh100(void **state) {
                               "smsp__sass_inst_executed_op_global_st.sum",
                               "GH100"),
                    10);
-  /* The SOL pair alone (cupti-notes §9: 9 passes). */
+  /* The SOL pair alone (docs/cupti.md §9: 9 passes). */
   assert_int_equal(passes_for("sm__throughput.avg.pct_of_peak_sustained_elapsed,"
                               "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                               "GH100"),
