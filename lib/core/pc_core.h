@@ -239,13 +239,21 @@ typedef struct pc_diagnosis {
 typedef struct pc_kernel {
   char *name;                   /* demangled, no return type or parameters */
   char *mangled;                /* NULL when unknown */
+  char *demangled;              /* the full demangled name (with parameters); NULL when unknown */
+  char *display_name;           /* the short name for tables (pc_kernel_display_name) */
   char *region;                 /* NULL when none */
+  int device_ordinal;           /* the CUDA ordinal it ran on; -1 when unknown (offline) */
   unsigned grid[3];
   unsigned block[3];
   double dynamic_smem;
   uint64_t launches;
   uint64_t profiled_launches;   /* launches whose counters were collected */
   double dur_min_ns, dur_median_ns, dur_max_ns;
+  /* The kernel's time in its region: the sum of its launches' durations
+   * (profiled launches by their counted duration), and that sum's share of
+   * the region's summed kernel time (step 1 per kernel).  NaN when unknown. */
+  double total_ns;
+  double time_share;
   pc_attributes attr;
   double metric[PC_M_COUNT];    /* NaN: not measured */
   unsigned char metric_via_substitute[PC_M_COUNT];
@@ -337,6 +345,12 @@ const char *pc_demangler(void);
  * NULL on OOM. */
 char *pc_kernel_display_name(const char *demangled, size_t max);
 #define PC_DISPLAY_NAME_MAX 64
+
+/* Sets a kernel's names from what is known: the mangled symbol (may be NULL)
+ * and the demangled name (may be NULL: then pc_demangle(mangled), else the
+ * mangled name).  Fills name, mangled, demangled and display_name with
+ * copies (replacing earlier ones).  Returns 0, -1 on OOM. */
+int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled);
 
 /* Value lookup for the public API and expectations: ncu names, aliases,
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or

@@ -737,6 +737,11 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   PC_TRY(pc_jm_strdup(m, o, "name", &k->name));
   if (!k->name) return pc_jp_fail(m->p, o->offset, "a kernel without a \"name\"");
   PC_TRY(pc_jm_strdup(m, o, "mangled", &k->mangled));
+  PC_TRY(pc_jm_strdup(m, o, "demangled", &k->demangled));
+  PC_TRY(pc_jm_strdup(m, o, "display_name", &k->display_name));
+  if (!k->display_name && !(k->display_name = pc_kernel_display_name(k->demangled ? k->demangled : k->name,
+                                                                       PC_DISPLAY_NAME_MAX)))
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "region", &k->region));
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
@@ -750,6 +755,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
     PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
   }
+  PC_TRY(pc_jm_num(m, o, "total_ns", &k->total_ns));
+  PC_TRY(pc_jm_num(m, o, "kernel_time_share", &k->time_share));
 
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);

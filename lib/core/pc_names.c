@@ -374,3 +374,35 @@ char *pc_kernel_display_name(const char *demangled, size_t max) {
   }
   return s;
 }
+
+/* ---- A kernel's names ---------------------------------------------------------- */
+
+int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled) {
+  if (!k) return -1;
+  char *own = NULL;
+  if (!demangled && mangled) demangled = own = pc_demangle(mangled);
+  const char *full = demangled ? demangled : mangled;
+  char *m = mangled ? pc_strdup(mangled) : NULL;
+  char *d = demangled ? pc_strdup(demangled) : NULL;
+  char *disp = full ? pc_kernel_display_name(full, PC_DISPLAY_NAME_MAX) : NULL;
+  char *nm = NULL;
+  if (full) {
+    size_t n = strlen(full) + 1;
+    nm = malloc(n);
+    if (nm) {
+      pc_kernel_short_name(full, nm, n);
+      if (!nm[0]) snprintf(nm, n, "%s", full);
+    }
+  }
+  free(own);
+  if ((mangled && !m) || (demangled && !d) || (full && (!disp || !nm))) {
+    free(m), free(d), free(disp), free(nm);
+    return -1;
+  }
+  free(k->mangled), free(k->demangled), free(k->display_name), free(k->name);
+  k->mangled = m;
+  k->demangled = d;
+  k->display_name = disp;
+  k->name = nm;
+  return 0;
+}

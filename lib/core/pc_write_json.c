@@ -263,6 +263,8 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   const pc_metric_def *table = pc_metric_table();
   pc_jw_open(w, NULL, '{');
   pc_jw_str(w, "name", k->name ? k->name : "");
+  pc_jw_str(w, "display_name", k->display_name ? k->display_name : (k->name ? k->name : ""));
+  pc_jw_str(w, "demangled", k->demangled);
   pc_jw_str(w, "mangled", k->mangled);
   pc_jw_str(w, "region", k->region);
   pc_jw_dim3(w, "grid", k->grid);
@@ -275,6 +277,8 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_num(w, "median", k->dur_median_ns);
   pc_jw_num(w, "max", k->dur_max_ns);
   pc_jw_close(w, '}');
+  pc_jw_num(w, "total_ns", k->total_ns);
+  pc_jw_num(w, "kernel_time_share", k->time_share);
   pc_jw_attributes(w, &k->attr);
 
   pc_jw_open(w, "metrics", '{');
