@@ -875,7 +875,7 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
       } else if (ach < low) {
         if (occ.binding != PC_LIMIT_NONE && near_roof)
           pc_note(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low,
-                  "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s runs at %.1f%% of its peak: "
+                  "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: "
                   "more resident warps would add nothing, so leave it.",
                   ach, theo, pc_unit_words(top_metric), top);
         else if (occ.binding != PC_LIMIT_NONE)
@@ -932,10 +932,12 @@ static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device 
   const char *top_name = mem_top ? mem_name : comp_name;
   if (pc_has(top) && top >= roof) {
     pc_finding_set(v, 0, PERFCHECK_CAUSE_AT_ROOF, top_name, top, roof,
-                   mem_top ? "Finished as written: %s runs at %.1f%% of its peak, so making the kernel faster means "
-                             "moving fewer bytes (a different algorithm or data type), not tuning this one."
-                           : "Finished as written: %s runs at %.1f%% of its peak, so making the kernel faster means "
-                             "doing less work there (a different algorithm or data type), not tuning this one.",
+                   mem_top ? "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
+                             "kernel faster means moving fewer bytes (a different algorithm or data type), not tuning "
+                             "this one."
+                           : "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
+                             "kernel faster means doing less work there (a different algorithm or data type), not "
+                             "tuning this one.",
                    pc_unit_words(top_name), top);
   } else if (pc_has(mem) && pc_has(comp)) {
     pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,

@@ -536,7 +536,7 @@ static void test_memory_at_roof(void **state) {
   assert_int_equal(k.diag.bound, PERFCHECK_BOUND_MEMORY);
   assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
   assert_string_equal(k.diag.verdict.metric, "dram__throughput.avg.pct_of_peak_sustained_elapsed");
-  assert_non_null(strstr(k.diag.verdict.advice, "DRAM runs at 91.0% of its peak"));
+  assert_non_null(strstr(k.diag.verdict.advice, "DRAM, the busiest unit, is at 91.0% of its peak"));
   assert_string_equal(k.busiest_memory.name, "dram");
   pc_kernel_free(&k);
 }
