@@ -85,13 +85,14 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_NEAR_ROOF_PCT] = {"occupancy_near_roof_pct", 80,
                             "step 5: with a pipe or memory level at or above this % of its peak, low occupancy is a "
                             "finding, not the verdict (grid_too_small still is)",
-                            "seed 002 (occupancy is not the goal); the same value as at_roof_pct"},
-    [PC_T_BPS_MIN] = {"bytes_per_sector_min", 24,
+                            "seed 002 (occupancy is not the goal); seed 004 Decision 1 (low achieved occupancy "
+                            "matters \"unless ... compute or memory GPU SOL is already high\"); at_roof_pct's value"},
+    [PC_T_BPS_MIN] = {"bytes_per_sector_min", 16,
                       "step 3: a warp using fewer bytes than this of each 32-byte sector it fetches (loads, stores, "
                       "cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is uncoalesced; "
                       "right for every access width",
-                      "seed 000 step 3 (is the traffic real); ncu's uncoalesced-access rule rests on the same "
-                      "counter; 24 = three quarters of each sector used"},
+                      "seed 004 Decision 5 (\"below ~16 bytes per sector\": fetched sectors carry useful data for "
+                      "less than half their capacity); seed 000 step 3"},
     [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
                       "step 3, when bytes per sector were not measured: global load/store sectors per request at or "
                       "below this are coalesced (4: a warp's 32 floats in 128 bytes)",

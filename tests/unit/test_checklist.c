@@ -341,7 +341,7 @@ static void test_mysteryA_bytes_per_sector(void **state) {
   assert_int_equal(v->cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
   assert_string_equal(v->metric, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio");
   assert_near(v->value, 4.0, 0);
-  assert_near(v->threshold, 24, 0);
+  assert_near(v->threshold, 16, 0);
   assert_non_null(strstr(v->advice, "only 4.0 of every 32 bytes"));
   const pc_finding *st = find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES);
   assert_non_null(st);
