@@ -128,6 +128,7 @@ function(pc_py_test file label)
 endfunction()
 
 pc_py_test(abi unit)
+pc_py_test(docs unit)
 pc_py_test(offline unit)
 pc_py_test(load unit)
 pc_py_test(expect unit)
