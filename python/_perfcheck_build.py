@@ -71,10 +71,12 @@ def _check_library(path, origin):
     import ctypes
 
     sys.path.insert(0, HERE)
+    keep, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in the source tree
     try:
         from perfcheck import _lib
     finally:
         sys.path.remove(HERE)
+        sys.dont_write_bytecode = keep
     try:
         cdll = ctypes.CDLL(path)
     except OSError as e:
