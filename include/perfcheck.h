@@ -25,6 +25,14 @@
  * session function takes the session's lock), and kernels launched from any
  * host thread are attributed to the open region.  A report is immutable once
  * returned: any number of threads may read it.
+ *
+ * Exports: libperfcheck.so exports the perfcheck_* functions below and two
+ * more, pc_inject_initialize and pc_inject_nvtx_initialize.  Those two are
+ * not API: they are how libperfcheck_inject.so (the injection library of
+ * `perfcheck run`) starts the runtime inside this library, so that a process
+ * has one copy of the session state; they are declared in
+ * lib/inject/pc_inject.h, may change with every release, and must not be
+ * called by programs.
  */
 #ifndef PERFCHECK_H
 #define PERFCHECK_H
@@ -133,7 +141,8 @@ PERFCHECK_API unsigned perfcheck_version_number(void);
   X(GRID_TOO_SMALL, 13, "grid_too_small")           \
   X(AT_ROOF, 14, "at_roof")                         \
   X(LATENCY_BOUND, 15, "latency_bound")             \
-  X(NOT_ASSESSED, 16, "not_assessed")
+  X(NOT_ASSESSED, 16, "not_assessed")             \
+  X(PARTIAL_WARPS, 17, "partial_warps")
 
 typedef enum perfcheck_cause {
 #define PERFCHECK_CAUSE_ENUM_(name, value, word) PERFCHECK_CAUSE_##name = value,
@@ -391,9 +400,13 @@ PERFCHECK_API const char *perfcheck_metric_list(const char *set);
  * list, as perfcheck_options.metrics) on the chip `chip` as CUPTI spells it
  * ("GH100", "AD102"); chip NULL means the current process's device 0, which
  * needs a driver.  Uses CUPTI's host API: no GPU is needed with a chip name.
+ * Metrics of perfcheck's own table that the chip lacks (TMA and GMMA
+ * counters before Hopper, say) are left out of the count, as a session
+ * leaves them out of its collection (its report names them).
  * Returns PERFCHECK_OK with *passes set; PERFCHECK_ERROR_INVALID_ARGUMENT (bad
- * list); PERFCHECK_ERROR_NOT_FOUND (a metric unknown on that chip; the
- * message names it); PERFCHECK_ERROR_UNSUPPORTED (unknown chip);
+ * list); PERFCHECK_ERROR_NOT_FOUND (a metric the caller added by name that is
+ * unknown on that chip; the message names it; *passes counts the rest);
+ * PERFCHECK_ERROR_UNSUPPORTED (unknown chip);
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; PERFCHECK_ERROR_NO_DRIVER /
  * PERFCHECK_ERROR_NO_DEVICE (chip NULL without a GPU). */
 PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes);

@@ -71,6 +71,7 @@ foreach(_fake newmajor old other)
                         LIBRARY_OUTPUT_DIRECTORY ${_py_fakes})
   target_compile_options(pc_py_fake_${_fake} PRIVATE ${PERFCHECK_WARNINGS})
 endforeach()
+find_package(Threads REQUIRED)
 # The real core with sessions that need no GPU, for the profiling-on path
 # on a CPU (session_double.c says what it does).
 add_library(pc_py_session_double SHARED ${CMAKE_CURRENT_SOURCE_DIR}/python/session_double.c)
