@@ -38,7 +38,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Busiest", "Cupti", "Derived", "Device", "Diagnosis", "Duration", "ExpectResult", "ExpectationFailed",
     "ExpectationResult", "ExpectationSpecError", "Finding", "Kernel", "LibraryError", "PerfcheckError", "Region",
-    "Report", "SessionStatus", "Status", "Tool", "close", "configure", "diagnose", "library", "load", "region",
+    "Report", "SessionStatus", "Status", "Tool", "causes", "close", "configure", "diagnose", "library", "load",
+    "region",
     "report", "status", "__version__",
 ]
 
@@ -59,3 +60,20 @@ def library():
 
     lib = _lib.get()
     return {"path": lib.path, "found_by": lib.found_by, "version": lib.version}
+
+
+def causes():
+    """The cause words the loaded library can give in a verdict, in the
+    order of its enum (perfcheck_cause_name): "none", "not_the_slow_part",
+    ..., "not_assessed", and whatever a newer library added.  Raises
+    LibraryError when libperfcheck cannot be loaded."""
+    from . import _lib
+
+    lib = _lib.get()
+    words = []
+    for i in range(1000):
+        w = lib.text(lib.cause_name(i))
+        if w == "unknown":
+            break
+        words.append(w)
+    return tuple(words)

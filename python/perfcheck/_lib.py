@@ -95,6 +95,7 @@ _SZ = ctypes.c_size_t
 
 PROTOTYPES = {
     "perfcheck_strerror": (_STR, [_S]),
+    "perfcheck_cause_name": (_STR, [_S]),
     "perfcheck_last_error_message": (_STR, []),
     "perfcheck_version_string": (_STR, []),
     "perfcheck_version_number": (ctypes.c_uint, []),

@@ -43,6 +43,21 @@ class _Entry:
             return self.__dict__[name]
         return self.__dict__.get("extra", {}).get(name, default)
 
+    def to_dict(self):
+        """The entry as plain data: every declared field (None where the
+        report had none) and every extra field; nested entries as dicts."""
+        def plain(v):
+            if isinstance(v, _Entry):
+                return v.to_dict()
+            if isinstance(v, list):
+                return [plain(x) for x in v]
+            if isinstance(v, tuple):
+                return list(v)
+            return v
+        out = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "extra"}
+        out.update({k: plain(v) for k, v in self.extra.items()})
+        return out
+
     @classmethod
     def _from(cls, data):
         """An instance from a JSON object (None for None or a non-object)."""

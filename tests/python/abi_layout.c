@@ -45,6 +45,13 @@ int main(void) {
   first = 0;
   PERFCHECK_STATUS_LIST(STATUS_)
 #undef STATUS_
+  printf("],\n \"causes\": [");
+  first = 1;
+#define CAUSE_(name, value, word) \
+  printf("%s\"%s\"", first ? "" : ", ", word); \
+  first = 0;
+  PERFCHECK_CAUSE_LIST(CAUSE_)
+#undef CAUSE_
   printf("],\n \"formats\": [%d, %d, %d], \"modes\": [%d, %d, %d],\n", PERFCHECK_FORMAT_TEXT, PERFCHECK_FORMAT_JSON,
          PERFCHECK_FORMAT_CSV, PERFCHECK_MODE_AUTO, PERFCHECK_MODE_TIMING, PERFCHECK_MODE_COUNTERS);
   printf(" \"version_number\": %d, \"version_string\": \"%s\"}\n", PERFCHECK_VERSION_NUMBER, PERFCHECK_VERSION_STRING);

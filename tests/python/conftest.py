@@ -71,6 +71,17 @@ def mystery_json(mystery):
     return json.loads(mystery.to_json())
 
 
+def seed(report):
+    """The four entries of the seed's mystery program, by name and dynamic
+    shared memory (the writer orders kernels by time, not by launch):
+    mysteryA, mysteryB, mysteryC with 116736 B, mysteryC with 0 B."""
+    def one(name, smem=None):
+        found = [k for k in report.kernels if k.name == name and (smem is None or k.dynamic_smem_bytes == smem)]
+        assert len(found) == 1, "%s (%s B): %d entries" % (name, smem, len(found))
+        return found[0]
+    return one("mysteryA"), one("mysteryB"), one("mysteryC", 116736), one("mysteryC", 0)
+
+
 def run_python(code, env=None, timeout=120, cwd=None, unset=()):
     """Runs `python -c code` in a fresh interpreter (the session and the
     library lookup are per process); returns the CompletedProcess."""

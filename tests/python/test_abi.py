@@ -38,6 +38,11 @@ def test_status_values():
     assert [(s.name, s.value) for s in perfcheck.Status] == [tuple(x) for x in c]
 
 
+def test_causes():
+    assert list(perfcheck.causes()) == layout()["causes"]
+    assert perfcheck.causes()[0] == "none" and "divergent_warps" in perfcheck.causes()
+
+
 def test_formats_and_modes():
     c = layout()
     assert [FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV] == c["formats"]

@@ -12,20 +12,25 @@ import perfcheck  # noqa: E402
 
 def test_kernels_frame(mystery):
     df = mystery.to_dataframe()
-    assert list(df["name"]) == ["mysteryA", "mysteryB", "mysteryC", "mysteryC"]
-    assert list(df["cause"]) == ["uncoalesced_global_loads", "divergent_warps", "occupancy_shared_memory", "at_roof"]
-    assert list(df["step"]) == [3, 4, 5, 0]
-    assert df.loc[0, "sectors_per_request_ld"] == 32
-    assert df.loc[1, "threads_per_instruction"] == pytest.approx(16.22)
-    assert df.loc[2, "dynamic_smem_bytes"] == 116736
-    assert df.loc[0, "attr_registers_per_thread"] == 16
-    assert df.loc[0, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 4194304
-    assert df.loc[0, "grid"] == (16384, 1, 1)
-    assert df.loc[0, "verdict_metric"].startswith("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ")
-    assert df.loc[0, "duration_ns_median"] == 96384
+    assert list(df["name"]) == [k.name for k in mystery.kernels]  # the report's order
+    got = sorted(zip(df["name"], df["dynamic_smem_bytes"], df["step"], df["cause"]))
+    assert got == [("mysteryA", 0, 3, "uncoalesced_global_loads"), ("mysteryB", 0, 4, "divergent_warps"),
+                   ("mysteryC", 0, 0, "at_roof"), ("mysteryC", 116736, 5, "occupancy_shared_memory")]
+    a = df[df["name"] == "mysteryA"].iloc[0]
+    b = df[df["name"] == "mysteryB"].iloc[0]
+    assert a["sectors_per_request_ld"] == 32
+    assert b["threads_per_instruction"] == pytest.approx(16.22)
+    assert a["attr_registers_per_thread"] == 16
+    assert a["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 4194304
+    assert a["grid"] == (16384, 1, 1)
+    assert a["verdict_metric"].startswith("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ")
+    assert a["duration_ns_median"] == 96384 and a["total_ns"] == 96384
+    assert a["display_name"] == "mysteryA"
+    assert a["busiest_memory_name"] == "dram"
     # null is missing, never 0
-    assert math.isnan(df.loc[0, "bank_conflict_share"])
-    assert math.isnan(df.loc[0, "attr_local_bytes_per_thread"])
+    assert math.isnan(a["bank_conflict_share"])
+    assert math.isnan(a["attr_local_bytes_per_thread"])
+    assert math.isnan(a["bytes_per_sector_ld"])
     assert df["region"].isna().all()
     assert df.shape[0] == 4 and df.shape[1] > 60
 
@@ -35,7 +40,8 @@ def test_regions_frame_and_new_fields(mystery_json, tmp_path):
     d["regions"] = [{"name": "step", "parent": None, "wall_ns": 2e6, "kernel_ns": 1.5e6, "memcpy_ns": None,
                      "launches": 12, "kernel_share": 0.75, "future": 1,
                      "diagnosis": {"step": 0, "cause": "none", "value": 0.75, "findings": []}}]
-    d["kernels"][0]["derived"]["busiest_pipe"] = {"name": "lsu", "pct": 70.0, "metric": "m"}
+    for k in d["kernels"]:
+        k["derived"]["busiest_pipe"] = {"name": "lsu", "pct": 70.0, "metric": "m"}
     p = tmp_path / "r.json"
     p.write_text(json.dumps(d))
     r = perfcheck.load(p)
