@@ -221,8 +221,9 @@ class Kernel(_Entry):
         return med * self.launches
 
     def __repr__(self):
-        return "Kernel(name=%r, region=%r, grid=%r, block=%r, launches=%r, verdict=%r)" % (
-            self.label, self.region, self.grid, self.block, self.launches, self.verdict)
+        smem = ", dynamic_smem_bytes=%r" % self.dynamic_smem_bytes if self.dynamic_smem_bytes else ""
+        return "Kernel(name=%r, region=%r, grid=%r, block=%r%s, launches=%r, verdict=%r)" % (
+            self.label, self.region, self.grid, self.block, smem, self.launches, self.verdict)
 
 
 @dataclass(repr=False)
