@@ -10,8 +10,10 @@ and drop the two variables):
 Options: --steps N (timed steps, default 20), --top K (kernels shown,
 default 8), --json FILE (save the report), --plain (no perfcheck at all:
 the baseline for its cost; `perfcheck run -- python3 examples/python/torch_step.py
---plain` profiles that same script from outside).  The line "torch_step:"
-gives the loop's time in each case.
+--plain` profiles that same script from outside; without --plain under
+`perfcheck run` the regions find the injection library's session already
+there and say so).  The line "torch_step:" gives the loop's time in each
+case.
 
 Exit status 0; 1 when profiling did not start on a GPU machine (the reason
 is printed); 77 without PyTorch or a GPU.

@@ -17,8 +17,8 @@ endif()
 
 set(PERFCHECK_PYTHON "" CACHE FILEPATH "A python3 that has pytest, for the Python package's tests (empty: look for one)")
 set(_py "${PERFCHECK_PYTHON}")
+find_program(PERFCHECK_PYTHON3_ON_PATH python3)
 if(NOT _py)
-  find_program(PERFCHECK_PYTHON3_ON_PATH python3)
   foreach(_cand ${Python3_EXECUTABLE} ${PERFCHECK_PYTHON3_ON_PATH} /usr/bin/python3)
     if(NOT _py AND EXISTS "${_cand}")
       execute_process(COMMAND "${_cand}" -c "import sys, pytest; sys.exit(sys.version_info < (3, 9))"
@@ -31,14 +31,15 @@ if(NOT _py)
 endif()
 
 if(NOT _py)
+  # The examples below still run; the pytest files cannot.
   message(STATUS "perfcheck: no python3 (3.9 or newer) with pytest found: the Python tests will fail "
                  "(apt-get install python3-pytest, or set PERFCHECK_PYTHON)")
   add_test(NAME python.pytest_missing COMMAND sh -c
     "echo 'no python3 with pytest: apt-get install python3-pytest (or set -DPERFCHECK_PYTHON=...)'; exit 1")
   set_tests_properties(python.pytest_missing PROPERTIES LABELS unit)
-  return()
+else()
+  message(STATUS "perfcheck: Python tests run with ${_py}")
 endif()
-message(STATUS "perfcheck: Python tests run with ${_py}")
 
 # The GPU tests and examples want PyTorch: PERFCHECK_GPU_PYTHON, else the
 # first candidate that imports torch and pytest, else the first that imports
@@ -55,8 +56,14 @@ foreach(_need "import torch, pytest" "import torch")
     endif()
   endforeach()
 endforeach()
+foreach(_cand ${_py} ${PERFCHECK_PYTHON3_ON_PATH} /usr/bin/python3)
+  if(NOT _gpy AND EXISTS "${_cand}")
+    set(_gpy "${_cand}")
+  endif()
+endforeach()
 if(NOT _gpy)
-  set(_gpy "${_py}")
+  message(STATUS "perfcheck: no python3: the Python package's tests and examples are left out")
+  return()
 endif()
 
 # Helpers: the struct layout as the C compiler sees it, and three libraries
@@ -128,22 +135,24 @@ function(pc_py_test file label)
                        ENVIRONMENT "${_py_env};${arg_ENV}")
 endfunction()
 
-pc_py_test(abi unit)
-pc_py_test(docs unit)
-pc_py_test(offline unit)
-pc_py_test(load unit)
-pc_py_test(expect unit)
-pc_py_test(dataframe unit)
-pc_py_test(loader unit)
-pc_py_test(session_double unit)
-# Regions without a driver: none at all (skipped where a real one is), and
-# the stub driver first on LD_LIBRARY_PATH (means the same on a GPU machine).
-pc_py_test(region_nogpu nogpu ENV "PERFCHECK_TEST_STUB_DRIVER_DIR=")
-if(_py_stubdir)
-  pc_py_test(region_nogpu nogpu NAME region_nogpu_stub ENV "LD_LIBRARY_PATH=${_py_stubdir}")
+if(_py)
+  pc_py_test(abi unit)
+  pc_py_test(docs unit)
+  pc_py_test(offline unit)
+  pc_py_test(load unit)
+  pc_py_test(expect unit)
+  pc_py_test(dataframe unit)
+  pc_py_test(loader unit)
+  pc_py_test(session_double unit)
+  # Regions without a driver: none at all (skipped where a real one is), and
+  # the stub driver first on LD_LIBRARY_PATH (means the same on a GPU machine).
+  pc_py_test(region_nogpu nogpu ENV "PERFCHECK_TEST_STUB_DRIVER_DIR=")
+  if(_py_stubdir)
+    pc_py_test(region_nogpu nogpu NAME region_nogpu_stub ENV "LD_LIBRARY_PATH=${_py_stubdir}")
+  endif()
+  pc_py_test(install nogpu)
+  pc_py_test(gpu_torch gpu)
 endif()
-pc_py_test(install nogpu)
-pc_py_test(gpu_torch gpu)
 
 # The examples, on the device (exit 77 without a GPU or their framework).
 foreach(_ex torch_step triton_kernel cupy_raw_kernel)
