@@ -944,3 +944,17 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int 
   *out = r;
   return PERFCHECK_OK;
 }
+
+PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
+                                                               int quiet, perfcheck_report **out) {
+  if (out) *out = NULL;
+  if (!text || !out)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json_text: %s is NULL",
+                   text ? "out" : "text");
+  char err[512];
+  pc_report *r = NULL;
+  perfcheck_status st = pc_report_from_json_text(text, len, name, quiet, &r, err, sizeof err);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
+  *out = r;
+  return PERFCHECK_OK;
+}
