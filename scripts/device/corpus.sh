@@ -29,7 +29,8 @@
 # The Python scripts are profiled only inside their ranges:
 #   --nvtx --nvtx-include 'regex:corpus:S:.*/'   (trailing '/': push/pop ranges)
 # jax_ops also with 'regex:corpus:jax_ops:.*' (its start/end ranges: XLA may
-# launch from a thread of its own).
+# launch from a thread of its own).  A preflight on tests/gpu/inject_nvtx
+# checks that this ncu takes that form, else uses one include per op.
 #
 # Time: CORPUS_BUDGET_S (default 470 s) for the whole script.  Parts run in
 # order of importance, each under a hard `timeout` of at most its cap and at
@@ -208,6 +209,44 @@ fi
 } >"$C/metrics.txt"
 status "metrics: ${#ACCEPTED[@]} used, ${#REJECTED[@]} dropped by the probe ($PN probe(s)), +$(now)s"
 
+# ---- the NVTX filter ---------------------------------------------------------------------------------
+# The Python scripts are profiled inside their ranges only.  A preflight on
+# tests/gpu/inject_nvtx (ranges "first", "outer" > "inner", one kernel each,
+# one more outside) picks the form this ncu understands: a regex push/pop
+# include (one row expected), else one include per range (two rows
+# expected), else no filter at all (every launch, warm-ups included, is
+# profiled: slower, the scripts' deadlines cut what does not fit).  It also
+# checks that --print-nvtx-rename kernel names a row after its range.
+NVTX_FORM=regex
+NVTX_BIN=$BUILD/tests/gpu/gpu_inject_nvtx
+# preflight TAG WANT_ROWS NCU_ARGS...: 0 when ncu profiled exactly WANT_ROWS kernels.
+preflight() {
+  local tag=$C/probe/nvtx-$1 want=$2 rows
+  shift 2
+  timeout -k 5 60 "$NCU" --clock-control none --metrics gpu__time_duration.sum --nvtx "$@" --export "$tag" \
+    --force-overwrite "$NVTX_BIN" >"$tag.log" 2>&1
+  [ -s "$tag.ncu-rep" ] || return 1
+  "$NCU" --import "$tag.ncu-rep" --csv --page raw --print-nvtx-rename kernel >"$tag.csv" 2>>"$tag.log" || return 1
+  rows=$(grep -c '^"[0-9]' "$tag.csv")
+  "$PY" -c 'import csv, sys
+r = [x for x in csv.reader(open(sys.argv[1])) if x]
+i = r[0].index("Kernel Name")
+print(" | ".join(x[i] for x in r[1:] if x[0].isdigit()))' "$tag.csv" >"$tag.names" 2>&1
+  say "NVTX preflight $(basename "$tag"): $rows row(s) (want $want); renamed: $(cat "$tag.names")"
+  [ "$rows" = "$want" ]
+}
+if [ ! -x "$NVTX_BIN" ]; then
+  say "no $NVTX_BIN: NVTX filter form unchecked (regex)"
+elif preflight regex 1 --nvtx-include "regex:fir.*/"; then
+  NVTX_FORM=regex
+  grep -q 'first' "$C/probe/nvtx-regex.names" || say "NVTX rename did not name the row after 'first': see probe/nvtx-regex.csv"
+elif preflight each 2 --nvtx-include "first/" --nvtx-include "inner/"; then
+  NVTX_FORM=each
+else
+  NVTX_FORM=none
+fi
+status "NVTX filter form: $NVTX_FORM, +$(now)s"
+
 # ---- parts -------------------------------------------------------------------------------------------
 # ncu_part NAME CAP NCU_ARGS... -- COMMAND...: one profiled program.  The
 # profile gets CAP (or the time left) less 10 s, a Python script's own
@@ -261,12 +300,24 @@ kernels_part() {
   ncu_part "$1" "$3" --launch-count "$2" -- "$bin" --profile
 }
 
-# script_part SCRIPT CAP: a corpus script under ncu, its NVTX ranges only.
+# script_part SCRIPT CAP: a corpus script under ncu, its NVTX ranges only
+# (the op names for the one-include-per-range form come from the script's
+# Op("name", ...) / op("name", ...) / make("name", ...) lines).
 script_part() {
-  local s=$1 extra=()
-  [ "$s" = jax_ops ] && extra=(--nvtx-include "regex:corpus:jax_ops:.*")
-  ncu_part "$s" "$2" --target-processes all --nvtx --nvtx-include "regex:corpus:$s:.*/" ${extra[@]+"${extra[@]}"} \
-    -- "$PY" "$HERE/corpus/$s.py"
+  local s=$1 filt=() n
+  case $NVTX_FORM in
+    regex)
+      filt=(--nvtx-include "regex:corpus:$s:.*/")
+      [ "$s" = jax_ops ] && filt+=(--nvtx-include "regex:corpus:jax_ops:.*")
+      ;;
+    each)
+      for n in $(grep -oE '\b(Op|op|make)\("[a-z0-9_]+"' "$HERE/corpus/$s.py" | sed -E 's/.*\("//; s/"$//'); do
+        filt+=(--nvtx-include "corpus:$s:$n/")
+        [ "$s" = jax_ops ] && filt+=(--nvtx-include "corpus:$s:$n")
+      done
+      ;;
+  esac
+  ncu_part "$s" "$2" --target-processes all --nvtx ${filt[@]+"${filt[@]}"} -- "$PY" "$HERE/corpus/$s.py"
 }
 
 # inproc_part SCRIPT MODE CAP: a corpus script under perfcheck run (MODE counters or timing).
