@@ -11,6 +11,9 @@
 #   P.nvtx.csv       Python scripts only: the same report with
 #                    --print-nvtx-rename kernel, whose "Kernel Name" is each
 #                    row's innermost NVTX push/pop range (join on ID)
+#   P.nvtx-details.txt  Python scripts only: the text details page, whose
+#                    per-kernel header lists the NVTX stack (a second way to
+#                    attribute rows)
 #   P.summary.txt    scripts/ncu_summary.py of P.csv
 #   logs/P.ncu.log   ncu's and the program's output
 #   reps/P.ncu-rep   the report itself (packed separately, see below)
@@ -19,7 +22,8 @@
 #   S.inproc-timing.json   perfcheck run --mode timing
 #   logs/S.inproc*.log
 # plus env.txt, query-metrics.txt (this ncu's --query-metrics), metrics.txt
-# (LIST, with the names dropped and why), status.txt (one line per part),
+# (LIST, with the names dropped and why), probe/ (the metric and NVTX
+# preflight profiles' logs and CSVs), status.txt (one line per part),
 # times.txt and corpus.log.
 #
 # LIST = `perfcheck metrics --set full` of the build + scripts/device/corpus/
