@@ -71,6 +71,11 @@ perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *nam
  * callback.  Returns as perfcheck_session_end. */
 perfcheck_status pc_session_end_recorded(perfcheck_session *s, const pc_region_marks *end);
 
+/* From now on a session's destroy leaves CUPTI subscribed and inactive
+ * (no callback does anything, nothing is freed that a callback could
+ * touch): for the injection library at process exit. */
+void pc_session_keep_cupti_at_exit(void);
+
 /* Adds a warning line to the session's report (and stderr unless quiet). */
 void pc_session_note(perfcheck_session *s, const char *text);
 

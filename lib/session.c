@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,9 +194,18 @@ static void pc_session_free(perfcheck_session *s) {
   free(s);
 }
 
-/* The GPU side, undone in reverse order; rp may be NULL. */
+static atomic_int pc_keep_cupti;
+
+void pc_session_keep_cupti_at_exit(void) { atomic_store(&pc_keep_cupti, 1); }
+
+/* The GPU side, undone in reverse order; rp may be NULL.  At process exit
+ * under the injection library only deactivated (pc_session_keep_cupti_at_exit). */
 static void pc_gpu_teardown(pc_rp *rp) {
   pc_capture_set_active(0);
+  if (atomic_load(&pc_keep_cupti)) {
+    pc_activity_flush(1); /* nothing is left behind in CUPTI's buffers */
+    return;
+  }
   pc_activity_stop();
   pc_capture_stop();
   if (rp) pc_rp_destroy(rp);

@@ -163,7 +163,13 @@ static void pc_rt_finish(void) {
     pc_session_note(s, note);
   }
   pc_session_end_recorded(s, NULL); /* the whole-program region */
-  perfcheck_session_destroy(s);     /* writes the report (opt.output), detaches from CUDA */
+  /* The process is ending: CUPTI stays subscribed (inactive), because
+   * libraries still emit NVTX ranges and launch kernels while they tear
+   * down (cuBLAS and cuDNN handles, PyTorch's caches), and CUPTI's handlers
+   * must not run without a subscriber (a PyTorch corpus script died at exit
+   * in libcupti on the H200 when perfcheck unsubscribed first). */
+  pc_session_keep_cupti_at_exit();
+  perfcheck_session_destroy(s);     /* writes the report (opt.output) */
   pc_rt_session = NULL;
   for (int i = 0; i < n; i++) {
     free(pc_rt_ranges[i].name);
@@ -478,10 +484,19 @@ __attribute__((visibility("default"))) int pc_inject_initialize(int abi);
 __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table);
 
 /* NVTX's tool initialization, forwarded to the CUPTI this library loads
- * (libperfcheck has no link to libcupti: pc_cupti.h). */
+ * (libperfcheck has no link to libcupti: pc_cupti.h).  CUPTI's NVTX
+ * handlers must never run while CUPTI has no subscriber: on the H200 a
+ * PyTorch script whose first NVTX range came before CUPTI was set up (under
+ * cuda-gdb, which takes CUDA_INJECTION64_PATH for itself) died in
+ * libcupti at that range.  So the runtime's CUPTI part starts here first
+ * (pc_inject_initialize is idempotent; the driver's InitializeInjection
+ * then finds it done), and NVTX stays without a tool when it cannot. */
 int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
   if (abi != PC_INJECT_ABI) return 0;
   if (pc_cupti_load(NULL, 0) != PERFCHECK_OK) return 0;
+  pc_inject_initialize(abi);
+  const int st = atomic_load(&pc_rt_state);
+  if (st != PC_RT_WAITING && st != PC_RT_RUNNING) return 0;
   int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
   if (!init) return 0;
   uint32_t v = 0;
