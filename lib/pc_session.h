@@ -18,12 +18,10 @@
  * activity, counter layer. */
 perfcheck_status pc_session_startup(const perfcheck_options *options, perfcheck_session **out);
 
-/* The process's session, or NULL. */
-perfcheck_session *pc_session_current(void);
-
-/* The same without waiting: *busy is 1 (and NULL returned) when another
- * call holds the process's session lock (a session being created or
- * destroyed).  For callbacks that may run inside such a call. */
+/* The process's session, or NULL, without waiting: *busy is 1 (and NULL
+ * returned) when another call holds the process's session lock (a session
+ * being created or destroyed).  For callbacks that may run inside such a
+ * call. */
 perfcheck_session *pc_session_current_try(int *busy);
 
 /* ---- regions of the injection library ----------------------------------------

@@ -326,13 +326,6 @@ perfcheck_status pc_session_startup(const perfcheck_options *options, perfcheck_
   return st;
 }
 
-perfcheck_session *pc_session_current(void) {
-  pthread_mutex_lock(&pc_sess_global);
-  perfcheck_session *s = pc_the_session;
-  pthread_mutex_unlock(&pc_sess_global);
-  return s;
-}
-
 perfcheck_session *pc_session_current_try(int *busy) {
   *busy = 0;
   if (pthread_mutex_trylock(&pc_sess_global) != 0) {

@@ -718,7 +718,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* Re-check under the exclusive lock: pc_capture_stop clears pc_counters
          * before it takes the lock, so the counter layer is still alive here. */
         if (atomic_load(&pc_counters) &&
-            pc_rp_on_launch_enter_named(pc_cap.cnt.rp, cb->context, corr, profile_name) == 0) {
+            pc_rp_on_launch_enter(pc_cap.cnt.rp, cb->context, corr, profile_name) == 0) {
           flags |= PC_CD_PROFILED;
         } else {
           if (atomic_load(&pc_counters)) { /* refused: stop asking, note it once */
@@ -1163,7 +1163,6 @@ int pc_capture_fatal(char *msg, size_t len) {
   return f;
 }
 
-int pc_capture_counters_on(void) { return atomic_load(&pc_counters); }
 void pc_capture_counters_off(void) { atomic_store(&pc_counters, 0); }
 int pc_capture_take_refusal(void) { return atomic_exchange(&pc_refusal, 0); }
 

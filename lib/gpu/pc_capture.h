@@ -81,8 +81,6 @@ void pc_capture_internal(int on);
 /* Nonzero once CUPTI reported a fatal error (it finalizes itself then);
  * msg gets CUPTI's text. */
 int pc_capture_fatal(char *msg, size_t len);
-/* Nonzero while counters are being collected. */
-int pc_capture_counters_on(void);
 /* Stops asking for counters (e.g. the session goes inert). */
 void pc_capture_counters_off(void);
 /* Returns 1 once after counters were refused in a launch callback (the

@@ -105,8 +105,6 @@ perfcheck_status pc_cuda_load(char *msg, size_t msglen) {
   return pc_cuda_status;
 }
 
-int pc_cuda_driver_version(void) { return pc_cuda_status == PERFCHECK_OK ? pc_cuda_version : 0; }
-
 const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
   const char *name = NULL, *str = NULL;
   if (pc_cu.cuGetErrorName) pc_cu.cuGetErrorName(r, &name);

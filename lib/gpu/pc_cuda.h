@@ -84,7 +84,4 @@ perfcheck_status pc_cuda_load(char *msg, size_t msglen);
 /* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
 const char *pc_cuda_error_text(CUresult r, char *buf, size_t len);
 
-/* The driver's version (e.g. 13000) once loaded, else 0. */
-int pc_cuda_driver_version(void);
-
 #endif /* PC_CUDA_H */

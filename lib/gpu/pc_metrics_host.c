@@ -224,7 +224,6 @@ perfcheck_status pc_rp_nvperf_load(char *err, size_t errlen) {
   return pc_nvperf_status;
 }
 
-const char *pc_rp_nvperf_path(void) { return pc_nvperf_where; }
 
 /* ==== Profiler initialize / de-initialize ================================== */
 

@@ -529,11 +529,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
 /* ==== Launch hooks ========================================================== */
 
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id) {
-  return pc_rp_on_launch_enter_named(rp, ctx, correlation_id, NULL);
-}
-
-int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
   if (!rp || !ctx) return 1;
   uint64_t t0 = pc_now_ns();
   pthread_mutex_lock(&rp->lock);

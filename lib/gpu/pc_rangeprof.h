@@ -78,12 +78,10 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char 
  * between a profiled launch's ENTER and EXIT (a process-wide rwlock: profiled
  * launches take it exclusively, other launches shared), because the range
  * profiler is context-level and would auto-range a concurrent kernel too.
+ * kernel_name (may be NULL or mangled) names the kernel in the progress line.
  * Returns nonzero if the launch will not be profiled after all (counters were
  * refused: the message is kept for pc_rp_status). */
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id);
-/* The same, naming the kernel for the progress line (kernel_name may be NULL
- * or mangled). */
-int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
 void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok);
 
 /* PERFCHECK_OK while counters work; after a refusal at enable time

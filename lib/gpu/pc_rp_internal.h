@@ -43,8 +43,6 @@ const char *pc_cupti_fix(CUptiResult r);
  * loader path.  Once per process.  PERFCHECK_OK or
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (err says where it looked). */
 perfcheck_status pc_rp_nvperf_load(char *err, size_t errlen);
-/* The path it was loaded from ("" before). */
-const char *pc_rp_nvperf_path(void);
 
 /* cuptiProfilerInitialize on the first acquire, cuptiProfilerDeInitialize on
  * the last release (a process-wide count, so perfcheck_metric_passes never
