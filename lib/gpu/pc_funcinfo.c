@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pc_ceilings.h"
 #include "pc_cuda.h"
 
 CUresult pc_ctx_synchronize(CUcontext ctx) {

@@ -2,8 +2,8 @@
  * pc_funcinfo.h: what the driver says about a launch and a device, asked
  * outside launch callbacks: function attributes and the driver's occupancy
  * answer (the launch__* values ncu computes itself, docs/cupti.md §2.4), device
- * limits and ceilings.  pc_ceilings.c (measured ceilings and their cache) is
- * declared here too.
+ * limits and ceilings (a measured ceilings file replaces the clock-based
+ * ones: pc_ceilings.h).
  */
 #ifndef PC_FUNCINFO_H
 #define PC_FUNCINFO_H
@@ -64,18 +64,5 @@ int pc_funcinfo_name(void *f, char *out, size_t len);
 
 /* Forgets the cached devices and contexts (session destroy). */
 void pc_funcinfo_reset(void);
-
-/* ---- measured ceilings (pc_ceilings.c) -------------------------------------- */
-
-/* The cache file of device `ordinal`: `dir` (NULL: $XDG_CACHE_HOME/perfcheck
- * or ~/.cache/perfcheck) + "/ceilings-<name>-<pci>.txt".  Returns 0, or -1
- * when no directory can be named (no HOME) or the driver fails. */
-int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len);
-/* Loads a cached measured ceilings file into d (peaks, ridge,
- * ceilings_source "measured").  Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND
- * (no file) or the reader's error. */
-perfcheck_status pc_ceilings_load_cached(int ordinal, pc_device *d);
-/* The benchmark kernels as PTX (for the ptxas check in tests/nogpu). */
-const char *pc_ceilings_ptx(void);
 
 #endif /* PC_FUNCINFO_H */
