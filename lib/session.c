@@ -48,7 +48,6 @@
 #include "gpu/pc_funcinfo.h"
 #include "gpu/pc_rangeprof.h"
 #include "pc_session.h"
-#include "pc_session_expect.h"
 
 typedef struct pc_open_region {
   char *name;
@@ -99,6 +98,7 @@ struct perfcheck_session {
   char message[1100];
   pc_stashed *stash;            /* results kept for regions that have not ended */
   size_t nstash, capstash;
+  perfcheck_expectations *expect; /* perfcheck_session_expect's set; NULL before the first */
 };
 
 static pthread_mutex_t pc_sess_global = PTHREAD_MUTEX_INITIALIZER;
@@ -189,6 +189,7 @@ static void pc_session_free(perfcheck_session *s) {
   free(s->kernel_regex);
   free(s->output);
   pc_report_free(s->report);
+  perfcheck_expectations_destroy(s->expect);
   pthread_mutex_destroy(&s->lock);
   free(s);
 }
@@ -1162,6 +1163,40 @@ PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *s, co
 
 PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) { return s ? s->message : ""; }
 
+/* ---- expectations: a field of the session, under its lock ------------------------------ */
+
+PERFCHECK_API perfcheck_status perfcheck_session_expect(perfcheck_session *s, const char *spec) {
+  if (!s || !spec)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_expect: %s is NULL", s ? "spec" : "session");
+  pthread_mutex_lock(&s->lock);
+  perfcheck_status st = s->expect ? PERFCHECK_OK : perfcheck_expectations_create(&s->expect);
+  if (st == PERFCHECK_OK) st = perfcheck_expectations_add(s->expect, spec);
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_session_check(perfcheck_session *s, size_t *failures) {
+  if (failures) *failures = 1;
+  if (!s) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_check: session is NULL");
+  pc_clear_error();
+  pthread_mutex_lock(&s->lock);
+  /* No expectation recorded: an empty set, so that the count is 0 and the
+   * results are empty rather than stale. */
+  perfcheck_status st = s->expect ? PERFCHECK_OK : perfcheck_expectations_create(&s->expect);
+  if (st == PERFCHECK_OK) st = perfcheck_expectations_check(s->expect, s->report, failures);
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const perfcheck_session *s) {
+  if (!s) return NULL;
+  perfcheck_session *m = (perfcheck_session *)s; /* the lock is the only mutable part */
+  pthread_mutex_lock(&m->lock);
+  const perfcheck_expectations *set = m->expect;
+  pthread_mutex_unlock(&m->lock);
+  return set;
+}
+
 /* ---- destroy -------------------------------------------------------------------------- */
 
 static void pc_write_output(perfcheck_session *s) {
@@ -1221,6 +1256,5 @@ PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {
   pthread_mutex_unlock(&s->lock);
   pc_the_session = NULL;
   pthread_mutex_unlock(&pc_sess_global);
-  pc_session_expect_forget(s); /* a later session at this address starts clean */
   pc_session_free(s);
 }
