@@ -590,8 +590,8 @@ static void pc_sig_attributes(perfcheck_session *s, uint32_t sig, pc_sig_info *s
     /* A kernel seen only through a graph (or whose handle went away): its
      * activity record carries registers and shared memory; occupancy from
      * the model. */
-    pc_funcinfo_model_attributes(dev, si->rec_registers, si->rec_static_smem, si->rec_local, si->grid, si->block,
-                                 si->dynamic_smem, &a);
+    pc_attributes_compute(dev, (int)si->rec_registers, (int)si->rec_static_smem, (int)si->rec_local, -1, -1,
+                          si->grid, si->block, si->dynamic_smem, &a);
     pc_report_warn(s->report, s->opt.quiet,
                    "kernel %s: launch attributes from its activity record, blocks per SM from perfcheck's occupancy "
                    "model (%s)",

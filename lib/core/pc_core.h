@@ -195,6 +195,16 @@ typedef struct pc_attributes {
 } pc_attributes;
 
 void pc_attributes_init(pc_attributes *a);
+/* Launch attributes of a configuration (pc_occupancy.c): registers, static
+ * and dynamic shared memory, local bytes and max threads per block as given
+ * (max_threads <= 0: unknown), the model's four limits and the binding one,
+ * blocks per SM (the driver's answer driver_blocks when >= 0, else the
+ * model's; model_blocks_per_sm keeps the model's when the two differ), warps
+ * per SM, theoretical occupancy and waves per SM.  d may be NULL (then only
+ * the given values are filled). */
+void pc_attributes_compute(const pc_device *d, int regs, int static_smem, int local, int max_threads,
+                           int driver_blocks, const unsigned grid[3], const unsigned block[3], unsigned dyn,
+                           pc_attributes *a);
 
 typedef struct pc_derived {
   double sectors_per_request_ld;

@@ -51,13 +51,6 @@ perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const 
                                         const unsigned block[3], unsigned dynamic_smem, const pc_device *d,
                                         pc_attributes *a, int *is_kernel, char *why, size_t whylen);
 
-/* The same from an activity record's values and the model alone (a kernel
- * reached only through a graph, with no function handle): blocks per SM is
- * the model's answer. */
-void pc_funcinfo_model_attributes(const pc_device *d, unsigned registers, unsigned static_smem,
-                                  unsigned local_per_thread, const unsigned grid[3], const unsigned block[3],
-                                  unsigned dynamic_smem, pc_attributes *a);
-
 /* The mangled name of f from the driver (cuFuncGetName, else
  * cuKernelGetName); returns 0 on success. */
 int pc_funcinfo_name(void *f, char *out, size_t len);
