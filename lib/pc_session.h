@@ -8,14 +8,15 @@
 
 #include <stdint.h>
 
+#include "gpu/pc_gpu.h"
 #include "perfcheck.h"
 
 /* The process's session: creates it on the first call (as
  * perfcheck_session_create, with the same statuses and the same undo on
  * failure) and returns the existing one on later calls (PERFCHECK_OK, the
  * options are then ignored).  All of start-up is here, in one place:
- * options, driver probe (pc_cuda_load, before any CUPTI call), subscriber,
- * activity, counter layer. */
+ * options, then the GPU side (pc_gpu_start: driver probe before any CUPTI
+ * call, subscriber, activity, counter layer). */
 perfcheck_status pc_session_startup(const perfcheck_options *options, perfcheck_session **out);
 
 /* The process's session, or NULL, without waiting: *busy is 1 (and NULL
@@ -27,25 +28,16 @@ perfcheck_session *pc_session_current_try(int *busy);
 /* ---- regions of the injection library ----------------------------------------
  * NVTX ranges arrive as CUPTI callbacks, where the session lock, driver calls
  * and activity flushes are not allowed.  So a range is recorded there (a
- * capture region pushed with pc_capture_region_push and popped with
- * pc_capture_region_pop, so that launches are tagged at once, plus the
- * marks below at both ends) and replayed into the session at a safe point
+ * region opened with pc_gpu_region_open and popped with
+ * pc_capture_region_pop, so that launches are tagged at once, plus its
+ * marks at both ends) and replayed into the session at a safe point
  * (exit, a signal's watcher thread): pc_session_begin_recorded for it (and
  * its enclosing ranges first), pc_session_end_recorded with its end marks.
  * The heavy part of an end (synchronize, flush, counters, attributes) runs
  * then; its numbers are those of the recorded interval. */
 
-/* What a region's end subtracts from its begin: a timestamp
- * (cuptiGetTimestamp, 0 if unavailable) and the capture's running counts. */
-typedef struct pc_region_marks {
-  uint64_t ts;
-  uint64_t launches, failed, dropped, zero_ts, rp_overhead;
-} pc_region_marks;
-
-/* The marks now.  Safe inside a CUPTI callback: no session lock, no CUDA
- * call but cuptiGetTimestamp (the gpu lock and the counter layer's lock are
- * taken briefly). */
-void pc_session_marks(perfcheck_session *s, pc_region_marks *out);
+/* The marks of a region's ends are pc_region_marks (gpu/pc_gpu.h), taken
+ * with pc_gpu_marks, which is safe inside a CUPTI callback. */
 
 /* Opens the whole-program region of the injection library: as
  * perfcheck_session_begin (no NVTX range of its own), but the kernel entries

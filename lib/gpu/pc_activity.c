@@ -1,6 +1,6 @@
 /*
  * pc_activity.c: the Activity API (docs/cupti.md §3): kernel, memcpy and memset
- * records, decoded into 24-byte spans.
+ * records, decoded into 32-byte kernel records and 24-byte transfer spans.
  *
  * Buffers.  CUPTI asks for buffers (request callback, on whatever thread
  * needs one) and hands them back full (completion callback, usually its
@@ -20,7 +20,7 @@
  * records never have timestamps under kernel replay) they are counted for a
  * warning.  Transfers are kept only while a region is open.
  *
- * Memory for one region of 1,000,000 launches: 24 MB of kernel spans, a
+ * Memory for one region of 1,000,000 launches: 32 MB of kernel records, a
  * launch log of the launches not yet decoded (16 B each), about five 4 MiB
  * buffers.  TO VERIFY ON THE GPU: resident memory grows by <= 64 MiB and
  * every launch is counted.
@@ -62,33 +62,110 @@ static const CUpti_ActivityKind pc_kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KER
 static int pc_kind_on[3];
 
 /* The store (gpu lock). */
-static pc_span_array pc_kernels, pc_memcpys, pc_memsets;
+typedef struct pc_kspan_array {
+  pc_kspan *v;
+  size_t n, cap;
+} pc_kspan_array;
+typedef struct pc_span_array {
+  pc_span *v;
+  size_t n, cap;
+} pc_span_array;
+static pc_kspan_array pc_kernels;
+static pc_span_array pc_memcpys, pc_memsets;
 
-pc_span_array *pc_activity_kernels_locked(void) { return &pc_kernels; }
-pc_span_array *pc_activity_memcpys_locked(void) { return &pc_memcpys; }
-pc_span_array *pc_activity_memsets_locked(void) { return &pc_memsets; }
-
-int pc_span_array_append(pc_span_array *a, const pc_span *v, size_t n) {
-  if (n == 0) return 0;
-  if (a->n + n > a->cap) {
-    size_t nc = a->cap ? a->cap : 4096;
-    while (nc < a->n + n) {
-      if (nc > SIZE_MAX / 2 / sizeof *a->v) return -1;
-      nc *= 2;
-    }
-    pc_span *p = realloc(a->v, nc * sizeof *p);
-    if (!p) return -1;
-    a->v = p;
-    a->cap = nc;
+/* Room for n more elements of size sz in *v (n now: *len, capacity *cap). */
+static int pc_store_reserve(void **v, size_t *cap, size_t len, size_t n, size_t sz) {
+  if (len + n <= *cap) return 0;
+  size_t nc = *cap ? *cap : 4096;
+  while (nc < len + n) {
+    if (nc > SIZE_MAX / 2 / sz) return -1;
+    nc *= 2;
   }
-  memcpy(a->v + a->n, v, n * sizeof *v);
-  a->n += n;
+  void *p = realloc(*v, nc * sz);
+  if (!p) return -1;
+  *v = p;
+  *cap = nc;
   return 0;
 }
 
-static void pc_span_array_free(pc_span_array *a) {
-  free(a->v);
-  memset(a, 0, sizeof *a);
+int pc_activity_give_locked(const pc_kspan *v, size_t n) {
+  if (n == 0) return 0;
+  if (pc_kernels.n == 0 && pc_kernels.cap == 0) { /* nothing there: a copy of the caller's */
+    pc_kspan *p = malloc(n * sizeof *p);
+    if (!p) return -1;
+    memcpy(p, v, n * sizeof *p);
+    pc_kernels.v = p;
+    pc_kernels.n = pc_kernels.cap = n;
+    return 0;
+  }
+  if (pc_store_reserve((void **)&pc_kernels.v, &pc_kernels.cap, pc_kernels.n, n, sizeof *pc_kernels.v)) return -1;
+  memcpy(pc_kernels.v + pc_kernels.n, v, n * sizeof *v);
+  pc_kernels.n += n;
+  return 0;
+}
+
+static int pc_span_append(pc_span_array *a, const pc_span *s) {
+  if (pc_store_reserve((void **)&a->v, &a->cap, a->n, 1, sizeof *a->v)) return -1;
+  a->v[a->n++] = *s;
+  return 0;
+}
+
+size_t pc_activity_take_locked(uint32_t region, pc_kspan **out, int *lost) {
+  *out = NULL;
+  *lost = 0;
+  pc_kspan *v = pc_kernels.v;
+  size_t n = pc_kernels.n, k = 0;
+  /* Partition: the region's records to the end (order not kept). */
+  for (size_t i = n; i-- > 0;)
+    if (v[i].region == region) {
+      const pc_kspan t = v[i];
+      v[i] = v[n - 1 - k];
+      v[n - 1 - k] = t;
+      k++;
+    }
+  if (k == 0) return 0;
+  if (k == n) { /* all of it: the array moves, no copy */
+    *out = v;
+    pc_kernels.v = NULL;
+    pc_kernels.n = pc_kernels.cap = 0;
+    return k;
+  }
+  pc_kspan *mine = malloc(k * sizeof *mine);
+  if (mine)
+    memcpy(mine, v + (n - k), k * sizeof *mine);
+  else
+    *lost = 1;
+  pc_kernels.n -= k;
+  *out = mine;
+  return mine ? k : 0;
+}
+
+size_t pc_activity_transfers_locked(int memsets, uint64_t begin, uint64_t end, pc_span **out, int *lost) {
+  const pc_span_array *a = memsets ? &pc_memsets : &pc_memcpys;
+  *out = NULL;
+  *lost = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < a->n; i++) n += a->v[i].end >= begin && a->v[i].start <= end;
+  if (!n) return 0;
+  pc_span *v = malloc(n * sizeof *v);
+  if (!v) {
+    *lost = 1;
+    return 0;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < a->n; i++)
+    if (a->v[i].end >= begin && a->v[i].start <= end) v[k++] = a->v[i];
+  *out = v;
+  return k;
+}
+
+static void pc_store_free(void) {
+  free(pc_kernels.v);
+  free(pc_memcpys.v);
+  free(pc_memsets.v);
+  memset(&pc_kernels, 0, sizeof pc_kernels);
+  memset(&pc_memcpys, 0, sizeof pc_memcpys);
+  memset(&pc_memsets, 0, sizeof pc_memsets);
 }
 
 void pc_activity_prune_transfers_locked(uint64_t t) {
@@ -146,13 +223,16 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
         kr.local_per_thread = k->localMemoryPerThread;
         uint32_t group, region;
         if (pc_capture_join_kernel(&kr, &group, &region)) {
-          pc_span s = {k->start, k->end, group, region};
+          pc_kspan s = {k->start, k->end, group, region, k->correlationId, k->streamId};
           if (!timed) {
             s.start = s.end = 0;
-            s.group |= PC_SPAN_NOTIME;
-            if (!(group & PC_SPAN_PROFILED)) zero++; /* expected for profiled launches */
+            s.group |= PC_SNAP_NOTIME;
+            if (!(group & PC_SNAP_PROFILED)) zero++; /* expected for profiled launches */
           }
-          if (pc_span_array_append(&pc_kernels, &s, 1)) lost++;
+          if (pc_store_reserve((void **)&pc_kernels.v, &pc_kernels.cap, pc_kernels.n, 1, sizeof *pc_kernels.v))
+            lost++;
+          else
+            pc_kernels.v[pc_kernels.n++] = s;
         }
         break;
       }
@@ -160,14 +240,14 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
         const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
         if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
         pc_span s = {m->start, m->end, m->copyKind, 0};
-        if (pc_span_array_append(&pc_memcpys, &s, 1)) lost++;
+        if (pc_span_append(&pc_memcpys, &s)) lost++;
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
         if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
         pc_span s = {m->start, m->end, 0, 0};
-        if (pc_span_array_append(&pc_memsets, &s, 1)) lost++;
+        if (pc_span_append(&pc_memsets, &s)) lost++;
         break;
       }
       default:
@@ -327,8 +407,6 @@ void pc_activity_stop(void) {
   }
   pthread_mutex_unlock(&pc_act_mu);
   pc_gpu_lock();
-  pc_span_array_free(&pc_kernels);
-  pc_span_array_free(&pc_memcpys);
-  pc_span_array_free(&pc_memsets);
+  pc_store_free();
   pc_gpu_unlock();
 }

@@ -112,6 +112,7 @@ static _Atomic(pc_capture_nvtx_fn) pc_nvtx_fn;
 static _Atomic(int (*)(void)) pc_gate_fn;
 
 static _Thread_local int pc_tl_depth;    /* launch callbacks of ours open on this thread */
+static _Thread_local uint64_t pc_tl_enter_ts; /* ENTER time of this thread's profiled launch */
 static _Thread_local int pc_tl_internal; /* our own benchmark launches */
 
 /* correlationData from ENTER to EXIT: a magic in the high half, so that EXIT
@@ -297,7 +298,6 @@ static void pc_ltab_erase(pc_ltab *t, size_t i) {
 
 typedef struct pc_name {
   char *mangled;        /* NULL until known */
-  char *short_name;     /* computed lazily, outside launch callbacks */
   void *f_last;         /* the handle of its latest direct launch */
   signed char regex;    /* -1 unknown, 0/1: kernel_regex verdict */
 } pc_name;
@@ -308,7 +308,7 @@ typedef struct pc_sig {
   unsigned cluster[3];
   void *f;
   uint32_t prof_region, prof_count;
-  uint8_t np, seen_direct, seen_graph, attr_state, rec_valid, is_kernel;
+  uint8_t np, seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
   unsigned rec_regs, rec_static, rec_local;
   pc_attributes attr;
   char *attr_reason;
@@ -321,9 +321,14 @@ typedef struct pc_ctxent {
   uint64_t last_launch;  /* launch sequence number of its latest region launch */
 } pc_ctxent;
 
+/* A profiled launch, from its ENTER until its region (or, once handed up,
+ * the outermost region it counts for) ends. */
 typedef struct pc_prof {
   uint32_t corr, sig, region;
-  uint64_t exit_ts; /* cuptiGetTimestamp after the launch (and its replay) */
+  uint32_t inherited;   /* handed up by a nested region: its interval only */
+  uint64_t enter_ts;    /* cuptiGetTimestamp before the counter layer's ENTER work */
+  uint64_t exit_ts;     /* cuptiGetTimestamp after the launch (and its replay) */
+  pc_snap_profiled *res; /* the counter result, once collected (values, extra) */
 } pc_prof;
 
 /* An open region.  `closing`: its end has begun; launches go to the parent
@@ -438,8 +443,8 @@ static uint32_t pc_sig_lookup(uint32_t name, uint32_t ctx, const unsigned grid[3
   uint64_t h = pc_hash_u32s(k.v, 9);
   uint32_t id = pc_map_find(&pc_cap.sigs_by_key, h, pc_sig_eq, &k);
   if (id != PC_NONE) return id;
-  /* The id goes into pc_span.group shifted by 3. */
-  if (pc_cap.nsigs >= (1u << 29) ||
+  /* The id goes into pc_kspan.group shifted by PC_KSPAN_SHIFT. */
+  if (pc_cap.nsigs >= (1u << (32 - PC_KSPAN_SHIFT)) ||
       pc_grow((void **)&pc_cap.sigs, &pc_cap.capsigs, pc_cap.nsigs, sizeof *pc_cap.sigs))
     return PC_NONE;
   pc_sig *s = &pc_cap.sigs[pc_cap.nsigs];
@@ -512,12 +517,24 @@ static void pc_sig_enter_region(pc_sig *s, uint32_t region) {
   }
 }
 
+/* The short demangled name kernel_regex is matched against ("scaleAdd<4>"):
+ * as the report names the kernel (pc_kernel_set_names). */
+static void pc_short_name(const char *mangled, char *out, size_t len) {
+  if (!mangled || !*mangled) {
+    snprintf(out, len, "%s", "(unknown)");
+    return;
+  }
+  char *dem = pc_demangle(mangled);
+  pc_kernel_short_name(dem ? dem : mangled, out, len);
+  free(dem);
+}
+
 static int pc_name_matches(pc_name *n) {
   if (!pc_cap.cnt.kernel_regex) return 1;
   if (n->regex < 0) {
     /* Demangling inside the callback: once per kernel name, no CUDA call. */
     char shortn[512];
-    pc_capture_short_name(n->mangled, shortn, sizeof shortn);
+    pc_short_name(n->mangled, shortn, sizeof shortn);
     n->regex = regexec(pc_cap.cnt.kernel_regex, shortn, 0, NULL, 0) == 0;
   }
   return n->regex;
@@ -561,9 +578,16 @@ static int pc_decide_profile(pc_sig *s, uint32_t region) {
   return 1;
 }
 
+static void pc_prof_free_result(pc_prof *p) {
+  if (p->res) free(p->res->extra);
+  free(p->res);
+  p->res = NULL;
+}
+
 static void pc_prof_forget(uint32_t corr) {
   for (size_t i = pc_cap.nprof; i-- > 0;)
     if (pc_cap.prof[i].corr == corr) {
+      pc_prof_free_result(&pc_cap.prof[i]);
       pc_cap.prof[i] = pc_cap.prof[--pc_cap.nprof];
       return;
     }
@@ -678,6 +702,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           pc_sig *s = &pc_cap.sigs[sig];
           s->f = p.f;
           s->seen_direct = 1;
+          if (captured) s->seen_captured = 1;
           if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
           rec.a = sig;
           if (region) {
@@ -690,7 +715,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             if (profile) {
               profile_name = pc_cap.names[name].mangled;
               rec.flags |= PC_L_PROFILED;
-              pc_prof pr = {corr, sig, region, 0};
+              pc_prof pr = {corr, sig, region, 0, 0, 0, NULL};
               if (pc_grow((void **)&pc_cap.prof, &pc_cap.capprof, pc_cap.nprof, sizeof *pc_cap.prof) == 0)
                 pc_cap.prof[pc_cap.nprof++] = pr;
             }
@@ -715,6 +740,9 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       if (profile) {
         pthread_rwlock_wrlock(&pc_launch_rw);
         flags |= PC_CD_HOLD;
+        /* Everything from here to EXIT is perfcheck's cost but the kernel's
+         * own run: the session cuts it out of the region's clock. */
+        if (pc_cupti.cuptiGetTimestamp(&pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
         /* Re-check under the exclusive lock: pc_capture_stop clears pc_counters
          * before it takes the lock, so the counter layer is still alive here. */
         if (atomic_load(&pc_counters) &&
@@ -767,6 +795,7 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
       pc_gpu_lock();
       for (size_t i = pc_cap.nprof; i-- > 0;)
         if (pc_cap.prof[i].corr == cb->correlationId) {
+          pc_cap.prof[i].enter_ts = pc_tl_enter_ts;
           pc_cap.prof[i].exit_ts = ts;
           break;
         }
@@ -1009,10 +1038,7 @@ static const char *pc_cupti_text(CUptiResult r) {
 }
 
 static void pc_tables_free(void) {
-  for (size_t i = 0; i < pc_cap.nnames; i++) {
-    free(pc_cap.names[i].mangled);
-    free(pc_cap.names[i].short_name);
-  }
+  for (size_t i = 0; i < pc_cap.nnames; i++) free(pc_cap.names[i].mangled);
   free(pc_cap.names);
   for (size_t i = 0; i < pc_cap.nsigs; i++) free(pc_cap.sigs[i].attr_reason);
   free(pc_cap.sigs);
@@ -1021,6 +1047,7 @@ static void pc_tables_free(void) {
   pc_map_free(&pc_cap.sigs_by_key);
   free(pc_cap.ctxs);
   free(pc_cap.launches.e);
+  for (size_t i = 0; i < pc_cap.nprof; i++) pc_prof_free_result(&pc_cap.prof[i]);
   free(pc_cap.prof);
   free(pc_cap.open);
   free(pc_cap.caps);
@@ -1304,6 +1331,7 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
   }
   uint32_t sig, bits = 0;
   if (e.flags & PC_L_GRAPH) {
+    bits |= PC_SNAP_GRAPH;
     /* One correlation id for all of the graph's kernels: keep the entry
      * until the region ends, and find each kernel's signature by name. */
     if (!rec->name) return 0;
@@ -1316,9 +1344,10 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
     if (!s->f) s->f = pc_cap.names[name].f_last;
     pc_sig_enter_region(s, e.region);
     if (!s->prof_count) s->np = PC_NP_GRAPH;
+    if (s->seen_captured) bits |= PC_SNAP_CAPTURED;
   } else {
     sig = e.a;
-    if (e.flags & PC_L_PROFILED) bits |= PC_SPAN_PROFILED;
+    if (e.flags & PC_L_PROFILED) bits |= PC_SNAP_PROFILED;
     pc_ltab_erase(&pc_cap.launches, at);
     if (sig >= pc_cap.nsigs) return 0;
   }
@@ -1329,22 +1358,18 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
     s->rec_static = rec->static_smem;
     s->rec_local = rec->local_per_thread;
   }
-  *group = (sig << 3) | bits;
+  *group = (sig << PC_KSPAN_SHIFT) | bits;
   *region = e.region;
   return 1;
 }
 
 /* ---- signatures ---------------------------------------------------------------------------- */
 
-void pc_capture_short_name(const char *mangled, char *out, size_t len) {
-  if (!out || !len) return;
-  if (!mangled || !*mangled) {
-    snprintf(out, len, "%s", "(unknown)");
-    return;
-  }
-  char *dem = pc_demangle(mangled);
-  pc_kernel_short_name(dem ? dem : mangled, out, len);
-  free(dem);
+void pc_sig_info_free(pc_sig_info *si) {
+  if (!si) return;
+  free(si->mangled);
+  free(si->attr_reason);
+  si->mangled = si->attr_reason = NULL;
 }
 
 int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
@@ -1354,16 +1379,15 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
     pc_gpu_unlock();
     return -1;
   }
-  pc_sig *s = &pc_cap.sigs[sig];
-  pc_name *n = &pc_cap.names[s->name];
-  if (!n->short_name && n->mangled) {
-    char buf[1024];
-    pc_capture_short_name(n->mangled, buf, sizeof buf);
-    n->short_name = pc_strdup(buf);
-  }
-  out->mangled = n->mangled;
-  out->name = n->short_name ? n->short_name : n->mangled;
+  const pc_sig *s = &pc_cap.sigs[sig];
+  const pc_name *n = &pc_cap.names[s->name];
+  /* Copies: the tables may change (a module unload, a later name) once the
+   * lock is released. */
+  out->mangled = n->mangled ? pc_strdup(n->mangled) : NULL;
+  out->attr_reason = s->attr_reason ? pc_strdup(s->attr_reason) : NULL;
+  const int oom = (n->mangled && !out->mangled) || (s->attr_reason && !out->attr_reason);
   out->f = s->f;
+  out->ctx_index = s->ctx;
   out->ctx = s->ctx < pc_cap.nctxs ? pc_cap.ctxs[s->ctx].ctx : NULL;
   memcpy(out->grid, s->grid, sizeof out->grid);
   memcpy(out->block, s->block, sizeof out->block);
@@ -1371,6 +1395,7 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   out->dynamic_smem = s->smem;
   out->seen_direct = s->seen_direct;
   out->seen_graph = s->seen_graph;
+  out->seen_captured = s->seen_captured;
   out->not_profiled = (pc_not_profiled)s->np;
   out->rec_valid = s->rec_valid;
   out->rec_registers = s->rec_regs;
@@ -1378,58 +1403,119 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   out->rec_local = s->rec_local;
   out->attr_state = (pc_attr_state)s->attr_state;
   out->attr = s->attr;
-  out->attr_reason = s->attr_reason;
   pc_gpu_unlock();
+  if (oom) {
+    pc_sig_info_free(out);
+    return -1;
+  }
   return 0;
 }
 
 void pc_capture_sig_set_attr(uint32_t sig, pc_attr_state st, const pc_attributes *a, const char *reason) {
+  char *r = reason ? pc_strdup(reason) : NULL;
   pc_gpu_lock();
   if (sig < pc_cap.nsigs) {
     pc_sig *s = &pc_cap.sigs[sig];
     s->attr_state = (uint8_t)st;
     if (a) s->attr = *a;
     free(s->attr_reason);
-    s->attr_reason = reason ? pc_strdup(reason) : NULL;
+    s->attr_reason = r;
+    r = NULL;
   }
   pc_gpu_unlock();
+  free(r);
 }
 
 void pc_capture_sig_set_name(uint32_t sig, const char *mangled) {
   if (!mangled) return;
+  char *m = pc_strdup(mangled);
   pc_gpu_lock();
   if (sig < pc_cap.nsigs) {
     pc_name *n = &pc_cap.names[pc_cap.sigs[sig].name];
     if (!n->mangled) {
-      n->mangled = pc_strdup(mangled);
-      free(n->short_name);
-      n->short_name = NULL;
+      n->mangled = m;
+      m = NULL;
     }
   }
   pc_gpu_unlock();
+  free(m);
 }
 
-uint32_t pc_capture_profiled_sig(uint32_t correlation_id, uint32_t region, uint64_t *exit_ts) {
-  uint32_t sig = PC_NONE;
-  if (exit_ts) *exit_ts = 0;
+/* ---- profiled launches ---------------------------------------------------------------------- */
+
+int pc_capture_prof_store(uint32_t corr, int passes, const double *values, const double *extra, size_t nextra) {
+  pc_snap_profiled *res = calloc(1, sizeof *res);
+  double *x = (extra && nextra) ? malloc(nextra * sizeof *x) : NULL;
+  if (!res || (extra && nextra && !x)) {
+    free(res);
+    free(x);
+    return -2;
+  }
+  res->passes = passes;
+  for (int i = 0; i < PC_M_COUNT; i++) res->values[i] = values ? values[i] : PC_NULL;
+  if (x) memcpy(x, extra, nextra * sizeof *x);
+  res->extra = x;
+  int found = -1;
   pc_gpu_lock();
   for (size_t i = 0; i < pc_cap.nprof; i++)
-    if (pc_cap.prof[i].corr == correlation_id && pc_cap.prof[i].region == region) {
-      sig = pc_cap.prof[i].sig;
-      if (exit_ts) *exit_ts = pc_cap.prof[i].exit_ts;
+    if (pc_cap.prof[i].corr == corr) {
+      pc_prof_free_result(&pc_cap.prof[i]);
+      pc_cap.prof[i].res = res;
+      res = NULL;
+      found = 0;
       break;
     }
   pc_gpu_unlock();
-  return sig;
+  if (res) {
+    free(res->extra);
+    free(res);
+  }
+  return found;
 }
 
-void pc_capture_profiled_purge(uint32_t region) {
+size_t pc_capture_prof_take(uint32_t region, uint32_t parent, size_t nextra, pc_snap_profiled **out, int *oom) {
+  *out = NULL;
+  *oom = 0;
   pc_gpu_lock();
-  size_t k = 0;
-  for (size_t i = 0; i < pc_cap.nprof; i++)
-    if (pc_cap.prof[i].region != region) pc_cap.prof[k++] = pc_cap.prof[i];
-  pc_cap.nprof = k;
+  size_t n = 0;
+  for (size_t i = 0; i < pc_cap.nprof; i++) n += pc_cap.prof[i].region == region;
+  pc_snap_profiled *v = n ? calloc(n, sizeof *v) : NULL;
+  if (n && !v) *oom = 1;
+  size_t k = 0, keep = 0;
+  for (size_t i = 0; i < pc_cap.nprof; i++) {
+    pc_prof *p = &pc_cap.prof[i];
+    if (p->region != region) {
+      pc_cap.prof[keep++] = *p;
+      continue;
+    }
+    if (v) {
+      pc_snap_profiled *d = &v[k++];
+      d->correlation_id = p->corr;
+      d->sig = p->sig; /* the capture's id: the harvest renumbers it */
+      d->flags = p->inherited ? PC_SNAP_PROF_INHERITED : 0;
+      d->enter_ts = p->enter_ts;
+      d->exit_ts = p->exit_ts;
+      for (int m = 0; m < PC_M_COUNT; m++) d->values[m] = PC_NULL;
+      if (p->res) {
+        d->flags |= PC_SNAP_PROF_RESULT;
+        d->passes = p->res->passes;
+        memcpy(d->values, p->res->values, sizeof d->values);
+        if (p->res->extra && nextra && (d->extra = malloc(nextra * sizeof *d->extra)))
+          memcpy(d->extra, p->res->extra, nextra * sizeof *d->extra);
+      }
+    }
+    if (parent) { /* the parent's clock must lose this launch's cost too */
+      p->region = parent;
+      p->inherited = 1;
+      pc_cap.prof[keep++] = *p;
+    } else {
+      pc_prof_free_result(p);
+    }
+  }
+  pc_cap.nprof = keep;
   pc_gpu_unlock();
+  *out = v;
+  return v ? k : 0;
 }
 
 /* ---- injection hooks ---------------------------------------------------------------------- */
@@ -1467,11 +1553,3 @@ perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size
 }
 
 void pc_capture_set_counter_gate(int (*gate)(void)) { atomic_store(&pc_gate_fn, gate); }
-
-int pc_capture_profiled_known(uint32_t correlation_id) {
-  int known = 0;
-  pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nprof && !known; i++) known = pc_cap.prof[i].corr == correlation_id;
-  pc_gpu_unlock();
-  return known;
-}

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_snapshot.h"
 #include "pc_rangeprof.h"
 
 /* ---- the gpu lock -------------------------------------------------------- */
@@ -129,17 +130,17 @@ typedef struct pc_kernel_record {
   unsigned local_per_thread;
 } pc_kernel_record;
 
-/* Bits of pc_span.group for kernel spans: (signature << 3) | bits.
- * NOTIME: the record had no timestamps (start = end = 0): the launch counts,
- * its time does not (under kernel replay a profiled launch's record has
- * none, seen on the H200). */
-enum { PC_SPAN_PROFILED = 1u, PC_SPAN_INHERITED = 2u, PC_SPAN_NOTIME = 4u, PC_SPAN_BITS = 7u };
-#define PC_SPAN_SIG(group) ((group) >> 3)
+/* A kernel record's group: (signature << PC_KSPAN_SHIFT) | PC_SNAP_* flags
+ * (pc_snapshot.h: PROFILED, INHERITED, NOTIME, GRAPH, CAPTURED). */
+#define PC_KSPAN_SHIFT 5
+#define PC_KSPAN_SIG(group) ((group) >> PC_KSPAN_SHIFT)
+#define PC_KSPAN_FLAGS(group) ((group) & ((1u << PC_KSPAN_SHIFT) - 1u))
 
 /* Finds the launch of a kernel record.  Returns 1 with *group (signature and
- * PC_SPAN_PROFILED) and *region set when the launch was made inside a region
- * whose records are still accepted; 0 when the record is to be dropped
- * (launched outside regions, before the session, or its region retired). */
+ * the PROFILED, GRAPH and CAPTURED flags) and *region set when the launch was
+ * made inside a region whose records are still accepted; 0 when the record
+ * is to be dropped (launched outside regions, before the session, or its
+ * region retired). */
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region);
 /* Nonzero when region `id` is open (gpu lock held). */
 int pc_capture_region_open_locked(uint32_t id);
@@ -148,57 +149,55 @@ int pc_capture_any_region_locked(void);
 
 /* ---- signatures (take the gpu lock themselves) ------------------------------ */
 
-/* Why a signature's launches in a region were not profiled. */
-typedef enum pc_not_profiled {
-  PC_NP_NONE = 0,
-  PC_NP_TIMING,                 /* counters off (timing mode or refused) */
-  PC_NP_GRAPH,                  /* launched by a CUDA graph */
-  PC_NP_FILTERED,               /* kernel_regex did not match */
-  PC_NP_SKIPPED,                /* inside launch_skip */
-  PC_NP_LIMIT,                  /* launch_count reached */
-  PC_NP_FAILED,                 /* the profiled launch failed */
-  PC_NP_CAPTURE,                /* a stream capture was in progress */
-  PC_NP_NVTX                    /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
-} pc_not_profiled;
+/* Why a signature's launches were not profiled: pc_not_profiled
+ * (pc_snapshot.h). */
 
 typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
 
+/* A copy of one signature: the strings are the caller's (pc_sig_info_free). */
 typedef struct pc_sig_info {
-  const char *mangled;          /* NULL when unknown; valid until pc_capture_stop */
-  const char *name;             /* demangled short name (computed here, outside callbacks) */
+  char *mangled;                /* NULL when unknown */
   void *f;                      /* CUfunction or CUkernel of the latest launch; NULL for a
                                    graph kernel never launched directly */
   CUcontext ctx;
+  uint32_t ctx_index;           /* the capture's context entry (a context re-created at one
+                                   address gets a new one) */
   unsigned grid[3], block[3], cluster[3];
   unsigned dynamic_smem;
-  int seen_direct, seen_graph;
+  int seen_direct, seen_graph, seen_captured;
   pc_not_profiled not_profiled; /* for the region it was last launched in */
   /* From the activity record, for kernels without a function handle. */
   int rec_valid;
   unsigned rec_registers, rec_static_smem, rec_local;
   pc_attr_state attr_state;
   pc_attributes attr;
-  const char *attr_reason;      /* why unavailable; static or owned here */
+  char *attr_reason;            /* why unavailable, or NULL */
 } pc_sig_info;
 
-/* Copies signature `sig` into *out.  Returns 0, or -1 for an unknown id. */
+/* Copies signature `sig` into *out.  Returns 0, or -1 for an unknown id (or
+ * out of memory); free the copy with pc_sig_info_free. */
 int pc_capture_sig_get(uint32_t sig, pc_sig_info *out);
+void pc_sig_info_free(pc_sig_info *si);
 /* Stores the attributes of a signature (state OK or UNAVAILABLE with a
  * reason, copied). */
 void pc_capture_sig_set_attr(uint32_t sig, pc_attr_state st, const pc_attributes *a, const char *reason);
 /* Sets the mangled name of a signature whose launch gave none. */
 void pc_capture_sig_set_name(uint32_t sig, const char *mangled);
-/* The signature of profiled launch `correlation_id` of region `region`, or
- * UINT32_MAX; *exit_ts (may be NULL) gets cuptiGetTimestamp at the launch's
- * EXIT, after its replay (0 if unknown). */
-uint32_t pc_capture_profiled_sig(uint32_t correlation_id, uint32_t region, uint64_t *exit_ts);
-/* Forgets profiled launches of region `region`. */
-void pc_capture_profiled_purge(uint32_t region);
 
-/* Demangles (pc_demangle: the C++ runtime's __cxa_demangle, found or loaded
- * at capture start), else copies; then cuts to the short name ("scaleAdd<4>").
- * Not for use inside a launch callback except once per function. */
-void pc_capture_short_name(const char *mangled, char *out, size_t len);
+/* ---- profiled launches (take the gpu lock themselves) ------------------------ */
+
+/* Keeps the counter result of profiled launch `corr` (values: PC_M_COUNT,
+ * extra: nextra; both copied) with the launch until its region ends.
+ * Returns 0, -1 when no profiled launch has that id, -2 on out of memory. */
+int pc_capture_prof_store(uint32_t corr, int passes, const double *values, const double *extra, size_t nextra);
+/* Copies out the profiled launches of `region` (its own and those handed up
+ * from its nested regions, flagged PC_SNAP_PROF_INHERITED), with their host
+ * interval (ENTER before the counter layer's work, EXIT after it) and their
+ * result if stored; `sig` is the capture's signature id.  Then hands them to
+ * `parent` (flagged inherited: the parent's clock loses their cost too), or
+ * forgets them when parent is 0.  Returns the count (*out malloc'd, each
+ * extra array of nextra values); *oom set when a copy failed. */
+size_t pc_capture_prof_take(uint32_t region, uint32_t parent, size_t nextra, pc_snap_profiled **out, int *oom);
 
 /* ---- injection hooks (lib/inject) --------------------------------------------
  * Used by the injection library only; a linked program sets none of them, and
@@ -233,10 +232,5 @@ perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size
  * PC_NP_NVTX.  NULL: no gate.  Called inside launch callbacks.
  * pc_capture_stop clears it. */
 void pc_capture_set_counter_gate(int (*gate)(void));
-
-/* Nonzero when `correlation_id` is a profiled launch of a region whose
- * profiled launches were not purged yet: its counter result belongs to a
- * region that has not ended (the session keeps it for that region). */
-int pc_capture_profiled_known(uint32_t correlation_id);
 
 #endif /* PC_CAPTURE_H */

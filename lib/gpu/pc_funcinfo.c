@@ -132,6 +132,17 @@ perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, char *msg, size
   return PERFCHECK_OK;
 }
 
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) {
+  CUdevice dev;
+  if (!pc_cu.cuDeviceGet || pc_cu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return -1;
+  int dom = 0, bus = 0, slot = 0;
+  if (pc_cu.cuDeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) != CUDA_SUCCESS ||
+      pc_cu.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) != CUDA_SUCCESS ||
+      pc_cu.cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) != CUDA_SUCCESS)
+    return -1;
+  return snprintf(out, len, "%04x:%02x:%02x.0", (unsigned)dom, (unsigned)bus, (unsigned)slot) < (int)len ? 0 : -1;
+}
+
 int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx) {
   int ord = -1;
   pthread_mutex_lock(&pc_fi_mu);

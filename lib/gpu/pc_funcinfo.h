@@ -31,6 +31,10 @@ int pc_funcinfo_device_cached(int ordinal, pc_device *out);
 /* The device ordinal of a context (pushes it once, then cached); -1 when the
  * driver cannot say. */
 int pc_funcinfo_ctx_ordinal(CUcontext ctx);
+/* "0000:19:00.0": the PCI location of device `ordinal` (domain, bus,
+ * device from the driver's attributes).  Returns 0, -1 when the driver
+ * cannot say. */
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len);
 /* The cached ordinal of a context, -1 when unknown (never calls the driver). */
 int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
 

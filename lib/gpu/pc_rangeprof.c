@@ -45,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cupti_activity.h>
@@ -82,7 +81,6 @@ typedef struct pc_rp_ctx {
   size_t image_size;
   int active;                       /* between a successful Start and EXIT */
   uint32_t corr;
-  uint64_t t_enter;
 } pc_rp_ctx;
 
 typedef struct pc_rp_stored {
@@ -92,7 +90,6 @@ typedef struct pc_rp_stored {
   double values[PC_M_COUNT];
   unsigned char via[PC_M_COUNT];
   double *extra;
-  uint64_t overhead_ns;
   char *note;
 } pc_rp_stored;
 
@@ -110,16 +107,9 @@ struct pc_rp {
   pc_rp_stored *results;
   size_t nresults, cap_results;
   uint64_t dropped;
-  uint64_t overhead_ns;
   uint64_t nprofiled;
   int passes;
 };
-
-static uint64_t pc_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Stops counter collection for the rest of the process (first failure wins). */
 static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...)
@@ -531,7 +521,6 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
 int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
   if (!rp || !ctx) return 1;
-  uint64_t t0 = pc_now_ns();
   pthread_mutex_lock(&rp->lock);
   perfcheck_status st = rp->status;
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
@@ -565,7 +554,6 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   }
   c->active = 1;
   c->corr = correlation_id;
-  c->t_enter = t0;
   pthread_mutex_lock(&rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
   pthread_mutex_unlock(&rp->lock);
@@ -679,13 +667,10 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   CUptiResult r2 = pc_rp_image_init(c);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image");
 
-  uint64_t spent = pc_now_ns() - c->t_enter;
   pthread_mutex_lock(&rp->lock);
-  rp->overhead_ns += spent;
   rp->dropped += dropped;
   int stored = 0;
   if (launch_ok) {
-    res.overhead_ns = spent;
     if (rp->nresults == rp->cap_results) {
       size_t cap = rp->cap_results ? 2 * rp->cap_results : 16;
       pc_rp_stored *grown = realloc(rp->results, cap * sizeof *grown);
@@ -770,7 +755,6 @@ perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64
     res.extra = list[i].extra;
     res.nextra = list[i].extra ? nextra : 0;
     res.via_substitute = list[i].via;
-    res.overhead_ns = list[i].overhead_ns;
     res.note = list[i].note;
     fn(user, &res);
     free(list[i].extra);
@@ -791,15 +775,6 @@ int pc_rp_passes(const pc_rp *rp) {
 }
 
 const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL; }
-
-uint64_t pc_rp_overhead_ns(const pc_rp *rp) {
-  if (!rp) return 0;
-  pc_rp *m = (pc_rp *)rp;
-  pthread_mutex_lock(&m->lock);
-  uint64_t v = m->overhead_ns;
-  pthread_mutex_unlock(&m->lock);
-  return v;
-}
 
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;

@@ -111,9 +111,6 @@ typedef struct pc_rp_result {
   /* PC_M_COUNT flags: 1 where values[id] came from the metric's substitute
    * counter (pc_metric_def.substitute), not from the ncu metric itself. */
   const unsigned char *via_substitute;
-  /* Host time of this launch's profiling: setup, Start, the replay inside the
-   * launch call, Stop, Decode, Evaluate. */
-  uint64_t overhead_ns;
   /* Why values are missing or doubtful ("no range decoded", "another kernel
    * ran inside the profiled window"), NULL when all is well. */
   const char *note;
@@ -132,8 +129,6 @@ perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64
  * launch). */
 int pc_rp_passes(const pc_rp *rp);
 const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp);
-/* Host time spent in range-profiler calls (start/stop/decode), nanoseconds. */
-uint64_t pc_rp_overhead_ns(const pc_rp *rp);
 
 void pc_rp_destroy(pc_rp *rp);
 

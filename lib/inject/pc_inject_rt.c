@@ -302,10 +302,9 @@ static void pc_rt_push(const char *name) {
     return;
   }
   pc_region_marks m;
-  pc_session_marks(pc_rt_session, &m); /* before the push, as perfcheck_session_begin */
   pc_rt_range *r = pc_rt_nranges < PC_RT_MAX_RANGES ? &pc_rt_ranges[pc_rt_nranges] : NULL;
   char *copy = r ? pc_strdup(name) : NULL;
-  uint32_t id = copy ? pc_capture_region_push() : 0;
+  uint32_t id = copy ? pc_gpu_region_open(&m) : 0; /* marks, then the push, as perfcheck_session_begin */
   if (!id) {
     free(copy);
     pc_rt_dropped++;
@@ -334,7 +333,7 @@ static void pc_rt_pop(void) {
   if (atomic_load(&pc_rt_accept)) {
     pc_rt_range *r = &pc_rt_ranges[idx];
     pc_capture_region_pop(r->id); /* launches go to the enclosing region from now on */
-    pc_session_marks(pc_rt_session, &r->end);
+    pc_gpu_marks(&r->end);
     r->ended = 1;
     if (r->gated) atomic_fetch_sub(&pc_rt_gate_open, 1);
     for (int i = pc_rt_nopen; i-- > 0;)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_json.h"
 #include "pc_snapshot.h"
 
 #define T0 1764500000000000000ull /* a CUPTI timestamp of late 2025 */
@@ -525,6 +526,48 @@ static void test_reader_rejects(void **state) {
   free(j);
 }
 
+/* An in-process report carries tool.cupti, tool.demangler and each kernel's
+ * device ordinal; the JSON reader gets them back. */
+static void test_report_tool_fields(void **state) {
+  (void)state;
+  pc_report *x = NULL;
+  pc_snapshot *s = mystery_snapshot(&x);
+  pc_report *r = build(s);
+  r->cupti_known = 1;
+  snprintf(r->cupti_path, sizeof r->cupti_path, "%s", "/opt/venv/nvidia/cuda_cupti/lib/libcupti.so.13");
+  r->cupti_version = 130001;
+  r->cupti_preloaded = 1;
+  snprintf(r->demangler, sizeof r->demangler, "%s", "libstdc++.so.6, loaded by perfcheck");
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"cupti\": {"));
+  assert_non_null(strstr(j, "\"device_ordinal\": 0"));
+  pc_report *back = NULL;
+  char err[256] = "";
+  if (pc_report_from_json_text(j, strlen(j), "r.json", 1, &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  assert_int_equal(back->cupti_known, 1);
+  assert_string_equal(back->cupti_path, r->cupti_path);
+  assert_int_equal(back->cupti_version, 130001);
+  assert_int_equal(back->cupti_preloaded, 1);
+  assert_string_equal(back->demangler, r->demangler);
+  assert_int_equal(back->nkernels, 4);
+  for (size_t i = 0; i < back->nkernels; i++) {
+    assert_int_equal(back->kernels[i].device_ordinal, 0);
+    assert_string_equal(back->kernels[i].display_name, r->kernels[i].display_name);
+    assert_string_equal(back->kernels[i].demangled, r->kernels[i].demangled);
+    assert_string_equal(back->kernels[i].mangled, r->kernels[i].mangled);
+    assert_float_equal(back->kernels[i].total_ns, r->kernels[i].total_ns, 0);
+  }
+  /* Offline (an ncu export): both null. */
+  char *jx = report_json(x);
+  assert_non_null(strstr(jx, "\"cupti\": null"));
+  assert_non_null(strstr(jx, "\"demangler\": null"));
+  free(j), free(jx);
+  pc_report_free(back);
+  pc_report_free(r);
+  pc_report_free(x);
+  pc_snapshot_free(s);
+}
+
 static void test_file_names(void **state) {
   (void)state;
   char p[64];
@@ -545,7 +588,7 @@ int main(void) {
       cmocka_unit_test(test_mystery_verdicts),   cmocka_unit_test(test_nested_and_graph),
       cmocka_unit_test(test_profiled_without_result), cmocka_unit_test(test_devices),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
-      cmocka_unit_test(test_file_names),
+      cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
