@@ -19,6 +19,12 @@
  * whole domains cost +1.1 us per launch there, launch ids only +0.4 us).
  * TO VERIFY ON THE GPU: every <<<>>> launch is counted exactly once.
  *
+ * What lives where.  This file holds the subscription, the callbacks, the
+ * locks and the region list; the tables they fill are pure C in lib/core,
+ * tested on a CPU: the launch log and its hash map (pc_launchlog.c), the
+ * names, signatures and contexts (pc_sigtab.c) and the selection policy
+ * (pc_select.c).  This file owns one of each (pc_cap) under the gpu lock.
+ *
  * The hot path.  While no session is active a launch costs one atomic load.
  * Inside a session the ENTER callback reads the parameters (no CUDA call:
  * CUDA calls inside callbacks are unsupported), maps (function, context,
@@ -66,11 +72,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/pc_launchlog.h"
+#include "../core/pc_sigtab.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
 #include "pc_rp_internal.h" /* the counter layer's 39 flag, shared with ours */
 
-#define PC_NONE UINT32_MAX
+/* The id goes into pc_kspan.group shifted by PC_KSPAN_SHIFT. */
+#define PC_SIG_MAX (1u << (32 - PC_KSPAN_SHIFT))
 
 /* ---- locks and flags --------------------------------------------------------- */
 
@@ -134,192 +143,7 @@ int pc_capture_cupti_unusable(char *holder, size_t len) {
   return dead;
 }
 
-/* ---- small hash maps ------------------------------------------------------------ */
-
-static inline uint64_t pc_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-static uint64_t pc_hash_str(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-static uint64_t pc_hash_u32s(const uint32_t *v, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ v[i]) * 0x100000001b3ull;
-  return h;
-}
-
-/* Open addressing, linear probing, 64-bit key -> 32-bit value (PC_NONE marks
- * an empty slot).  Keys may repeat (hash collisions): `eq` confirms. */
-typedef struct pc_map {
-  uint64_t *key;
-  uint32_t *val;
-  size_t cap, n;
-} pc_map;
-
-typedef int (*pc_map_eq)(uint32_t val, const void *arg);
-
-static void pc_map_free(pc_map *m) {
-  free(m->key);
-  free(m->val);
-  memset(m, 0, sizeof *m);
-}
-
-static void pc_map_put_slot(uint64_t *key, uint32_t *val, size_t cap, uint64_t k, uint32_t v) {
-  size_t mask = cap - 1;
-  size_t i = (size_t)pc_mix64(k) & mask;
-  while (val[i] != PC_NONE) i = (i + 1) & mask;
-  key[i] = k;
-  val[i] = v;
-}
-
-static int pc_map_grow(pc_map *m) {
-  size_t nc = m->cap ? m->cap * 2 : 256;
-  uint64_t *k = malloc(nc * sizeof *k);
-  uint32_t *v = malloc(nc * sizeof *v);
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return -1;
-  }
-  for (size_t i = 0; i < nc; i++) v[i] = PC_NONE;
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->val[i] != PC_NONE) pc_map_put_slot(k, v, nc, m->key[i], m->val[i]);
-  free(m->key);
-  free(m->val);
-  m->key = k;
-  m->val = v;
-  m->cap = nc;
-  return 0;
-}
-
-static uint32_t pc_map_find(const pc_map *m, uint64_t k, pc_map_eq eq, const void *arg) {
-  if (!m->cap) return PC_NONE;
-  size_t mask = m->cap - 1;
-  for (size_t i = (size_t)pc_mix64(k) & mask;; i = (i + 1) & mask) {
-    if (m->val[i] == PC_NONE) return PC_NONE;
-    if (m->key[i] == k && (!eq || eq(m->val[i], arg))) return m->val[i];
-  }
-}
-
-static int pc_map_insert(pc_map *m, uint64_t k, uint32_t v) {
-  if ((m->n + 1) * 2 > m->cap && pc_map_grow(m)) return -1;
-  pc_map_put_slot(m->key, m->val, m->cap, k, v);
-  m->n++;
-  return 0;
-}
-
-/* The launch log: correlation id -> {signature or context, region, flags}.
- * 16 bytes an entry. */
-typedef struct pc_launch {
-  uint32_t corr;
-  uint32_t a;        /* signature id; for a graph launch, the context index */
-  uint32_t region;
-  uint32_t flags;    /* PC_L_* */
-} pc_launch;
-enum { PC_L_USED = 1u, PC_L_GRAPH = 2u, PC_L_PROFILED = 4u };
-
-typedef struct pc_ltab {
-  pc_launch *e;
-  size_t cap, n;
-} pc_ltab;
-
-static inline size_t pc_ltab_home(uint32_t corr, size_t mask) { return (size_t)pc_mix64(corr) & mask; }
-
-static void pc_ltab_put_raw(pc_launch *e, size_t cap, const pc_launch *x) {
-  size_t mask = cap - 1;
-  size_t i = pc_ltab_home(x->corr, mask);
-  while (e[i].flags & PC_L_USED) i = (i + 1) & mask;
-  e[i] = *x;
-}
-
-static int pc_ltab_resize(pc_ltab *t, size_t nc) {
-  pc_launch *e = calloc(nc, sizeof *e);
-  if (!e) return -1;
-  for (size_t i = 0; i < t->cap; i++)
-    if (t->e[i].flags & PC_L_USED) pc_ltab_put_raw(e, nc, &t->e[i]);
-  free(t->e);
-  t->e = e;
-  t->cap = nc;
-  return 0;
-}
-
-static size_t pc_ltab_find(const pc_ltab *t, uint32_t corr) {
-  if (!t->cap) return SIZE_MAX;
-  size_t mask = t->cap - 1;
-  for (size_t i = pc_ltab_home(corr, mask);; i = (i + 1) & mask) {
-    if (!(t->e[i].flags & PC_L_USED)) return SIZE_MAX;
-    if (t->e[i].corr == corr) return i;
-  }
-}
-
-static int pc_ltab_put(pc_ltab *t, const pc_launch *x) {
-  size_t at = pc_ltab_find(t, x->corr);
-  if (at != SIZE_MAX) { /* a correlation id is never reused; keep the newest */
-    t->e[at] = *x;
-    return 0;
-  }
-  if ((t->n + 1) * 2 > t->cap && pc_ltab_resize(t, t->cap ? t->cap * 2 : 1024)) return -1;
-  pc_ltab_put_raw(t->e, t->cap, x);
-  t->n++;
-  return 0;
-}
-
-/* Backward-shift deletion: no tombstones, so lookups stay short however many
- * launches pass through. */
-static void pc_ltab_erase(pc_ltab *t, size_t i) {
-  size_t mask = t->cap - 1;
-  t->e[i].flags = 0;
-  size_t j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (!(t->e[j].flags & PC_L_USED)) break;
-    size_t k = pc_ltab_home(t->e[j].corr, mask);
-    /* Entry j may move to the hole i unless its home lies cyclically in (i, j]. */
-    int stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
-    if (!stays) {
-      t->e[i] = t->e[j];
-      t->e[j].flags = 0;
-      i = j;
-    }
-  }
-  t->n--;
-}
-
 /* ---- tables ----------------------------------------------------------------------- */
-
-typedef struct pc_name {
-  char *mangled;        /* NULL until known */
-  void *f_last;         /* the handle of its latest direct launch */
-  signed char regex;    /* -1 unknown, 0/1: kernel_regex verdict */
-} pc_name;
-
-typedef struct pc_sig {
-  uint32_t name, ctx;
-  unsigned grid[3], block[3], smem;
-  unsigned cluster[3];
-  void *f;
-  uint32_t prof_region, prof_count;
-  uint8_t np, seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
-  unsigned rec_regs, rec_static, rec_local;
-  pc_attributes attr;
-  char *attr_reason;
-} pc_sig;
-
-typedef struct pc_ctxent {
-  CUcontext ctx;
-  uint32_t uid;
-  int alive;
-  uint64_t last_launch;  /* launch sequence number of its latest region launch */
-} pc_ctxent;
 
 /* A profiled launch, from its ENTER until its region (or, once handed up,
  * the outermost region it counts for) ends. */
@@ -349,15 +173,8 @@ typedef struct pc_capstream {
 static struct {
   CUpti_SubscriberHandle sub;
   int subscribed;
-  pc_name *names;
-  size_t nnames, capnames;
-  pc_map names_by_str, names_by_ptr;
-  pc_sig *sigs;
-  size_t nsigs, capsigs;
-  pc_map sigs_by_key;
-  pc_ctxent *ctxs;
-  size_t nctxs, capctxs;
-  pc_ltab launches;
+  pc_sigtab tab;         /* names, signatures, contexts (pc_sigtab.h) */
+  pc_ltab launches;      /* the launch log (pc_launchlog.h) */
   pc_prof *prof;
   size_t nprof, capprof;
   pc_open *open;
@@ -366,120 +183,11 @@ static struct {
   size_t ncaps, capcaps;
   uint64_t launch_seq;   /* launches made inside regions */
   uint64_t failed;       /* of those, launches that returned an error */
-  pc_capture_counters cnt;
-  uint64_t matched, profiled;
+  pc_rp *rp;             /* the counter layer, NULL: timing only */
+  pc_select sel;         /* which launches are profiled (pc_sigtab.h) */
 } pc_cap;
 
 static uint32_t pc_next_region; /* never reset: ids are unique in the process */
-
-static int pc_grow(void **arr, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return 0;
-  size_t nc = *cap ? *cap * 2 : 16;
-  if (nc > SIZE_MAX / sz) return -1;
-  void *p = realloc(*arr, nc * sz);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
-static uint32_t pc_name_new(const char *mangled) {
-  if (pc_cap.nnames >= PC_NONE - 1 ||
-      pc_grow((void **)&pc_cap.names, &pc_cap.capnames, pc_cap.nnames, sizeof *pc_cap.names))
-    return PC_NONE;
-  pc_name *n = &pc_cap.names[pc_cap.nnames];
-  memset(n, 0, sizeof *n);
-  n->regex = -1;
-  if (mangled) {
-    n->mangled = pc_strdup(mangled);
-    if (!n->mangled) return PC_NONE;
-  }
-  return (uint32_t)pc_cap.nnames++;
-}
-
-static int pc_name_eq(uint32_t id, const void *arg) {
-  const char *m = pc_cap.names[id].mangled;
-  return m && strcmp(m, (const char *)arg) == 0;
-}
-
-/* The name id of a mangled name, created at first sight. */
-static uint32_t pc_intern(const char *mangled) {
-  uint64_t h = pc_hash_str(mangled);
-  uint32_t id = pc_map_find(&pc_cap.names_by_str, h, pc_name_eq, mangled);
-  if (id != PC_NONE) return id;
-  id = pc_name_new(mangled);
-  if (id != PC_NONE) pc_map_insert(&pc_cap.names_by_str, h, id); /* on OOM: found by pointer only */
-  return id;
-}
-
-/* The name id of a launched handle. */
-static uint32_t pc_name_of_handle(void *f, const char *symbol) {
-  uint64_t k = (uint64_t)(uintptr_t)f;
-  uint32_t id = pc_map_find(&pc_cap.names_by_ptr, k, NULL, NULL);
-  if (id == PC_NONE) {
-    id = (symbol && *symbol) ? pc_intern(symbol) : pc_name_new(NULL);
-    if (id == PC_NONE) return PC_NONE;
-    pc_map_insert(&pc_cap.names_by_ptr, k, id);
-  }
-  pc_cap.names[id].f_last = f;
-  return id;
-}
-
-typedef struct pc_sigkey {
-  uint32_t v[9]; /* name, ctx, grid xyz, block xyz, dynamic smem */
-} pc_sigkey;
-
-static int pc_sig_eq(uint32_t id, const void *arg) {
-  const pc_sigkey *k = arg;
-  const pc_sig *s = &pc_cap.sigs[id];
-  return s->name == k->v[0] && s->ctx == k->v[1] && s->grid[0] == k->v[2] && s->grid[1] == k->v[3] &&
-         s->grid[2] == k->v[4] && s->block[0] == k->v[5] && s->block[1] == k->v[6] && s->block[2] == k->v[7] &&
-         s->smem == k->v[8];
-}
-
-static uint32_t pc_sig_lookup(uint32_t name, uint32_t ctx, const unsigned grid[3], const unsigned block[3],
-                              unsigned smem) {
-  pc_sigkey k = {{name, ctx, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem}};
-  uint64_t h = pc_hash_u32s(k.v, 9);
-  uint32_t id = pc_map_find(&pc_cap.sigs_by_key, h, pc_sig_eq, &k);
-  if (id != PC_NONE) return id;
-  /* The id goes into pc_kspan.group shifted by PC_KSPAN_SHIFT. */
-  if (pc_cap.nsigs >= (1u << (32 - PC_KSPAN_SHIFT)) ||
-      pc_grow((void **)&pc_cap.sigs, &pc_cap.capsigs, pc_cap.nsigs, sizeof *pc_cap.sigs))
-    return PC_NONE;
-  pc_sig *s = &pc_cap.sigs[pc_cap.nsigs];
-  memset(s, 0, sizeof *s);
-  s->name = name;
-  s->ctx = ctx;
-  memcpy(s->grid, grid, sizeof s->grid);
-  memcpy(s->block, block, sizeof s->block);
-  s->smem = smem;
-  s->prof_region = 0;
-  pc_attributes_init(&s->attr);
-  id = (uint32_t)pc_cap.nsigs;
-  if (pc_map_insert(&pc_cap.sigs_by_key, h, id)) return PC_NONE;
-  pc_cap.nsigs++;
-  return id;
-}
-
-/* The index of a context; launches give its unique id too, so a context
- * re-created at the same address gets a new entry. */
-static uint32_t pc_ctx_index(CUcontext ctx, uint32_t uid) {
-  for (size_t i = pc_cap.nctxs; i-- > 0;)
-    if (pc_cap.ctxs[i].ctx == ctx && pc_cap.ctxs[i].uid == uid && pc_cap.ctxs[i].alive) return (uint32_t)i;
-  if (pc_grow((void **)&pc_cap.ctxs, &pc_cap.capctxs, pc_cap.nctxs, sizeof *pc_cap.ctxs)) return PC_NONE;
-  pc_ctxent *c = &pc_cap.ctxs[pc_cap.nctxs];
-  c->ctx = ctx;
-  c->uid = uid;
-  c->alive = 1;
-  c->last_launch = 0;
-  return (uint32_t)pc_cap.nctxs++;
-}
-
-static void pc_ctx_mark_dead(CUcontext ctx) {
-  for (size_t i = 0; i < pc_cap.nctxs; i++)
-    if (pc_cap.ctxs[i].ctx == ctx) pc_cap.ctxs[i].alive = 0;
-}
 
 static int pc_region_is_open(uint32_t id) {
   for (size_t i = pc_cap.nopen; i-- > 0;)
@@ -508,75 +216,7 @@ static int pc_stream_captured(CUstream s) {
   return 0;
 }
 
-/* Resets a signature's per-region state when it is first seen in `region`. */
-static void pc_sig_enter_region(pc_sig *s, uint32_t region) {
-  if (s->prof_region != region) {
-    s->prof_region = region;
-    s->prof_count = 0;
-    s->np = PC_NP_NONE;
-  }
-}
-
-/* The short demangled name kernel_regex is matched against ("scaleAdd<4>"):
- * as the report names the kernel (pc_kernel_set_names). */
-static void pc_short_name(const char *mangled, char *out, size_t len) {
-  if (!mangled || !*mangled) {
-    snprintf(out, len, "%s", "(unknown)");
-    return;
-  }
-  char *dem = pc_demangle(mangled);
-  pc_kernel_short_name(dem ? dem : mangled, out, len);
-  free(dem);
-}
-
-static int pc_name_matches(pc_name *n) {
-  if (!pc_cap.cnt.kernel_regex) return 1;
-  if (n->regex < 0) {
-    /* Demangling inside the callback: once per kernel name, no CUDA call. */
-    char shortn[512];
-    pc_short_name(n->mangled, shortn, sizeof shortn);
-    n->regex = regexec(pc_cap.cnt.kernel_regex, shortn, 0, NULL, 0) == 0;
-  }
-  return n->regex;
-}
-
-/* ncu's -k, -s, -c, then the first per_signature launches of each signature
- * in each region (so that every report entry can get counters). */
 static atomic_int pc_capturing; /* stream captures in progress in the process */
-
-static int pc_decide_profile(pc_sig *s, uint32_t region) {
-  pc_sig_enter_region(s, region);
-  /* A stream capture elsewhere may have joined this launch's stream through
-   * an event, and the range profiler breaks a capture (seen on the H200):
-   * no profiling while any capture is open. */
-  if (atomic_load(&pc_capturing) > 0) {
-    if (!s->prof_count) s->np = PC_NP_CAPTURE;
-    return 0;
-  }
-  int (*gate)(void) = atomic_load(&pc_gate_fn);
-  if (gate && !gate()) { /* PERFCHECK_NVTX: outside the named ranges, like ncu's --nvtx-include */
-    if (!s->prof_count) s->np = PC_NP_NVTX;
-    return 0;
-  }
-  if (!pc_name_matches(&pc_cap.names[s->name])) {
-    if (!s->prof_count) s->np = PC_NP_FILTERED;
-    return 0;
-  }
-  pc_cap.matched++;
-  if (pc_cap.matched <= pc_cap.cnt.launch_skip) {
-    if (!s->prof_count) s->np = PC_NP_SKIPPED;
-    return 0;
-  }
-  if (s->prof_count >= pc_cap.cnt.per_signature) return 0;
-  if (pc_cap.cnt.launch_count && pc_cap.profiled >= pc_cap.cnt.launch_count) {
-    if (!s->prof_count) s->np = PC_NP_LIMIT;
-    return 0;
-  }
-  s->prof_count++;
-  pc_cap.profiled++;
-  s->np = PC_NP_NONE;
-  return 1;
-}
 
 static void pc_prof_free_result(pc_prof *p) {
   if (p->res) free(p->res->extra);
@@ -688,18 +328,18 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * profiled. */
     const int captured = pc_cap.ncaps && pc_stream_captured(p.stream);
     const uint32_t region = captured ? 0 : atomic_load(&pc_cur_region);
-    const uint32_t ci = pc_ctx_index(cb->context, cb->contextUid);
+    const uint32_t ci = pc_sigtab_ctx(&pc_cap.tab, cb->context, cb->contextUid);
     if (ci != PC_NONE) {
       pc_launch rec = {corr, ci, region, PC_L_USED};
       if (p.graph) {
         rec.flags |= PC_L_GRAPH;
       } else {
-        uint32_t name = pc_name_of_handle(p.f, cb->symbolName);
-        uint32_t sig = name == PC_NONE ? PC_NONE : pc_sig_lookup(name, ci, p.grid, p.block, p.smem);
+        uint32_t name = pc_sigtab_handle(&pc_cap.tab, p.f, cb->symbolName);
+        uint32_t sig = name == PC_NONE ? PC_NONE : pc_sigtab_sig(&pc_cap.tab, name, ci, p.grid, p.block, p.smem, PC_SIG_MAX);
         if (sig == PC_NONE) {
           rec.flags = 0; /* out of memory: the launch goes unrecorded */
         } else {
-          pc_sig *s = &pc_cap.sigs[sig];
+          pc_sig *s = &pc_cap.tab.sigs[sig];
           s->f = p.f;
           s->seen_direct = 1;
           if (captured) s->seen_captured = 1;
@@ -707,16 +347,22 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           rec.a = sig;
           if (region) {
             if (counters) {
-              profile = pc_decide_profile(s, region);
+              /* No profiling while any stream capture is open, nor outside
+               * PERFCHECK_NVTX's ranges (the gate is asked only then). */
+              int (*gate)(void) = atomic_load(&pc_gate_fn);
+              const pc_not_profiled closed = atomic_load(&pc_capturing) > 0 ? PC_NP_CAPTURE
+                                             : (gate && !gate())             ? PC_NP_NVTX
+                                                                             : PC_NP_NONE;
+              profile = pc_select_decide(&pc_cap.sel, &pc_cap.tab, sig, region, closed);
             } else {
-              pc_sig_enter_region(s, region);
+              pc_select_enter_region(s, region);
               if (!s->prof_count) s->np = PC_NP_TIMING;
             }
             if (profile) {
-              profile_name = pc_cap.names[name].mangled;
+              profile_name = pc_cap.tab.names[name].mangled;
               rec.flags |= PC_L_PROFILED;
               pc_prof pr = {corr, sig, region, 0, 0, 0, NULL};
-              if (pc_grow((void **)&pc_cap.prof, &pc_cap.capprof, pc_cap.nprof, sizeof *pc_cap.prof) == 0)
+              if (pc_table_grow((void **)&pc_cap.prof, &pc_cap.capprof, pc_cap.nprof, sizeof *pc_cap.prof) == 0)
                 pc_cap.prof[pc_cap.nprof++] = pr;
             }
           }
@@ -725,10 +371,10 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       if (region && (rec.flags & PC_L_USED) && pc_ltab_put(&pc_cap.launches, &rec) == 0) {
         flags |= PC_CD_RECORDED;
         pc_cap.launch_seq++;
-        pc_cap.ctxs[ci].last_launch = pc_cap.launch_seq;
+        pc_cap.tab.ctxs[ci].last_launch = pc_cap.launch_seq;
       } else if (profile) { /* unrecorded launches are not profiled */
-        pc_cap.sigs[rec.a].prof_count--;
-        pc_cap.profiled--;
+        pc_cap.tab.sigs[rec.a].prof_count--;
+        pc_cap.sel.profiled--;
         pc_prof_forget(corr);
         profile = 0;
       }
@@ -746,7 +392,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* Re-check under the exclusive lock: pc_capture_stop clears pc_counters
          * before it takes the lock, so the counter layer is still alive here. */
         if (atomic_load(&pc_counters) &&
-            pc_rp_on_launch_enter(pc_cap.cnt.rp, cb->context, corr, profile_name) == 0) {
+            pc_rp_on_launch_enter(pc_cap.rp, cb->context, corr, profile_name) == 0) {
           flags |= PC_CD_PROFILED;
         } else {
           if (atomic_load(&pc_counters)) { /* refused: stop asking, note it once */
@@ -758,9 +404,9 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           if (at != SIZE_MAX) pc_cap.launches.e[at].flags &= ~PC_L_PROFILED;
           pc_prof_forget(corr);
           uint32_t sig = at != SIZE_MAX ? pc_cap.launches.e[at].a : PC_NONE;
-          if (sig != PC_NONE && sig < pc_cap.nsigs) {
-            if (pc_cap.sigs[sig].prof_count) pc_cap.sigs[sig].prof_count--;
-            if (!pc_cap.sigs[sig].prof_count) pc_cap.sigs[sig].np = PC_NP_TIMING;
+          if (sig != PC_NONE && sig < pc_cap.tab.nsigs) {
+            if (pc_cap.tab.sigs[sig].prof_count) pc_cap.tab.sigs[sig].prof_count--;
+            if (!pc_cap.tab.sigs[sig].prof_count) pc_cap.tab.sigs[sig].np = PC_NP_TIMING;
           }
           pc_gpu_unlock();
         }
@@ -786,7 +432,7 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
   atomic_fetch_add(&pc_inflight, 1);
   /* The counter layer stays alive while we hold the exclusive lock. */
   if (v & PC_CD_PROFILED) {
-    pc_rp_on_launch_exit(pc_cap.cnt.rp, cb->context, cb->correlationId, ok);
+    pc_rp_on_launch_exit(pc_cap.rp, cb->context, cb->correlationId, ok);
     /* Under kernel replay the activity record of this launch carries no
      * timestamps: the session places the kernel, with its counted duration,
      * just before this moment (nothing else ran: we hold the launch lock). */
@@ -810,9 +456,9 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
       pc_launch e = pc_cap.launches.e[at];
       pc_ltab_erase(&pc_cap.launches, at);
       pc_cap.failed++;
-      if ((e.flags & PC_L_PROFILED) && e.a < pc_cap.nsigs) {
+      if ((e.flags & PC_L_PROFILED) && e.a < pc_cap.tab.nsigs) {
         pc_prof_forget(e.corr);
-        pc_sig *s = &pc_cap.sigs[e.a];
+        pc_sig *s = &pc_cap.tab.sigs[e.a];
         if (s->prof_count) s->prof_count--;
         if (!s->prof_count) s->np = PC_NP_FAILED;
       }
@@ -848,14 +494,14 @@ static void pc_on_module_unload(void) {
   pc_pending_attr *todo = NULL;
   size_t ntodo = 0, cap = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nsigs; i++) {
-    pc_sig *s = &pc_cap.sigs[i];
+  for (size_t i = 0; i < pc_cap.tab.nsigs; i++) {
+    pc_sig *s = &pc_cap.tab.sigs[i];
     if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_region_is_open(s->prof_region)) continue;
-    if (pc_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
+    if (pc_table_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
     pc_pending_attr *t = &todo[ntodo++];
     t->sig = (uint32_t)i;
     t->f = s->f;
-    t->ctx = s->ctx < pc_cap.nctxs ? pc_cap.ctxs[s->ctx].ctx : NULL;
+    t->ctx = s->ctx < pc_cap.tab.nctxs ? pc_cap.tab.ctxs[s->ctx].ctx : NULL;
     memcpy(t->grid, s->grid, sizeof t->grid);
     memcpy(t->block, s->block, sizeof t->block);
     t->smem = s->smem;
@@ -872,7 +518,7 @@ static void pc_on_module_unload(void) {
     perfcheck_status st = pc_funcinfo_attributes(todo[i].ctx, todo[i].f, 0, todo[i].grid, todo[i].block,
                                                  todo[i].smem, &d, &a, &is_kernel, why, sizeof why);
     pc_gpu_lock();
-    pc_sig *s = &pc_cap.sigs[todo[i].sig];
+    pc_sig *s = &pc_cap.tab.sigs[todo[i].sig];
     if (st == PERFCHECK_OK) {
       s->attr = a;
       s->attr_state = PC_ATTR_OK;
@@ -885,12 +531,7 @@ static void pc_on_module_unload(void) {
   free(todo);
 
   pc_gpu_lock();
-  pc_map_free(&pc_cap.names_by_ptr);
-  for (size_t i = 0; i < pc_cap.nnames; i++) pc_cap.names[i].f_last = NULL;
-  for (size_t i = 0; i < pc_cap.nsigs; i++) {
-    pc_sig *s = &pc_cap.sigs[i];
-    if (!(s->is_kernel && s->attr_state == PC_ATTR_NONE)) s->f = NULL;
-  }
+  pc_sigtab_forget_handles(&pc_cap.tab);
   pc_gpu_unlock();
 }
 
@@ -913,7 +554,7 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       /* A new context at the address of a destroyed one must not inherit
        * its entry. */
       pc_gpu_lock();
-      pc_ctx_mark_dead(rd->context);
+      pc_sigtab_ctx_dead(&pc_cap.tab, rd->context);
       pc_gpu_unlock();
       break;
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
@@ -921,10 +562,10 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       pc_capture_ctx_fn destroying = atomic_load(&pc_ctx_destroying_fn);
       if (destroying) destroying(rd->context);
       pc_gpu_lock();
-      pc_ctx_mark_dead(rd->context);
+      pc_sigtab_ctx_dead(&pc_cap.tab, rd->context);
       pc_gpu_unlock();
       /* The counter layer frees its per-context images (its own lock). */
-      if (pc_cap.cnt.rp) pc_rp_on_context_destroy(pc_cap.cnt.rp, rd->context);
+      if (pc_cap.rp) pc_rp_on_context_destroy(pc_cap.rp, rd->context);
       break;
     }
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
@@ -980,7 +621,7 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
   if (atomic_load(&pc_active)) {
     pc_gpu_lock();
     if (begin) {
-      if (pc_grow((void **)&pc_cap.caps, &pc_cap.capcaps, pc_cap.ncaps, sizeof *pc_cap.caps) == 0) {
+      if (pc_table_grow((void **)&pc_cap.caps, &pc_cap.capcaps, pc_cap.ncaps, sizeof *pc_cap.caps) == 0) {
         pc_capstream *c = &pc_cap.caps[pc_cap.ncaps++];
         c->stream = st;
         c->thread = pthread_self();
@@ -1001,8 +642,8 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
   atomic_fetch_sub(&pc_inflight, 1);
 }
 
-static void CUPTIAPI pc_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data) {
+void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                  const void *data) {
   (void)userdata;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     const CUpti_CallbackData *cb = data;
@@ -1038,15 +679,8 @@ static const char *pc_cupti_text(CUptiResult r) {
 }
 
 static void pc_tables_free(void) {
-  for (size_t i = 0; i < pc_cap.nnames; i++) free(pc_cap.names[i].mangled);
-  free(pc_cap.names);
-  for (size_t i = 0; i < pc_cap.nsigs; i++) free(pc_cap.sigs[i].attr_reason);
-  free(pc_cap.sigs);
-  pc_map_free(&pc_cap.names_by_str);
-  pc_map_free(&pc_cap.names_by_ptr);
-  pc_map_free(&pc_cap.sigs_by_key);
-  free(pc_cap.ctxs);
-  free(pc_cap.launches.e);
+  pc_sigtab_free(&pc_cap.tab);
+  pc_ltab_free(&pc_cap.launches);
   for (size_t i = 0; i < pc_cap.nprof; i++) pc_prof_free_result(&pc_cap.prof[i]);
   free(pc_cap.prof);
   free(pc_cap.open);
@@ -1092,7 +726,7 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   sp.oldSubscriberName = old;
   sp.oldSubscriberSize = sizeof old;
   CUpti_SubscriberHandle sub = NULL;
-  CUptiResult r = pc_cupti.cuptiSubscribe_v2(&sub, pc_callback, NULL, &sp);
+  CUptiResult r = pc_cupti.cuptiSubscribe_v2(&sub, pc_capture_callback, NULL, &sp);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_MAX_LIMIT_REACHED) {
     /* No further CUPTI call in this process, not even for the error text:
      * after a 39 a later CUPTI call crashed the host program (§11). */
@@ -1149,11 +783,16 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
 
 void pc_capture_set_counters(const pc_capture_counters *c) {
   pc_gpu_lock();
-  memset(&pc_cap.cnt, 0, sizeof pc_cap.cnt);
-  if (c) pc_cap.cnt = *c;
-  if (pc_cap.cnt.per_signature == 0) pc_cap.cnt.per_signature = 1;
-  pc_cap.matched = pc_cap.profiled = 0;
-  atomic_store(&pc_counters, pc_cap.cnt.rp != NULL);
+  memset(&pc_cap.sel, 0, sizeof pc_cap.sel);
+  pc_cap.rp = c ? c->rp : NULL;
+  if (c) {
+    pc_cap.sel.kernel_regex = c->kernel_regex;
+    pc_cap.sel.launch_skip = c->launch_skip;
+    pc_cap.sel.launch_count = c->launch_count;
+    pc_cap.sel.per_signature = c->per_signature;
+  }
+  if (pc_cap.sel.per_signature == 0) pc_cap.sel.per_signature = 1;
+  atomic_store(&pc_counters, pc_cap.rp != NULL);
   pc_gpu_unlock();
 }
 
@@ -1184,6 +823,10 @@ void pc_capture_stop(void) {
 
 void pc_capture_internal(int on) { pc_tl_internal = on; }
 
+uint32_t pc_capture_current_region(void) { return atomic_load(&pc_cur_region); }
+int pc_capture_captures_open(void) { return atomic_load(&pc_capturing); }
+int pc_capture_thread_depth(void) { return pc_tl_depth; }
+
 int pc_capture_fatal(char *msg, size_t len) {
   int f = atomic_load(&pc_fatal);
   if (f && msg && len) snprintf(msg, len, "%s", pc_fatal_msg);
@@ -1198,7 +841,7 @@ int pc_capture_take_refusal(void) { return atomic_exchange(&pc_refusal, 0); }
 uint32_t pc_capture_region_push(void) {
   pc_gpu_lock();
   uint32_t id = 0;
-  if (pc_grow((void **)&pc_cap.open, &pc_cap.capopen, pc_cap.nopen, sizeof *pc_cap.open) == 0) {
+  if (pc_table_grow((void **)&pc_cap.open, &pc_cap.capopen, pc_cap.nopen, sizeof *pc_cap.open) == 0) {
     if (++pc_next_region == 0) ++pc_next_region;
     id = pc_next_region;
     pc_cap.open[pc_cap.nopen].id = id;
@@ -1248,8 +891,8 @@ uint64_t pc_capture_failed_launches(void) {
 size_t pc_capture_contexts_since(uint64_t since, CUcontext *out, size_t cap) {
   size_t n = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nctxs; i++) {
-    const pc_ctxent *c = &pc_cap.ctxs[i];
+  for (size_t i = 0; i < pc_cap.tab.nctxs; i++) {
+    const pc_ctxent *c = &pc_cap.tab.ctxs[i];
     if (!c->alive || c->last_launch <= since) continue;
     int dup = 0; /* one context may have several entries (new uid) */
     for (size_t j = 0; j < n && j < cap; j++) dup |= out[j] == c->ctx;
@@ -1263,55 +906,20 @@ size_t pc_capture_contexts_since(uint64_t since, CUcontext *out, size_t cap) {
 
 void pc_capture_context_dead(CUcontext ctx) {
   pc_gpu_lock();
-  pc_ctx_mark_dead(ctx);
+  pc_sigtab_ctx_dead(&pc_cap.tab, ctx);
   pc_gpu_unlock();
 }
 
 size_t pc_capture_pending(uint32_t id) {
-  size_t n = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.launches.cap; i++) {
-    const pc_launch *e = &pc_cap.launches.e[i];
-    if ((e->flags & PC_L_USED) && !(e->flags & PC_L_GRAPH) && e->region == id) n++;
-  }
+  const size_t n = pc_ltab_pending(&pc_cap.launches, id);
   pc_gpu_unlock();
   return n;
 }
 
 size_t pc_capture_purge(uint32_t id) {
-  size_t missing = 0;
   pc_gpu_lock();
-  pc_ltab *t = &pc_cap.launches;
-  size_t keep = 0;
-  for (size_t i = 0; i < t->cap; i++) {
-    pc_launch *e = &t->e[i];
-    if (!(e->flags & PC_L_USED)) continue;
-    if (e->region == id) {
-      if (!(e->flags & PC_L_GRAPH)) missing++;
-      e->flags = 0;
-    } else {
-      keep++;
-    }
-  }
-  if (keep != t->n) { /* holes break the probe chains: rehash what stays */
-    pc_launch *old = t->e;
-    size_t cap = t->cap;
-    pc_launch *e = calloc(cap, sizeof *e);
-    if (e) {
-      for (size_t i = 0; i < cap; i++)
-        if (old[i].flags & PC_L_USED) pc_ltab_put_raw(e, cap, &old[i]);
-      free(old);
-      t->e = e;
-    } else { /* no memory for a copy: reinsert in place, slot by slot */
-      for (size_t i = 0; i < cap; i++) {
-        if (!(old[i].flags & PC_L_USED)) continue;
-        pc_launch x = old[i];
-        old[i].flags = 0;
-        pc_ltab_put_raw(old, cap, &x);
-      }
-    }
-    t->n = keep;
-  }
+  const size_t missing = pc_ltab_purge(&pc_cap.launches, id);
   pc_gpu_unlock();
   return missing;
 }
@@ -1335,23 +943,23 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
     /* One correlation id for all of the graph's kernels: keep the entry
      * until the region ends, and find each kernel's signature by name. */
     if (!rec->name) return 0;
-    uint32_t name = pc_intern(rec->name);
+    uint32_t name = pc_sigtab_intern(&pc_cap.tab, rec->name);
     if (name == PC_NONE) return 0;
-    sig = pc_sig_lookup(name, e.a, rec->grid, rec->block, rec->dynamic_smem);
+    sig = pc_sigtab_sig(&pc_cap.tab, name, e.a, rec->grid, rec->block, rec->dynamic_smem, PC_SIG_MAX);
     if (sig == PC_NONE) return 0;
-    pc_sig *s = &pc_cap.sigs[sig];
+    pc_sig *s = &pc_cap.tab.sigs[sig];
     s->seen_graph = 1;
-    if (!s->f) s->f = pc_cap.names[name].f_last;
-    pc_sig_enter_region(s, e.region);
+    if (!s->f) s->f = pc_cap.tab.names[name].f_last;
+    pc_select_enter_region(s, e.region);
     if (!s->prof_count) s->np = PC_NP_GRAPH;
     if (s->seen_captured) bits |= PC_SNAP_CAPTURED;
   } else {
     sig = e.a;
     if (e.flags & PC_L_PROFILED) bits |= PC_SNAP_PROFILED;
     pc_ltab_erase(&pc_cap.launches, at);
-    if (sig >= pc_cap.nsigs) return 0;
+    if (sig >= pc_cap.tab.nsigs) return 0;
   }
-  pc_sig *s = &pc_cap.sigs[sig];
+  pc_sig *s = &pc_cap.tab.sigs[sig];
   if (!s->rec_valid) {
     s->rec_valid = 1;
     s->rec_regs = rec->registers;
@@ -1375,12 +983,12 @@ void pc_sig_info_free(pc_sig_info *si) {
 int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   memset(out, 0, sizeof *out);
   pc_gpu_lock();
-  if (sig >= pc_cap.nsigs) {
+  if (sig >= pc_cap.tab.nsigs) {
     pc_gpu_unlock();
     return -1;
   }
-  const pc_sig *s = &pc_cap.sigs[sig];
-  const pc_name *n = &pc_cap.names[s->name];
+  const pc_sig *s = &pc_cap.tab.sigs[sig];
+  const pc_name *n = &pc_cap.tab.names[s->name];
   /* Copies: the tables may change (a module unload, a later name) once the
    * lock is released. */
   out->mangled = n->mangled ? pc_strdup(n->mangled) : NULL;
@@ -1388,7 +996,7 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   const int oom = (n->mangled && !out->mangled) || (s->attr_reason && !out->attr_reason);
   out->f = s->f;
   out->ctx_index = s->ctx;
-  out->ctx = s->ctx < pc_cap.nctxs ? pc_cap.ctxs[s->ctx].ctx : NULL;
+  out->ctx = s->ctx < pc_cap.tab.nctxs ? pc_cap.tab.ctxs[s->ctx].ctx : NULL;
   memcpy(out->grid, s->grid, sizeof out->grid);
   memcpy(out->block, s->block, sizeof out->block);
   for (int i = 0; i < 3; i++) out->cluster[i] = s->cluster[i] ? s->cluster[i] : 1;
@@ -1414,8 +1022,8 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
 void pc_capture_sig_set_attr(uint32_t sig, pc_attr_state st, const pc_attributes *a, const char *reason) {
   char *r = reason ? pc_strdup(reason) : NULL;
   pc_gpu_lock();
-  if (sig < pc_cap.nsigs) {
-    pc_sig *s = &pc_cap.sigs[sig];
+  if (sig < pc_cap.tab.nsigs) {
+    pc_sig *s = &pc_cap.tab.sigs[sig];
     s->attr_state = (uint8_t)st;
     if (a) s->attr = *a;
     free(s->attr_reason);
@@ -1430,8 +1038,8 @@ void pc_capture_sig_set_name(uint32_t sig, const char *mangled) {
   if (!mangled) return;
   char *m = pc_strdup(mangled);
   pc_gpu_lock();
-  if (sig < pc_cap.nsigs) {
-    pc_name *n = &pc_cap.names[pc_cap.sigs[sig].name];
+  if (sig < pc_cap.tab.nsigs) {
+    pc_name *n = &pc_cap.tab.names[pc_cap.tab.sigs[sig].name];
     if (!n->mangled) {
       n->mangled = m;
       m = NULL;

@@ -18,11 +18,13 @@
 #define PC_CAPTURE_H
 
 #include <cuda.h>
+#include <cupti.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_sigtab.h"
 #include "../core/pc_snapshot.h"
 #include "pc_rangeprof.h"
 
@@ -74,8 +76,19 @@ void pc_capture_set_active(int on);
 void pc_capture_stop(void);
 
 /* Our own kernels (the ceilings benchmarks) are not captured: call around
- * them on the launching thread. */
+ * them on the launching thread.  (The one "our own launch" flag.) */
 void pc_capture_internal(int on);
+
+/* The subscriber's callback, as pc_capture_start registers it; declared so
+ * that tests drive it with hand-made CUPTI callback data. */
+void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                  const void *data);
+/* The region launches are tagged with now (0: none), the stream captures
+ * open in the process, and this thread's depth of launch callbacks of ours
+ * (0 outside a launch call). */
+uint32_t pc_capture_current_region(void);
+int pc_capture_captures_open(void);
+int pc_capture_thread_depth(void);
 
 /* ---- state noticed in callbacks ------------------------------------------- */
 
@@ -152,7 +165,7 @@ int pc_capture_any_region_locked(void);
 /* Why a signature's launches were not profiled: pc_not_profiled
  * (pc_snapshot.h). */
 
-typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
+/* Attribute states: pc_attr_state (pc_sigtab.h). */
 
 /* A copy of one signature: the strings are the caller's (pc_sig_info_free). */
 typedef struct pc_sig_info {

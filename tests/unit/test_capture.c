@@ -1,12 +1,18 @@
-/* The launch capture (lib/gpu/pc_capture.c) without a GPU: its static
- * tables are tested white-box (the source file is included), and the launch
- * callbacks are driven with hand-made CUPTI callback data, so the launch log,
- * signatures, regions, graph launches, failed and nested launches and the
- * join with activity records are checked on a CPU.  No CUPTI call is made
- * (nothing is subscribed). */
-#include "pc_capture.c"
+/* The launch capture (lib/gpu/pc_capture.c) without a GPU: its callbacks are
+ * driven with hand-made CUPTI callback data through pc_capture_callback, so
+ * the launch log, signatures, regions, graph launches, stream capture,
+ * failed and nested launches, the join with activity records and a region's
+ * harvest (pc_harvest.c) are checked on a CPU through the capture's own
+ * interface.  No CUPTI call is made (nothing is subscribed).  The pure
+ * tables under it are tested alone by test_sigtab.c. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pc_activity.h"
+#include "pc_capture.h"
 #include "pc_gpu.h"
 
 #include <setjmp.h>
@@ -14,65 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-
-/* ---- the launch log hash table against a reference -------------------------------- */
-
-static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-
-static void test_ltab_random(void **state) {
-  (void)state;
-  enum { N = 4096 };
-  static int present[N];
-  static uint32_t region_of[N];
-  memset(present, 0, sizeof present);
-  pc_ltab t;
-  memset(&t, 0, sizeof t);
-  size_t count = 0;
-  for (int op = 0; op < 200000; op++) {
-    uint32_t corr = (uint32_t)(rnd() % N);
-    int what = (int)(rnd() % 10);
-    if (what < 5) { /* insert */
-      pc_launch x = {corr, corr * 3u, (uint32_t)(rnd() % 4) + 1, PC_L_USED};
-      assert_int_equal(pc_ltab_put(&t, &x), 0);
-      if (!present[corr]) count++;
-      present[corr] = 1;
-      region_of[corr] = x.region;
-    } else if (what < 9) { /* erase */
-      size_t at = pc_ltab_find(&t, corr);
-      assert_int_equal(at != SIZE_MAX, present[corr]);
-      if (at != SIZE_MAX) {
-        assert_int_equal(t.e[at].a, corr * 3u);
-        pc_ltab_erase(&t, at);
-        present[corr] = 0;
-        count--;
-      }
-    } else if (rnd() % 50 == 0) { /* purge a region */
-      pc_gpu_lock();
-      pc_cap.launches = t;
-      pc_gpu_unlock();
-      uint32_t reg = (uint32_t)(rnd() % 4) + 1;
-      pc_capture_purge(reg);
-      pc_gpu_lock();
-      t = pc_cap.launches;
-      memset(&pc_cap.launches, 0, sizeof pc_cap.launches);
-      pc_gpu_unlock();
-      for (int i = 0; i < N; i++)
-        if (present[i] && region_of[i] == reg) {
-          present[i] = 0;
-          count--;
-        }
-    }
-    assert_int_equal(t.n, count);
-  }
-  for (uint32_t c = 0; c < N; c++) assert_int_equal(pc_ltab_find(&t, c) != SIZE_MAX, present[c]);
-  free(t.e);
-}
 
 /* ---- launches driven through the real callback -------------------------------------- */
 
@@ -100,10 +47,10 @@ static uint32_t launch(uint32_t corr, void *f, const char *name, unsigned gx, un
   cb.correlationId = corr;
   cb.correlationData = &cd;
   cb.callbackSite = CUPTI_API_ENTER;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
   cb.callbackSite = CUPTI_API_EXIT;
   cb.functionReturnValue = fail ? &bad_result : &ok_result;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
   return corr;
 }
 
@@ -119,10 +66,10 @@ static void graph_launch(uint32_t corr) {
   cb.correlationId = corr;
   cb.correlationData = &cd;
   cb.callbackSite = CUPTI_API_ENTER;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
   cb.callbackSite = CUPTI_API_EXIT;
   cb.functionReturnValue = &ok_result;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
 }
 
 /* The activity record of a launch, joined as the decoder does. */
@@ -285,22 +232,22 @@ static void test_nested_launch(void **state) {
   inner.correlationId = 61;
   inner.correlationData = &cd_inner;
   outer.callbackSite = inner.callbackSite = CUPTI_API_ENTER;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
   assert_int_equal(pc_capture_pending(r), 1);
   outer.callbackSite = inner.callbackSite = CUPTI_API_EXIT;
   outer.functionReturnValue = inner.functionReturnValue = &ok_result;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
-  assert_int_equal(pc_tl_depth, 0);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &inner);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  assert_int_equal(pc_capture_thread_depth(), 0);
   uint32_t sig, reg;
   assert_int_equal(join(60, NAME_A, 1, 32, 0, &sig, &reg), 1);
   assert_int_equal(join(61, NAME_A, 1, 32, 0, &sig, &reg), 0);
   /* An EXIT whose ENTER we did not see (CUPTI's slot holds garbage) is ignored. */
   uint64_t junk = 0x1234;
   outer.correlationData = &junk;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
-  assert_int_equal(pc_tl_depth, 0);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
+  assert_int_equal(pc_capture_thread_depth(), 0);
   pc_capture_region_pop(r);
   pc_capture_stop();
 }
@@ -319,7 +266,7 @@ static void test_module_unload(void **state) {
   memset(&rd, 0, sizeof rd);
   rd.context = CTX;
   /* No driver here: the pending signature's attribute query fails cleanly. */
-  pc_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &rd);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &rd);
   pc_sig_info si = {0};
   assert_int_equal(sig_get(sig, &si), 0);
   assert_null(si.f);
@@ -339,7 +286,7 @@ static void test_module_unload(void **state) {
   /* Context destruction: not synchronized at region end any more. */
   CUcontext ctxs[2];
   assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 1);
-  pc_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
   assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 0);
   pc_capture_region_pop(r);
   pc_sig_info_free(&si);
@@ -353,7 +300,7 @@ static void test_region_ids(void **state) {
   pc_capture_region_pop(a);
   pc_gpu_lock();
   assert_int_equal(pc_capture_region_open_locked(a), 1); /* closing: still accepts records */
-  assert_int_equal(atomic_load(&pc_cur_region), 0);      /* but launches go nowhere */
+  assert_int_equal(pc_capture_current_region(), 0);      /* but launches go nowhere */
   pc_capture_region_retire_locked(a);
   pc_gpu_unlock();
   uint32_t b = pc_capture_region_push();
@@ -381,10 +328,10 @@ static void capture_call(CUpti_CallbackId cbid, CUstream st, CUresult *ret) {
   memset(&cb, 0, sizeof cb);
   cb.functionParams = &params;
   cb.callbackSite = CUPTI_API_ENTER;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
   cb.callbackSite = CUPTI_API_EXIT;
   cb.functionReturnValue = ret;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
 }
 
 static uint32_t launch_on(uint32_t corr, CUstream st) {
@@ -403,11 +350,21 @@ static uint32_t launch_on(uint32_t corr, CUstream st) {
   cb.correlationId = corr;
   cb.correlationData = &cd;
   cb.callbackSite = CUPTI_API_ENTER;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
   cb.callbackSite = CUPTI_API_EXIT;
   cb.functionReturnValue = &ok_result;
-  pc_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
   return corr;
+}
+
+static void *capture_default_stream(void *ret) {
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, NULL, ret);
+  return NULL;
+}
+
+static void *end_default_stream_capture(void *ret) {
+  capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz, NULL, ret);
+  return NULL;
 }
 
 /* Launches into a stream being captured add graph nodes and run later:
@@ -421,7 +378,7 @@ static void test_stream_capture(void **state) {
   launch_on(80, s1);
   assert_int_equal(pc_capture_pending(r), 1);
   capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, s1, &ok_result);
-  assert_int_equal(atomic_load(&pc_capturing), 1);
+  assert_int_equal(pc_capture_captures_open(), 1);
   launch_on(81, s1); /* captured */
   launch_on(82, s2); /* another stream: a real launch */
   assert_int_equal(pc_capture_pending(r), 2);
@@ -429,17 +386,26 @@ static void test_stream_capture(void **state) {
   assert_int_equal(join(81, NAME_G, 1, 64, 0, &sig, &reg), 0);
   assert_int_equal(join(82, NAME_G, 1, 64, 0, &sig, &reg), 1);
   capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, s1, &bad_result); /* ends it anyway */
-  assert_int_equal(atomic_load(&pc_capturing), 0);
+  assert_int_equal(pc_capture_captures_open(), 0);
   launch_on(83, s1);
   assert_int_equal(join(83, NAME_G, 1, 64, 0, &sig, &reg), 1);
-  /* The per-thread default stream is per thread: captured here only. */
+  /* The per-thread default stream is per thread: a capture of it on
+   * another thread leaves this thread's launches on it alone... */
+  pthread_t other;
+  assert_int_equal(pthread_create(&other, NULL, capture_default_stream, (void *)&ok_result), 0);
+  pthread_join(other, NULL);
+  assert_int_equal(pc_capture_captures_open(), 1);
+  launch_on(84, NULL);
+  assert_int_equal(join(84, NAME_G, 1, 64, 0, &sig, &reg), 1);
+  /* ...while on this thread it captures them. */
   capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, NULL, &ok_result);
-  pc_gpu_lock();
-  assert_int_equal(pc_stream_captured(NULL), 1);
-  pc_cap.caps[0].thread = (pthread_t)0; /* as if another thread captured it */
-  assert_int_equal(pc_stream_captured(NULL), pthread_equal((pthread_t)0, pthread_self()));
-  pc_gpu_unlock();
+  assert_int_equal(pc_capture_captures_open(), 2);
+  launch_on(85, NULL);
+  assert_int_equal(join(85, NAME_G, 1, 64, 0, &sig, &reg), 0);
   capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz, NULL, &ok_result);
+  assert_int_equal(pthread_create(&other, NULL, end_default_stream_capture, (void *)&ok_result), 0);
+  pthread_join(other, NULL);
+  assert_int_equal(pc_capture_captures_open(), 0);
   pc_capture_region_pop(r);
   pc_capture_stop();
 }
@@ -563,7 +529,7 @@ static void test_harvest(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ltab_random),   cmocka_unit_test(test_launch_flow),
+      cmocka_unit_test(test_launch_flow),
       cmocka_unit_test(test_nested_launch), cmocka_unit_test(test_module_unload),
       cmocka_unit_test(test_region_ids),    cmocka_unit_test(test_stream_capture),
       cmocka_unit_test(test_harvest),
