@@ -20,12 +20,18 @@
  * records never have timestamps under kernel replay) they are counted for a
  * warning.  Transfers are kept only while a region is open.
  *
+ * Locks: the buffer queue and pool are owned here under pc_act_mu, a leaf
+ * (never held while decoding or with the gpu lock); the decoded store is
+ * owned here too and guarded by the gpu lock (pc_capture.c), taken while a
+ * buffer is decoded, so a record joins its launch and is stored in one step.
+ *
  * Memory for one region of 1,000,000 launches: 32 MB of kernel records, a
  * launch log of the launches not yet decoded (16 B each), about five 4 MiB
  * buffers.  TO VERIFY ON THE GPU: resident memory grows by <= 64 MiB and
  * every launch is counted.
  */
 #include "pc_activity.h"
+#include "pc_call.h"
 #include "pc_cupti.h"
 
 #include <cupti.h>
@@ -201,7 +207,8 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
   uint64_t lost = 0, zero = 0;
   pc_gpu_lock();
   /* cuptiActivityGetNextRecord only reads the buffer: it never calls back. */
-  while (pc_cupti.cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+  while (PC_CUPTI_ALLOW(NULL, CUPTI_ERROR_MAX_LIMIT_REACHED, cuptiActivityGetNextRecord, buf, valid, &rec) ==
+         CUPTI_SUCCESS) {
     switch (rec->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -314,7 +321,7 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
                                          size_t valid) {
   (void)size;
   size_t dropped = 0;
-  if (pc_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+  if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
     atomic_fetch_add(&pc_dropped, dropped);
   if (!buffer) return;
   if (valid == 0) {
@@ -336,39 +343,33 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
 
 static int pc_cupti_usable(void) { return !pc_capture_cupti_unusable(NULL, 0) && !pc_capture_fatal(NULL, 0); }
 
-perfcheck_status pc_activity_start(char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
-  if (!pc_cupti_usable()) {
-    if (msg) snprintf(msg, msglen, "CUPTI is not usable in this process");
-    return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+perfcheck_status pc_activity_start(pc_err *err) {
+  pc_err_clear(err);
+  if (!pc_cupti_usable()) return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "CUPTI is not usable in this process");
   /* Already on (the injection library starts activity in InitializeInjection,
    * before any context, and the session start comes here again). */
   int all_on = pc_registered;
   for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) all_on &= pc_kind_on[i];
   if (all_on) return PERFCHECK_OK;
-  CUptiResult r = pc_cupti.cuptiActivityRegisterCallbacks(pc_buffer_requested, pc_buffer_completed);
-  const char *what = "cuptiActivityRegisterCallbacks";
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiActivityRegisterCallbacks, pc_buffer_requested, pc_buffer_completed);
+  const char *what = "";
   if (r == CUPTI_SUCCESS) {
     pc_registered = 1;
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) {
-      r = pc_cupti.cuptiActivityEnable(pc_kinds[i]);
+      r = PC_CUPTI(&e, cuptiActivityEnable, pc_kinds[i]);
       if (r != CUPTI_SUCCESS) {
-        what = i == 0 ? "cuptiActivityEnable(CONCURRENT_KERNEL)"
-               : i == 1 ? "cuptiActivityEnable(MEMCPY)"
-                        : "cuptiActivityEnable(MEMSET)";
+        what = i == 0 ? " (CONCURRENT_KERNEL)" : i == 1 ? " (MEMCPY)" : " (MEMSET)";
         break;
       }
       pc_kind_on[i] = 1;
     }
   }
   if (r != CUPTI_SUCCESS) {
-    const char *s = NULL;
-    if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
-    if (msg) snprintf(msg, msglen, "%s: %s (%d)", what, s, (int)r);
+    pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s%s (%d)", e.msg, what, (int)r);
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
       if (pc_kind_on[i]) {
-        pc_cupti.cuptiActivityDisable(pc_kinds[i]);
+        (void)PC_CUPTI(NULL, cuptiActivityDisable, pc_kinds[i]);
         pc_kind_on[i] = 0;
       }
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
@@ -378,9 +379,9 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
 
 void pc_activity_flush(int forced) {
   if (pc_registered && pc_cupti_usable()) {
-    pc_cupti.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    (void)PC_CUPTI(NULL, cuptiActivityFlushAll, forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t dropped = 0;
-    if (pc_cupti.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+    if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
       atomic_fetch_add(&pc_dropped, dropped);
   }
   pc_activity_decode();
@@ -389,8 +390,8 @@ void pc_activity_flush(int forced) {
 void pc_activity_stop(void) {
   if (pc_cupti_usable()) {
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
-      if (pc_kind_on[i]) pc_cupti.cuptiActivityDisable(pc_kinds[i]);
-    if (pc_registered) pc_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (pc_kind_on[i]) (void)PC_CUPTI(NULL, cuptiActivityDisable, pc_kinds[i]);
+    if (pc_registered) (void)PC_CUPTI(NULL, cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
   memset(pc_kind_on, 0, sizeof pc_kind_on);
   pc_activity_decode(); /* no region is open: the records are dropped */

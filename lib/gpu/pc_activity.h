@@ -22,9 +22,9 @@
 
 /* Registers the buffer callbacks and enables CONCURRENT_KERNEL, MEMCPY and
  * MEMSET.  Call after pc_capture_start succeeded.  Returns PERFCHECK_OK or
- * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (msg says which call); on failure every
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (*err says which call); on failure every
  * kind it enabled is disabled again.  A call while all are on does nothing. */
-perfcheck_status pc_activity_start(char *msg, size_t msglen);
+perfcheck_status pc_activity_start(pc_err *err);
 
 /* cuptiActivityFlushAll(forced ? FLUSH_FORCED : 0), then decodes every
  * queued buffer.  Must not be called with the gpu lock held. */

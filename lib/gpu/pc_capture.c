@@ -54,6 +54,18 @@
  * own call) from taking the lock twice.  Graph launches are never profiled
  * (auto range + kernel replay left a graph kernel unwritten on the H200).
  *
+ * Locks owned here, in the order they are taken (after the session lock):
+ *   1. pc_launch_rw, the launch rwlock: a profiled launch holds it
+ *      exclusively from ENTER to EXIT (across the counter layer's CUPTI calls:
+ *      that is its purpose), every other launch shared, only while counters
+ *      are on;
+ *   2. pc_gpu_mu, the gpu lock: every table here (pc_cap) and pc_activity.c's
+ *      store.  Memory work only: never held across a CUPTI or driver call
+ *      (CUPTI may call the buffer-request callback from any CUDA call, and
+ *      that callback decodes under this lock).  Leaves taken under it: none.
+ * Everything else shared is an atomic (pc_active, pc_counters, ...) or
+ * thread-local (the launch depth, the ENTER time, the "our own launch" flag).
+ *
  * Teardown safety.  Callbacks count themselves in `pc_inflight` while they
  * touch shared state; pc_capture_stop clears `pc_active`, takes the rwlock
  * once exclusively (so every profiled launch finished its EXIT and no later
@@ -76,7 +88,7 @@
 #include "../core/pc_sigtab.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
-#include "pc_rp_internal.h" /* the counter layer's 39 flag, shared with ours */
+#include "pc_call.h"
 
 /* The id goes into pc_kspan.group shifted by PC_KSPAN_SHIFT. */
 #define PC_SIG_MAX (1u << (32 - PC_KSPAN_SHIFT))
@@ -130,16 +142,13 @@ static _Thread_local int pc_tl_internal; /* our own benchmark launches */
 #define PC_CD_MAGIC_MASK 0xffffffff00000000ull
 enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u };
 
-/* CUPTI answered 39 once: make no further CUPTI call in this process. */
-static int pc_cupti_dead;
-static char pc_cupti_holder[128];
 static char pc_fatal_msg[256];
 
-/* Either layer may meet the 39 first (perfcheck_metric_passes on the
- * current device runs without a session): both flags count. */
+/* CUPTI answered 39 once (here, or in the counter layer: the one flag of
+ * pc_call.h): no further CUPTI call in this process. */
 int pc_capture_cupti_unusable(char *holder, size_t len) {
-  const int dead = pc_cupti_dead || pc_cupti_blocked();
-  if (dead && holder && len) snprintf(holder, len, "%s", pc_cupti_dead ? pc_cupti_holder : "another CUPTI client");
+  const int dead = pc_cupti_blocked();
+  if (dead && holder && len) snprintf(holder, len, "%s", pc_cupti_holder());
   return dead;
 }
 
@@ -388,7 +397,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         flags |= PC_CD_HOLD;
         /* Everything from here to EXIT is perfcheck's cost but the kernel's
          * own run: the session cuts it out of the region's clock. */
-        if (pc_cupti.cuptiGetTimestamp(&pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
+        if (PC_CUPTI(NULL, cuptiGetTimestamp, &pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
         /* Re-check under the exclusive lock: pc_capture_stop clears pc_counters
          * before it takes the lock, so the counter layer is still alive here. */
         if (atomic_load(&pc_counters) &&
@@ -437,7 +446,7 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
      * timestamps: the session places the kernel, with its counted duration,
      * just before this moment (nothing else ran: we hold the launch lock). */
     uint64_t ts = 0;
-    if (ok && atomic_load(&pc_active) && pc_cupti.cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
+    if (ok && atomic_load(&pc_active) && PC_CUPTI(NULL, cuptiGetTimestamp, &ts) == CUPTI_SUCCESS) {
       pc_gpu_lock();
       for (size_t i = pc_cap.nprof; i-- > 0;)
         if (pc_cap.prof[i].corr == cb->correlationId) {
@@ -514,9 +523,9 @@ static void pc_on_module_unload(void) {
     if (!pc_funcinfo_device_cached(ord >= 0 ? ord : 0, &d)) pc_device_init(&d);
     pc_attributes a;
     int is_kernel = 0;
-    char why[160] = "";
+    pc_err why;
     perfcheck_status st = pc_funcinfo_attributes(todo[i].ctx, todo[i].f, 0, todo[i].grid, todo[i].block,
-                                                 todo[i].smem, &d, &a, &is_kernel, why, sizeof why);
+                                                 todo[i].smem, &d, &a, &is_kernel, &why);
     pc_gpu_lock();
     pc_sig *s = &pc_cap.tab.sigs[todo[i].sig];
     if (st == PERFCHECK_OK) {
@@ -672,12 +681,6 @@ void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, C
 
 /* ---- start, stop, state -------------------------------------------------------------- */
 
-static const char *pc_cupti_text(CUptiResult r) {
-  const char *s = NULL;
-  if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
-  return s;
-}
-
 static void pc_tables_free(void) {
   pc_sigtab_free(&pc_cap.tab);
   pc_ltab_free(&pc_cap.launches);
@@ -692,22 +695,14 @@ static void pc_tables_free(void) {
   pc_cap.subscribed = subscribed;
 }
 
-perfcheck_status pc_capture_start(char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
+perfcheck_status pc_capture_start(pc_err *err) {
+  pc_err_clear(err);
   char holder[128];
-  if (pc_capture_cupti_unusable(holder, sizeof holder)) {
-    if (msg) snprintf(msg, msglen, "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process",
-                      holder);
-    return PERFCHECK_ERROR_CUPTI_IN_USE;
-  }
+  if (pc_capture_cupti_unusable(holder, sizeof holder))
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+                      "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
   if (pc_cap.subscribed) return PERFCHECK_OK; /* idempotent */
-  {
-    char why[512];
-    if (pc_cupti_load(why, sizeof why) != PERFCHECK_OK) {
-      if (msg) snprintf(msg, msglen, "%s", why);
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-    }
-  }
+  if (pc_cupti_load(err) != PERFCHECK_OK) return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   (void)pc_demangler(); /* looked up once, outside callbacks */
   atomic_store(&pc_active, 0);
   atomic_store(&pc_counters, 0);
@@ -726,25 +721,21 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   sp.oldSubscriberName = old;
   sp.oldSubscriberSize = sizeof old;
   CUpti_SubscriberHandle sub = NULL;
-  CUptiResult r = pc_cupti.cuptiSubscribe_v2(&sub, pc_capture_callback, NULL, &sp);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiSubscribe_v2, &sub, pc_capture_callback, NULL, &sp);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_MAX_LIMIT_REACHED) {
     /* No further CUPTI call in this process, not even for the error text:
      * after a 39 a later CUPTI call crashed the host program (§11). */
     old[sizeof old - 1] = '\0';
-    pc_cupti_dead = 1;
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) pc_cupti_note(r, "cuptiSubscribe_v2"); /* no CUPTI call */
-    snprintf(pc_cupti_holder, sizeof pc_cupti_holder, "%s", old[0] ? old : "another CUPTI client");
-    if (msg)
-      snprintf(msg, msglen,
-               "cuptiSubscribe_v2: CUPTI is in use by %s (error %d): run without the other tool "
-               "(ncu, nsys, compute-sanitizer, cuda-gdb) or disable the framework's profiler",
-               pc_cupti_holder, (int)r);
-    return PERFCHECK_ERROR_CUPTI_IN_USE;
+    pc_cupti_poison(old[0] ? old : NULL);
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+                      "cuptiSubscribe_v2: CUPTI is in use by %s (error %d): run without the other tool "
+                      "(ncu, nsys, compute-sanitizer, cuda-gdb) or disable the framework's profiler",
+                      pc_cupti_holder(), (int)r);
   }
-  if (r != CUPTI_SUCCESS) {
-    if (msg) snprintf(msg, msglen, "cuptiSubscribe_v2: %s (%d)", pc_cupti_text(r), (int)r);
-    return r == CUPTI_ERROR_NOT_INITIALIZED ? PERFCHECK_ERROR_DRIVER_TOO_OLD : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+  if (r != CUPTI_SUCCESS)
+    return pc_err_set(err, r == CUPTI_ERROR_NOT_INITIALIZED ? PERFCHECK_ERROR_DRIVER_TOO_OLD : PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+                      "%s (%d)", e.msg, (int)r);
 
   static const CUpti_CallbackId driver_ids[] = {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -764,16 +755,17 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   };
   const char *what = NULL;
   for (size_t i = 0; !what && i < sizeof driver_ids / sizeof driver_ids[0]; i++)
-    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
+    if ((r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
       what = "driver launch callback";
   for (size_t i = 0; !what && i < sizeof resource_ids / sizeof resource_ids[0]; i++)
-    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
+    if ((r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
       what = "resource callback";
-  if (!what && (r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS)
+  if (!what && (r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) !=
+                   CUPTI_SUCCESS)
     what = "state callback";
   if (what) {
-    if (msg) snprintf(msg, msglen, "cuptiEnableCallback (%s): %s (%d)", what, pc_cupti_text(r), (int)r);
-    pc_cupti.cuptiUnsubscribe(sub);
+    pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (%s, %d)", e.msg, what, (int)r);
+    (void)PC_CUPTI(NULL, cuptiUnsubscribe, sub);
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   }
   pc_cap.sub = sub;
@@ -812,7 +804,7 @@ void pc_capture_stop(void) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if (pc_cap.subscribed && !pc_cupti_dead) pc_cupti.cuptiUnsubscribe(pc_cap.sub);
+  if (pc_cap.subscribed) (void)PC_CUPTI(NULL, cuptiUnsubscribe, pc_cap.sub); /* refused after a 39 */
   pc_gpu_lock();
   pc_tables_free();
   pc_cap.sub = NULL;
@@ -1141,19 +1133,17 @@ static const CUpti_CallbackId pc_nvtx_ids[] = {
     CUPTI_CBID_NVTX_nvtxDomainRangePop,
 };
 
-perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
-  if (!pc_cap.subscribed || pc_cupti_dead) {
-    if (msg) snprintf(msg, msglen, "NVTX callbacks: the capture is not started");
-    return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, pc_err *err) {
+  pc_err_clear(err);
+  if (!pc_cap.subscribed || pc_cupti_blocked())
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "NVTX callbacks: the capture is not started");
+  pc_err e;
   if (!fn) atomic_store(&pc_nvtx_fn, NULL);
   for (size_t i = 0; i < sizeof pc_nvtx_ids / sizeof pc_nvtx_ids[0]; i++) {
-    CUptiResult r = pc_cupti.cuptiEnableCallback(fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
+    CUptiResult r = PC_CUPTI(&e, cuptiEnableCallback, fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
     if (r != CUPTI_SUCCESS && fn) {
-      if (msg) snprintf(msg, msglen, "cuptiEnableCallback (NVTX): %s (%d)", pc_cupti_text(r), (int)r);
-      for (size_t j = 0; j < i; j++) pc_cupti.cuptiEnableCallback(0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      for (size_t j = 0; j < i; j++) (void)PC_CUPTI(NULL, cuptiEnableCallback, 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
+      return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (NVTX, %d)", e.msg, (int)r);
     }
   }
   if (fn) atomic_store(&pc_nvtx_fn, fn);

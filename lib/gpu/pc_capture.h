@@ -53,7 +53,7 @@ int pc_capture_cupti_unusable(char *holder, size_t len);
  * PERFCHECK_ERROR_CUPTI_IN_USE (the holder named in msg; CUPTI is then
  * unusable for the process), PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  On failure nothing stays subscribed. */
-perfcheck_status pc_capture_start(char *msg, size_t msglen);
+perfcheck_status pc_capture_start(pc_err *err);
 
 /* Counter selection (ncu's -k -s -c, plus per-signature).  rp NULL: timing
  * only.  The regex is borrowed until pc_capture_stop. */
@@ -234,11 +234,11 @@ void pc_capture_set_context_hooks(pc_capture_ctx_fn created, pc_capture_ctx_fn d
  * lock, no CUDA call but cuptiGetTimestamp; the gpu lock may be taken.
  * Enables those callbacks on the subscriber (call after pc_capture_start);
  * NULL disables them.  Returns PERFCHECK_OK or
- * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (msg says which call).  pc_capture_stop
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (*err says which call).  pc_capture_stop
  * clears it.  NVTX calls reach CUPTI only when NVTX_INJECTION64_PATH names
  * libcupti or a library forwarding to cuptiNvtxInitialize2. */
 typedef void (*pc_capture_nvtx_fn)(uint32_t cbid, const void *nvtx_data);
-perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen);
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, pc_err *err);
 
 /* Counters only while gate() returns nonzero (PERFCHECK_NVTX: a range of
  * that name is open); launches outside are not profiled and say

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pc_call.h"
 #include "pc_capture.h"
 #include "pc_ceilings.h"
 #include "pc_cuda.h"
@@ -210,12 +211,12 @@ typedef struct pc_bench {
   CUevent start, stop;
   CUdeviceptr src, dst, out;
   size_t bytes;
-  char err[256];
+  pc_err err;                   /* the failed call, from PC_CU */
 } pc_bench;
 
-static perfcheck_status pc_bench_fail(pc_bench *b, perfcheck_status st, const char *call, CUresult r) {
-  char e[160];
-  snprintf(b->err, sizeof b->err, "%s: %s", call, pc_cuda_error_text(r, e, sizeof e));
+/* The status of a failed call whose text PC_CU already wrote into b->err. */
+static perfcheck_status pc_bench_fail(pc_bench *b, perfcheck_status st) {
+  b->err.status = st;
   return st;
 }
 
@@ -225,53 +226,52 @@ static perfcheck_status pc_bench_time(pc_bench *b, CUfunction f, unsigned grid, 
   double t[PC_CEIL_RUNS];
   CUresult r;
   for (int i = 0; i < PC_CEIL_WARMUP + PC_CEIL_RUNS; i++) {
-    if ((r = pc_cu.cuEventRecord(b->start, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventRecord", r);
-    if ((r = pc_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED, "cuLaunchKernel", r);
-    if ((r = pc_cu.cuEventRecord(b->stop, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventRecord", r);
-    if ((r = pc_cu.cuEventSynchronize(b->stop)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_KERNEL_FAULT, "cuEventSynchronize", r);
+    if ((r = PC_CU(&b->err, cuEventRecord, b->start, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+    if ((r = PC_CU(&b->err, cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED);
+    if ((r = PC_CU(&b->err, cuEventRecord, b->stop, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+    if ((r = PC_CU(&b->err, cuEventSynchronize, b->stop)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_KERNEL_FAULT);
     float ms = 0.0f;
-    if ((r = pc_cu.cuEventElapsedTime(&ms, b->start, b->stop)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventElapsedTime", r);
+    if ((r = PC_CU(&b->err, cuEventElapsedTime, &ms, b->start, b->stop)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
     if (i >= PC_CEIL_WARMUP) t[i - PC_CEIL_WARMUP] = ms * 1e-3;
   }
   *seconds = pc_median(t, PC_CEIL_RUNS);
   if (!(*seconds > 0.0)) {
-    snprintf(b->err, sizeof b->err, "the benchmark kernel took no measurable time");
-    return PERFCHECK_ERROR_INTERNAL;
+    return pc_err_set(&b->err, PERFCHECK_ERROR_INTERNAL, "the benchmark kernel took no measurable time");
   }
   return PERFCHECK_OK;
 }
 
 static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dram, double *fp32) {
-  CUresult r = pc_cu.cuModuleLoadData(&b->mod, pc_ptx);
-  if (r != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED, "cuModuleLoadData (benchmark PTX)", r);
-  if ((r = pc_cu.cuModuleGetFunction(&b->copy, b->mod, "pc_copy")) != CUDA_SUCCESS ||
-      (r = pc_cu.cuModuleGetFunction(&b->fma, b->mod, "pc_fma")) != CUDA_SUCCESS)
-    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuModuleGetFunction", r);
-  if ((r = pc_cu.cuEventCreate(&b->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-      (r = pc_cu.cuEventCreate(&b->stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventCreate", r);
+  CUresult r = PC_CU(&b->err, cuModuleLoadData, &b->mod, pc_ptx);
+  if (r != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED);
+  if ((r = PC_CU(&b->err, cuModuleGetFunction, &b->copy, b->mod, "pc_copy")) != CUDA_SUCCESS ||
+      (r = PC_CU(&b->err, cuModuleGetFunction, &b->fma, b->mod, "pc_fma")) != CUDA_SUCCESS)
+    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+  if ((r = PC_CU(&b->err, cuEventCreate, &b->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+      (r = PC_CU(&b->err, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
 
   const int sms = d->sm_count > 0 ? d->sm_count : 1;
   const unsigned block = 256;
 
   /* DRAM: 1 GiB each way; smaller only when the device cannot hold it. */
   for (b->bytes = PC_CEIL_COPY_BYTES; b->bytes >= ((size_t)256 << 20); b->bytes /= 2) {
-    if (pc_cu.cuMemAlloc(&b->src, b->bytes) != CUDA_SUCCESS) {
+    if (PC_CU(&b->err, cuMemAlloc, &b->src, b->bytes) != CUDA_SUCCESS) {
       b->src = 0;
       continue;
     }
-    if (pc_cu.cuMemAlloc(&b->dst, b->bytes) == CUDA_SUCCESS) break;
-    pc_cu.cuMemFree(b->src);
+    if (PC_CU(&b->err, cuMemAlloc, &b->dst, b->bytes) == CUDA_SUCCESS) break;
+    (void)PC_CU(NULL, cuMemFree, b->src);
     b->src = b->dst = 0;
   }
   if (!b->src || !b->dst) {
-    snprintf(b->err, sizeof b->err, "cuMemAlloc: cannot allocate two buffers of 256 MiB for the copy benchmark");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(&b->err, PERFCHECK_ERROR_OUT_OF_MEMORY,
+                      "cuMemAlloc: cannot allocate two buffers of 256 MiB for the copy benchmark");
   }
-  if ((r = pc_cu.cuMemsetD8(b->src, 0x5a, b->bytes)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuMemsetD8", r);
+  if ((r = PC_CU(&b->err, cuMemsetD8, b->src, 0x5a, b->bytes)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
   {
     unsigned long long n16 = b->bytes / 16;
     const int per_sm = d->max_threads_per_sm > 0 ? d->max_threads_per_sm / (int)block : 8;
@@ -286,12 +286,13 @@ static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dr
   /* FP32: exactly one wave of resident blocks, sized to run ~20 ms. */
   {
     int per_sm = 0;
-    r = pc_cu.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, b->fma, (int)block, 0, CU_OCCUPANCY_DEFAULT);
+    r = PC_CU(NULL, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &per_sm, b->fma, (int)block, 0,
+              CU_OCCUPANCY_DEFAULT);
     if (r != CUDA_SUCCESS || per_sm <= 0) per_sm = 1;
     unsigned grid = (unsigned)(sms * per_sm);
     const double threads = (double)grid * block;
-    if ((r = pc_cu.cuMemAlloc(&b->out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_OUT_OF_MEMORY, "cuMemAlloc", r);
+    if ((r = PC_CU(&b->err, cuMemAlloc, &b->out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_OUT_OF_MEMORY);
     double guess = pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s : 1e13;
     double it = PC_CEIL_FMA_TARGET_S * guess / (threads * PC_FMA_PER_TRIP * 2.0);
     unsigned iters = it < 256 ? 256u : it > (double)(1u << 22) ? (1u << 22) : (unsigned)it;
@@ -306,12 +307,12 @@ static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dr
 }
 
 static void pc_bench_free(pc_bench *b) {
-  if (b->out) pc_cu.cuMemFree(b->out);
-  if (b->dst) pc_cu.cuMemFree(b->dst);
-  if (b->src) pc_cu.cuMemFree(b->src);
-  if (b->start) pc_cu.cuEventDestroy(b->start);
-  if (b->stop) pc_cu.cuEventDestroy(b->stop);
-  if (b->mod) pc_cu.cuModuleUnload(b->mod);
+  if (b->out) PC_CU(NULL, cuMemFree, b->out);
+  if (b->dst) PC_CU(NULL, cuMemFree, b->dst);
+  if (b->src) PC_CU(NULL, cuMemFree, b->src);
+  if (b->start) PC_CU(NULL, cuEventDestroy, b->start);
+  if (b->stop) PC_CU(NULL, cuEventDestroy, b->stop);
+  if (b->mod) PC_CU(NULL, cuModuleUnload, b->mod);
 }
 
 PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char *cache_path, double *dram_bytes_per_s,
@@ -320,29 +321,25 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
   if (dram_bytes_per_s) *dram_bytes_per_s = PC_NULL;
   if (fp32_flop_per_s) *fp32_flop_per_s = PC_NULL;
   if (device < 0) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_measure_ceilings: device %d", device);
-  char msg[256];
-  perfcheck_status st = pc_cuda_load(msg, sizeof msg);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", msg);
+  pc_err e;
+  perfcheck_status st = pc_cuda_load(&e);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", e.msg);
   int count = 0;
-  if (pc_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || device >= count)
+  if (PC_CU(NULL, cuDeviceGetCount, &count) != CUDA_SUCCESS || device >= count)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_measure_ceilings: no device %d (%d visible)", device,
                    count);
   pc_device d;
-  st = pc_funcinfo_device(device, &d, msg, sizeof msg);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", msg);
+  st = pc_funcinfo_device(device, &d, &e);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", e.msg);
 
   CUdevice dev;
   CUcontext ctx = NULL;
-  CUresult r = pc_cu.cuDeviceGet(&dev, device);
-  if (r == CUDA_SUCCESS) r = pc_cu.cuDevicePrimaryCtxRetain(&ctx, dev);
-  if (r != CUDA_SUCCESS) {
-    char e[160];
-    return pc_fail(PERFCHECK_ERROR_NO_DEVICE, "cuDevicePrimaryCtxRetain: %s", pc_cuda_error_text(r, e, sizeof e));
-  }
-  if ((r = pc_cu.cuCtxPushCurrent(ctx)) != CUDA_SUCCESS) {
-    char e[160];
-    pc_cu.cuDevicePrimaryCtxRelease(dev);
-    return pc_fail(PERFCHECK_ERROR_INTERNAL, "cuCtxPushCurrent: %s", pc_cuda_error_text(r, e, sizeof e));
+  CUresult r = PC_CU(&e, cuDeviceGet, &dev, device);
+  if (r == CUDA_SUCCESS) r = PC_CU(&e, cuDevicePrimaryCtxRetain, &ctx, dev);
+  if (r != CUDA_SUCCESS) return pc_fail(PERFCHECK_ERROR_NO_DEVICE, "%s", e.msg);
+  if (PC_CU(&e, cuCtxPushCurrent, ctx) != CUDA_SUCCESS) {
+    (void)PC_CU(NULL, cuDevicePrimaryCtxRelease, dev);
+    return pc_fail(PERFCHECK_ERROR_INTERNAL, "%s", e.msg);
   }
   pc_bench b;
   memset(&b, 0, sizeof b);
@@ -352,9 +349,9 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
   pc_capture_internal(0);
   pc_bench_free(&b);
   CUcontext popped;
-  pc_cu.cuCtxPopCurrent(&popped);
-  pc_cu.cuDevicePrimaryCtxRelease(dev);
-  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_measure_ceilings: %s", b.err);
+  (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
+  (void)PC_CU(NULL, cuDevicePrimaryCtxRelease, dev);
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_measure_ceilings: %s", b.err.msg);
 
   d.peak_dram_bytes_per_s = dram;
   d.peak_fp32_flop_per_s = fp32;

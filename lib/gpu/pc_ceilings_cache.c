@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "pc_call.h"
 #include "pc_ceilings.h"
 #include "pc_cuda.h"
 
@@ -29,17 +30,17 @@ int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) {
 /* "NVIDIA_H200-0000-17-00": the name alone could be two identical cards. */
 static int pc_device_key(int ordinal, char *out, size_t len) {
   CUdevice dev;
-  if (pc_cu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return -1;
+  if (PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS) return -1;
   char name[128] = "";
-  if (pc_cu.cuDeviceGetName(name, (int)sizeof name, dev) != CUDA_SUCCESS) return -1;
+  if (PC_CU(NULL, cuDeviceGetName, name, (int)sizeof name, dev) != CUDA_SUCCESS) return -1;
   name[sizeof name - 1] = '\0';
   for (char *p = name; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'))
       *p = '_';
   int dom = 0, bus = 0, slot = 0;
-  pc_cu.cuDeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
-  pc_cu.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev);
-  pc_cu.cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev);
+  PC_CU(NULL, cuDeviceGetAttribute, &dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
+  PC_CU(NULL, cuDeviceGetAttribute, &bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev);
+  PC_CU(NULL, cuDeviceGetAttribute, &slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev);
   return snprintf(out, len, "%s-%04x-%02x-%02x", name, (unsigned)dom, (unsigned)bus, (unsigned)slot) < (int)len ? 0 : -1;
 }
 

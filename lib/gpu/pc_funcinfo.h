@@ -17,14 +17,14 @@
  * pc_funcinfo.c: at CUDA 13000 cuGetProcAddress hands out their _v2 ABI,
  * which takes the context as an argument).  Both work with either ABI; the
  * caller has `ctx` current. */
-CUresult pc_ctx_synchronize(CUcontext ctx);
+CUresult pc_ctx_synchronize(CUcontext ctx, pc_err *err);
 CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev);
 
 /* Device facts for device `ordinal`, once per device (cached): name, compute
  * capability, SM count, the limits pc_occupancy_compute needs, granularities,
  * ceilings from clocks, replaced by a measured ceilings file when one is
- * cached for this device.  Returns PERFCHECK_OK or an error (msg says). */
-perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, char *msg, size_t msglen);
+ * cached for this device.  Returns PERFCHECK_OK or an error (*err says). */
+perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err);
 /* Copies the cached facts of `ordinal` into *out and returns 1; 0 when they
  * are not cached yet (never calls the driver). */
 int pc_funcinfo_device_cached(int ordinal, pc_device *out);
@@ -50,10 +50,11 @@ int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
  *   module-unload callback) and answers PERFCHECK_ERROR_NOT_FOUND for a
  *   CUkernel (*is_kernel = 1).
  * Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND or
- * PERFCHECK_ERROR_UNSUPPORTED (why says which call failed). */
+ * PERFCHECK_ERROR_UNSUPPORTED (*why says which call failed).  *why may hold
+ * a failed occupancy call with PERFCHECK_OK too: the model answered then. */
 perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const unsigned grid[3],
                                         const unsigned block[3], unsigned dynamic_smem, const pc_device *d,
-                                        pc_attributes *a, int *is_kernel, char *why, size_t whylen);
+                                        pc_attributes *a, int *is_kernel, pc_err *why);
 
 /* The mangled name of f from the driver (cuFuncGetName, else
  * cuKernelGetName); returns 0 on success. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pc_activity.h"
+#include "pc_call.h"
 #include "pc_capture.h"
 #include "pc_cuda.h"
 #include "pc_cupti.h"
@@ -26,7 +27,7 @@
 static pthread_mutex_t pc_gpu_state_mu = PTHREAD_MUTEX_INITIALIZER;
 static pc_rp *pc_gpu_rp_;
 static int pc_gpu_counters_asked;
-static char pc_gpu_note[700];
+static char pc_gpu_note[900];
 
 pc_rp *pc_gpu_rp(void) {
   pthread_mutex_lock(&pc_gpu_state_mu);
@@ -63,48 +64,41 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_er
    * day counters are switched on. */
   pc_rp_plan plan;
   memset(&plan, 0, sizeof plan);
-  char msg[512] = "";
-  int started = 0; /* 1: capture, 2: capture and activity */
-  perfcheck_status st = pc_rp_plan_parse(spec, &plan, msg, sizeof msg);
+  pc_err e;
+  int started = 0; /* 1: the capture (and perhaps activity) is up */
+  perfcheck_status st = pc_rp_plan_parse(spec, &plan, &e);
   if (st != PERFCHECK_OK) {
     st = pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: metrics \"%s\": %s", spec,
-                    msg[0] ? msg : perfcheck_strerror(st));
+                    e.msg[0] ? e.msg : perfcheck_strerror(st));
     goto fail;
   }
   /* The driver first: CUPTI returns 999 or crashes without one. */
-  if ((st = pc_cuda_load(msg, sizeof msg)) != PERFCHECK_OK) {
-    pc_err_set(err, st, "%s", msg);
-    goto fail;
-  }
+  if ((st = pc_cuda_load(err)) != PERFCHECK_OK) goto fail;
   char holder[128];
   if (pc_capture_cupti_unusable(holder, sizeof holder)) {
     st = pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
                     "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
     goto fail;
   }
-  out->device0_ok = pc_funcinfo_device(0, &out->device0, out->device0_msg, sizeof out->device0_msg) == PERFCHECK_OK;
-  if (!out->device0_ok) pc_device_init(&out->device0);
-  if ((st = pc_capture_start(msg, sizeof msg)) != PERFCHECK_OK) {
-    pc_err_set(err, st, "%s", msg);
-    goto fail;
+  out->device0_ok = pc_funcinfo_device(0, &out->device0, &e) == PERFCHECK_OK;
+  if (!out->device0_ok) {
+    pc_device_init(&out->device0);
+    snprintf(out->device0_msg, sizeof out->device0_msg, "%s", e.msg);
   }
+  if ((st = pc_capture_start(err)) != PERFCHECK_OK) goto fail;
   started = 1;
-  if ((st = pc_activity_start(msg, sizeof msg)) != PERFCHECK_OK) {
-    pc_err_set(err, st, "%s", msg);
-    goto fail;
-  }
-  started = 2;
+  if ((st = pc_activity_start(err)) != PERFCHECK_OK) goto fail;
   pc_rp *rp = NULL;
-  char note[700] = "";
+  char note[900] = "";
   if (c->mode != PERFCHECK_MODE_TIMING) {
     char set[sizeof plan.set_name];
     snprintf(set, sizeof set, "%s", plan.set_name);
-    st = pc_rp_create(&plan, c->progress, &rp, msg, sizeof msg); /* the plan moves in on success */
+    st = pc_rp_create(&plan, c->progress, &rp, &e); /* the plan moves in on success */
     if (st == PERFCHECK_OK && rp) {
       snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
     } else {
       rp = NULL;
-      snprintf(note, sizeof note, "counters unavailable (%s): %s", perfcheck_strerror(st), msg);
+      snprintf(note, sizeof note, "counters unavailable (%s): %s", perfcheck_strerror(st), e.msg);
     }
   }
   pc_rp_plan_free(&plan);
@@ -128,8 +122,10 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_er
 
 fail: /* the one cleanup path: undo what was started */
   pc_rp_plan_free(&plan);
-  if (started) pc_gpu_teardown(NULL);
-  else pc_funcinfo_reset();
+  if (started)
+    pc_gpu_teardown(NULL);
+  else
+    pc_funcinfo_reset();
   return st;
 }
 
@@ -179,7 +175,7 @@ void pc_gpu_marks(pc_region_marks *m) {
 
 uint64_t pc_gpu_timestamp(void) {
   uint64_t t = 0;
-  if (!pc_cupti.cuptiGetTimestamp || pc_cupti.cuptiGetTimestamp(&t) != CUPTI_SUCCESS) t = 0;
+  if (!pc_cupti.cuptiGetTimestamp || PC_CUPTI(NULL, cuptiGetTimestamp, &t) != CUPTI_SUCCESS) t = 0;
   return t;
 }
 

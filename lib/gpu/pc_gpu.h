@@ -42,9 +42,9 @@ typedef struct pc_gpu_config {
 typedef struct pc_gpu_started {
   int device0_ok;               /* device 0's facts below are the driver's */
   pc_device device0;
-  char device0_msg[256];        /* why not, when !device0_ok */
+  char device0_msg[800];        /* why not, when !device0_ok */
   char metric_set[32];          /* the counter set in use, "" when counters are off */
-  char counters_note[700];      /* why counters are off although asked for, "" otherwise */
+  char counters_note[900];      /* why counters are off although asked for, "" otherwise */
 } pc_gpu_started;
 
 /* Starts the GPU side: the metric list is parsed first (a typo is an error in
@@ -67,7 +67,7 @@ typedef struct pc_gpu_events {
   int fatal;                    /* CUPTI reported a fatal error: no further CUPTI call */
   char fatal_msg[300];
   int refused;                  /* counters were refused in a launch callback (once) */
-  char refused_msg[700];        /* "counters refused (STATUS): why and the fix" */
+  char refused_msg[900];        /* "counters refused (STATUS): why and the fix" */
 } pc_gpu_events;
 /* What the callbacks noticed since the last poll. */
 void pc_gpu_poll(pc_gpu_events *ev);

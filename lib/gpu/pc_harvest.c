@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "pc_activity.h"
+#include "pc_call.h"
 #include "pc_capture.h"
 #include "pc_cuda.h"
 #include "pc_cupti.h"
@@ -56,21 +57,18 @@ static perfcheck_status pc_sync_contexts(const pc_gpu_region *g, char *fault, si
       ctxs = small, nctx = 16;
   }
   for (size_t i = 0; i < nctx; i++) {
-    if (pc_cu.cuCtxPushCurrent(ctxs[i]) != CUDA_SUCCESS) {
+    if (PC_CU(NULL, cuCtxPushCurrent, ctxs[i]) != CUDA_SUCCESS) {
       pc_capture_context_dead(ctxs[i]);
       continue;
     }
-    CUresult res = pc_ctx_synchronize(ctxs[i]);
+    pc_err e;
+    CUresult res = pc_ctx_synchronize(ctxs[i], &e);
     CUcontext popped;
-    pc_cu.cuCtxPopCurrent(&popped);
+    (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
     if (res == CUDA_ERROR_INVALID_CONTEXT || res == CUDA_ERROR_CONTEXT_IS_DESTROYED || res == CUDA_ERROR_DEINITIALIZED) {
       pc_capture_context_dead(ctxs[i]);
     } else if (res != CUDA_SUCCESS) {
-      if (st == PERFCHECK_OK) {
-        char e[200];
-        snprintf(fault, len, "a kernel faulted in region \"%s\": cuCtxSynchronize: %s", g->name,
-                 pc_cuda_error_text(res, e, sizeof e));
-      }
+      if (st == PERFCHECK_OK) snprintf(fault, len, "a kernel faulted in region \"%s\": %s", g->name, e.msg);
       st = PERFCHECK_ERROR_KERNEL_FAULT;
     } else if (*first_ordinal < 0) {
       *first_ordinal = pc_funcinfo_ctx_ordinal(ctxs[i]);
@@ -108,17 +106,17 @@ static int pc_copy_strings(char ***dst, char *const *src, size_t n) {
 /* Collects the results of every profiled launch evaluated so far into the
  * capture, and copies the counter set's facts into the snapshot. */
 static void pc_counters(const pc_gpu_region *g, pc_snapshot *s, pc_rp *rp) {
-  char note[700];
+  char note[900];
   s->counters = pc_gpu_counters_note(note, sizeof note);
   if (note[0]) s->counters_note = pc_strdup(note);
   if (!rp) return;
   const pc_rp_plan *plan = pc_rp_get_plan(rp);
   pc_collect col = {plan ? plan->nextra : 0, 0, 0};
   uint64_t dropped = 0;
-  char msg[400] = "";
-  perfcheck_status cst = pc_rp_collect(rp, pc_on_result, &col, &dropped, msg, sizeof msg);
+  pc_err e;
+  perfcheck_status cst = pc_rp_collect(rp, pc_on_result, &col, &dropped, &e);
   if (cst != PERFCHECK_OK)
-    pc_snapshot_add_note(s, "counters of region \"%s\": %s", g->name, msg[0] ? msg : perfcheck_strerror(cst));
+    pc_snapshot_add_note(s, "counters of region \"%s\": %s", g->name, e.msg[0] ? e.msg : perfcheck_strerror(cst));
   if (dropped)
     pc_snapshot_add_note(s, "counters of region \"%s\": CUPTI dropped %llu ranges", g->name,
                          (unsigned long long)dropped);
@@ -142,8 +140,7 @@ static void pc_counters(const pc_gpu_region *g, pc_snapshot *s, pc_rp *rp) {
 static void pc_add_device(pc_snapshot *s, int ordinal) {
   if (ordinal < 0 || pc_snapshot_device(s, ordinal)) return;
   pc_device facts;
-  char msg[256];
-  if (pc_funcinfo_device(ordinal, &facts, msg, sizeof msg) != PERFCHECK_OK) return;
+  if (pc_funcinfo_device(ordinal, &facts, NULL) != PERFCHECK_OK) return;
   pc_snap_device *d = pc_snapshot_add_device(s);
   if (!d) return;
   d->ordinal = ordinal;
@@ -186,31 +183,30 @@ static void pc_sig_attributes(uint32_t gid, pc_sig_info *si, pc_snap_sig *g, con
     return;
   }
   pc_attributes a;
-  char why[256] = "";
+  pc_err why;
+  pc_err_clear(&why);
   int is_kernel = 0;
   perfcheck_status st = PERFCHECK_ERROR_NOT_FOUND;
-  if (si->f)
-    st = pc_funcinfo_attributes(si->ctx, si->f, 1, si->grid, si->block, si->dynamic_smem, dev, &a, &is_kernel, why,
-                                sizeof why);
+  if (si->f) st = pc_funcinfo_attributes(si->ctx, si->f, 1, si->grid, si->block, si->dynamic_smem, dev, &a, &is_kernel, &why);
   g->attr_new = 1;
   if (st == PERFCHECK_OK) {
     /* why: the occupancy call alone failed (the model answered). */
     g->attr_from = PC_SNAP_ATTR_DRIVER;
     g->attr = a;
-    g->attr_note = why[0] ? pc_strdup(why) : NULL;
+    g->attr_note = why.msg[0] ? pc_strdup(why.msg) : NULL;
     pc_capture_sig_set_attr(gid, PC_ATTR_OK, &a, NULL);
   } else if (si->rec_valid) {
     /* A kernel seen only through a graph (or whose handle went away): its
      * activity record's registers and shared memory, occupancy from the
      * model (lib/core computes it the same way from the snapshot). */
     g->attr_from = PC_SNAP_ATTR_RECORD;
-    g->attr_note = pc_strdup(si->f ? why : "no function handle: launched only by a CUDA graph");
+    g->attr_note = pc_strdup(si->f ? why.msg : "no function handle: launched only by a CUDA graph");
     pc_attributes_compute(dev, (int)si->rec_registers, (int)si->rec_static_smem, (int)si->rec_local, -1, -1,
                           si->grid, si->block, si->dynamic_smem, &a);
     pc_capture_sig_set_attr(gid, PC_ATTR_OK, &a, NULL);
   } else {
     g->attr_from = PC_SNAP_ATTR_NONE;
-    g->attr_note = pc_strdup(si->f ? why : "no function handle");
+    g->attr_note = pc_strdup(si->f ? why.msg : "no function handle");
     pc_capture_sig_set_attr(gid, PC_ATTR_UNAVAILABLE, NULL, g->attr_note);
   }
 }
@@ -371,7 +367,7 @@ perfcheck_status pc_gpu_region_harvest(const pc_gpu_region *g, pc_snapshot **out
    * accepted until pc_take retires it. */
   pc_capture_region_pop(g->id);
 
-  char fault[400] = "";
+  char fault[900] = "";
   int first_ordinal = -1;
   const perfcheck_status st = pc_sync_contexts(g, fault, sizeof fault, &first_ordinal);
   const uint64_t end_ts = g->end ? g->end->ts : pc_gpu_timestamp();

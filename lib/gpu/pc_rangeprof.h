@@ -41,7 +41,7 @@ typedef struct pc_rp_plan {
 
 /* Parses a metric spec into a plan (no CUPTI call).  Returns PERFCHECK_OK or
  * PERFCHECK_ERROR_INVALID_ARGUMENT (empty item, bad set name). */
-perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err, size_t errlen);
+perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *err);
 void pc_rp_plan_free(pc_rp_plan *plan);
 /* The counter names a plan collects, in order (PC_M_* first, then extras;
  * rejected names are skipped), into names[0..cap-1]; returns the count, which
@@ -53,16 +53,15 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
  * ("GH100"), moving invalid ones to plan->rejected, and returns the number of
  * passes CUPTI needs.  Returns PERFCHECK_OK, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
  * PERFCHECK_ERROR_UNSUPPORTED (unknown chip). */
-perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, char *err,
-                                    size_t errlen);
+perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err);
 
 /* Creates the counter layer for the current process: initializes the CUPTI
  * profiler, and per device reached later, the host object.  `plan` is moved
  * in (the caller's copy is zeroed).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED, PERFCHECK_ERROR_COUNTERS_BUSY,
  * PERFCHECK_ERROR_UNSUPPORTED, PERFCHECK_ERROR_CUPTI_UNAVAILABLE; msg says
- * which call failed and the fix. */
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char *msg, size_t msglen);
+ * which call failed and the fix (in *err). */
+perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err);
 
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch
@@ -122,8 +121,7 @@ typedef void (*pc_rp_result_fn)(void *user, const pc_rp_result *res);
  * launch order, then forgets them.  Must not be called from a CUPTI callback.
  * Returns PERFCHECK_OK or an error status (msg filled); ranges CUPTI dropped
  * are counted in *dropped. */
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped,
-                               char *msg, size_t msglen);
+perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err);
 
 /* Passes per profiled launch for the plan on the devices seen (0 before any
  * launch). */

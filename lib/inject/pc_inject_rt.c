@@ -74,6 +74,7 @@
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
 #include "../gpu/pc_activity.h"
+#include "../gpu/pc_call.h"
 #include "../gpu/pc_capture.h"
 #include "../gpu/pc_cupti.h"
 #include "../pc_session.h"
@@ -446,10 +447,10 @@ static void pc_rt_context_created(CUcontext ctx) {
     return;
   }
   pc_rt_session = s;
-  char msg[400];
-  if (pc_capture_set_nvtx_hook(pc_rt_on_nvtx, msg, sizeof msg) != PERFCHECK_OK) {
-    char note[480];
-    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", msg);
+  pc_err e;
+  if (pc_capture_set_nvtx_hook(pc_rt_on_nvtx, &e) != PERFCHECK_OK) {
+    char note[800];
+    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
     pc_session_note(s, note);
   }
   if (pc_rt_env.nvtx_include) pc_capture_set_counter_gate(pc_rt_gate);
@@ -480,11 +481,11 @@ __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, in
  * (libperfcheck has no link to libcupti: pc_cupti.h). */
 int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
   if (abi != PC_INJECT_ABI) return 0;
-  if (pc_cupti_load(NULL, 0) != PERFCHECK_OK) return 0;
+  if (pc_cupti_load(NULL) != PERFCHECK_OK) return 0;
   int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
   if (!init) return 0;
   uint32_t v = 0;
-  pc_cupti.cuptiGetVersion(&v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
+  (void)PC_CUPTI(NULL, cuptiGetVersion, &v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
   return init(get_export_table) == 0; /* CUPTI_SUCCESS */
 }
 
@@ -505,18 +506,13 @@ int pc_inject_initialize(int abi) {
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */
-  char msg[512];
-  if (pc_capture_start(msg, sizeof msg) != PERFCHECK_OK) {
+  pc_err e;
+  int started = 0;
+  if (pc_capture_start(&e) != PERFCHECK_OK || (started = 1, pc_activity_start(&e)) != PERFCHECK_OK) {
+    if (started) pc_capture_stop(); /* the one undo path */
     pc_capture_set_context_hooks(NULL, NULL);
     atomic_store(&pc_rt_state, PC_RT_DONE);
-    pc_rt_off(msg);
-    return 1;
-  }
-  if (pc_activity_start(msg, sizeof msg) != PERFCHECK_OK) {
-    pc_capture_stop();
-    pc_capture_set_context_hooks(NULL, NULL);
-    atomic_store(&pc_rt_state, PC_RT_DONE);
-    pc_rt_off(msg);
+    pc_rt_off(e.msg);
     return 1;
   }
   atexit(pc_rt_atexit_waiting);
