@@ -27,17 +27,13 @@ perfcheck_session *pc_session_current_try(int *busy);
 
 /* ---- regions of the injection library ----------------------------------------
  * NVTX ranges arrive as CUPTI callbacks, where the session lock, driver calls
- * and activity flushes are not allowed.  So a range is recorded there (a
- * region opened with pc_gpu_region_open and popped with
- * pc_capture_region_pop, so that launches are tagged at once, plus its
- * marks at both ends) and replayed into the session at a safe point
- * (exit, a signal's watcher thread): pc_session_begin_recorded for it (and
- * its enclosing ranges first), pc_session_end_recorded with its end marks.
- * The heavy part of an end (synchronize, flush, counters, attributes) runs
- * then; its numbers are those of the recorded interval. */
-
-/* The marks of a region's ends are pc_region_marks (gpu/pc_gpu.h), taken
- * with pc_gpu_marks, which is safe inside a CUPTI callback. */
+ * and activity flushes are not allowed.  So a range is recorded there, on
+ * the one region stack (pc_gpu_region_open with PC_RG_RECORDED at its push,
+ * so that launches are tagged at once; pc_gpu_region_mark_end at its pop,
+ * which takes its end marks), and ended at a safe point (exit, a signal's
+ * watcher thread) by pc_session_end_all.  The heavy part of an end
+ * (synchronize, flush, counters, attributes) runs then; its numbers are those
+ * of the recorded interval. */
 
 /* Opens the whole-program region of the injection library: as
  * perfcheck_session_begin (no NVTX range of its own), but the kernel entries
@@ -46,20 +42,12 @@ perfcheck_session *pc_session_current_try(int *busy);
  * kernels keep their own steps 2 to 5.  Not from a callback. */
 perfcheck_status pc_session_begin_program(perfcheck_session *s, const char *name);
 
-/* Pushes a region recorded earlier: `name` (copied), its capture region id
- * (from pc_capture_region_push), its begin marks.  Its parent is the
- * innermost region open in the session now.  Takes the session lock: never
- * from a callback.  Returns PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT,
- * PERFCHECK_ERROR_OUT_OF_MEMORY. */
-perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *name, uint32_t capture_id,
-                                           const pc_region_marks *begin);
-
-/* Closes the innermost region as perfcheck_session_end does, ending it at
- * `end` (recorded earlier) or, when NULL, now.  Unlike perfcheck_session_end
- * it also collects in an inert session (after a kernel fault: what was
- * collected is kept), except after CUPTI's own fatal error.  Not from a
- * callback.  Returns as perfcheck_session_end. */
-perfcheck_status pc_session_end_recorded(perfcheck_session *s, const pc_region_marks *end);
+/* Ends every region still open, recorded ranges and the program region
+ * alike, children before their parents (siblings in the order they began),
+ * each at its recorded end or now.  Unlike perfcheck_session_end it also
+ * collects in an inert session (after a kernel fault: what was collected is
+ * kept), except after CUPTI's own fatal error.  Not from a callback. */
+void pc_session_end_all(perfcheck_session *s);
 
 /* Adds a warning line to the session's report (and stderr unless quiet). */
 void pc_session_note(perfcheck_session *s, const char *text);

@@ -5,7 +5,8 @@
  * snapshot of what the region collected (pc_gpu_region_harvest), and lib/core
  * turns it into report entries and their verdicts (pc_region_build).  The
  * only lib/gpu calls here are those of gpu/pc_gpu.h: start and stop, region
- * open, harvest and drop, and the state poll (docs/architecture.md).
+ * open, innermost and next-to-end, harvest and drop, the state poll and the
+ * tool facts (docs/architecture.md lists them).
  *
  * One session per process: CUPTI allows one subscriber.  Start-up lives in
  * pc_session_startup (also the injection library's entry): options first
@@ -14,10 +15,11 @@
  * program is unchanged.
  *
  * Regions are process-wide and nest: the innermost open region tags every
- * launch from any thread.  Ending one: harvest (synchronize, flush, collect,
- * copy), write the snapshot to PERFCHECK_SNAPSHOT_DIR when that is set,
- * build.  A kernel fault seen at the end makes the session inert, keeping
- * what was collected.
+ * launch from any thread.  They live on lib/gpu's one region stack
+ * (pc_regions.h), named by id: the session keeps no stack of its own.
+ * Ending one: harvest (synchronize, flush, collect, copy), write the
+ * snapshot to PERFCHECK_SNAPSHOT_DIR when that is set, build.  A kernel fault
+ * seen at the end makes the session inert, keeping what was collected.
  *
  * Locks, in the order they are taken:
  *   pc_sess_global   the process's session pointer (create, destroy, the
@@ -43,21 +45,6 @@
 #include "gpu/pc_gpu.h"
 #include "pc_session.h"
 
-typedef struct pc_open_region {
-  char *name;
-  uint32_t id;
-  pc_region_marks begin;
-  int nvtx;
-  pthread_t nvtx_thread;
-  /* The injection library's whole-program region: its kernels carry no
-   * region, so its step 1 does not mask their steps 2 to 5. */
-  int program;
-  /* Ended earlier, inside a callback (pc_session_end_recorded): the region
-   * ends at these marks, not when it is closed. */
-  int has_end;
-  pc_region_marks end;
-} pc_open_region;
-
 /* How many snapshots of a region name were written (PERFCHECK_SNAPSHOT_DIR). */
 typedef struct pc_snap_count {
   char *name;
@@ -72,8 +59,6 @@ struct perfcheck_session {
   int has_re;
   pc_report *report;
   pc_build_state build;         /* what the builder carries from region to region */
-  pc_open_region *open;
-  size_t nopen, capopen;
   int inert;
   char message[1100];
   perfcheck_expectations *expect; /* perfcheck_session_expect's set; NULL before the first */
@@ -150,8 +135,6 @@ static void pc_check_state(perfcheck_session *s) {
 
 static void pc_session_free(perfcheck_session *s) {
   if (!s) return;
-  for (size_t i = 0; i < s->nopen; i++) free(s->open[i].name);
-  free(s->open);
   for (size_t i = 0; i < s->nsnaps; i++) free(s->snaps[i].name);
   free(s->snaps);
   if (s->has_re) regfree(&s->re);
@@ -274,20 +257,15 @@ PERFCHECK_API perfcheck_status perfcheck_session_create(const perfcheck_options 
 
 /* ---- regions ------------------------------------------------------------------------ */
 
-/* Room on the open-region stack for one more, and a zeroed entry in *r
- * holding a copy of the name (the caller fills the rest and pushes it).
- * Called with the session lock held. */
-static perfcheck_status pc_open_reserve(perfcheck_session *s, const char *name, const char *who,
-                                        pc_open_region *r) {
-  memset(r, 0, sizeof *r);
-  if (s->nopen == s->capopen) {
-    size_t nc = s->capopen ? s->capopen * 2 : 8;
-    pc_open_region *p = realloc(s->open, nc * sizeof *p);
-    if (!p) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
-    s->open = p;
-    s->capopen = nc;
-  }
-  if (!(r->name = pc_strdup(name))) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+/* Opens a region on the one region stack (lib/gpu's; pc_regions.h) and,
+ * when asked, an NVTX range of the same name on this thread.  Called with the
+ * session lock held. */
+static perfcheck_status pc_region_open(perfcheck_session *s, const char *name, unsigned flags, const char *who) {
+  if (s->inert) return pc_fail(PERFCHECK_ERROR_INERT, "%s", s->message);
+  const int nvtx = s->opt.emit_nvtx && !(flags & PC_RG_PROGRAM); /* under injection our own range would come back */
+  if (!pc_gpu_region_open(name, flags | (nvtx ? PC_RG_NVTX : 0u)))
+    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+  if (nvtx) nvtxRangePushA(name);
   return PERFCHECK_OK;
 }
 
@@ -297,23 +275,7 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, con
                                     s ? "region" : "session");
   pthread_mutex_lock(&s->lock);
   pc_check_state(s);
-  perfcheck_status st = PERFCHECK_OK;
-  pc_open_region r;
-  if (s->inert) {
-    st = pc_fail(PERFCHECK_ERROR_INERT, "%s", s->message);
-  } else if ((st = pc_open_reserve(s, region, "perfcheck_session_begin", &r)) == PERFCHECK_OK) {
-    if ((r.id = pc_gpu_region_open(&r.begin)) == 0) {
-      free(r.name);
-      st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_begin: out of memory");
-    } else {
-      if (s->opt.emit_nvtx) {
-        nvtxRangePushA(region);
-        r.nvtx = 1;
-        r.nvtx_thread = pthread_self();
-      }
-      s->open[s->nopen++] = r;
-    }
-  }
+  const perfcheck_status st = pc_region_open(s, region, 0, "perfcheck_session_begin");
   pthread_mutex_unlock(&s->lock);
   return st;
 }
@@ -343,26 +305,20 @@ static void pc_snapshot_record(perfcheck_session *s, const pc_snapshot *snap) {
                    snap->name, s->snapshot_dir, f ? perfcheck_strerror(st) : strerror(errno));
 }
 
-/* Closes the innermost region.  collect == 0 (inert session, or destroy
- * without an output): lib/gpu forgets it. */
-static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
-  pc_open_region r = s->open[--s->nopen];
+/* Ends region id (nvtx_here: pop the NVTX range this thread pushed for it).
+ * collect == 0 (inert session, or destroy without an output): lib/gpu forgets
+ * it.  Called with the session lock held. */
+static perfcheck_status pc_region_close(perfcheck_session *s, uint32_t id, int nvtx_here, int collect) {
   /* (NVTX ranges are per thread: a region ended on another thread than it
    * began cannot pop the beginner's range.) */
-  if (r.nvtx && pthread_equal(r.nvtx_thread, pthread_self())) nvtxRangePop();
-  const pc_open_region *up = s->nopen ? &s->open[s->nopen - 1] : NULL;
-  const pc_gpu_region g = {r.id,          up ? up->id : 0,  r.name, up ? up->name : NULL, (int)s->nopen,
-                           r.program,     r.begin,          r.has_end ? &r.end : NULL,
-                           s->nopen ? s->open[0].begin.ts : UINT64_MAX};
+  if (nvtx_here) nvtxRangePop();
   if (!collect) {
-    pc_gpu_region_drop(&g);
-    free(r.name);
+    pc_gpu_region_drop(id);
     return PERFCHECK_OK;
   }
   pc_snapshot *snap = NULL;
   pc_err e;
-  perfcheck_status st = pc_gpu_region_harvest(&g, &snap, &e);
-  free(r.name);
+  perfcheck_status st = pc_gpu_region_harvest(id, &snap, &e);
   pc_check_state(s);
   if (snap) {
     pc_snapshot_record(s, snap);
@@ -377,6 +333,15 @@ static perfcheck_status pc_region_close(perfcheck_session *s, int collect) {
   return st == PERFCHECK_OK ? PERFCHECK_OK : pc_fail(st, "%s", e.msg);
 }
 
+/* Ends every open region, children before parents; collect_inert: collect
+ * in an inert session too (what was collected before a fault is kept).
+ * Called with the session lock held. */
+static void pc_end_all(perfcheck_session *s, int collect, int collect_inert) {
+  int nvtx_here = 0;
+  for (uint32_t id; (id = pc_gpu_region_next_to_end(&nvtx_here)) != 0;)
+    pc_region_close(s, id, nvtx_here, collect && (collect_inert || !s->inert));
+}
+
 PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *s) {
   pc_clear_error();
   if (!s) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_end: session is NULL");
@@ -385,10 +350,12 @@ PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *s) {
   perfcheck_status st;
   if (s->inert)
     st = pc_fail(PERFCHECK_ERROR_INERT, "%s", s->message);
-  else if (s->nopen == 0)
-    st = pc_fail(PERFCHECK_ERROR_NO_REGION, "perfcheck_session_end: no region is open");
-  else
-    st = pc_region_close(s, 1);
+  else {
+    int nvtx_here = 0;
+    const uint32_t id = pc_gpu_region_innermost(&nvtx_here);
+    st = id ? pc_region_close(s, id, nvtx_here, 1)
+            : pc_fail(PERFCHECK_ERROR_NO_REGION, "perfcheck_session_end: no region is open");
+  }
   pthread_mutex_unlock(&s->lock);
   return st;
 }
@@ -397,51 +364,20 @@ PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *s) {
 
 perfcheck_status pc_session_begin_program(perfcheck_session *s, const char *name) {
   if (!s || !name) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_begin_program: NULL argument");
-  const int emit = s->opt.emit_nvtx;
-  s->opt.emit_nvtx = 0; /* under injection our own range would come back as an NVTX callback */
-  perfcheck_status st = perfcheck_session_begin(s, name);
-  s->opt.emit_nvtx = emit;
-  if (st != PERFCHECK_OK) return st;
   pthread_mutex_lock(&s->lock);
-  if (s->nopen) s->open[s->nopen - 1].program = 1;
-  pthread_mutex_unlock(&s->lock);
-  return PERFCHECK_OK;
-}
-
-perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *name, uint32_t capture_id,
-                                           const pc_region_marks *begin) {
-  if (!s || !name || !begin || !capture_id)
-    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_begin_recorded: bad argument");
-  pthread_mutex_lock(&s->lock);
-  pc_open_region r;
-  perfcheck_status st = pc_open_reserve(s, name, "pc_session_begin_recorded", &r);
-  if (st == PERFCHECK_OK) {
-    r.id = capture_id;
-    r.begin = *begin;
-    s->open[s->nopen++] = r;
-  }
+  const perfcheck_status st = pc_region_open(s, name, PC_RG_PROGRAM, "pc_session_begin_program");
   pthread_mutex_unlock(&s->lock);
   return st;
 }
 
-perfcheck_status pc_session_end_recorded(perfcheck_session *s, const pc_region_marks *end) {
-  if (!s) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_session_end_recorded: session is NULL");
+void pc_session_end_all(perfcheck_session *s) {
+  if (!s) return;
   pthread_mutex_lock(&s->lock);
   pc_check_state(s);
-  perfcheck_status st;
-  if (s->nopen == 0) {
-    st = pc_fail(PERFCHECK_ERROR_NO_REGION, "pc_session_end_recorded: no region is open");
-  } else {
-    if (end) {
-      s->open[s->nopen - 1].has_end = 1;
-      s->open[s->nopen - 1].end = *end;
-    }
-    /* After a kernel fault the session is inert but what it has is still
-     * collected; after CUPTI's own fatal error no CUPTI call is made. */
-    st = pc_region_close(s, !pc_gpu_fatal());
-  }
+  /* After a kernel fault the session is inert but what it has is still
+   * collected; after CUPTI's own fatal error no CUPTI call is made. */
+  pc_end_all(s, !pc_gpu_fatal(), 1);
   pthread_mutex_unlock(&s->lock);
-  return st;
 }
 
 void pc_session_note(perfcheck_session *s, const char *text) {
@@ -548,8 +484,7 @@ PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {
   pthread_mutex_lock(&s->lock);
   pc_check_state(s);
   /* Open regions: closed (and reported) only when a report will be written. */
-  const int collect = s->output != NULL;
-  while (s->nopen) pc_region_close(s, collect && !s->inert);
+  pc_end_all(s, s->output != NULL, 0);
   if (s->output) pc_write_output(s);
   pc_gpu_stop();
   pthread_mutex_unlock(&s->lock);

@@ -85,6 +85,7 @@
 #include <time.h>
 
 #include "../core/pc_launchlog.h"
+#include "../core/pc_regions.h"
 #include "../core/pc_sigtab.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
@@ -164,13 +165,6 @@ typedef struct pc_prof {
   pc_snap_profiled *res; /* the counter result, once collected (values, extra) */
 } pc_prof;
 
-/* An open region.  `closing`: its end has begun; launches go to the parent
- * but its kernel records are still accepted until it is retired. */
-typedef struct pc_open {
-  uint32_t id;
-  int closing;
-} pc_open;
-
 /* A stream being captured into a graph: launches into it do not run.  The
  * per-thread default stream (handles 0 and 2) is one stream per thread. */
 typedef struct pc_capstream {
@@ -186,8 +180,7 @@ static struct {
   pc_ltab launches;      /* the launch log (pc_launchlog.h) */
   pc_prof *prof;
   size_t nprof, capprof;
-  pc_open *open;
-  size_t nopen, capopen;
+  pc_regions regions;    /* the one region stack (pc_regions.h) */
   pc_capstream *caps;
   size_t ncaps, capcaps;
   uint64_t launch_seq;   /* launches made inside regions */
@@ -196,23 +189,9 @@ static struct {
   pc_select sel;         /* which launches are profiled (pc_sigtab.h) */
 } pc_cap;
 
-static uint32_t pc_next_region; /* never reset: ids are unique in the process */
+static int pc_region_is_open(uint32_t id) { return pc_regions_find(&pc_cap.regions, id) != NULL; }
 
-static int pc_region_is_open(uint32_t id) {
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) return 1;
-  return 0;
-}
-
-static void pc_update_current_region(void) {
-  uint32_t cur = 0;
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (!pc_cap.open[i].closing) {
-      cur = pc_cap.open[i].id;
-      break;
-    }
-  atomic_store(&pc_cur_region, cur);
-}
+static void pc_update_current_region(void) { atomic_store(&pc_cur_region, pc_regions_current(&pc_cap.regions)); }
 
 static int pc_is_per_thread_stream(CUstream s) {
   return s == NULL || s == CU_STREAM_PER_THREAD || s == CU_STREAM_LEGACY;
@@ -686,13 +665,15 @@ static void pc_tables_free(void) {
   pc_ltab_free(&pc_cap.launches);
   for (size_t i = 0; i < pc_cap.nprof; i++) pc_prof_free_result(&pc_cap.prof[i]);
   free(pc_cap.prof);
-  free(pc_cap.open);
+  pc_regions_clear(&pc_cap.regions);
   free(pc_cap.caps);
   CUpti_SubscriberHandle sub = pc_cap.sub;
   int subscribed = pc_cap.subscribed;
+  const uint32_t last_id = pc_cap.regions.last_id; /* ids stay unique in the process */
   memset(&pc_cap, 0, sizeof pc_cap);
   pc_cap.sub = sub;
   pc_cap.subscribed = subscribed;
+  pc_cap.regions.last_id = last_id;
 }
 
 perfcheck_status pc_capture_start(pc_err *err) {
@@ -830,40 +811,70 @@ int pc_capture_take_refusal(void) { return atomic_exchange(&pc_refusal, 0); }
 
 /* ---- regions --------------------------------------------------------------------------- */
 
-uint32_t pc_capture_region_push(void) {
+uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *begin) {
   pc_gpu_lock();
-  uint32_t id = 0;
-  if (pc_table_grow((void **)&pc_cap.open, &pc_cap.capopen, pc_cap.nopen, sizeof *pc_cap.open) == 0) {
-    if (++pc_next_region == 0) ++pc_next_region;
-    id = pc_next_region;
-    pc_cap.open[pc_cap.nopen].id = id;
-    pc_cap.open[pc_cap.nopen].closing = 0;
-    pc_cap.nopen++;
-    pc_update_current_region();
-  }
+  const uint32_t id = pc_regions_push(&pc_cap.regions, name, flags, begin);
+  if (id && (flags & PC_RG_NVTX)) pc_cap.regions.v[pc_cap.regions.n - 1].nvtx_thread = pthread_self();
+  pc_update_current_region();
   pc_gpu_unlock();
   return id;
 }
 
-void pc_capture_region_pop(uint32_t id) {
+void pc_capture_region_pop(uint32_t id, const pc_region_marks *end) {
   pc_gpu_lock();
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) {
-      pc_cap.open[i].closing = 1;
-      break;
-    }
+  pc_regions_close(&pc_cap.regions, id, end);
   pc_update_current_region();
   pc_gpu_unlock();
 }
 
 void pc_capture_region_retire_locked(uint32_t id) {
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) {
-      memmove(&pc_cap.open[i], &pc_cap.open[i + 1], (pc_cap.nopen - i - 1) * sizeof *pc_cap.open);
-      pc_cap.nopen--;
-      break;
-    }
+  pc_regions_retire(&pc_cap.regions, id);
   pc_update_current_region();
+}
+
+void pc_region_view_free(pc_region_view *v) {
+  free(v->name);
+  free(v->parent_name);
+  v->name = v->parent_name = NULL;
+}
+
+int pc_capture_region_view(uint32_t id, pc_region_view *out) {
+  memset(out, 0, sizeof *out);
+  pc_gpu_lock();
+  const pc_open_region *r = pc_regions_find(&pc_cap.regions, id);
+  const pc_open_region *up = r && r->parent ? pc_regions_find(&pc_cap.regions, r->parent) : NULL;
+  int rc = -1;
+  if (r) {
+    out->id = r->id;
+    out->parent = up ? up->id : 0;
+    out->depth = r->depth;
+    out->flags = r->flags;
+    out->nvtx_here = (r->flags & PC_RG_NVTX) && pthread_equal(r->nvtx_thread, pthread_self());
+    out->has_end = r->has_end;
+    out->begin = r->begin;
+    out->end = r->end;
+    out->keep_transfers_from = pc_regions_oldest_begin(&pc_cap.regions, id);
+    out->name = pc_strdup(r->name);
+    out->parent_name = up ? pc_strdup(up->name) : NULL;
+    rc = (!out->name || (up && !out->parent_name)) ? -2 : 0;
+  }
+  pc_gpu_unlock();
+  if (rc == -2) pc_region_view_free(out);
+  return rc;
+}
+
+uint32_t pc_capture_region_innermost(void) {
+  pc_gpu_lock();
+  const uint32_t id = pc_regions_innermost(&pc_cap.regions);
+  pc_gpu_unlock();
+  return id;
+}
+
+uint32_t pc_capture_region_next_to_end(void) {
+  pc_gpu_lock();
+  const uint32_t id = pc_regions_next_to_end(&pc_cap.regions);
+  pc_gpu_unlock();
+  return id;
 }
 
 uint64_t pc_capture_region_launches(void) {
@@ -919,7 +930,7 @@ size_t pc_capture_purge(uint32_t id) {
 /* ---- activity join ------------------------------------------------------------------------- */
 
 int pc_capture_region_open_locked(uint32_t id) { return pc_region_is_open(id); }
-int pc_capture_any_region_locked(void) { return pc_cap.nopen > 0; }
+int pc_capture_any_region_locked(void) { return pc_cap.regions.n > 0; }
 
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region) {
   size_t at = pc_ltab_find(&pc_cap.launches, rec->correlation_id);

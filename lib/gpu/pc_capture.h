@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_regions.h"
 #include "../core/pc_sigtab.h"
 #include "../core/pc_snapshot.h"
 #include "pc_rangeprof.h"
@@ -103,18 +104,42 @@ int pc_capture_take_refusal(void);
 
 /* ---- regions ---------------------------------------------------------------- */
 
-/* Opens a region: a new id (never 0, never reused in the process) becomes
- * the region of every launch from now on, from any thread.  Returns 0 on
- * OOM. */
-uint32_t pc_capture_region_push(void);
+/* The one region stack (pc_regions.h) lives here, under the gpu lock.
+ * Opens a region named `name` (copied), child of the current one: a new id
+ * (never 0, never reused in the process) becomes the region of every launch
+ * from now on, from any thread.  flags: PC_RG_*; with PC_RG_NVTX the calling
+ * thread is recorded as the one whose NVTX range to pop.  Safe in a CUPTI
+ * callback.  Returns 0 on OOM. */
+uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *begin);
 /* Starts closing region `id`: launches go to its parent from now on, but
  * kernel records of its launches are still accepted (the region's end
- * flushes them in) until pc_capture_region_retire_locked. */
-void pc_capture_region_pop(uint32_t id);
-/* Stops accepting records for region `id` (gpu lock held): call in the
- * same locked section that takes the region's spans out of the store, so no
- * late record is left behind. */
+ * flushes them in) until pc_capture_region_retire_locked.  `end` (may be
+ * NULL) records the marks of an end made now (an NVTX pop).  Safe in a
+ * CUPTI callback. */
+void pc_capture_region_pop(uint32_t id, const pc_region_marks *end);
+/* Removes region `id` from the stack and stops accepting its records (gpu
+ * lock held): call in the same locked section that takes the region's
+ * records out of the store, so no late record is left behind. */
 void pc_capture_region_retire_locked(uint32_t id);
+
+/* A copy of a region's entry, with what its end needs. */
+typedef struct pc_region_view {
+  uint32_t id, parent;          /* parent: 0 when none is still open */
+  int depth;
+  unsigned flags;               /* PC_RG_* */
+  int nvtx_here;                /* the session pushed an NVTX range for it on this thread */
+  int has_end;
+  pc_region_marks begin, end;
+  uint64_t keep_transfers_from; /* the oldest other open region's begin; UINT64_MAX none */
+  char *name, *parent_name;     /* the caller's (pc_region_view_free) */
+} pc_region_view;
+/* Returns 0, -1 for an unknown id, -2 on out of memory. */
+int pc_capture_region_view(uint32_t id, pc_region_view *out);
+void pc_region_view_free(pc_region_view *v);
+/* The region perfcheck_session_end ends (pc_regions_innermost), and the one
+ * to end next when all end (pc_regions_next_to_end); 0 when none. */
+uint32_t pc_capture_region_innermost(void);
+uint32_t pc_capture_region_next_to_end(void);
 /* Launch calls made inside any region so far (a counter: take differences). */
 uint64_t pc_capture_region_launches(void);
 /* Contexts that launched inside a region since region-launch count `since`

@@ -186,7 +186,37 @@ void pc_gpu_tool(char *path, size_t len, unsigned *version, int *preloaded) {
   if (preloaded) *preloaded = v ? pc_cupti_was_loaded() : -1;
 }
 
-uint32_t pc_gpu_region_open(pc_region_marks *begin) {
-  pc_gpu_marks(begin);
-  return pc_capture_region_push();
+uint32_t pc_gpu_region_open(const char *name, unsigned flags) {
+  pc_region_marks begin;
+  pc_gpu_marks(&begin); /* before the push: the region's own launches come after */
+  return pc_capture_region_push(name, flags, &begin);
+}
+
+void pc_gpu_region_mark_end(uint32_t id) {
+  pc_region_marks end;
+  pc_gpu_marks(&end);
+  pc_capture_region_pop(id, &end);
+}
+
+/* Whether the session pushed an NVTX range for region id on this thread. */
+static int pc_nvtx_here(uint32_t id) {
+  pc_region_view v;
+  int here = 0;
+  if (id && pc_capture_region_view(id, &v) == 0) {
+    here = v.nvtx_here;
+    pc_region_view_free(&v);
+  }
+  return here;
+}
+
+uint32_t pc_gpu_region_innermost(int *nvtx_here) {
+  const uint32_t id = pc_capture_region_innermost();
+  *nvtx_here = pc_nvtx_here(id);
+  return id;
+}
+
+uint32_t pc_gpu_region_next_to_end(int *nvtx_here) {
+  const uint32_t id = pc_capture_region_next_to_end();
+  *nvtx_here = pc_nvtx_here(id);
+  return id;
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_regions.h"
 #include "../core/pc_snapshot.h"
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
@@ -77,13 +78,7 @@ int pc_gpu_fatal(void);
  * recorded or profiled. */
 void pc_gpu_quiesce(void);
 
-/* What a region's end subtracts from its begin: a timestamp
- * (cuptiGetTimestamp, 0 if unavailable) and the capture's running counts. */
-typedef struct pc_region_marks {
-  uint64_t ts;
-  uint64_t launches, failed, dropped, zero_ts;
-} pc_region_marks;
-/* The marks now.  Safe inside a CUPTI callback (no CUDA call but
+/* The marks now (pc_region_marks, pc_regions.h).  Safe inside a CUPTI callback (no CUDA call but
  * cuptiGetTimestamp; the gpu lock is taken briefly). */
 void pc_gpu_marks(pc_region_marks *out);
 
@@ -93,34 +88,40 @@ void pc_gpu_tool(char *cupti_path, size_t len, unsigned *cupti_version, int *cup
 
 /* ---- regions ------------------------------------------------------------------------------ */
 
-/* Takes the marks, then opens a region: a new id (never 0, never reused in
- * the process) tags every launch from now on, from any thread.  Returns 0 on
- * out of memory. */
-uint32_t pc_gpu_region_open(pc_region_marks *begin);
+/* Regions live on the one region stack of the capture (pc_regions.h); the
+ * session and the injection library name them by id. */
 
-/* A region being ended. */
-typedef struct pc_gpu_region {
-  uint32_t id;
-  uint32_t parent_id;           /* the region its kernels go to for busy time; 0 none */
-  const char *name, *parent;    /* copied into the snapshot */
-  int depth;
-  int program;                  /* the injection library's whole-program region */
-  pc_region_marks begin;
-  const pc_region_marks *end;   /* recorded earlier (NVTX); NULL: now */
-  uint64_t keep_transfers_from; /* transfers ending before this are no use to any open region */
-} pc_gpu_region;
+/* Takes the marks, then opens a region named `name` (copied), child of the
+ * current one (flags: PC_RG_PROGRAM, PC_RG_RECORDED, PC_RG_NVTX): a new id
+ * (never 0, never reused in the process) tags every launch from now on, from
+ * any thread.  Safe in a CUPTI callback.  Returns 0 on out of memory. */
+uint32_t pc_gpu_region_open(const char *name, unsigned flags);
+/* An NVTX pop, inside a callback: region id ends now (its marks are taken)
+ * and launches go to its parent; the rest of its end waits for
+ * pc_gpu_region_harvest. */
+void pc_gpu_region_mark_end(uint32_t id);
+/* The region perfcheck_session_end ends (the innermost one the session
+ * opened and has not ended): its id, 0 when none; *nvtx_here is set when
+ * the session pushed an NVTX range for it on this thread. */
+uint32_t pc_gpu_region_innermost(int *nvtx_here);
+/* The region to end next when every region ends (destroy, exit): children
+ * before their parents, siblings in the order they began; 0 when none.
+ * *nvtx_here as for pc_gpu_region_innermost. */
+uint32_t pc_gpu_region_next_to_end(int *nvtx_here);
 
-/* Ends region g: launches go to its parent from now on; the contexts that
+/* Ends region id: launches go to its parent from now on; the contexts that
  * launched in it are synchronized (a kernel fault shows here), activity is
  * flushed, counter results collected; then everything the region collected
- * is copied into a new snapshot (*out), and its kernels and profiled launches
- * are handed to the parent region for its busy time.  Returns PERFCHECK_OK,
+ * is copied into a new snapshot (*out), its kernels and profiled launches
+ * are handed to the parent region (for its busy time and its profiling cut),
+ * and the region leaves the stack.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_KERNEL_FAULT (the snapshot is still made, with `fault`
- * set), PERFCHECK_ERROR_OUT_OF_MEMORY (no snapshot); detail in *err. */
-perfcheck_status pc_gpu_region_harvest(const pc_gpu_region *g, pc_snapshot **out, pc_err *err);
+ * set), PERFCHECK_ERROR_NO_REGION (unknown id), PERFCHECK_ERROR_OUT_OF_MEMORY
+ * (no snapshot; the region is dropped); detail in *err. */
+perfcheck_status pc_gpu_region_harvest(uint32_t id, pc_snapshot **out, pc_err *err);
 
-/* Ends region g without collecting (an inert session, or destroy without an
- * output): what it recorded is forgotten, nothing is synchronized. */
-void pc_gpu_region_drop(const pc_gpu_region *g);
+/* Ends region id without collecting (an inert session, or destroy without
+ * an output): what it recorded is forgotten, nothing is synchronized. */
+void pc_gpu_region_drop(uint32_t id);
 
 #endif /* PC_GPU_H */

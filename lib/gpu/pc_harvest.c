@@ -37,6 +37,18 @@
 
 _Static_assert(sizeof(pc_kspan) == sizeof(pc_snap_launch), "kernel records become snapshot rows in place");
 
+/* The region being ended, from its entry on the region stack. */
+typedef struct pc_gpu_region {
+  uint32_t id;
+  uint32_t parent_id;           /* the region its kernels go to for busy time; 0 none */
+  const char *name, *parent;
+  int depth;
+  int program;                  /* the injection library's whole-program region */
+  pc_region_marks begin;
+  const pc_region_marks *end;   /* recorded in a callback (an NVTX pop); NULL: now */
+  uint64_t keep_transfers_from; /* transfers ending before this are no use to any open region */
+} pc_gpu_region;
+
 /* ---- 1. synchronize ---------------------------------------------------------------------- */
 
 /* Synchronizes every live context that launched since `since`.  Returns
@@ -355,17 +367,15 @@ static void pc_hand_to_parent(const pc_gpu_region *g, pc_snapshot *s, const pc_k
   if (lost) pc_snapshot_add_note(s, "out of memory: region \"%s\"'s kernels are missing from its parent", g->name);
 }
 
-perfcheck_status pc_gpu_region_harvest(const pc_gpu_region *g, pc_snapshot **out, pc_err *err) {
-  *out = NULL;
-  pc_err_clear(err);
+static perfcheck_status pc_harvest(const pc_gpu_region *g, pc_snapshot **out, pc_err *err) {
   pc_snapshot *s = pc_snapshot_new();
   if (!s) {
-    pc_gpu_region_drop(g);
+    pc_gpu_region_drop(g->id);
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_end: out of memory");
   }
   /* New launches go to the parent now; this region's records are still
    * accepted until pc_take retires it. */
-  pc_capture_region_pop(g->id);
+  pc_capture_region_pop(g->id, NULL);
 
   char fault[900] = "";
   int first_ordinal = -1;
@@ -408,19 +418,36 @@ perfcheck_status pc_gpu_region_harvest(const pc_gpu_region *g, pc_snapshot **out
   return st;
 }
 
-void pc_gpu_region_drop(const pc_gpu_region *g) {
-  pc_capture_region_pop(g->id);
-  pc_capture_purge(g->id);
+perfcheck_status pc_gpu_region_harvest(uint32_t id, pc_snapshot **out, pc_err *err) {
+  *out = NULL;
+  pc_err_clear(err);
+  pc_region_view v;
+  const int rc = pc_capture_region_view(id, &v);
+  if (rc == -1) return pc_err_set(err, PERFCHECK_ERROR_NO_REGION, "region %u is not open", (unsigned)id);
+  if (rc) {
+    pc_gpu_region_drop(id);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_end: out of memory");
+  }
+  const pc_gpu_region g = {v.id,       v.parent,  v.name, v.parent_name, v.depth, (v.flags & PC_RG_PROGRAM) != 0,
+                           v.begin,    v.has_end ? &v.end : NULL,        v.keep_transfers_from};
+  const perfcheck_status st = pc_harvest(&g, out, err);
+  pc_region_view_free(&v);
+  return st;
+}
+
+void pc_gpu_region_drop(uint32_t id) {
+  pc_capture_region_pop(id, NULL);
+  pc_capture_purge(id);
   pc_snap_profiled *pv = NULL;
   int oom = 0;
-  const size_t npv = pc_capture_prof_take(g->id, 0, 0, &pv, &oom);
+  const size_t npv = pc_capture_prof_take(id, 0, 0, &pv, &oom);
   for (size_t i = 0; i < npv; i++) free(pv[i].extra);
   free(pv);
   pc_kspan *ks = NULL;
   int lost = 0;
   pc_gpu_lock();
-  pc_capture_region_retire_locked(g->id);
-  pc_activity_take_locked(g->id, &ks, &lost);
+  pc_capture_region_retire_locked(id);
+  pc_activity_take_locked(id, &ks, &lost);
   pc_gpu_unlock();
   free(ks);
 }

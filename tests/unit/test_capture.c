@@ -110,7 +110,7 @@ static void test_launch_flow(void **state) {
   assert_int_equal(pc_capture_region_launches(), 0);
   assert_int_equal(join(1, NAME_A, 4, 128, 0, &sig, &reg), 0);
 
-  const uint32_t r1 = pc_capture_region_push();
+  const uint32_t r1 = pc_capture_region_push("r", 0, NULL);
   assert_true(r1 != 0);
   launch(10, fa, NAME_A, 4, 128, 0, 0);
   launch(11, fa, NAME_A, 4, 128, 0, 0);
@@ -152,12 +152,12 @@ static void test_launch_flow(void **state) {
   assert_int_equal(pc_capture_failed_launches(), failed0 + 1);
 
   /* Nested region: the innermost gets the launch; popping returns to r1. */
-  const uint32_t r2 = pc_capture_region_push();
+  const uint32_t r2 = pc_capture_region_push("r", 0, NULL);
   launch(20, fa, NAME_A, 4, 128, 0, 0);
   launch(22, fa, NAME_A, 4, 128, 0, 0);
   assert_int_equal(pc_capture_pending(r2), 2);
   assert_int_equal(pc_capture_pending(r1), 0);
-  pc_capture_region_pop(r2);
+  pc_capture_region_pop(r2, NULL);
   launch(21, fa, NAME_A, 4, 128, 0, 0);
   assert_int_equal(pc_capture_pending(r1), 1);
   /* A closing region still takes its records (its end flushes them in)... */
@@ -192,19 +192,19 @@ static void test_launch_flow(void **state) {
   launch(40, fa, NAME_A, 4, 128, 0, 0);
   assert_int_equal(pc_capture_purge(r1), 1);
   assert_int_equal(join(30, NAME_A, 4, 128, 0, &sig2, &reg), 0); /* the graph entry went too */
-  pc_capture_region_pop(r1);
+  pc_capture_region_pop(r1, NULL);
   pc_gpu_lock();
   pc_capture_region_retire_locked(r1);
   pc_gpu_unlock();
 
   /* Inactive: one atomic load, nothing recorded. */
-  const uint32_t r3 = pc_capture_region_push();
+  const uint32_t r3 = pc_capture_region_push("r", 0, NULL);
   pc_capture_set_active(0);
   uint64_t before = pc_capture_region_launches();
   launch(50, fa, NAME_A, 4, 128, 0, 0);
   assert_int_equal(pc_capture_region_launches(), before);
   pc_capture_set_active(1);
-  pc_capture_region_pop(r3);
+  pc_capture_region_pop(r3, NULL);
   pc_sig_info_free(&si);
   pc_capture_stop(); /* frees the tables; nothing was subscribed */
 }
@@ -214,7 +214,7 @@ static void test_launch_flow(void **state) {
 static void test_nested_launch(void **state) {
   (void)state;
   pc_capture_set_active(1);
-  const uint32_t r = pc_capture_region_push();
+  const uint32_t r = pc_capture_region_push("r", 0, NULL);
   cuLaunchKernel_params p;
   memset(&p, 0, sizeof p);
   p.f = (CUfunction)(uintptr_t)0x2000;
@@ -248,7 +248,7 @@ static void test_nested_launch(void **state) {
   outer.correlationData = &junk;
   pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
   assert_int_equal(pc_capture_thread_depth(), 0);
-  pc_capture_region_pop(r);
+  pc_capture_region_pop(r, NULL);
   pc_capture_stop();
 }
 
@@ -258,7 +258,7 @@ static void test_module_unload(void **state) {
   (void)state;
   pc_capture_set_active(1);
   void *fa = (void *)(uintptr_t)0x3000;
-  const uint32_t r = pc_capture_region_push();
+  const uint32_t r = pc_capture_region_push("r", 0, NULL);
   launch(70, fa, NAME_A, 4, 128, 0, 0);
   uint32_t sig, reg, sig2;
   assert_int_equal(join(70, NAME_A, 4, 128, 0, &sig, &reg), 1);
@@ -288,7 +288,7 @@ static void test_module_unload(void **state) {
   assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 1);
   pc_capture_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
   assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 0);
-  pc_capture_region_pop(r);
+  pc_capture_region_pop(r, NULL);
   pc_sig_info_free(&si);
   pc_capture_stop();
 }
@@ -296,21 +296,21 @@ static void test_module_unload(void **state) {
 /* Region ids are never reused, so a late record cannot land in a new region. */
 static void test_region_ids(void **state) {
   (void)state;
-  uint32_t a = pc_capture_region_push();
-  pc_capture_region_pop(a);
+  uint32_t a = pc_capture_region_push("r", 0, NULL);
+  pc_capture_region_pop(a, NULL);
   pc_gpu_lock();
   assert_int_equal(pc_capture_region_open_locked(a), 1); /* closing: still accepts records */
   assert_int_equal(pc_capture_current_region(), 0);      /* but launches go nowhere */
   pc_capture_region_retire_locked(a);
   pc_gpu_unlock();
-  uint32_t b = pc_capture_region_push();
+  uint32_t b = pc_capture_region_push("r", 0, NULL);
   assert_true(b > a);
   pc_gpu_lock();
   assert_int_equal(pc_capture_region_open_locked(a), 0);
   assert_int_equal(pc_capture_region_open_locked(b), 1);
   assert_int_equal(pc_capture_any_region_locked(), 1);
   pc_gpu_unlock();
-  pc_capture_region_pop(b);
+  pc_capture_region_pop(b, NULL);
   pc_gpu_lock();
   pc_capture_region_retire_locked(b);
   assert_int_equal(pc_capture_any_region_locked(), 0);
@@ -372,7 +372,7 @@ static void *end_default_stream_capture(void *ret) {
 static void test_stream_capture(void **state) {
   (void)state;
   pc_capture_set_active(1);
-  const uint32_t r = pc_capture_region_push();
+  const uint32_t r = pc_capture_region_push("r", 0, NULL);
   CUstream s1 = (CUstream)(uintptr_t)0x7100, s2 = (CUstream)(uintptr_t)0x7200;
   capture_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, s1, &bad_result); /* failed: no capture */
   launch_on(80, s1);
@@ -406,7 +406,7 @@ static void test_stream_capture(void **state) {
   assert_int_equal(pthread_create(&other, NULL, end_default_stream_capture, (void *)&ok_result), 0);
   pthread_join(other, NULL);
   assert_int_equal(pc_capture_captures_open(), 0);
-  pc_capture_region_pop(r);
+  pc_capture_region_pop(r, NULL);
   pc_capture_stop();
 }
 
@@ -447,52 +447,44 @@ static void test_harvest(void **state) {
   (void)state;
   void *fa = (void *)(uintptr_t)0x6000;
   pc_capture_set_active(1);
-  pc_region_marks ob, ib;
-  const uint32_t outer = pc_gpu_region_open(&ob);
+  const uint32_t outer = pc_gpu_region_open("outer", 0);
   launch(100, fa, NAME_A, 4, 128, 0, 0);
   launch(101, fa, NAME_A, 4, 128, 0, 0);
   record(100, NAME_A, 4, 128, 1000, 3000, 13);
   record(101, NAME_A, 4, 128, 4000, 6000, 14);
-  const uint32_t inner = pc_gpu_region_open(&ib);
+  const uint32_t inner = pc_gpu_region_open("inner", 0);
+  int nvtx_here = 1;
+  assert_int_equal(pc_gpu_region_innermost(&nvtx_here), inner);
+  assert_int_equal(nvtx_here, 0);
+  pc_region_view v;
+  assert_int_equal(pc_capture_region_view(inner, &v), 0);
+  assert_int_equal(v.parent, outer);
+  assert_int_equal(v.depth, 1);
+  assert_string_equal(v.parent_name, "outer");
+  assert_int_equal(v.begin.launches, 2);
+  pc_region_view_free(&v);
   launch(110, fa, NAME_A, 8, 128, 0, 0);
   record(110, NAME_A, 8, 128, 7000, 8000, 13);
   launch(111, fa, NAME_A, 8, 128, 0, 0); /* its record never comes */
-  assert_int_equal(ib.launches, 2);
 
-  pc_gpu_region gi = {inner, outer, "inner", "outer", 1, 0, ib, NULL, 0};
   pc_snapshot *si = NULL;
   pc_err e;
-  assert_int_equal(pc_gpu_region_harvest(&gi, &si, &e), PERFCHECK_OK);
+  assert_int_equal(pc_gpu_region_harvest(inner, &si, &e), PERFCHECK_OK);
   assert_non_null(si);
-  assert_string_equal(si->name, "inner");
-  assert_string_equal(si->parent, "outer");
-  assert_int_equal(si->launch_calls, 2);
-  assert_int_equal(si->missing_records, 1);
-  assert_int_equal(si->nlaunches, 1);
-  assert_int_equal(si->nsigs, 1);
-  assert_int_equal(si->launches[0].start, 7000);
-  assert_int_equal(si->launches[0].stream, 13);
-  assert_int_equal(si->launches[0].correlation_id, 110);
-  assert_int_equal(si->launches[0].flags, 0);
-  assert_int_equal(si->ncontexts, 1);
-  assert_int_equal(si->contexts[0].device, -1); /* no driver to ask */
-  const pc_snap_sig *g8 = snap_sig(si, NAME_A);
-  assert_int_equal(g8->grid[0], 8);
-  assert_int_equal(g8->attr_new, 1);
-  /* The handle is there but no driver: the activity record and the model. */
-  assert_int_equal(g8->attr_from, PC_SNAP_ATTR_RECORD);
-  assert_int_equal(g8->rec_registers, 16);
-  assert_non_null(strstr(g8->attr_note, "the driver is not loaded"));
-  assert_int_equal(g8->not_profiled, PC_NP_TIMING);
+  pc_snapshot *none = NULL;
+  assert_int_equal(pc_gpu_region_harvest(inner, &none, &e), PERFCHECK_ERROR_NO_REGION); /* it left the stack */
+  assert_null(none);
+  assert_int_equal(pc_gpu_region_innermost(&nvtx_here), outer);
   pc_snapshot_free(si);
 
   /* A graph in the outer region after the inner one ended. */
   graph_launch(120);
   record(120, NAME_G, 2, 64, 9000, 9500, 15);
   record(120, NAME_G, 2, 64, 9500, 9900, 15);
-  pc_gpu_region go = {outer, 0, "outer", NULL, 0, 0, ob, NULL, UINT64_MAX};
   pc_snapshot *so = NULL;
-  assert_int_equal(pc_gpu_region_harvest(&go, &so, &e), PERFCHECK_OK);
+  assert_int_equal(pc_gpu_region_next_to_end(&nvtx_here), outer);
+  assert_int_equal(pc_gpu_region_harvest(outer, &so, &e), PERFCHECK_OK);
+  assert_int_equal(pc_gpu_region_next_to_end(&nvtx_here), 0);
   assert_int_equal(so->launch_calls, 5); /* 2 + the inner region's 2 + the graph launch */
   assert_int_equal(so->nlaunches, 5);
   assert_int_equal(so->nsigs, 3);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pc_launchlog.h"
+#include "pc_regions.h"
 #include "pc_sigtab.h"
 
 /* ---- the launch log hash table against a reference -------------------------------- */
@@ -168,12 +169,63 @@ static void test_selection(void **state) {
   pc_sigtab_free(&t);
 }
 
+/* The one region stack: session regions nest, NVTX ranges end out of order
+ * on other threads, and every region ends after its children. */
+static void test_region_stack(void **state) {
+  (void)state;
+  pc_regions t;
+  memset(&t, 0, sizeof t);
+  const pc_region_marks b0 = {100, 0, 0, 0, 0}, b1 = {200, 3, 0, 0, 0};
+  const uint32_t prog = pc_regions_push(&t, "program", PC_RG_PROGRAM, &b0);
+  assert_int_equal(pc_regions_current(&t), prog);
+  const uint32_t a = pc_regions_push(&t, "a", PC_RG_RECORDED, &b1);
+  const uint32_t a1 = pc_regions_push(&t, "a1", PC_RG_RECORDED, NULL);
+  assert_int_equal(pc_regions_find(&t, a1)->parent, a);
+  assert_int_equal(pc_regions_find(&t, a1)->depth, 2);
+  assert_string_equal(pc_regions_find(&t, a1)->name, "a1");
+  /* The session's end never takes a recorded range. */
+  assert_int_equal(pc_regions_innermost(&t), prog);
+  /* a pops before a1 (another thread): launches go to a1 still, then prog. */
+  const pc_region_marks e = {900, 7, 1, 0, 0};
+  assert_int_equal(pc_regions_close(&t, a, &e), 0);
+  assert_int_equal(pc_regions_current(&t), a1);
+  assert_int_equal(pc_regions_close(&t, a1, NULL), 0);
+  assert_int_equal(pc_regions_current(&t), prog);
+  assert_true(pc_regions_find(&t, a)->has_end && pc_regions_find(&t, a)->end.ts == 900);
+  assert_false(pc_regions_find(&t, a1)->has_end);
+  const uint32_t b = pc_regions_push(&t, "b", PC_RG_RECORDED, NULL);
+  assert_int_equal(pc_regions_find(&t, b)->parent, prog);
+  assert_int_equal(pc_regions_close(&t, 999, NULL), -1);
+  /* Ending all: children first, siblings in push order: a1, a, b, program. */
+  const uint32_t want[] = {a1, a, b, prog};
+  for (size_t i = 0; i < 4; i++) {
+    const uint32_t next = pc_regions_next_to_end(&t);
+    assert_int_equal(next, want[i]);
+    assert_int_equal(pc_regions_oldest_begin(&t, prog), next == prog ? UINT64_MAX : (next == a || next == a1 ? 200 : 0));
+    pc_regions_retire(&t, next);
+  }
+  assert_int_equal(pc_regions_next_to_end(&t), 0);
+  assert_int_equal(pc_regions_current(&t), 0);
+  /* A retired parent's children take its parent; ids are never reused. */
+  const uint32_t x = pc_regions_push(&t, "x", 0, NULL), y = pc_regions_push(&t, "y", 0, NULL);
+  const uint32_t z = pc_regions_push(&t, "z", 0, NULL);
+  assert_true(x > prog && y > x && z > y);
+  pc_regions_retire(&t, y);
+  assert_int_equal(pc_regions_find(&t, z)->parent, x);
+  assert_int_equal(pc_regions_innermost(&t), z);
+  pc_regions_clear(&t);
+  assert_int_equal(pc_regions_push(&t, NULL, 0, NULL), z + 1);
+  assert_string_equal(t.v[0].name, "(unnamed)");
+  pc_regions_clear(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ltab_random),
       cmocka_unit_test(test_map_collisions),
       cmocka_unit_test(test_names_signatures_contexts),
       cmocka_unit_test(test_selection),
+      cmocka_unit_test(test_region_stack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
