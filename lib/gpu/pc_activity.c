@@ -266,7 +266,7 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
   if (zero) atomic_fetch_add(&pc_zero_ts, zero);
 }
 
-void pc_activity_decode(void) {
+static void pc_activity_decode(void) {
   if (pc_gpu_lock_held()) return; /* never re-enter the store */
   for (;;) {
     pthread_mutex_lock(&pc_act_mu);

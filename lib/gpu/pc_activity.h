@@ -30,9 +30,6 @@ perfcheck_status pc_activity_start(pc_err *err);
  * queued buffer.  Must not be called with the gpu lock held. */
 void pc_activity_flush(int forced);
 
-/* Decodes the buffers CUPTI has completed so far (no flush). */
-void pc_activity_decode(void);
-
 /* Disables the kinds, force-flushes, decodes (and drops) what is left, and
  * frees the buffers and the store.  Safe after a failed start. */
 void pc_activity_stop(void);

@@ -929,7 +929,6 @@ size_t pc_capture_purge(uint32_t id) {
 
 /* ---- activity join ------------------------------------------------------------------------- */
 
-int pc_capture_region_open_locked(uint32_t id) { return pc_region_is_open(id); }
 int pc_capture_any_region_locked(void) { return pc_cap.regions.n > 0; }
 
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region) {

@@ -180,8 +180,6 @@ typedef struct pc_kernel_record {
  * is to be dropped (launched outside regions, before the session, or its
  * region retired). */
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region);
-/* Nonzero when region `id` is open (gpu lock held). */
-int pc_capture_region_open_locked(uint32_t id);
 /* Nonzero when any region is open (gpu lock held). */
 int pc_capture_any_region_locked(void);
 

@@ -107,14 +107,8 @@ perfcheck_status pc_cuda_load(pc_err *err) {
   return pc_cuda_status;
 }
 
-CUresult pc_cu_checked(pc_err *err, const char *fn, CUresult r) {
-  if (r == CUDA_SUCCESS) return r;
-  char e[200];
-  pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "%s: %s", fn, pc_cuda_error_text(r, e, sizeof e));
-  return r;
-}
-
-const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
+/* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
+static const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
   const char *name = NULL, *str = NULL;
   if (pc_cu.cuGetErrorName) pc_cu.cuGetErrorName(r, &name);
   if (pc_cu.cuGetErrorString) pc_cu.cuGetErrorString(r, &str);
@@ -122,3 +116,11 @@ const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
   if (!name) snprintf(buf, len, "CUDA error %d", (int)r);
   return buf;
 }
+
+CUresult pc_cu_checked(pc_err *err, const char *fn, CUresult r) {
+  if (r == CUDA_SUCCESS) return r;
+  char e[200];
+  pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "%s: %s", fn, pc_cuda_error_text(r, e, sizeof e));
+  return r;
+}
+

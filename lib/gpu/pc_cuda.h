@@ -81,7 +81,7 @@ extern pc_cuda_api pc_cu;
  * PERFCHECK_ERROR_DRIVER_TOO_OLD; *err gets one line saying why. */
 perfcheck_status pc_cuda_load(pc_err *err);
 
-/* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
-const char *pc_cuda_error_text(CUresult r, char *buf, size_t len);
+/* Driver calls go through PC_CU (pc_call.h), which writes a failure's
+ * error name and text into the caller's pc_err. */
 
 #endif /* PC_CUDA_H */

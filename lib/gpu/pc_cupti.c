@@ -158,7 +158,6 @@ perfcheck_status pc_cupti_load(pc_err *err) {
 const char *pc_cupti_path(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_where : ""; }
 int pc_cupti_was_loaded(void) { return pc_cupti_load_status == PERFCHECK_OK && pc_cupti_preloaded; }
 unsigned pc_cupti_version(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_ver : 0; }
-void *pc_cupti_handle(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_h : NULL; }
 
 /* ---- the checked-call wrapper (pc_call.h) ------------------------------------------ */
 

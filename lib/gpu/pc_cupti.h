@@ -93,7 +93,5 @@ const char *pc_cupti_path(void);
 int pc_cupti_was_loaded(void);
 unsigned pc_cupti_version(void);
 
-/* The dlopen handle (for dlinfo), NULL before a successful load. */
-void *pc_cupti_handle(void);
 
 #endif /* PC_CUPTI_H */

@@ -37,7 +37,7 @@ CUresult pc_ctx_synchronize(CUcontext ctx, pc_err *err) {
   return PC_CU(err, cuCtxSynchronize, ctx);
 }
 
-CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev) {
+static CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev) {
   if (!pc_cu.cuCtxGetDevice) return CUDA_ERROR_NOT_INITIALIZED;
   return PC_CU(NULL, cuCtxGetDevice, dev, ctx);
 }

@@ -13,12 +13,10 @@
 
 #include "../core/pc_core.h"
 
-/* cuCtxSynchronize and cuCtxGetDevice as pc_cuda.c resolves them (see
- * pc_funcinfo.c: at CUDA 13000 cuGetProcAddress hands out their _v2 ABI,
- * which takes the context as an argument).  Both work with either ABI; the
- * caller has `ctx` current. */
+/* cuCtxSynchronize as pc_cuda.c resolves it (see pc_funcinfo.c: at CUDA
+ * 13000 cuGetProcAddress hands out its _v2 ABI, which takes the context as
+ * an argument); the caller has `ctx` current.  A failure goes to *err. */
 CUresult pc_ctx_synchronize(CUcontext ctx, pc_err *err);
-CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev);
 
 /* Device facts for device `ordinal`, once per device (cached): name, compute
  * capability, SM count, the limits pc_occupancy_compute needs, granularities,

@@ -295,13 +295,13 @@ void pc_rp_plan_free(pc_rp_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name) {
+static int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name) {
   for (size_t i = 0; i < plan->nrejected; i++)
     if (strcmp(plan->rejected[i], name) == 0) return 1;
   return 0;
 }
 
-void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason) {
+static void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason) {
   if (pc_rp_plan_is_rejected(plan, name) || plan->nrejected >= plan->cap_rejected) return;
   char *n = pc_strdup(name), *r = pc_strdup(reason);
   if (!n || !r) { /* out of memory: the name is still not collected */

@@ -61,10 +61,6 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
                                       int remove_extras, CUpti_Profiler_Host_Object **host_out,
                                       uint8_t **config, size_t *config_size, int *passes, pc_err *err);
 
-/* Adds name to plan->rejected (once) with reason; see pc_rp_plan.cap_rejected. */
-void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason);
-/* 1 if name is in plan->rejected. */
-int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name);
 
 /* The slot each counter name of the plan fills, in pc_rp_plan_counter_names
  * order: a pc_metric_id, or PC_M_COUNT + i for plan->extra[i].  Returns the
