@@ -8,46 +8,32 @@
 
 #include <stdint.h>
 
+#include "gpu/pc_gpu.h"
 #include "perfcheck.h"
 
 /* The process's session: creates it on the first call (as
  * perfcheck_session_create, with the same statuses and the same undo on
  * failure) and returns the existing one on later calls (PERFCHECK_OK, the
  * options are then ignored).  All of start-up is here, in one place:
- * options, driver probe (pc_cuda_load, before any CUPTI call), subscriber,
- * activity, counter layer. */
+ * options, then the GPU side (pc_gpu_start: driver probe before any CUPTI
+ * call, subscriber, activity, counter layer). */
 perfcheck_status pc_session_startup(const perfcheck_options *options, perfcheck_session **out);
 
-/* The process's session, or NULL. */
-perfcheck_session *pc_session_current(void);
-
-/* The same without waiting: *busy is 1 (and NULL returned) when another
- * call holds the process's session lock (a session being created or
- * destroyed).  For callbacks that may run inside such a call. */
+/* The process's session, or NULL, without waiting: *busy is 1 (and NULL
+ * returned) when another call holds the process's session lock (a session
+ * being created or destroyed).  For callbacks that may run inside such a
+ * call. */
 perfcheck_session *pc_session_current_try(int *busy);
 
 /* ---- regions of the injection library ----------------------------------------
  * NVTX ranges arrive as CUPTI callbacks, where the session lock, driver calls
- * and activity flushes are not allowed.  So a range is recorded there (a
- * capture region pushed with pc_capture_region_push and popped with
- * pc_capture_region_pop, so that launches are tagged at once, plus the
- * marks below at both ends) and replayed into the session at a safe point
- * (exit, a signal's watcher thread): pc_session_begin_recorded for it (and
- * its enclosing ranges first), pc_session_end_recorded with its end marks.
- * The heavy part of an end (synchronize, flush, counters, attributes) runs
- * then; its numbers are those of the recorded interval. */
-
-/* What a region's end subtracts from its begin: a timestamp
- * (cuptiGetTimestamp, 0 if unavailable) and the capture's running counts. */
-typedef struct pc_region_marks {
-  uint64_t ts;
-  uint64_t launches, failed, dropped, zero_ts, rp_overhead;
-} pc_region_marks;
-
-/* The marks now.  Safe inside a CUPTI callback: no session lock, no CUDA
- * call but cuptiGetTimestamp (the gpu lock and the counter layer's lock are
- * taken briefly). */
-void pc_session_marks(perfcheck_session *s, pc_region_marks *out);
+ * and activity flushes are not allowed.  So a range is recorded there, on
+ * the one region stack (pc_gpu_region_open with PC_RG_RECORDED at its push,
+ * so that launches are tagged at once; pc_gpu_region_mark_end at its pop,
+ * which takes its end marks), and ended at a safe point (exit, a signal's
+ * watcher thread) by pc_session_end_all.  The heavy part of an end
+ * (synchronize, flush, counters, attributes) runs then; its numbers are those
+ * of the recorded interval. */
 
 /* Opens the whole-program region of the injection library: as
  * perfcheck_session_begin (no NVTX range of its own), but the kernel entries
@@ -56,20 +42,12 @@ void pc_session_marks(perfcheck_session *s, pc_region_marks *out);
  * kernels keep their own steps 2 to 5.  Not from a callback. */
 perfcheck_status pc_session_begin_program(perfcheck_session *s, const char *name);
 
-/* Pushes a region recorded earlier: `name` (copied), its capture region id
- * (from pc_capture_region_push), its begin marks.  Its parent is the
- * innermost region open in the session now.  Takes the session lock: never
- * from a callback.  Returns PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT,
- * PERFCHECK_ERROR_OUT_OF_MEMORY. */
-perfcheck_status pc_session_begin_recorded(perfcheck_session *s, const char *name, uint32_t capture_id,
-                                           const pc_region_marks *begin);
-
-/* Closes the innermost region as perfcheck_session_end does, ending it at
- * `end` (recorded earlier) or, when NULL, now.  Unlike perfcheck_session_end
- * it also collects in an inert session (after a kernel fault: what was
- * collected is kept), except after CUPTI's own fatal error.  Not from a
- * callback.  Returns as perfcheck_session_end. */
-perfcheck_status pc_session_end_recorded(perfcheck_session *s, const pc_region_marks *end);
+/* Ends every region still open, recorded ranges and the program region
+ * alike, children before their parents (siblings in the order they began),
+ * each at its recorded end or now.  Unlike perfcheck_session_end it also
+ * collects in an inert session (after a kernel fault: what was collected is
+ * kept), except after CUPTI's own fatal error.  Not from a callback. */
+void pc_session_end_all(perfcheck_session *s);
 
 /* From now on a session's destroy leaves CUPTI subscribed and inactive
  * (no callback does anything, nothing is freed that a callback could

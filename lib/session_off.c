@@ -44,6 +44,24 @@ PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *ses
 
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *session) { (void)session; }
 
+/* No session can exist here, so none has expectations. */
+PERFCHECK_API perfcheck_status perfcheck_session_expect(perfcheck_session *session, const char *spec) {
+  (void)spec;
+  if (!session) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_expect: session is NULL");
+  return pc_fail(PERFCHECK_ERROR_UNSUPPORTED, "perfcheck_session_expect: %s", PC_OFF_WHY);
+}
+
+PERFCHECK_API perfcheck_status perfcheck_session_check(perfcheck_session *session, size_t *failures) {
+  if (failures) *failures = 1;
+  if (!session) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_check: session is NULL");
+  return pc_fail(PERFCHECK_ERROR_UNSUPPORTED, "perfcheck_session_check: %s", PC_OFF_WHY);
+}
+
+PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const perfcheck_session *session) {
+  (void)session;
+  return NULL;
+}
+
 PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes) {
   (void)metrics, (void)chip;
   if (passes) *passes = 0;

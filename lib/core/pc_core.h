@@ -215,6 +215,16 @@ typedef struct pc_attributes {
 } pc_attributes;
 
 void pc_attributes_init(pc_attributes *a);
+/* Launch attributes of a configuration (pc_occupancy.c): registers, static
+ * and dynamic shared memory, local bytes and max threads per block as given
+ * (max_threads <= 0: unknown), the model's four limits and the binding one,
+ * blocks per SM (the driver's answer driver_blocks when >= 0, else the
+ * model's; model_blocks_per_sm keeps the model's when the two differ), warps
+ * per SM, theoretical occupancy and waves per SM.  d may be NULL (then only
+ * the given values are filled). */
+void pc_attributes_compute(const pc_device *d, int regs, int static_smem, int local, int max_threads,
+                           int driver_blocks, const unsigned grid[3], const unsigned block[3], unsigned dyn,
+                           pc_attributes *a);
 
 typedef struct pc_derived {
   double sectors_per_request_ld;
@@ -357,6 +367,13 @@ typedef struct perfcheck_report {
   char **warnings;
   size_t nwarnings, cap_warnings;
   int step1_assessed;           /* 0 offline: step 1 is not_assessed */
+  /* Where an in-process report's numbers came from (JSON tool.cupti and
+   * tool.demangler; null offline). */
+  int cupti_known;              /* 0: tool.cupti is null */
+  char cupti_path[512];         /* the libcupti loaded, "" unknown */
+  unsigned cupti_version;       /* cuptiGetVersion's API version (130001 for CUDA 13.0 Update 1) */
+  int cupti_preloaded;          /* 1: it was in the process before perfcheck; -1 unknown */
+  char demangler[96];           /* where __cxa_demangle came from (pc_demangler()), "" none */
 } pc_report;
 
 pc_report *pc_report_new(void);
@@ -509,6 +526,25 @@ perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
 #endif
     ;
 void pc_clear_error(void);
+
+/* The internal error channel: a failure's status and its detail, carried by
+ * the caller's pc_err and set by one helper.  lib/gpu reports every failure
+ * this way (its checked-call wrappers write the call and CUPTI's or the
+ * driver's text into it); the session turns the first that matters into its
+ * message and the thread's last error (pc_fail) at the API boundary. */
+typedef struct pc_err {
+  perfcheck_status status;      /* PERFCHECK_OK: nothing failed */
+  char msg[768];
+} pc_err;
+/* Sets *e (NULL is allowed: the detail is dropped) and returns st. */
+perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static inline void pc_err_clear(pc_err *e) {
+  if (e) e->status = PERFCHECK_OK, e->msg[0] = '\0';
+}
 
 char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
 /* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more

@@ -296,7 +296,7 @@ static const char *pc_regex_refuse(const char *pat, size_t *at) {
   return NULL;
 }
 
-static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, char *err, size_t errlen) {
+static perfcheck_status pc_parse_in_c_locale(const char *spec, pc_expectation *out, char *err, size_t errlen) {
   pc_expectation e;
   memset(&e, 0, sizeof e);
   e.tolerance_pct = PC_NULL;
@@ -479,7 +479,7 @@ perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, char *er
   if (!spec || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_locale_guard lg;
   pc_locale_begin(&lg);
-  perfcheck_status st = pc_parse_locked(spec, out, err, errlen);
+  perfcheck_status st = pc_parse_in_c_locale(spec, out, err, errlen);
   pc_locale_end(&lg);
   return st;
 }

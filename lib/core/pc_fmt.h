@@ -1,6 +1,7 @@
 /*
- * pc_fmt.h: number formatting and locale handling shared by the report
- * writers (pc_write*.c) and the ncu CSV reader (pc_ncu_csv.c).
+ * pc_fmt.h: number formatting and locale handling (pc_fmt.c) shared by the
+ * report writers (pc_write*.c), the readers (pc_ncu_csv.c, pc_json_read.c)
+ * and the expectations (pc_expect.c).
  *
  * printf("%g") and strtod follow the process's LC_NUMERIC.  A host program
  * that called setlocale(LC_ALL, "") in a German locale would get "0,25" in

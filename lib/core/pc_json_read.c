@@ -688,6 +688,28 @@ static perfcheck_status pc_jm_device(pc_jm *m, const pc_json *root) {
   return PERFCHECK_OK;
 }
 
+/* tool.cupti and tool.demangler (in-process reports; null offline). */
+static perfcheck_status pc_jm_tool(pc_jm *m, const pc_json *root) {
+  perfcheck_status st;
+  const pc_json *t = pc_jm_object(m, root, "tool", &st);
+  if (!t) return st;
+  pc_report *r = m->r;
+  PC_TRY(pc_jm_strbuf(m, t, "demangler", r->demangler, sizeof r->demangler));
+  const pc_json *c = pc_jm_object(m, t, "cupti", &st);
+  PC_TRY(st);
+  if (!c) return PERFCHECK_OK;
+  r->cupti_known = 1;
+  PC_TRY(pc_jm_strbuf(m, c, "path", r->cupti_path, sizeof r->cupti_path));
+  double v = 0;
+  PC_TRY(pc_jm_intrange(m, c, "version", 0, 4294967295.0, 0, &v));
+  r->cupti_version = (unsigned)v;
+  const pc_json *p = pc_json_get(c, "preloaded");
+  if (p && p->type != PC_JSON_NULL && p->type != PC_JSON_TRUE && p->type != PC_JSON_FALSE)
+    return pc_jm_type(m, p, "preloaded", "true, false or null");
+  r->cupti_preloaded = (!p || p->type == PC_JSON_NULL) ? -1 : p->type == PC_JSON_TRUE;
+  return PERFCHECK_OK;
+}
+
 static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "regions", "an array of objects");
   pc_region *g = pc_report_add_region(m->r);
@@ -761,6 +783,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
                                                                        PC_DISPLAY_NAME_MAX)))
     return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "region", &k->region));
+  PC_TRY(pc_jm_int(m, o, "device_ordinal", -1, &k->device_ordinal));
+  if (k->device_ordinal < -1) return pc_jm_type(m, pc_json_get(o, "device_ordinal"), "device_ordinal", "a CUDA ordinal or null");
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
   PC_TRY(pc_jm_num(m, o, "dynamic_smem_bytes", &k->dynamic_smem));
@@ -882,6 +906,7 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
       return pc_jm_type(m, s1, "step1_assessed", "true or false");
     r->step1_assessed = s1->type == PC_JSON_TRUE;
   }
+  PC_TRY(pc_jm_tool(m, root));
   PC_TRY(pc_jm_device(m, root));
   const pc_json *regions = pc_jm_array(m, root, "regions", &st);
   PC_TRY(st);

@@ -138,3 +138,41 @@ int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_oc
                                               : PC_NULL;
   return 0;
 }
+
+/* ---- Launch attributes from the model and the driver's answer ---------------- */
+
+static double pc_limit(int v) { return v == INT_MAX ? PC_NULL : (double)v; }
+
+void pc_attributes_compute(const pc_device *d, int regs, int static_smem, int local, int max_threads,
+                           int driver_blocks, const unsigned grid[3], const unsigned block[3], unsigned dyn,
+                           pc_attributes *a) {
+  pc_attributes_init(a);
+  a->registers_per_thread = regs;
+  a->static_smem = static_smem;
+  a->dynamic_smem = dyn;
+  a->local_bytes_per_thread = local;
+  a->max_threads_per_block = max_threads > 0 ? max_threads : PC_NULL;
+  const double threads = (double)block[0] * block[1] * block[2];
+  pc_occupancy_input in = {(int)(threads > INT_MAX ? INT_MAX : threads), regs, static_smem, (int)dyn};
+  pc_occupancy m;
+  const int model_ok = d && pc_occupancy_compute(d, &in, &m) == 0;
+  if (model_ok) {
+    /* A resource the kernel does not use limits nothing (INT_MAX): null. */
+    a->limit_warps = pc_limit(m.limit_warps);
+    a->limit_blocks = pc_limit(m.limit_blocks);
+    a->limit_registers = pc_limit(m.limit_registers);
+    a->limit_shared_mem = pc_limit(m.limit_shared_mem);
+    a->binding = m.binding;
+  }
+  int blocks = driver_blocks >= 0 ? driver_blocks : (model_ok ? m.blocks_per_sm : -1);
+  if (driver_blocks >= 0 && model_ok && m.blocks_per_sm != driver_blocks) a->model_blocks_per_sm = m.blocks_per_sm;
+  if (blocks < 0) return;
+  a->blocks_per_sm = blocks;
+  const int warp = d && d->warp_size > 0 ? d->warp_size : 32;
+  const double warps_per_block = (threads + warp - 1) / warp;
+  const double wpb = (double)(long long)warps_per_block; /* ceil, as an integer */
+  a->warps_per_sm = blocks * wpb;
+  if (d && d->max_threads_per_sm > 0) a->theoretical_occupancy_pct = 100.0 * a->warps_per_sm / (d->max_threads_per_sm / warp);
+  const double grid_blocks = (double)grid[0] * grid[1] * grid[2];
+  if (blocks > 0 && d && d->sm_count > 0) a->waves_per_sm = grid_blocks / ((double)blocks * d->sm_count);
+}

@@ -89,6 +89,7 @@ pc_report *pc_report_new(void) {
   strcpy(r->source, "in-process");
   strcpy(r->metric_set, "none");
   r->step1_assessed = 1;
+  r->cupti_preloaded = -1;
   return r;
 }
 

@@ -53,6 +53,16 @@ PERFCHECK_API const char *perfcheck_last_error_message(void) { return pc_last_er
 
 void pc_clear_error(void) { pc_last_error[0] = '\0'; }
 
+perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...) {
+  if (!e) return st;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  e->status = st;
+  return st;
+}
+
 perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -286,6 +286,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_str(w, "demangled", k->demangled);
   pc_jw_str(w, "mangled", k->mangled);
   pc_jw_str(w, "region", k->region);
+  pc_jw_known_int(w, "device_ordinal", k->device_ordinal);
   pc_jw_dim3(w, "grid", k->grid);
   pc_jw_dim3(w, "block", k->block);
   pc_jw_num(w, "dynamic_smem_bytes", k->dynamic_smem);
@@ -335,6 +336,19 @@ perfcheck_status pc_write_json(const pc_report *r, FILE *f) {
   pc_jw_open(&w, "tool", '{');
   pc_jw_str(&w, "name", "perfcheck");
   pc_jw_str(&w, "version", PERFCHECK_VERSION_STRING);
+  /* In process: the libcupti that measured and the demangler that named
+   * the kernels; null offline. */
+  if (r->cupti_known) {
+    pc_jw_open(&w, "cupti", '{');
+    pc_jw_str_or_null(&w, "path", r->cupti_path);
+    pc_jw_u64(&w, "version", r->cupti_version);
+    pc_jw_member(&w, "preloaded");
+    fputs(r->cupti_preloaded < 0 ? "null" : r->cupti_preloaded ? "true" : "false", f);
+    pc_jw_close(&w, '}');
+  } else {
+    pc_jw_str(&w, "cupti", NULL);
+  }
+  pc_jw_str_or_null(&w, "demangler", r->demangler);
   pc_jw_close(&w, '}');
   pc_jw_str(&w, "source", r->source);
   pc_jw_str(&w, "metric_set", r->metric_set);

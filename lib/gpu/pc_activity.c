@@ -1,6 +1,6 @@
 /*
  * pc_activity.c: the Activity API (docs/cupti.md §3): kernel, memcpy and memset
- * records, decoded into 24-byte spans.
+ * records, decoded into 32-byte kernel records and 24-byte transfer spans.
  *
  * Buffers.  CUPTI asks for buffers (request callback, on whatever thread
  * needs one) and hands them back full (completion callback, usually its
@@ -20,12 +20,18 @@
  * records never have timestamps under kernel replay) they are counted for a
  * warning.  Transfers are kept only while a region is open.
  *
- * Memory for one region of 1,000,000 launches: 24 MB of kernel spans, a
+ * Locks: the buffer queue and pool are owned here under pc_act_mu, a leaf
+ * (never held while decoding or with the gpu lock); the decoded store is
+ * owned here too and guarded by the gpu lock (pc_capture.c), taken while a
+ * buffer is decoded, so a record joins its launch and is stored in one step.
+ *
+ * Memory for one region of 1,000,000 launches: 32 MB of kernel records, a
  * launch log of the launches not yet decoded (16 B each), about five 4 MiB
  * buffers.  TO VERIFY ON THE GPU: resident memory grows by <= 64 MiB and
  * every launch is counted.
  */
 #include "pc_activity.h"
+#include "pc_call.h"
 #include "pc_cupti.h"
 
 #include <cupti.h>
@@ -62,33 +68,110 @@ static const CUpti_ActivityKind pc_kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KER
 static int pc_kind_on[3];
 
 /* The store (gpu lock). */
-static pc_span_array pc_kernels, pc_memcpys, pc_memsets;
+typedef struct pc_kspan_array {
+  pc_kspan *v;
+  size_t n, cap;
+} pc_kspan_array;
+typedef struct pc_span_array {
+  pc_span *v;
+  size_t n, cap;
+} pc_span_array;
+static pc_kspan_array pc_kernels;
+static pc_span_array pc_memcpys, pc_memsets;
 
-pc_span_array *pc_activity_kernels_locked(void) { return &pc_kernels; }
-pc_span_array *pc_activity_memcpys_locked(void) { return &pc_memcpys; }
-pc_span_array *pc_activity_memsets_locked(void) { return &pc_memsets; }
-
-int pc_span_array_append(pc_span_array *a, const pc_span *v, size_t n) {
-  if (n == 0) return 0;
-  if (a->n + n > a->cap) {
-    size_t nc = a->cap ? a->cap : 4096;
-    while (nc < a->n + n) {
-      if (nc > SIZE_MAX / 2 / sizeof *a->v) return -1;
-      nc *= 2;
-    }
-    pc_span *p = realloc(a->v, nc * sizeof *p);
-    if (!p) return -1;
-    a->v = p;
-    a->cap = nc;
+/* Room for n more elements of size sz in *v (n now: *len, capacity *cap). */
+static int pc_store_reserve(void **v, size_t *cap, size_t len, size_t n, size_t sz) {
+  if (len + n <= *cap) return 0;
+  size_t nc = *cap ? *cap : 4096;
+  while (nc < len + n) {
+    if (nc > SIZE_MAX / 2 / sz) return -1;
+    nc *= 2;
   }
-  memcpy(a->v + a->n, v, n * sizeof *v);
-  a->n += n;
+  void *p = realloc(*v, nc * sz);
+  if (!p) return -1;
+  *v = p;
+  *cap = nc;
   return 0;
 }
 
-static void pc_span_array_free(pc_span_array *a) {
-  free(a->v);
-  memset(a, 0, sizeof *a);
+int pc_activity_give_locked(const pc_kspan *v, size_t n) {
+  if (n == 0) return 0;
+  if (pc_kernels.n == 0 && pc_kernels.cap == 0) { /* nothing there: a copy of the caller's */
+    pc_kspan *p = malloc(n * sizeof *p);
+    if (!p) return -1;
+    memcpy(p, v, n * sizeof *p);
+    pc_kernels.v = p;
+    pc_kernels.n = pc_kernels.cap = n;
+    return 0;
+  }
+  if (pc_store_reserve((void **)&pc_kernels.v, &pc_kernels.cap, pc_kernels.n, n, sizeof *pc_kernels.v)) return -1;
+  memcpy(pc_kernels.v + pc_kernels.n, v, n * sizeof *v);
+  pc_kernels.n += n;
+  return 0;
+}
+
+static int pc_span_append(pc_span_array *a, const pc_span *s) {
+  if (pc_store_reserve((void **)&a->v, &a->cap, a->n, 1, sizeof *a->v)) return -1;
+  a->v[a->n++] = *s;
+  return 0;
+}
+
+size_t pc_activity_take_locked(uint32_t region, pc_kspan **out, int *lost) {
+  *out = NULL;
+  *lost = 0;
+  pc_kspan *v = pc_kernels.v;
+  size_t n = pc_kernels.n, k = 0;
+  /* Partition: the region's records to the end (order not kept). */
+  for (size_t i = n; i-- > 0;)
+    if (v[i].region == region) {
+      const pc_kspan t = v[i];
+      v[i] = v[n - 1 - k];
+      v[n - 1 - k] = t;
+      k++;
+    }
+  if (k == 0) return 0;
+  if (k == n) { /* all of it: the array moves, no copy */
+    *out = v;
+    pc_kernels.v = NULL;
+    pc_kernels.n = pc_kernels.cap = 0;
+    return k;
+  }
+  pc_kspan *mine = malloc(k * sizeof *mine);
+  if (mine)
+    memcpy(mine, v + (n - k), k * sizeof *mine);
+  else
+    *lost = 1;
+  pc_kernels.n -= k;
+  *out = mine;
+  return mine ? k : 0;
+}
+
+size_t pc_activity_transfers_locked(int memsets, uint64_t begin, uint64_t end, pc_span **out, int *lost) {
+  const pc_span_array *a = memsets ? &pc_memsets : &pc_memcpys;
+  *out = NULL;
+  *lost = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < a->n; i++) n += a->v[i].end >= begin && a->v[i].start <= end;
+  if (!n) return 0;
+  pc_span *v = malloc(n * sizeof *v);
+  if (!v) {
+    *lost = 1;
+    return 0;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < a->n; i++)
+    if (a->v[i].end >= begin && a->v[i].start <= end) v[k++] = a->v[i];
+  *out = v;
+  return k;
+}
+
+static void pc_store_free(void) {
+  free(pc_kernels.v);
+  free(pc_memcpys.v);
+  free(pc_memsets.v);
+  memset(&pc_kernels, 0, sizeof pc_kernels);
+  memset(&pc_memcpys, 0, sizeof pc_memcpys);
+  memset(&pc_memsets, 0, sizeof pc_memsets);
 }
 
 void pc_activity_prune_transfers_locked(uint64_t t) {
@@ -124,7 +207,8 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
   uint64_t lost = 0, zero = 0;
   pc_gpu_lock();
   /* cuptiActivityGetNextRecord only reads the buffer: it never calls back. */
-  while (pc_cupti.cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+  while (PC_CUPTI_ALLOW(NULL, CUPTI_ERROR_MAX_LIMIT_REACHED, cuptiActivityGetNextRecord, buf, valid, &rec) ==
+         CUPTI_SUCCESS) {
     switch (rec->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -146,13 +230,16 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
         kr.local_per_thread = k->localMemoryPerThread;
         uint32_t group, region;
         if (pc_capture_join_kernel(&kr, &group, &region)) {
-          pc_span s = {k->start, k->end, group, region};
+          pc_kspan s = {k->start, k->end, group, region, k->correlationId, k->streamId};
           if (!timed) {
             s.start = s.end = 0;
-            s.group |= PC_SPAN_NOTIME;
-            if (!(group & PC_SPAN_PROFILED)) zero++; /* expected for profiled launches */
+            s.group |= PC_SNAP_NOTIME;
+            if (!(group & PC_SNAP_PROFILED)) zero++; /* expected for profiled launches */
           }
-          if (pc_span_array_append(&pc_kernels, &s, 1)) lost++;
+          if (pc_store_reserve((void **)&pc_kernels.v, &pc_kernels.cap, pc_kernels.n, 1, sizeof *pc_kernels.v))
+            lost++;
+          else
+            pc_kernels.v[pc_kernels.n++] = s;
         }
         break;
       }
@@ -160,14 +247,14 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
         const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
         if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
         pc_span s = {m->start, m->end, m->copyKind, 0};
-        if (pc_span_array_append(&pc_memcpys, &s, 1)) lost++;
+        if (pc_span_append(&pc_memcpys, &s)) lost++;
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
         if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
         pc_span s = {m->start, m->end, 0, 0};
-        if (pc_span_array_append(&pc_memsets, &s, 1)) lost++;
+        if (pc_span_append(&pc_memsets, &s)) lost++;
         break;
       }
       default:
@@ -179,7 +266,7 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
   if (zero) atomic_fetch_add(&pc_zero_ts, zero);
 }
 
-void pc_activity_decode(void) {
+static void pc_activity_decode(void) {
   if (pc_gpu_lock_held()) return; /* never re-enter the store */
   for (;;) {
     pthread_mutex_lock(&pc_act_mu);
@@ -234,7 +321,7 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
                                          size_t valid) {
   (void)size;
   size_t dropped = 0;
-  if (pc_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+  if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
     atomic_fetch_add(&pc_dropped, dropped);
   if (!buffer) return;
   if (valid == 0) {
@@ -256,39 +343,33 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
 
 static int pc_cupti_usable(void) { return !pc_capture_cupti_unusable(NULL, 0) && !pc_capture_fatal(NULL, 0); }
 
-perfcheck_status pc_activity_start(char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
-  if (!pc_cupti_usable()) {
-    if (msg) snprintf(msg, msglen, "CUPTI is not usable in this process");
-    return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+perfcheck_status pc_activity_start(pc_err *err) {
+  pc_err_clear(err);
+  if (!pc_cupti_usable()) return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "CUPTI is not usable in this process");
   /* Already on (the injection library starts activity in InitializeInjection,
    * before any context, and the session start comes here again). */
   int all_on = pc_registered;
   for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) all_on &= pc_kind_on[i];
   if (all_on) return PERFCHECK_OK;
-  CUptiResult r = pc_cupti.cuptiActivityRegisterCallbacks(pc_buffer_requested, pc_buffer_completed);
-  const char *what = "cuptiActivityRegisterCallbacks";
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiActivityRegisterCallbacks, pc_buffer_requested, pc_buffer_completed);
+  const char *what = "";
   if (r == CUPTI_SUCCESS) {
     pc_registered = 1;
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) {
-      r = pc_cupti.cuptiActivityEnable(pc_kinds[i]);
+      r = PC_CUPTI(&e, cuptiActivityEnable, pc_kinds[i]);
       if (r != CUPTI_SUCCESS) {
-        what = i == 0 ? "cuptiActivityEnable(CONCURRENT_KERNEL)"
-               : i == 1 ? "cuptiActivityEnable(MEMCPY)"
-                        : "cuptiActivityEnable(MEMSET)";
+        what = i == 0 ? " (CONCURRENT_KERNEL)" : i == 1 ? " (MEMCPY)" : " (MEMSET)";
         break;
       }
       pc_kind_on[i] = 1;
     }
   }
   if (r != CUPTI_SUCCESS) {
-    const char *s = NULL;
-    if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
-    if (msg) snprintf(msg, msglen, "%s: %s (%d)", what, s, (int)r);
+    pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s%s (%d)", e.msg, what, (int)r);
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
       if (pc_kind_on[i]) {
-        pc_cupti.cuptiActivityDisable(pc_kinds[i]);
+        (void)PC_CUPTI(NULL, cuptiActivityDisable, pc_kinds[i]);
         pc_kind_on[i] = 0;
       }
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
@@ -298,9 +379,9 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
 
 void pc_activity_flush(int forced) {
   if (pc_registered && pc_cupti_usable()) {
-    pc_cupti.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    (void)PC_CUPTI(NULL, cuptiActivityFlushAll, forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t dropped = 0;
-    if (pc_cupti.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+    if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
       atomic_fetch_add(&pc_dropped, dropped);
   }
   pc_activity_decode();
@@ -309,8 +390,8 @@ void pc_activity_flush(int forced) {
 void pc_activity_stop(void) {
   if (pc_cupti_usable()) {
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
-      if (pc_kind_on[i]) pc_cupti.cuptiActivityDisable(pc_kinds[i]);
-    if (pc_registered) pc_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (pc_kind_on[i]) (void)PC_CUPTI(NULL, cuptiActivityDisable, pc_kinds[i]);
+    if (pc_registered) (void)PC_CUPTI(NULL, cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
   memset(pc_kind_on, 0, sizeof pc_kind_on);
   pc_activity_decode(); /* no region is open: the records are dropped */
@@ -327,8 +408,6 @@ void pc_activity_stop(void) {
   }
   pthread_mutex_unlock(&pc_act_mu);
   pc_gpu_lock();
-  pc_span_array_free(&pc_kernels);
-  pc_span_array_free(&pc_memcpys);
-  pc_span_array_free(&pc_memsets);
+  pc_store_free();
   pc_gpu_unlock();
 }

@@ -19,6 +19,12 @@
  * whole domains cost +1.1 us per launch there, launch ids only +0.4 us).
  * TO VERIFY ON THE GPU: every <<<>>> launch is counted exactly once.
  *
+ * What lives where.  This file holds the subscription, the callbacks, the
+ * locks and the region list; the tables they fill are pure C in lib/core,
+ * tested on a CPU: the launch log and its hash map (pc_launchlog.c), the
+ * names, signatures and contexts (pc_sigtab.c) and the selection policy
+ * (pc_select.c).  This file owns one of each (pc_cap) under the gpu lock.
+ *
  * The hot path.  While no session is active a launch costs one atomic load.
  * Inside a session the ENTER callback reads the parameters (no CUDA call:
  * CUDA calls inside callbacks are unsupported), maps (function, context,
@@ -48,6 +54,18 @@
  * own call) from taking the lock twice.  Graph launches are never profiled
  * (auto range + kernel replay left a graph kernel unwritten on the H200).
  *
+ * Locks owned here, in the order they are taken (after the session lock):
+ *   1. pc_launch_rw, the launch rwlock: a profiled launch holds it
+ *      exclusively from ENTER to EXIT (across the counter layer's CUPTI calls:
+ *      that is its purpose), every other launch shared, only while counters
+ *      are on;
+ *   2. pc_gpu_mu, the gpu lock: every table here (pc_cap) and pc_activity.c's
+ *      store.  Memory work only: never held across a CUPTI or driver call
+ *      (CUPTI may call the buffer-request callback from any CUDA call, and
+ *      that callback decodes under this lock).  Leaves taken under it: none.
+ * Everything else shared is an atomic (pc_active, pc_counters, ...) or
+ * thread-local (the launch depth, the ENTER time, the "our own launch" flag).
+ *
  * Teardown safety.  Callbacks count themselves in `pc_inflight` while they
  * touch shared state; pc_capture_stop clears `pc_active`, takes the rwlock
  * once exclusively (so every profiled launch finished its EXIT and no later
@@ -66,11 +84,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/pc_launchlog.h"
+#include "../core/pc_regions.h"
+#include "../core/pc_sigtab.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
-#include "pc_rp_internal.h" /* the counter layer's 39 flag, shared with ours */
+#include "pc_call.h"
 
-#define PC_NONE UINT32_MAX
+/* The id goes into pc_kspan.group shifted by PC_KSPAN_SHIFT. */
+#define PC_SIG_MAX (1u << (32 - PC_KSPAN_SHIFT))
 
 /* ---- locks and flags --------------------------------------------------------- */
 
@@ -112,6 +134,7 @@ static _Atomic(pc_capture_nvtx_fn) pc_nvtx_fn;
 static _Atomic(int (*)(void)) pc_gate_fn;
 
 static _Thread_local int pc_tl_depth;    /* launch callbacks of ours open on this thread */
+static _Thread_local uint64_t pc_tl_enter_ts; /* ENTER time of this thread's profiled launch */
 static _Thread_local int pc_tl_internal; /* our own benchmark launches */
 
 /* correlationData from ENTER to EXIT: a magic in the high half, so that EXIT
@@ -120,218 +143,27 @@ static _Thread_local int pc_tl_internal; /* our own benchmark launches */
 #define PC_CD_MAGIC_MASK 0xffffffff00000000ull
 enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u };
 
-/* CUPTI answered 39 once: make no further CUPTI call in this process. */
-static int pc_cupti_dead;
-static char pc_cupti_holder[128];
 static char pc_fatal_msg[256];
 
-/* Either layer may meet the 39 first (perfcheck_metric_passes on the
- * current device runs without a session): both flags count. */
+/* CUPTI answered 39 once (here, or in the counter layer: the one flag of
+ * pc_call.h): no further CUPTI call in this process. */
 int pc_capture_cupti_unusable(char *holder, size_t len) {
-  const int dead = pc_cupti_dead || pc_cupti_blocked();
-  if (dead && holder && len) snprintf(holder, len, "%s", pc_cupti_dead ? pc_cupti_holder : "another CUPTI client");
+  const int dead = pc_cupti_blocked();
+  if (dead && holder && len) snprintf(holder, len, "%s", pc_cupti_holder());
   return dead;
-}
-
-/* ---- small hash maps ------------------------------------------------------------ */
-
-static inline uint64_t pc_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-static uint64_t pc_hash_str(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-static uint64_t pc_hash_u32s(const uint32_t *v, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ v[i]) * 0x100000001b3ull;
-  return h;
-}
-
-/* Open addressing, linear probing, 64-bit key -> 32-bit value (PC_NONE marks
- * an empty slot).  Keys may repeat (hash collisions): `eq` confirms. */
-typedef struct pc_map {
-  uint64_t *key;
-  uint32_t *val;
-  size_t cap, n;
-} pc_map;
-
-typedef int (*pc_map_eq)(uint32_t val, const void *arg);
-
-static void pc_map_free(pc_map *m) {
-  free(m->key);
-  free(m->val);
-  memset(m, 0, sizeof *m);
-}
-
-static void pc_map_put_slot(uint64_t *key, uint32_t *val, size_t cap, uint64_t k, uint32_t v) {
-  size_t mask = cap - 1;
-  size_t i = (size_t)pc_mix64(k) & mask;
-  while (val[i] != PC_NONE) i = (i + 1) & mask;
-  key[i] = k;
-  val[i] = v;
-}
-
-static int pc_map_grow(pc_map *m) {
-  size_t nc = m->cap ? m->cap * 2 : 256;
-  uint64_t *k = malloc(nc * sizeof *k);
-  uint32_t *v = malloc(nc * sizeof *v);
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return -1;
-  }
-  for (size_t i = 0; i < nc; i++) v[i] = PC_NONE;
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->val[i] != PC_NONE) pc_map_put_slot(k, v, nc, m->key[i], m->val[i]);
-  free(m->key);
-  free(m->val);
-  m->key = k;
-  m->val = v;
-  m->cap = nc;
-  return 0;
-}
-
-static uint32_t pc_map_find(const pc_map *m, uint64_t k, pc_map_eq eq, const void *arg) {
-  if (!m->cap) return PC_NONE;
-  size_t mask = m->cap - 1;
-  for (size_t i = (size_t)pc_mix64(k) & mask;; i = (i + 1) & mask) {
-    if (m->val[i] == PC_NONE) return PC_NONE;
-    if (m->key[i] == k && (!eq || eq(m->val[i], arg))) return m->val[i];
-  }
-}
-
-static int pc_map_insert(pc_map *m, uint64_t k, uint32_t v) {
-  if ((m->n + 1) * 2 > m->cap && pc_map_grow(m)) return -1;
-  pc_map_put_slot(m->key, m->val, m->cap, k, v);
-  m->n++;
-  return 0;
-}
-
-/* The launch log: correlation id -> {signature or context, region, flags}.
- * 16 bytes an entry. */
-typedef struct pc_launch {
-  uint32_t corr;
-  uint32_t a;        /* signature id; for a graph launch, the context index */
-  uint32_t region;
-  uint32_t flags;    /* PC_L_* */
-} pc_launch;
-enum { PC_L_USED = 1u, PC_L_GRAPH = 2u, PC_L_PROFILED = 4u };
-
-typedef struct pc_ltab {
-  pc_launch *e;
-  size_t cap, n;
-} pc_ltab;
-
-static inline size_t pc_ltab_home(uint32_t corr, size_t mask) { return (size_t)pc_mix64(corr) & mask; }
-
-static void pc_ltab_put_raw(pc_launch *e, size_t cap, const pc_launch *x) {
-  size_t mask = cap - 1;
-  size_t i = pc_ltab_home(x->corr, mask);
-  while (e[i].flags & PC_L_USED) i = (i + 1) & mask;
-  e[i] = *x;
-}
-
-static int pc_ltab_resize(pc_ltab *t, size_t nc) {
-  pc_launch *e = calloc(nc, sizeof *e);
-  if (!e) return -1;
-  for (size_t i = 0; i < t->cap; i++)
-    if (t->e[i].flags & PC_L_USED) pc_ltab_put_raw(e, nc, &t->e[i]);
-  free(t->e);
-  t->e = e;
-  t->cap = nc;
-  return 0;
-}
-
-static size_t pc_ltab_find(const pc_ltab *t, uint32_t corr) {
-  if (!t->cap) return SIZE_MAX;
-  size_t mask = t->cap - 1;
-  for (size_t i = pc_ltab_home(corr, mask);; i = (i + 1) & mask) {
-    if (!(t->e[i].flags & PC_L_USED)) return SIZE_MAX;
-    if (t->e[i].corr == corr) return i;
-  }
-}
-
-static int pc_ltab_put(pc_ltab *t, const pc_launch *x) {
-  size_t at = pc_ltab_find(t, x->corr);
-  if (at != SIZE_MAX) { /* a correlation id is never reused; keep the newest */
-    t->e[at] = *x;
-    return 0;
-  }
-  if ((t->n + 1) * 2 > t->cap && pc_ltab_resize(t, t->cap ? t->cap * 2 : 1024)) return -1;
-  pc_ltab_put_raw(t->e, t->cap, x);
-  t->n++;
-  return 0;
-}
-
-/* Backward-shift deletion: no tombstones, so lookups stay short however many
- * launches pass through. */
-static void pc_ltab_erase(pc_ltab *t, size_t i) {
-  size_t mask = t->cap - 1;
-  t->e[i].flags = 0;
-  size_t j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (!(t->e[j].flags & PC_L_USED)) break;
-    size_t k = pc_ltab_home(t->e[j].corr, mask);
-    /* Entry j may move to the hole i unless its home lies cyclically in (i, j]. */
-    int stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
-    if (!stays) {
-      t->e[i] = t->e[j];
-      t->e[j].flags = 0;
-      i = j;
-    }
-  }
-  t->n--;
 }
 
 /* ---- tables ----------------------------------------------------------------------- */
 
-typedef struct pc_name {
-  char *mangled;        /* NULL until known */
-  char *short_name;     /* computed lazily, outside launch callbacks */
-  void *f_last;         /* the handle of its latest direct launch */
-  signed char regex;    /* -1 unknown, 0/1: kernel_regex verdict */
-} pc_name;
-
-typedef struct pc_sig {
-  uint32_t name, ctx;
-  unsigned grid[3], block[3], smem;
-  unsigned cluster[3];
-  void *f;
-  uint32_t prof_region, prof_count;
-  uint8_t np, seen_direct, seen_graph, attr_state, rec_valid, is_kernel;
-  unsigned rec_regs, rec_static, rec_local;
-  pc_attributes attr;
-  char *attr_reason;
-} pc_sig;
-
-typedef struct pc_ctxent {
-  CUcontext ctx;
-  uint32_t uid;
-  int alive;
-  uint64_t last_launch;  /* launch sequence number of its latest region launch */
-} pc_ctxent;
-
+/* A profiled launch, from its ENTER until its region (or, once handed up,
+ * the outermost region it counts for) ends. */
 typedef struct pc_prof {
   uint32_t corr, sig, region;
-  uint64_t exit_ts; /* cuptiGetTimestamp after the launch (and its replay) */
+  uint32_t inherited;   /* handed up by a nested region: its interval only */
+  uint64_t enter_ts;    /* cuptiGetTimestamp before the counter layer's ENTER work */
+  uint64_t exit_ts;     /* cuptiGetTimestamp after the launch (and its replay) */
+  pc_snap_profiled *res; /* the counter result, once collected (values, extra) */
 } pc_prof;
-
-/* An open region.  `closing`: its end has begun; launches go to the parent
- * but its kernel records are still accepted until it is retired. */
-typedef struct pc_open {
-  uint32_t id;
-  int closing;
-} pc_open;
 
 /* A stream being captured into a graph: launches into it do not run.  The
  * per-thread default stream (handles 0 and 2) is one stream per thread. */
@@ -344,153 +176,22 @@ typedef struct pc_capstream {
 static struct {
   CUpti_SubscriberHandle sub;
   int subscribed;
-  pc_name *names;
-  size_t nnames, capnames;
-  pc_map names_by_str, names_by_ptr;
-  pc_sig *sigs;
-  size_t nsigs, capsigs;
-  pc_map sigs_by_key;
-  pc_ctxent *ctxs;
-  size_t nctxs, capctxs;
-  pc_ltab launches;
+  pc_sigtab tab;         /* names, signatures, contexts (pc_sigtab.h) */
+  pc_ltab launches;      /* the launch log (pc_launchlog.h) */
   pc_prof *prof;
   size_t nprof, capprof;
-  pc_open *open;
-  size_t nopen, capopen;
+  pc_regions regions;    /* the one region stack (pc_regions.h) */
   pc_capstream *caps;
   size_t ncaps, capcaps;
   uint64_t launch_seq;   /* launches made inside regions */
   uint64_t failed;       /* of those, launches that returned an error */
-  pc_capture_counters cnt;
-  uint64_t matched, profiled;
+  pc_rp *rp;             /* the counter layer, NULL: timing only */
+  pc_select sel;         /* which launches are profiled (pc_sigtab.h) */
 } pc_cap;
 
-static uint32_t pc_next_region; /* never reset: ids are unique in the process */
+static int pc_region_is_open(uint32_t id) { return pc_regions_find(&pc_cap.regions, id) != NULL; }
 
-static int pc_grow(void **arr, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return 0;
-  size_t nc = *cap ? *cap * 2 : 16;
-  if (nc > SIZE_MAX / sz) return -1;
-  void *p = realloc(*arr, nc * sz);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
-static uint32_t pc_name_new(const char *mangled) {
-  if (pc_cap.nnames >= PC_NONE - 1 ||
-      pc_grow((void **)&pc_cap.names, &pc_cap.capnames, pc_cap.nnames, sizeof *pc_cap.names))
-    return PC_NONE;
-  pc_name *n = &pc_cap.names[pc_cap.nnames];
-  memset(n, 0, sizeof *n);
-  n->regex = -1;
-  if (mangled) {
-    n->mangled = pc_strdup(mangled);
-    if (!n->mangled) return PC_NONE;
-  }
-  return (uint32_t)pc_cap.nnames++;
-}
-
-static int pc_name_eq(uint32_t id, const void *arg) {
-  const char *m = pc_cap.names[id].mangled;
-  return m && strcmp(m, (const char *)arg) == 0;
-}
-
-/* The name id of a mangled name, created at first sight. */
-static uint32_t pc_intern(const char *mangled) {
-  uint64_t h = pc_hash_str(mangled);
-  uint32_t id = pc_map_find(&pc_cap.names_by_str, h, pc_name_eq, mangled);
-  if (id != PC_NONE) return id;
-  id = pc_name_new(mangled);
-  if (id != PC_NONE) pc_map_insert(&pc_cap.names_by_str, h, id); /* on OOM: found by pointer only */
-  return id;
-}
-
-/* The name id of a launched handle. */
-static uint32_t pc_name_of_handle(void *f, const char *symbol) {
-  uint64_t k = (uint64_t)(uintptr_t)f;
-  uint32_t id = pc_map_find(&pc_cap.names_by_ptr, k, NULL, NULL);
-  if (id == PC_NONE) {
-    id = (symbol && *symbol) ? pc_intern(symbol) : pc_name_new(NULL);
-    if (id == PC_NONE) return PC_NONE;
-    pc_map_insert(&pc_cap.names_by_ptr, k, id);
-  }
-  pc_cap.names[id].f_last = f;
-  return id;
-}
-
-typedef struct pc_sigkey {
-  uint32_t v[9]; /* name, ctx, grid xyz, block xyz, dynamic smem */
-} pc_sigkey;
-
-static int pc_sig_eq(uint32_t id, const void *arg) {
-  const pc_sigkey *k = arg;
-  const pc_sig *s = &pc_cap.sigs[id];
-  return s->name == k->v[0] && s->ctx == k->v[1] && s->grid[0] == k->v[2] && s->grid[1] == k->v[3] &&
-         s->grid[2] == k->v[4] && s->block[0] == k->v[5] && s->block[1] == k->v[6] && s->block[2] == k->v[7] &&
-         s->smem == k->v[8];
-}
-
-static uint32_t pc_sig_lookup(uint32_t name, uint32_t ctx, const unsigned grid[3], const unsigned block[3],
-                              unsigned smem) {
-  pc_sigkey k = {{name, ctx, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem}};
-  uint64_t h = pc_hash_u32s(k.v, 9);
-  uint32_t id = pc_map_find(&pc_cap.sigs_by_key, h, pc_sig_eq, &k);
-  if (id != PC_NONE) return id;
-  /* The id goes into pc_span.group shifted by 3. */
-  if (pc_cap.nsigs >= (1u << 29) ||
-      pc_grow((void **)&pc_cap.sigs, &pc_cap.capsigs, pc_cap.nsigs, sizeof *pc_cap.sigs))
-    return PC_NONE;
-  pc_sig *s = &pc_cap.sigs[pc_cap.nsigs];
-  memset(s, 0, sizeof *s);
-  s->name = name;
-  s->ctx = ctx;
-  memcpy(s->grid, grid, sizeof s->grid);
-  memcpy(s->block, block, sizeof s->block);
-  s->smem = smem;
-  s->prof_region = 0;
-  pc_attributes_init(&s->attr);
-  id = (uint32_t)pc_cap.nsigs;
-  if (pc_map_insert(&pc_cap.sigs_by_key, h, id)) return PC_NONE;
-  pc_cap.nsigs++;
-  return id;
-}
-
-/* The index of a context; launches give its unique id too, so a context
- * re-created at the same address gets a new entry. */
-static uint32_t pc_ctx_index(CUcontext ctx, uint32_t uid) {
-  for (size_t i = pc_cap.nctxs; i-- > 0;)
-    if (pc_cap.ctxs[i].ctx == ctx && pc_cap.ctxs[i].uid == uid && pc_cap.ctxs[i].alive) return (uint32_t)i;
-  if (pc_grow((void **)&pc_cap.ctxs, &pc_cap.capctxs, pc_cap.nctxs, sizeof *pc_cap.ctxs)) return PC_NONE;
-  pc_ctxent *c = &pc_cap.ctxs[pc_cap.nctxs];
-  c->ctx = ctx;
-  c->uid = uid;
-  c->alive = 1;
-  c->last_launch = 0;
-  return (uint32_t)pc_cap.nctxs++;
-}
-
-static void pc_ctx_mark_dead(CUcontext ctx) {
-  for (size_t i = 0; i < pc_cap.nctxs; i++)
-    if (pc_cap.ctxs[i].ctx == ctx) pc_cap.ctxs[i].alive = 0;
-}
-
-static int pc_region_is_open(uint32_t id) {
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) return 1;
-  return 0;
-}
-
-static void pc_update_current_region(void) {
-  uint32_t cur = 0;
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (!pc_cap.open[i].closing) {
-      cur = pc_cap.open[i].id;
-      break;
-    }
-  atomic_store(&pc_cur_region, cur);
-}
+static void pc_update_current_region(void) { atomic_store(&pc_cur_region, pc_regions_current(&pc_cap.regions)); }
 
 static int pc_is_per_thread_stream(CUstream s) {
   return s == NULL || s == CU_STREAM_PER_THREAD || s == CU_STREAM_LEGACY;
@@ -503,67 +204,18 @@ static int pc_stream_captured(CUstream s) {
   return 0;
 }
 
-/* Resets a signature's per-region state when it is first seen in `region`. */
-static void pc_sig_enter_region(pc_sig *s, uint32_t region) {
-  if (s->prof_region != region) {
-    s->prof_region = region;
-    s->prof_count = 0;
-    s->np = PC_NP_NONE;
-  }
-}
-
-static int pc_name_matches(pc_name *n) {
-  if (!pc_cap.cnt.kernel_regex) return 1;
-  if (n->regex < 0) {
-    /* Demangling inside the callback: once per kernel name, no CUDA call. */
-    char shortn[512];
-    pc_capture_short_name(n->mangled, shortn, sizeof shortn);
-    n->regex = regexec(pc_cap.cnt.kernel_regex, shortn, 0, NULL, 0) == 0;
-  }
-  return n->regex;
-}
-
-/* ncu's -k, -s, -c, then the first per_signature launches of each signature
- * in each region (so that every report entry can get counters). */
 static atomic_int pc_capturing; /* stream captures in progress in the process */
 
-static int pc_decide_profile(pc_sig *s, uint32_t region) {
-  pc_sig_enter_region(s, region);
-  /* A stream capture elsewhere may have joined this launch's stream through
-   * an event, and the range profiler breaks a capture (seen on the H200):
-   * no profiling while any capture is open. */
-  if (atomic_load(&pc_capturing) > 0) {
-    if (!s->prof_count) s->np = PC_NP_CAPTURE;
-    return 0;
-  }
-  int (*gate)(void) = atomic_load(&pc_gate_fn);
-  if (gate && !gate()) { /* PERFCHECK_NVTX: outside the named ranges, like ncu's --nvtx-include */
-    if (!s->prof_count) s->np = PC_NP_NVTX;
-    return 0;
-  }
-  if (!pc_name_matches(&pc_cap.names[s->name])) {
-    if (!s->prof_count) s->np = PC_NP_FILTERED;
-    return 0;
-  }
-  pc_cap.matched++;
-  if (pc_cap.matched <= pc_cap.cnt.launch_skip) {
-    if (!s->prof_count) s->np = PC_NP_SKIPPED;
-    return 0;
-  }
-  if (s->prof_count >= pc_cap.cnt.per_signature) return 0;
-  if (pc_cap.cnt.launch_count && pc_cap.profiled >= pc_cap.cnt.launch_count) {
-    if (!s->prof_count) s->np = PC_NP_LIMIT;
-    return 0;
-  }
-  s->prof_count++;
-  pc_cap.profiled++;
-  s->np = PC_NP_NONE;
-  return 1;
+static void pc_prof_free_result(pc_prof *p) {
+  if (p->res) free(p->res->extra);
+  free(p->res);
+  p->res = NULL;
 }
 
 static void pc_prof_forget(uint32_t corr) {
   for (size_t i = pc_cap.nprof; i-- > 0;)
     if (pc_cap.prof[i].corr == corr) {
+      pc_prof_free_result(&pc_cap.prof[i]);
       pc_cap.prof[i] = pc_cap.prof[--pc_cap.nprof];
       return;
     }
@@ -664,34 +316,41 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * profiled. */
     const int captured = pc_cap.ncaps && pc_stream_captured(p.stream);
     const uint32_t region = captured ? 0 : atomic_load(&pc_cur_region);
-    const uint32_t ci = pc_ctx_index(cb->context, cb->contextUid);
+    const uint32_t ci = pc_sigtab_ctx(&pc_cap.tab, cb->context, cb->contextUid);
     if (ci != PC_NONE) {
       pc_launch rec = {corr, ci, region, PC_L_USED};
       if (p.graph) {
         rec.flags |= PC_L_GRAPH;
       } else {
-        uint32_t name = pc_name_of_handle(p.f, cb->symbolName);
-        uint32_t sig = name == PC_NONE ? PC_NONE : pc_sig_lookup(name, ci, p.grid, p.block, p.smem);
+        uint32_t name = pc_sigtab_handle(&pc_cap.tab, p.f, cb->symbolName);
+        uint32_t sig = name == PC_NONE ? PC_NONE : pc_sigtab_sig(&pc_cap.tab, name, ci, p.grid, p.block, p.smem, PC_SIG_MAX);
         if (sig == PC_NONE) {
           rec.flags = 0; /* out of memory: the launch goes unrecorded */
         } else {
-          pc_sig *s = &pc_cap.sigs[sig];
+          pc_sig *s = &pc_cap.tab.sigs[sig];
           s->f = p.f;
           s->seen_direct = 1;
+          if (captured) s->seen_captured = 1;
           if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
           rec.a = sig;
           if (region) {
             if (counters) {
-              profile = pc_decide_profile(s, region);
+              /* No profiling while any stream capture is open, nor outside
+               * PERFCHECK_NVTX's ranges (the gate is asked only then). */
+              int (*gate)(void) = atomic_load(&pc_gate_fn);
+              const pc_not_profiled closed = atomic_load(&pc_capturing) > 0 ? PC_NP_CAPTURE
+                                             : (gate && !gate())             ? PC_NP_NVTX
+                                                                             : PC_NP_NONE;
+              profile = pc_select_decide(&pc_cap.sel, &pc_cap.tab, sig, region, closed);
             } else {
-              pc_sig_enter_region(s, region);
+              pc_select_enter_region(s, region);
               if (!s->prof_count) s->np = PC_NP_TIMING;
             }
             if (profile) {
-              profile_name = pc_cap.names[name].mangled;
+              profile_name = pc_cap.tab.names[name].mangled;
               rec.flags |= PC_L_PROFILED;
-              pc_prof pr = {corr, sig, region, 0};
-              if (pc_grow((void **)&pc_cap.prof, &pc_cap.capprof, pc_cap.nprof, sizeof *pc_cap.prof) == 0)
+              pc_prof pr = {corr, sig, region, 0, 0, 0, NULL};
+              if (pc_table_grow((void **)&pc_cap.prof, &pc_cap.capprof, pc_cap.nprof, sizeof *pc_cap.prof) == 0)
                 pc_cap.prof[pc_cap.nprof++] = pr;
             }
           }
@@ -700,10 +359,10 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       if (region && (rec.flags & PC_L_USED) && pc_ltab_put(&pc_cap.launches, &rec) == 0) {
         flags |= PC_CD_RECORDED;
         pc_cap.launch_seq++;
-        pc_cap.ctxs[ci].last_launch = pc_cap.launch_seq;
+        pc_cap.tab.ctxs[ci].last_launch = pc_cap.launch_seq;
       } else if (profile) { /* unrecorded launches are not profiled */
-        pc_cap.sigs[rec.a].prof_count--;
-        pc_cap.profiled--;
+        pc_cap.tab.sigs[rec.a].prof_count--;
+        pc_cap.sel.profiled--;
         pc_prof_forget(corr);
         profile = 0;
       }
@@ -715,10 +374,13 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       if (profile) {
         pthread_rwlock_wrlock(&pc_launch_rw);
         flags |= PC_CD_HOLD;
+        /* Everything from here to EXIT is perfcheck's cost but the kernel's
+         * own run: the session cuts it out of the region's clock. */
+        if (PC_CUPTI(NULL, cuptiGetTimestamp, &pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
         /* Re-check under the exclusive lock: pc_capture_stop clears pc_counters
          * before it takes the lock, so the counter layer is still alive here. */
         if (atomic_load(&pc_counters) &&
-            pc_rp_on_launch_enter_named(pc_cap.cnt.rp, cb->context, corr, profile_name) == 0) {
+            pc_rp_on_launch_enter(pc_cap.rp, cb->context, corr, profile_name) == 0) {
           flags |= PC_CD_PROFILED;
         } else {
           if (atomic_load(&pc_counters)) { /* refused: stop asking, note it once */
@@ -730,9 +392,9 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           if (at != SIZE_MAX) pc_cap.launches.e[at].flags &= ~PC_L_PROFILED;
           pc_prof_forget(corr);
           uint32_t sig = at != SIZE_MAX ? pc_cap.launches.e[at].a : PC_NONE;
-          if (sig != PC_NONE && sig < pc_cap.nsigs) {
-            if (pc_cap.sigs[sig].prof_count) pc_cap.sigs[sig].prof_count--;
-            if (!pc_cap.sigs[sig].prof_count) pc_cap.sigs[sig].np = PC_NP_TIMING;
+          if (sig != PC_NONE && sig < pc_cap.tab.nsigs) {
+            if (pc_cap.tab.sigs[sig].prof_count) pc_cap.tab.sigs[sig].prof_count--;
+            if (!pc_cap.tab.sigs[sig].prof_count) pc_cap.tab.sigs[sig].np = PC_NP_TIMING;
           }
           pc_gpu_unlock();
         }
@@ -758,15 +420,16 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
   atomic_fetch_add(&pc_inflight, 1);
   /* The counter layer stays alive while we hold the exclusive lock. */
   if (v & PC_CD_PROFILED) {
-    pc_rp_on_launch_exit(pc_cap.cnt.rp, cb->context, cb->correlationId, ok);
+    pc_rp_on_launch_exit(pc_cap.rp, cb->context, cb->correlationId, ok);
     /* Under kernel replay the activity record of this launch carries no
      * timestamps: the session places the kernel, with its counted duration,
      * just before this moment (nothing else ran: we hold the launch lock). */
     uint64_t ts = 0;
-    if (ok && atomic_load(&pc_active) && pc_cupti.cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
+    if (ok && atomic_load(&pc_active) && PC_CUPTI(NULL, cuptiGetTimestamp, &ts) == CUPTI_SUCCESS) {
       pc_gpu_lock();
       for (size_t i = pc_cap.nprof; i-- > 0;)
         if (pc_cap.prof[i].corr == cb->correlationId) {
+          pc_cap.prof[i].enter_ts = pc_tl_enter_ts;
           pc_cap.prof[i].exit_ts = ts;
           break;
         }
@@ -781,9 +444,9 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
       pc_launch e = pc_cap.launches.e[at];
       pc_ltab_erase(&pc_cap.launches, at);
       pc_cap.failed++;
-      if ((e.flags & PC_L_PROFILED) && e.a < pc_cap.nsigs) {
+      if ((e.flags & PC_L_PROFILED) && e.a < pc_cap.tab.nsigs) {
         pc_prof_forget(e.corr);
-        pc_sig *s = &pc_cap.sigs[e.a];
+        pc_sig *s = &pc_cap.tab.sigs[e.a];
         if (s->prof_count) s->prof_count--;
         if (!s->prof_count) s->np = PC_NP_FAILED;
       }
@@ -819,14 +482,14 @@ static void pc_on_module_unload(void) {
   pc_pending_attr *todo = NULL;
   size_t ntodo = 0, cap = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nsigs; i++) {
-    pc_sig *s = &pc_cap.sigs[i];
+  for (size_t i = 0; i < pc_cap.tab.nsigs; i++) {
+    pc_sig *s = &pc_cap.tab.sigs[i];
     if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_region_is_open(s->prof_region)) continue;
-    if (pc_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
+    if (pc_table_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
     pc_pending_attr *t = &todo[ntodo++];
     t->sig = (uint32_t)i;
     t->f = s->f;
-    t->ctx = s->ctx < pc_cap.nctxs ? pc_cap.ctxs[s->ctx].ctx : NULL;
+    t->ctx = s->ctx < pc_cap.tab.nctxs ? pc_cap.tab.ctxs[s->ctx].ctx : NULL;
     memcpy(t->grid, s->grid, sizeof t->grid);
     memcpy(t->block, s->block, sizeof t->block);
     t->smem = s->smem;
@@ -839,11 +502,11 @@ static void pc_on_module_unload(void) {
     if (!pc_funcinfo_device_cached(ord >= 0 ? ord : 0, &d)) pc_device_init(&d);
     pc_attributes a;
     int is_kernel = 0;
-    char why[160] = "";
+    pc_err why;
     perfcheck_status st = pc_funcinfo_attributes(todo[i].ctx, todo[i].f, 0, todo[i].grid, todo[i].block,
-                                                 todo[i].smem, &d, &a, &is_kernel, why, sizeof why);
+                                                 todo[i].smem, &d, &a, &is_kernel, &why);
     pc_gpu_lock();
-    pc_sig *s = &pc_cap.sigs[todo[i].sig];
+    pc_sig *s = &pc_cap.tab.sigs[todo[i].sig];
     if (st == PERFCHECK_OK) {
       s->attr = a;
       s->attr_state = PC_ATTR_OK;
@@ -856,12 +519,7 @@ static void pc_on_module_unload(void) {
   free(todo);
 
   pc_gpu_lock();
-  pc_map_free(&pc_cap.names_by_ptr);
-  for (size_t i = 0; i < pc_cap.nnames; i++) pc_cap.names[i].f_last = NULL;
-  for (size_t i = 0; i < pc_cap.nsigs; i++) {
-    pc_sig *s = &pc_cap.sigs[i];
-    if (!(s->is_kernel && s->attr_state == PC_ATTR_NONE)) s->f = NULL;
-  }
+  pc_sigtab_forget_handles(&pc_cap.tab);
   pc_gpu_unlock();
 }
 
@@ -884,7 +542,7 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       /* A new context at the address of a destroyed one must not inherit
        * its entry. */
       pc_gpu_lock();
-      pc_ctx_mark_dead(rd->context);
+      pc_sigtab_ctx_dead(&pc_cap.tab, rd->context);
       pc_gpu_unlock();
       break;
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
@@ -892,10 +550,10 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       pc_capture_ctx_fn destroying = atomic_load(&pc_ctx_destroying_fn);
       if (destroying) destroying(rd->context);
       pc_gpu_lock();
-      pc_ctx_mark_dead(rd->context);
+      pc_sigtab_ctx_dead(&pc_cap.tab, rd->context);
       pc_gpu_unlock();
       /* The counter layer frees its per-context images (its own lock). */
-      if (pc_cap.cnt.rp) pc_rp_on_context_destroy(pc_cap.cnt.rp, rd->context);
+      if (pc_cap.rp) pc_rp_on_context_destroy(pc_cap.rp, rd->context);
       break;
     }
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
@@ -951,7 +609,7 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
   if (atomic_load(&pc_active)) {
     pc_gpu_lock();
     if (begin) {
-      if (pc_grow((void **)&pc_cap.caps, &pc_cap.capcaps, pc_cap.ncaps, sizeof *pc_cap.caps) == 0) {
+      if (pc_table_grow((void **)&pc_cap.caps, &pc_cap.capcaps, pc_cap.ncaps, sizeof *pc_cap.caps) == 0) {
         pc_capstream *c = &pc_cap.caps[pc_cap.ncaps++];
         c->stream = st;
         c->thread = pthread_self();
@@ -972,8 +630,8 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
   atomic_fetch_sub(&pc_inflight, 1);
 }
 
-static void CUPTIAPI pc_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data) {
+void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                  const void *data) {
   (void)userdata;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     const CUpti_CallbackData *cb = data;
@@ -1002,51 +660,30 @@ static void CUPTIAPI pc_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 /* ---- start, stop, state -------------------------------------------------------------- */
 
-static const char *pc_cupti_text(CUptiResult r) {
-  const char *s = NULL;
-  if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
-  return s;
-}
-
 static void pc_tables_free(void) {
-  for (size_t i = 0; i < pc_cap.nnames; i++) {
-    free(pc_cap.names[i].mangled);
-    free(pc_cap.names[i].short_name);
-  }
-  free(pc_cap.names);
-  for (size_t i = 0; i < pc_cap.nsigs; i++) free(pc_cap.sigs[i].attr_reason);
-  free(pc_cap.sigs);
-  pc_map_free(&pc_cap.names_by_str);
-  pc_map_free(&pc_cap.names_by_ptr);
-  pc_map_free(&pc_cap.sigs_by_key);
-  free(pc_cap.ctxs);
-  free(pc_cap.launches.e);
+  pc_sigtab_free(&pc_cap.tab);
+  pc_ltab_free(&pc_cap.launches);
+  for (size_t i = 0; i < pc_cap.nprof; i++) pc_prof_free_result(&pc_cap.prof[i]);
   free(pc_cap.prof);
-  free(pc_cap.open);
+  pc_regions_clear(&pc_cap.regions);
   free(pc_cap.caps);
   CUpti_SubscriberHandle sub = pc_cap.sub;
   int subscribed = pc_cap.subscribed;
+  const uint32_t last_id = pc_cap.regions.last_id; /* ids stay unique in the process */
   memset(&pc_cap, 0, sizeof pc_cap);
   pc_cap.sub = sub;
   pc_cap.subscribed = subscribed;
+  pc_cap.regions.last_id = last_id;
 }
 
-perfcheck_status pc_capture_start(char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
+perfcheck_status pc_capture_start(pc_err *err) {
+  pc_err_clear(err);
   char holder[128];
-  if (pc_capture_cupti_unusable(holder, sizeof holder)) {
-    if (msg) snprintf(msg, msglen, "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process",
-                      holder);
-    return PERFCHECK_ERROR_CUPTI_IN_USE;
-  }
+  if (pc_capture_cupti_unusable(holder, sizeof holder))
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+                      "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
   if (pc_cap.subscribed) return PERFCHECK_OK; /* idempotent */
-  {
-    char why[512];
-    if (pc_cupti_load(why, sizeof why) != PERFCHECK_OK) {
-      if (msg) snprintf(msg, msglen, "%s", why);
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-    }
-  }
+  if (pc_cupti_load(err) != PERFCHECK_OK) return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   (void)pc_demangler(); /* looked up once, outside callbacks */
   atomic_store(&pc_active, 0);
   atomic_store(&pc_counters, 0);
@@ -1065,25 +702,21 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   sp.oldSubscriberName = old;
   sp.oldSubscriberSize = sizeof old;
   CUpti_SubscriberHandle sub = NULL;
-  CUptiResult r = pc_cupti.cuptiSubscribe_v2(&sub, pc_callback, NULL, &sp);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiSubscribe_v2, &sub, pc_capture_callback, NULL, &sp);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_MAX_LIMIT_REACHED) {
     /* No further CUPTI call in this process, not even for the error text:
      * after a 39 a later CUPTI call crashed the host program (§11). */
     old[sizeof old - 1] = '\0';
-    pc_cupti_dead = 1;
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) pc_cupti_note(r, "cuptiSubscribe_v2"); /* no CUPTI call */
-    snprintf(pc_cupti_holder, sizeof pc_cupti_holder, "%s", old[0] ? old : "another CUPTI client");
-    if (msg)
-      snprintf(msg, msglen,
-               "cuptiSubscribe_v2: CUPTI is in use by %s (error %d): run without the other tool "
-               "(ncu, nsys, compute-sanitizer, cuda-gdb) or disable the framework's profiler",
-               pc_cupti_holder, (int)r);
-    return PERFCHECK_ERROR_CUPTI_IN_USE;
+    pc_cupti_poison(old[0] ? old : NULL);
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+                      "cuptiSubscribe_v2: CUPTI is in use by %s (error %d): run without the other tool "
+                      "(ncu, nsys, compute-sanitizer, cuda-gdb) or disable the framework's profiler",
+                      pc_cupti_holder(), (int)r);
   }
-  if (r != CUPTI_SUCCESS) {
-    if (msg) snprintf(msg, msglen, "cuptiSubscribe_v2: %s (%d)", pc_cupti_text(r), (int)r);
-    return r == CUPTI_ERROR_NOT_INITIALIZED ? PERFCHECK_ERROR_DRIVER_TOO_OLD : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+  if (r != CUPTI_SUCCESS)
+    return pc_err_set(err, r == CUPTI_ERROR_NOT_INITIALIZED ? PERFCHECK_ERROR_DRIVER_TOO_OLD : PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+                      "%s (%d)", e.msg, (int)r);
 
   static const CUpti_CallbackId driver_ids[] = {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -1103,16 +736,17 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   };
   const char *what = NULL;
   for (size_t i = 0; !what && i < sizeof driver_ids / sizeof driver_ids[0]; i++)
-    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
+    if ((r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
       what = "driver launch callback";
   for (size_t i = 0; !what && i < sizeof resource_ids / sizeof resource_ids[0]; i++)
-    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
+    if ((r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
       what = "resource callback";
-  if (!what && (r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS)
+  if (!what && (r = PC_CUPTI(&e, cuptiEnableCallback, 1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) !=
+                   CUPTI_SUCCESS)
     what = "state callback";
   if (what) {
-    if (msg) snprintf(msg, msglen, "cuptiEnableCallback (%s): %s (%d)", what, pc_cupti_text(r), (int)r);
-    pc_cupti.cuptiUnsubscribe(sub);
+    pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (%s, %d)", e.msg, what, (int)r);
+    (void)PC_CUPTI(NULL, cuptiUnsubscribe, sub);
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   }
   pc_cap.sub = sub;
@@ -1122,11 +756,16 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
 
 void pc_capture_set_counters(const pc_capture_counters *c) {
   pc_gpu_lock();
-  memset(&pc_cap.cnt, 0, sizeof pc_cap.cnt);
-  if (c) pc_cap.cnt = *c;
-  if (pc_cap.cnt.per_signature == 0) pc_cap.cnt.per_signature = 1;
-  pc_cap.matched = pc_cap.profiled = 0;
-  atomic_store(&pc_counters, pc_cap.cnt.rp != NULL);
+  memset(&pc_cap.sel, 0, sizeof pc_cap.sel);
+  pc_cap.rp = c ? c->rp : NULL;
+  if (c) {
+    pc_cap.sel.kernel_regex = c->kernel_regex;
+    pc_cap.sel.launch_skip = c->launch_skip;
+    pc_cap.sel.launch_count = c->launch_count;
+    pc_cap.sel.per_signature = c->per_signature;
+  }
+  if (pc_cap.sel.per_signature == 0) pc_cap.sel.per_signature = 1;
+  atomic_store(&pc_counters, pc_cap.rp != NULL);
   pc_gpu_unlock();
 }
 
@@ -1146,7 +785,7 @@ void pc_capture_stop(void) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if (pc_cap.subscribed && !pc_cupti_dead) pc_cupti.cuptiUnsubscribe(pc_cap.sub);
+  if (pc_cap.subscribed) (void)PC_CUPTI(NULL, cuptiUnsubscribe, pc_cap.sub); /* refused after a 39 */
   pc_gpu_lock();
   pc_tables_free();
   pc_cap.sub = NULL;
@@ -1157,52 +796,85 @@ void pc_capture_stop(void) {
 
 void pc_capture_internal(int on) { pc_tl_internal = on; }
 
+uint32_t pc_capture_current_region(void) { return atomic_load(&pc_cur_region); }
+int pc_capture_captures_open(void) { return atomic_load(&pc_capturing); }
+int pc_capture_thread_depth(void) { return pc_tl_depth; }
+
 int pc_capture_fatal(char *msg, size_t len) {
   int f = atomic_load(&pc_fatal);
   if (f && msg && len) snprintf(msg, len, "%s", pc_fatal_msg);
   return f;
 }
 
-int pc_capture_counters_on(void) { return atomic_load(&pc_counters); }
 void pc_capture_counters_off(void) { atomic_store(&pc_counters, 0); }
 int pc_capture_take_refusal(void) { return atomic_exchange(&pc_refusal, 0); }
 
 /* ---- regions --------------------------------------------------------------------------- */
 
-uint32_t pc_capture_region_push(void) {
+uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *begin) {
   pc_gpu_lock();
-  uint32_t id = 0;
-  if (pc_grow((void **)&pc_cap.open, &pc_cap.capopen, pc_cap.nopen, sizeof *pc_cap.open) == 0) {
-    if (++pc_next_region == 0) ++pc_next_region;
-    id = pc_next_region;
-    pc_cap.open[pc_cap.nopen].id = id;
-    pc_cap.open[pc_cap.nopen].closing = 0;
-    pc_cap.nopen++;
-    pc_update_current_region();
-  }
+  const uint32_t id = pc_regions_push(&pc_cap.regions, name, flags, begin);
+  if (id && (flags & PC_RG_NVTX)) pc_cap.regions.v[pc_cap.regions.n - 1].nvtx_thread = pthread_self();
+  pc_update_current_region();
   pc_gpu_unlock();
   return id;
 }
 
-void pc_capture_region_pop(uint32_t id) {
+void pc_capture_region_pop(uint32_t id, const pc_region_marks *end) {
   pc_gpu_lock();
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) {
-      pc_cap.open[i].closing = 1;
-      break;
-    }
+  pc_regions_close(&pc_cap.regions, id, end);
   pc_update_current_region();
   pc_gpu_unlock();
 }
 
 void pc_capture_region_retire_locked(uint32_t id) {
-  for (size_t i = pc_cap.nopen; i-- > 0;)
-    if (pc_cap.open[i].id == id) {
-      memmove(&pc_cap.open[i], &pc_cap.open[i + 1], (pc_cap.nopen - i - 1) * sizeof *pc_cap.open);
-      pc_cap.nopen--;
-      break;
-    }
+  pc_regions_retire(&pc_cap.regions, id);
   pc_update_current_region();
+}
+
+void pc_region_view_free(pc_region_view *v) {
+  free(v->name);
+  free(v->parent_name);
+  v->name = v->parent_name = NULL;
+}
+
+int pc_capture_region_view(uint32_t id, pc_region_view *out) {
+  memset(out, 0, sizeof *out);
+  pc_gpu_lock();
+  const pc_open_region *r = pc_regions_find(&pc_cap.regions, id);
+  const pc_open_region *up = r && r->parent ? pc_regions_find(&pc_cap.regions, r->parent) : NULL;
+  int rc = -1;
+  if (r) {
+    out->id = r->id;
+    out->parent = up ? up->id : 0;
+    out->depth = r->depth;
+    out->flags = r->flags;
+    out->nvtx_here = (r->flags & PC_RG_NVTX) && pthread_equal(r->nvtx_thread, pthread_self());
+    out->has_end = r->has_end;
+    out->begin = r->begin;
+    out->end = r->end;
+    out->keep_transfers_from = pc_regions_oldest_begin(&pc_cap.regions, id);
+    out->name = pc_strdup(r->name);
+    out->parent_name = up ? pc_strdup(up->name) : NULL;
+    rc = (!out->name || (up && !out->parent_name)) ? -2 : 0;
+  }
+  pc_gpu_unlock();
+  if (rc == -2) pc_region_view_free(out);
+  return rc;
+}
+
+uint32_t pc_capture_region_innermost(void) {
+  pc_gpu_lock();
+  const uint32_t id = pc_regions_innermost(&pc_cap.regions);
+  pc_gpu_unlock();
+  return id;
+}
+
+uint32_t pc_capture_region_next_to_end(void) {
+  pc_gpu_lock();
+  const uint32_t id = pc_regions_next_to_end(&pc_cap.regions);
+  pc_gpu_unlock();
+  return id;
 }
 
 uint64_t pc_capture_region_launches(void) {
@@ -1222,8 +894,8 @@ uint64_t pc_capture_failed_launches(void) {
 size_t pc_capture_contexts_since(uint64_t since, CUcontext *out, size_t cap) {
   size_t n = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nctxs; i++) {
-    const pc_ctxent *c = &pc_cap.ctxs[i];
+  for (size_t i = 0; i < pc_cap.tab.nctxs; i++) {
+    const pc_ctxent *c = &pc_cap.tab.ctxs[i];
     if (!c->alive || c->last_launch <= since) continue;
     int dup = 0; /* one context may have several entries (new uid) */
     for (size_t j = 0; j < n && j < cap; j++) dup |= out[j] == c->ctx;
@@ -1237,63 +909,27 @@ size_t pc_capture_contexts_since(uint64_t since, CUcontext *out, size_t cap) {
 
 void pc_capture_context_dead(CUcontext ctx) {
   pc_gpu_lock();
-  pc_ctx_mark_dead(ctx);
+  pc_sigtab_ctx_dead(&pc_cap.tab, ctx);
   pc_gpu_unlock();
 }
 
 size_t pc_capture_pending(uint32_t id) {
-  size_t n = 0;
   pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.launches.cap; i++) {
-    const pc_launch *e = &pc_cap.launches.e[i];
-    if ((e->flags & PC_L_USED) && !(e->flags & PC_L_GRAPH) && e->region == id) n++;
-  }
+  const size_t n = pc_ltab_pending(&pc_cap.launches, id);
   pc_gpu_unlock();
   return n;
 }
 
 size_t pc_capture_purge(uint32_t id) {
-  size_t missing = 0;
   pc_gpu_lock();
-  pc_ltab *t = &pc_cap.launches;
-  size_t keep = 0;
-  for (size_t i = 0; i < t->cap; i++) {
-    pc_launch *e = &t->e[i];
-    if (!(e->flags & PC_L_USED)) continue;
-    if (e->region == id) {
-      if (!(e->flags & PC_L_GRAPH)) missing++;
-      e->flags = 0;
-    } else {
-      keep++;
-    }
-  }
-  if (keep != t->n) { /* holes break the probe chains: rehash what stays */
-    pc_launch *old = t->e;
-    size_t cap = t->cap;
-    pc_launch *e = calloc(cap, sizeof *e);
-    if (e) {
-      for (size_t i = 0; i < cap; i++)
-        if (old[i].flags & PC_L_USED) pc_ltab_put_raw(e, cap, &old[i]);
-      free(old);
-      t->e = e;
-    } else { /* no memory for a copy: reinsert in place, slot by slot */
-      for (size_t i = 0; i < cap; i++) {
-        if (!(old[i].flags & PC_L_USED)) continue;
-        pc_launch x = old[i];
-        old[i].flags = 0;
-        pc_ltab_put_raw(old, cap, &x);
-      }
-    }
-    t->n = keep;
-  }
+  const size_t missing = pc_ltab_purge(&pc_cap.launches, id);
   pc_gpu_unlock();
   return missing;
 }
 
 /* ---- activity join ------------------------------------------------------------------------- */
 
-int pc_capture_region_open_locked(uint32_t id) { return pc_region_is_open(id); }
-int pc_capture_any_region_locked(void) { return pc_cap.nopen > 0; }
+int pc_capture_any_region_locked(void) { return pc_cap.regions.n > 0; }
 
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region) {
   size_t at = pc_ltab_find(&pc_cap.launches, rec->correlation_id);
@@ -1305,73 +941,71 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
   }
   uint32_t sig, bits = 0;
   if (e.flags & PC_L_GRAPH) {
+    bits |= PC_SNAP_GRAPH;
     /* One correlation id for all of the graph's kernels: keep the entry
      * until the region ends, and find each kernel's signature by name. */
     if (!rec->name) return 0;
-    uint32_t name = pc_intern(rec->name);
+    uint32_t name = pc_sigtab_intern(&pc_cap.tab, rec->name);
     if (name == PC_NONE) return 0;
-    sig = pc_sig_lookup(name, e.a, rec->grid, rec->block, rec->dynamic_smem);
+    sig = pc_sigtab_sig(&pc_cap.tab, name, e.a, rec->grid, rec->block, rec->dynamic_smem, PC_SIG_MAX);
     if (sig == PC_NONE) return 0;
-    pc_sig *s = &pc_cap.sigs[sig];
+    pc_sig *s = &pc_cap.tab.sigs[sig];
     s->seen_graph = 1;
-    if (!s->f) s->f = pc_cap.names[name].f_last;
-    pc_sig_enter_region(s, e.region);
+    if (!s->f) s->f = pc_cap.tab.names[name].f_last;
+    pc_select_enter_region(s, e.region);
     if (!s->prof_count) s->np = PC_NP_GRAPH;
+    if (s->seen_captured) bits |= PC_SNAP_CAPTURED;
   } else {
     sig = e.a;
-    if (e.flags & PC_L_PROFILED) bits |= PC_SPAN_PROFILED;
+    if (e.flags & PC_L_PROFILED) bits |= PC_SNAP_PROFILED;
     pc_ltab_erase(&pc_cap.launches, at);
-    if (sig >= pc_cap.nsigs) return 0;
+    if (sig >= pc_cap.tab.nsigs) return 0;
   }
-  pc_sig *s = &pc_cap.sigs[sig];
+  pc_sig *s = &pc_cap.tab.sigs[sig];
   if (!s->rec_valid) {
     s->rec_valid = 1;
     s->rec_regs = rec->registers;
     s->rec_static = rec->static_smem;
     s->rec_local = rec->local_per_thread;
   }
-  *group = (sig << 3) | bits;
+  *group = (sig << PC_KSPAN_SHIFT) | bits;
   *region = e.region;
   return 1;
 }
 
 /* ---- signatures ---------------------------------------------------------------------------- */
 
-void pc_capture_short_name(const char *mangled, char *out, size_t len) {
-  if (!out || !len) return;
-  if (!mangled || !*mangled) {
-    snprintf(out, len, "%s", "(unknown)");
-    return;
-  }
-  char *dem = pc_demangle(mangled);
-  pc_kernel_short_name(dem ? dem : mangled, out, len);
-  free(dem);
+void pc_sig_info_free(pc_sig_info *si) {
+  if (!si) return;
+  free(si->mangled);
+  free(si->attr_reason);
+  si->mangled = si->attr_reason = NULL;
 }
 
 int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   memset(out, 0, sizeof *out);
   pc_gpu_lock();
-  if (sig >= pc_cap.nsigs) {
+  if (sig >= pc_cap.tab.nsigs) {
     pc_gpu_unlock();
     return -1;
   }
-  pc_sig *s = &pc_cap.sigs[sig];
-  pc_name *n = &pc_cap.names[s->name];
-  if (!n->short_name && n->mangled) {
-    char buf[1024];
-    pc_capture_short_name(n->mangled, buf, sizeof buf);
-    n->short_name = pc_strdup(buf);
-  }
-  out->mangled = n->mangled;
-  out->name = n->short_name ? n->short_name : n->mangled;
+  const pc_sig *s = &pc_cap.tab.sigs[sig];
+  const pc_name *n = &pc_cap.tab.names[s->name];
+  /* Copies: the tables may change (a module unload, a later name) once the
+   * lock is released. */
+  out->mangled = n->mangled ? pc_strdup(n->mangled) : NULL;
+  out->attr_reason = s->attr_reason ? pc_strdup(s->attr_reason) : NULL;
+  const int oom = (n->mangled && !out->mangled) || (s->attr_reason && !out->attr_reason);
   out->f = s->f;
-  out->ctx = s->ctx < pc_cap.nctxs ? pc_cap.ctxs[s->ctx].ctx : NULL;
+  out->ctx_index = s->ctx;
+  out->ctx = s->ctx < pc_cap.tab.nctxs ? pc_cap.tab.ctxs[s->ctx].ctx : NULL;
   memcpy(out->grid, s->grid, sizeof out->grid);
   memcpy(out->block, s->block, sizeof out->block);
   for (int i = 0; i < 3; i++) out->cluster[i] = s->cluster[i] ? s->cluster[i] : 1;
   out->dynamic_smem = s->smem;
   out->seen_direct = s->seen_direct;
   out->seen_graph = s->seen_graph;
+  out->seen_captured = s->seen_captured;
   out->not_profiled = (pc_not_profiled)s->np;
   out->rec_valid = s->rec_valid;
   out->rec_registers = s->rec_regs;
@@ -1379,58 +1013,119 @@ int pc_capture_sig_get(uint32_t sig, pc_sig_info *out) {
   out->rec_local = s->rec_local;
   out->attr_state = (pc_attr_state)s->attr_state;
   out->attr = s->attr;
-  out->attr_reason = s->attr_reason;
   pc_gpu_unlock();
+  if (oom) {
+    pc_sig_info_free(out);
+    return -1;
+  }
   return 0;
 }
 
 void pc_capture_sig_set_attr(uint32_t sig, pc_attr_state st, const pc_attributes *a, const char *reason) {
+  char *r = reason ? pc_strdup(reason) : NULL;
   pc_gpu_lock();
-  if (sig < pc_cap.nsigs) {
-    pc_sig *s = &pc_cap.sigs[sig];
+  if (sig < pc_cap.tab.nsigs) {
+    pc_sig *s = &pc_cap.tab.sigs[sig];
     s->attr_state = (uint8_t)st;
     if (a) s->attr = *a;
     free(s->attr_reason);
-    s->attr_reason = reason ? pc_strdup(reason) : NULL;
+    s->attr_reason = r;
+    r = NULL;
   }
   pc_gpu_unlock();
+  free(r);
 }
 
 void pc_capture_sig_set_name(uint32_t sig, const char *mangled) {
   if (!mangled) return;
+  char *m = pc_strdup(mangled);
   pc_gpu_lock();
-  if (sig < pc_cap.nsigs) {
-    pc_name *n = &pc_cap.names[pc_cap.sigs[sig].name];
+  if (sig < pc_cap.tab.nsigs) {
+    pc_name *n = &pc_cap.tab.names[pc_cap.tab.sigs[sig].name];
     if (!n->mangled) {
-      n->mangled = pc_strdup(mangled);
-      free(n->short_name);
-      n->short_name = NULL;
+      n->mangled = m;
+      m = NULL;
     }
   }
   pc_gpu_unlock();
+  free(m);
 }
 
-uint32_t pc_capture_profiled_sig(uint32_t correlation_id, uint32_t region, uint64_t *exit_ts) {
-  uint32_t sig = PC_NONE;
-  if (exit_ts) *exit_ts = 0;
+/* ---- profiled launches ---------------------------------------------------------------------- */
+
+int pc_capture_prof_store(uint32_t corr, int passes, const double *values, const double *extra, size_t nextra) {
+  pc_snap_profiled *res = calloc(1, sizeof *res);
+  double *x = (extra && nextra) ? malloc(nextra * sizeof *x) : NULL;
+  if (!res || (extra && nextra && !x)) {
+    free(res);
+    free(x);
+    return -2;
+  }
+  res->passes = passes;
+  for (int i = 0; i < PC_M_COUNT; i++) res->values[i] = values ? values[i] : PC_NULL;
+  if (x) memcpy(x, extra, nextra * sizeof *x);
+  res->extra = x;
+  int found = -1;
   pc_gpu_lock();
   for (size_t i = 0; i < pc_cap.nprof; i++)
-    if (pc_cap.prof[i].corr == correlation_id && pc_cap.prof[i].region == region) {
-      sig = pc_cap.prof[i].sig;
-      if (exit_ts) *exit_ts = pc_cap.prof[i].exit_ts;
+    if (pc_cap.prof[i].corr == corr) {
+      pc_prof_free_result(&pc_cap.prof[i]);
+      pc_cap.prof[i].res = res;
+      res = NULL;
+      found = 0;
       break;
     }
   pc_gpu_unlock();
-  return sig;
+  if (res) {
+    free(res->extra);
+    free(res);
+  }
+  return found;
 }
 
-void pc_capture_profiled_purge(uint32_t region) {
+size_t pc_capture_prof_take(uint32_t region, uint32_t parent, size_t nextra, pc_snap_profiled **out, int *oom) {
+  *out = NULL;
+  *oom = 0;
   pc_gpu_lock();
-  size_t k = 0;
-  for (size_t i = 0; i < pc_cap.nprof; i++)
-    if (pc_cap.prof[i].region != region) pc_cap.prof[k++] = pc_cap.prof[i];
-  pc_cap.nprof = k;
+  size_t n = 0;
+  for (size_t i = 0; i < pc_cap.nprof; i++) n += pc_cap.prof[i].region == region;
+  pc_snap_profiled *v = n ? calloc(n, sizeof *v) : NULL;
+  if (n && !v) *oom = 1;
+  size_t k = 0, keep = 0;
+  for (size_t i = 0; i < pc_cap.nprof; i++) {
+    pc_prof *p = &pc_cap.prof[i];
+    if (p->region != region) {
+      pc_cap.prof[keep++] = *p;
+      continue;
+    }
+    if (v) {
+      pc_snap_profiled *d = &v[k++];
+      d->correlation_id = p->corr;
+      d->sig = p->sig; /* the capture's id: the harvest renumbers it */
+      d->flags = p->inherited ? PC_SNAP_PROF_INHERITED : 0;
+      d->enter_ts = p->enter_ts;
+      d->exit_ts = p->exit_ts;
+      for (int m = 0; m < PC_M_COUNT; m++) d->values[m] = PC_NULL;
+      if (p->res) {
+        d->flags |= PC_SNAP_PROF_RESULT;
+        d->passes = p->res->passes;
+        memcpy(d->values, p->res->values, sizeof d->values);
+        if (p->res->extra && nextra && (d->extra = malloc(nextra * sizeof *d->extra)))
+          memcpy(d->extra, p->res->extra, nextra * sizeof *d->extra);
+      }
+    }
+    if (parent) { /* the parent's clock must lose this launch's cost too */
+      p->region = parent;
+      p->inherited = 1;
+      pc_cap.prof[keep++] = *p;
+    } else {
+      pc_prof_free_result(p);
+    }
+  }
+  pc_cap.nprof = keep;
   pc_gpu_unlock();
+  *out = v;
+  return v ? k : 0;
 }
 
 /* ---- injection hooks ---------------------------------------------------------------------- */
@@ -1448,19 +1143,17 @@ static const CUpti_CallbackId pc_nvtx_ids[] = {
     CUPTI_CBID_NVTX_nvtxDomainRangePop,
 };
 
-perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
-  if (!pc_cap.subscribed || pc_cupti_dead) {
-    if (msg) snprintf(msg, msglen, "NVTX callbacks: the capture is not started");
-    return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, pc_err *err) {
+  pc_err_clear(err);
+  if (!pc_cap.subscribed || pc_cupti_blocked())
+    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "NVTX callbacks: the capture is not started");
+  pc_err e;
   if (!fn) atomic_store(&pc_nvtx_fn, NULL);
   for (size_t i = 0; i < sizeof pc_nvtx_ids / sizeof pc_nvtx_ids[0]; i++) {
-    CUptiResult r = pc_cupti.cuptiEnableCallback(fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
+    CUptiResult r = PC_CUPTI(&e, cuptiEnableCallback, fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
     if (r != CUPTI_SUCCESS && fn) {
-      if (msg) snprintf(msg, msglen, "cuptiEnableCallback (NVTX): %s (%d)", pc_cupti_text(r), (int)r);
-      for (size_t j = 0; j < i; j++) pc_cupti.cuptiEnableCallback(0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      for (size_t j = 0; j < i; j++) (void)PC_CUPTI(NULL, cuptiEnableCallback, 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
+      return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (NVTX, %d)", e.msg, (int)r);
     }
   }
   if (fn) atomic_store(&pc_nvtx_fn, fn);
@@ -1468,11 +1161,3 @@ perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size
 }
 
 void pc_capture_set_counter_gate(int (*gate)(void)) { atomic_store(&pc_gate_fn, gate); }
-
-int pc_capture_profiled_known(uint32_t correlation_id) {
-  int known = 0;
-  pc_gpu_lock();
-  for (size_t i = 0; i < pc_cap.nprof && !known; i++) known = pc_cap.prof[i].corr == correlation_id;
-  pc_gpu_unlock();
-  return known;
-}

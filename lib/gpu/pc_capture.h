@@ -18,11 +18,15 @@
 #define PC_CAPTURE_H
 
 #include <cuda.h>
+#include <cupti.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_regions.h"
+#include "../core/pc_sigtab.h"
+#include "../core/pc_snapshot.h"
 #include "pc_rangeprof.h"
 
 /* ---- the gpu lock -------------------------------------------------------- */
@@ -50,7 +54,7 @@ int pc_capture_cupti_unusable(char *holder, size_t len);
  * PERFCHECK_ERROR_CUPTI_IN_USE (the holder named in msg; CUPTI is then
  * unusable for the process), PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  On failure nothing stays subscribed. */
-perfcheck_status pc_capture_start(char *msg, size_t msglen);
+perfcheck_status pc_capture_start(pc_err *err);
 
 /* Counter selection (ncu's -k -s -c, plus per-signature).  rp NULL: timing
  * only.  The regex is borrowed until pc_capture_stop. */
@@ -73,16 +77,25 @@ void pc_capture_set_active(int on);
 void pc_capture_stop(void);
 
 /* Our own kernels (the ceilings benchmarks) are not captured: call around
- * them on the launching thread. */
+ * them on the launching thread.  (The one "our own launch" flag.) */
 void pc_capture_internal(int on);
+
+/* The subscriber's callback, as pc_capture_start registers it; declared so
+ * that tests drive it with hand-made CUPTI callback data. */
+void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                  const void *data);
+/* The region launches are tagged with now (0: none), the stream captures
+ * open in the process, and this thread's depth of launch callbacks of ours
+ * (0 outside a launch call). */
+uint32_t pc_capture_current_region(void);
+int pc_capture_captures_open(void);
+int pc_capture_thread_depth(void);
 
 /* ---- state noticed in callbacks ------------------------------------------- */
 
 /* Nonzero once CUPTI reported a fatal error (it finalizes itself then);
  * msg gets CUPTI's text. */
 int pc_capture_fatal(char *msg, size_t len);
-/* Nonzero while counters are being collected. */
-int pc_capture_counters_on(void);
 /* Stops asking for counters (e.g. the session goes inert). */
 void pc_capture_counters_off(void);
 /* Returns 1 once after counters were refused in a launch callback (the
@@ -91,18 +104,42 @@ int pc_capture_take_refusal(void);
 
 /* ---- regions ---------------------------------------------------------------- */
 
-/* Opens a region: a new id (never 0, never reused in the process) becomes
- * the region of every launch from now on, from any thread.  Returns 0 on
- * OOM. */
-uint32_t pc_capture_region_push(void);
+/* The one region stack (pc_regions.h) lives here, under the gpu lock.
+ * Opens a region named `name` (copied), child of the current one: a new id
+ * (never 0, never reused in the process) becomes the region of every launch
+ * from now on, from any thread.  flags: PC_RG_*; with PC_RG_NVTX the calling
+ * thread is recorded as the one whose NVTX range to pop.  Safe in a CUPTI
+ * callback.  Returns 0 on OOM. */
+uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *begin);
 /* Starts closing region `id`: launches go to its parent from now on, but
  * kernel records of its launches are still accepted (the region's end
- * flushes them in) until pc_capture_region_retire_locked. */
-void pc_capture_region_pop(uint32_t id);
-/* Stops accepting records for region `id` (gpu lock held): call in the
- * same locked section that takes the region's spans out of the store, so no
- * late record is left behind. */
+ * flushes them in) until pc_capture_region_retire_locked.  `end` (may be
+ * NULL) records the marks of an end made now (an NVTX pop).  Safe in a
+ * CUPTI callback. */
+void pc_capture_region_pop(uint32_t id, const pc_region_marks *end);
+/* Removes region `id` from the stack and stops accepting its records (gpu
+ * lock held): call in the same locked section that takes the region's
+ * records out of the store, so no late record is left behind. */
 void pc_capture_region_retire_locked(uint32_t id);
+
+/* A copy of a region's entry, with what its end needs. */
+typedef struct pc_region_view {
+  uint32_t id, parent;          /* parent: 0 when none is still open */
+  int depth;
+  unsigned flags;               /* PC_RG_* */
+  int nvtx_here;                /* the session pushed an NVTX range for it on this thread */
+  int has_end;
+  pc_region_marks begin, end;
+  uint64_t keep_transfers_from; /* the oldest other open region's begin; UINT64_MAX none */
+  char *name, *parent_name;     /* the caller's (pc_region_view_free) */
+} pc_region_view;
+/* Returns 0, -1 for an unknown id, -2 on out of memory. */
+int pc_capture_region_view(uint32_t id, pc_region_view *out);
+void pc_region_view_free(pc_region_view *v);
+/* The region perfcheck_session_end ends (pc_regions_innermost), and the one
+ * to end next when all end (pc_regions_next_to_end); 0 when none. */
+uint32_t pc_capture_region_innermost(void);
+uint32_t pc_capture_region_next_to_end(void);
 /* Launch calls made inside any region so far (a counter: take differences). */
 uint64_t pc_capture_region_launches(void);
 /* Contexts that launched inside a region since region-launch count `since`
@@ -131,76 +168,72 @@ typedef struct pc_kernel_record {
   unsigned local_per_thread;
 } pc_kernel_record;
 
-/* Bits of pc_span.group for kernel spans: (signature << 3) | bits.
- * NOTIME: the record had no timestamps (start = end = 0): the launch counts,
- * its time does not (under kernel replay a profiled launch's record has
- * none, seen on the H200). */
-enum { PC_SPAN_PROFILED = 1u, PC_SPAN_INHERITED = 2u, PC_SPAN_NOTIME = 4u, PC_SPAN_BITS = 7u };
-#define PC_SPAN_SIG(group) ((group) >> 3)
+/* A kernel record's group: (signature << PC_KSPAN_SHIFT) | PC_SNAP_* flags
+ * (pc_snapshot.h: PROFILED, INHERITED, NOTIME, GRAPH, CAPTURED). */
+#define PC_KSPAN_SHIFT 5
+#define PC_KSPAN_SIG(group) ((group) >> PC_KSPAN_SHIFT)
+#define PC_KSPAN_FLAGS(group) ((group) & ((1u << PC_KSPAN_SHIFT) - 1u))
 
 /* Finds the launch of a kernel record.  Returns 1 with *group (signature and
- * PC_SPAN_PROFILED) and *region set when the launch was made inside a region
- * whose records are still accepted; 0 when the record is to be dropped
- * (launched outside regions, before the session, or its region retired). */
+ * the PROFILED, GRAPH and CAPTURED flags) and *region set when the launch was
+ * made inside a region whose records are still accepted; 0 when the record
+ * is to be dropped (launched outside regions, before the session, or its
+ * region retired). */
 int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_t *region);
-/* Nonzero when region `id` is open (gpu lock held). */
-int pc_capture_region_open_locked(uint32_t id);
 /* Nonzero when any region is open (gpu lock held). */
 int pc_capture_any_region_locked(void);
 
 /* ---- signatures (take the gpu lock themselves) ------------------------------ */
 
-/* Why a signature's launches in a region were not profiled. */
-typedef enum pc_not_profiled {
-  PC_NP_NONE = 0,
-  PC_NP_TIMING,                 /* counters off (timing mode or refused) */
-  PC_NP_GRAPH,                  /* launched by a CUDA graph */
-  PC_NP_FILTERED,               /* kernel_regex did not match */
-  PC_NP_SKIPPED,                /* inside launch_skip */
-  PC_NP_LIMIT,                  /* launch_count reached */
-  PC_NP_FAILED,                 /* the profiled launch failed */
-  PC_NP_CAPTURE,                /* a stream capture was in progress */
-  PC_NP_NVTX                    /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
-} pc_not_profiled;
+/* Why a signature's launches were not profiled: pc_not_profiled
+ * (pc_snapshot.h). */
 
-typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
+/* Attribute states: pc_attr_state (pc_sigtab.h). */
 
+/* A copy of one signature: the strings are the caller's (pc_sig_info_free). */
 typedef struct pc_sig_info {
-  const char *mangled;          /* NULL when unknown; valid until pc_capture_stop */
-  const char *name;             /* demangled short name (computed here, outside callbacks) */
+  char *mangled;                /* NULL when unknown */
   void *f;                      /* CUfunction or CUkernel of the latest launch; NULL for a
                                    graph kernel never launched directly */
   CUcontext ctx;
+  uint32_t ctx_index;           /* the capture's context entry (a context re-created at one
+                                   address gets a new one) */
   unsigned grid[3], block[3], cluster[3];
   unsigned dynamic_smem;
-  int seen_direct, seen_graph;
+  int seen_direct, seen_graph, seen_captured;
   pc_not_profiled not_profiled; /* for the region it was last launched in */
   /* From the activity record, for kernels without a function handle. */
   int rec_valid;
   unsigned rec_registers, rec_static_smem, rec_local;
   pc_attr_state attr_state;
   pc_attributes attr;
-  const char *attr_reason;      /* why unavailable; static or owned here */
+  char *attr_reason;            /* why unavailable, or NULL */
 } pc_sig_info;
 
-/* Copies signature `sig` into *out.  Returns 0, or -1 for an unknown id. */
+/* Copies signature `sig` into *out.  Returns 0, or -1 for an unknown id (or
+ * out of memory); free the copy with pc_sig_info_free. */
 int pc_capture_sig_get(uint32_t sig, pc_sig_info *out);
+void pc_sig_info_free(pc_sig_info *si);
 /* Stores the attributes of a signature (state OK or UNAVAILABLE with a
  * reason, copied). */
 void pc_capture_sig_set_attr(uint32_t sig, pc_attr_state st, const pc_attributes *a, const char *reason);
 /* Sets the mangled name of a signature whose launch gave none. */
 void pc_capture_sig_set_name(uint32_t sig, const char *mangled);
-/* The signature of profiled launch `correlation_id` of region `region`, or
- * UINT32_MAX; *exit_ts (may be NULL) gets cuptiGetTimestamp at the launch's
- * EXIT, after its replay (0 if unknown). */
-uint32_t pc_capture_profiled_sig(uint32_t correlation_id, uint32_t region, uint64_t *exit_ts);
-/* Forgets profiled launches of region `region`. */
-void pc_capture_profiled_purge(uint32_t region);
 
-/* Demangles (pc_demangle: the C++ runtime's __cxa_demangle, found or loaded
- * at capture start), else copies; then cuts to the short name ("scaleAdd<4>").
- * Not for use inside a launch callback except once per function. */
-void pc_capture_short_name(const char *mangled, char *out, size_t len);
+/* ---- profiled launches (take the gpu lock themselves) ------------------------ */
+
+/* Keeps the counter result of profiled launch `corr` (values: PC_M_COUNT,
+ * extra: nextra; both copied) with the launch until its region ends.
+ * Returns 0, -1 when no profiled launch has that id, -2 on out of memory. */
+int pc_capture_prof_store(uint32_t corr, int passes, const double *values, const double *extra, size_t nextra);
+/* Copies out the profiled launches of `region` (its own and those handed up
+ * from its nested regions, flagged PC_SNAP_PROF_INHERITED), with their host
+ * interval (ENTER before the counter layer's work, EXIT after it) and their
+ * result if stored; `sig` is the capture's signature id.  Then hands them to
+ * `parent` (flagged inherited: the parent's clock loses their cost too), or
+ * forgets them when parent is 0.  Returns the count (*out malloc'd, each
+ * extra array of nextra values); *oom set when a copy failed. */
+size_t pc_capture_prof_take(uint32_t region, uint32_t parent, size_t nextra, pc_snap_profiled **out, int *oom);
 
 /* ---- injection hooks (lib/inject) --------------------------------------------
  * Used by the injection library only; a linked program sets none of them, and
@@ -224,21 +257,16 @@ void pc_capture_set_context_hooks(pc_capture_ctx_fn created, pc_capture_ctx_fn d
  * lock, no CUDA call but cuptiGetTimestamp; the gpu lock may be taken.
  * Enables those callbacks on the subscriber (call after pc_capture_start);
  * NULL disables them.  Returns PERFCHECK_OK or
- * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (msg says which call).  pc_capture_stop
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (*err says which call).  pc_capture_stop
  * clears it.  NVTX calls reach CUPTI only when NVTX_INJECTION64_PATH names
  * libcupti or a library forwarding to cuptiNvtxInitialize2. */
 typedef void (*pc_capture_nvtx_fn)(uint32_t cbid, const void *nvtx_data);
-perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size_t msglen);
+perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, pc_err *err);
 
 /* Counters only while gate() returns nonzero (PERFCHECK_NVTX: a range of
  * that name is open); launches outside are not profiled and say
  * PC_NP_NVTX.  NULL: no gate.  Called inside launch callbacks.
  * pc_capture_stop clears it. */
 void pc_capture_set_counter_gate(int (*gate)(void));
-
-/* Nonzero when `correlation_id` is a profiled launch of a region whose
- * profiled launches were not purged yet: its counter result belongs to a
- * region that has not ended (the session keeps it for that region). */
-int pc_capture_profiled_known(uint32_t correlation_id);
 
 #endif /* PC_CAPTURE_H */

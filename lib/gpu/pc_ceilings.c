@@ -18,10 +18,10 @@
  * knows (tests/nogpu checks the PTX with `ptxas -arch=sm_90`).  Our own
  * launches are hidden from the launch capture (pc_capture_internal).
  *
- * Cache: $XDG_CACHE_HOME/perfcheck/ or ~/.cache/perfcheck/, one file per
- * device named by its name and PCI location, in the ceilings-file format of
- * pc_device_write_ceilings; a session loads it into its pc_device with
- * ceilings_source "measured" (pc_funcinfo_device).
+ * Cache: pc_ceilings_cache.c (the reader, below pc_funcinfo.c, which loads
+ * it into every pc_device it builds); this file writes it.  The benchmark
+ * sits above the capture (it hides its own launches from it) and above
+ * pc_funcinfo (device facts), so the three files form no loop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +29,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pc_call.h"
 #include "pc_capture.h"
+#include "pc_ceilings.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
 
@@ -187,60 +189,6 @@ static const char pc_ptx[] =
 
 const char *pc_ceilings_ptx(void) { return pc_ptx; }
 
-/* ---- the cache ---------------------------------------------------------------------- */
-
-static int pc_cache_dir(const char *dir, char *out, size_t len) {
-  if (dir && *dir) return snprintf(out, len, "%s", dir) < (int)len ? 0 : -1;
-  const char *x = getenv("XDG_CACHE_HOME");
-  if (x && x[0] == '/') return snprintf(out, len, "%s/perfcheck", x) < (int)len ? 0 : -1;
-  const char *h = getenv("HOME");
-  if (h && h[0] == '/') return snprintf(out, len, "%s/.cache/perfcheck", h) < (int)len ? 0 : -1;
-  return -1;
-}
-
-/* "NVIDIA_H200-0000-17-00": the name alone could be two identical cards. */
-static int pc_device_key(int ordinal, char *out, size_t len) {
-  CUdevice dev;
-  if (pc_cu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return -1;
-  char name[128] = "";
-  if (pc_cu.cuDeviceGetName(name, (int)sizeof name, dev) != CUDA_SUCCESS) return -1;
-  name[sizeof name - 1] = '\0';
-  for (char *p = name; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'))
-      *p = '_';
-  int dom = 0, bus = 0, slot = 0;
-  pc_cu.cuDeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
-  pc_cu.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev);
-  pc_cu.cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev);
-  return snprintf(out, len, "%s-%04x-%02x-%02x", name, (unsigned)dom, (unsigned)bus, (unsigned)slot) < (int)len ? 0 : -1;
-}
-
-int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len) {
-  char d[1024], key[192];
-  if (pc_cache_dir(dir, d, sizeof d) || pc_device_key(ordinal, key, sizeof key)) return -1;
-  return snprintf(out, len, "%s/ceilings-%s.txt", d, key) < (int)len ? 0 : -1;
-}
-
-perfcheck_status pc_ceilings_load_cached(int ordinal, pc_device *d) {
-  char path[1280];
-  if (pc_ceilings_cache_path(ordinal, NULL, path, sizeof path)) return PERFCHECK_ERROR_NOT_FOUND;
-  struct stat sb;
-  if (stat(path, &sb) != 0) return PERFCHECK_ERROR_NOT_FOUND;
-  pc_device tmp = *d;
-  char err[256];
-  perfcheck_status st = pc_device_read_ceilings(&tmp, path, err, sizeof err);
-  if (st != PERFCHECK_OK) return st;
-  /* Only the ceilings: the limits stay the driver's. */
-  if (pc_has(tmp.peak_dram_bytes_per_s) && pc_has(tmp.peak_fp32_flop_per_s)) {
-    d->peak_dram_bytes_per_s = tmp.peak_dram_bytes_per_s;
-    d->peak_fp32_flop_per_s = tmp.peak_fp32_flop_per_s;
-    pc_device_update_ridge(d);
-    snprintf(d->ceilings_source, sizeof d->ceilings_source, "%s", "measured");
-    return PERFCHECK_OK;
-  }
-  return PERFCHECK_ERROR_PARSE;
-}
-
 /* mkdir -p for the cache directory. */
 static int pc_mkdirs(const char *path) {
   char p[1024];
@@ -263,12 +211,12 @@ typedef struct pc_bench {
   CUevent start, stop;
   CUdeviceptr src, dst, out;
   size_t bytes;
-  char err[256];
+  pc_err err;                   /* the failed call, from PC_CU */
 } pc_bench;
 
-static perfcheck_status pc_bench_fail(pc_bench *b, perfcheck_status st, const char *call, CUresult r) {
-  char e[160];
-  snprintf(b->err, sizeof b->err, "%s: %s", call, pc_cuda_error_text(r, e, sizeof e));
+/* The status of a failed call whose text PC_CU already wrote into b->err. */
+static perfcheck_status pc_bench_fail(pc_bench *b, perfcheck_status st) {
+  b->err.status = st;
   return st;
 }
 
@@ -278,53 +226,52 @@ static perfcheck_status pc_bench_time(pc_bench *b, CUfunction f, unsigned grid, 
   double t[PC_CEIL_RUNS];
   CUresult r;
   for (int i = 0; i < PC_CEIL_WARMUP + PC_CEIL_RUNS; i++) {
-    if ((r = pc_cu.cuEventRecord(b->start, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventRecord", r);
-    if ((r = pc_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED, "cuLaunchKernel", r);
-    if ((r = pc_cu.cuEventRecord(b->stop, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventRecord", r);
-    if ((r = pc_cu.cuEventSynchronize(b->stop)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_KERNEL_FAULT, "cuEventSynchronize", r);
+    if ((r = PC_CU(&b->err, cuEventRecord, b->start, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+    if ((r = PC_CU(&b->err, cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED);
+    if ((r = PC_CU(&b->err, cuEventRecord, b->stop, NULL)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+    if ((r = PC_CU(&b->err, cuEventSynchronize, b->stop)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_KERNEL_FAULT);
     float ms = 0.0f;
-    if ((r = pc_cu.cuEventElapsedTime(&ms, b->start, b->stop)) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventElapsedTime", r);
+    if ((r = PC_CU(&b->err, cuEventElapsedTime, &ms, b->start, b->stop)) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
     if (i >= PC_CEIL_WARMUP) t[i - PC_CEIL_WARMUP] = ms * 1e-3;
   }
   *seconds = pc_median(t, PC_CEIL_RUNS);
   if (!(*seconds > 0.0)) {
-    snprintf(b->err, sizeof b->err, "the benchmark kernel took no measurable time");
-    return PERFCHECK_ERROR_INTERNAL;
+    return pc_err_set(&b->err, PERFCHECK_ERROR_INTERNAL, "the benchmark kernel took no measurable time");
   }
   return PERFCHECK_OK;
 }
 
 static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dram, double *fp32) {
-  CUresult r = pc_cu.cuModuleLoadData(&b->mod, pc_ptx);
-  if (r != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED, "cuModuleLoadData (benchmark PTX)", r);
-  if ((r = pc_cu.cuModuleGetFunction(&b->copy, b->mod, "pc_copy")) != CUDA_SUCCESS ||
-      (r = pc_cu.cuModuleGetFunction(&b->fma, b->mod, "pc_fma")) != CUDA_SUCCESS)
-    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuModuleGetFunction", r);
-  if ((r = pc_cu.cuEventCreate(&b->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-      (r = pc_cu.cuEventCreate(&b->stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuEventCreate", r);
+  CUresult r = PC_CU(&b->err, cuModuleLoadData, &b->mod, pc_ptx);
+  if (r != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_UNSUPPORTED);
+  if ((r = PC_CU(&b->err, cuModuleGetFunction, &b->copy, b->mod, "pc_copy")) != CUDA_SUCCESS ||
+      (r = PC_CU(&b->err, cuModuleGetFunction, &b->fma, b->mod, "pc_fma")) != CUDA_SUCCESS)
+    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
+  if ((r = PC_CU(&b->err, cuEventCreate, &b->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+      (r = PC_CU(&b->err, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+    return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
 
   const int sms = d->sm_count > 0 ? d->sm_count : 1;
   const unsigned block = 256;
 
   /* DRAM: 1 GiB each way; smaller only when the device cannot hold it. */
   for (b->bytes = PC_CEIL_COPY_BYTES; b->bytes >= ((size_t)256 << 20); b->bytes /= 2) {
-    if (pc_cu.cuMemAlloc(&b->src, b->bytes) != CUDA_SUCCESS) {
+    if (PC_CU(&b->err, cuMemAlloc, &b->src, b->bytes) != CUDA_SUCCESS) {
       b->src = 0;
       continue;
     }
-    if (pc_cu.cuMemAlloc(&b->dst, b->bytes) == CUDA_SUCCESS) break;
-    pc_cu.cuMemFree(b->src);
+    if (PC_CU(&b->err, cuMemAlloc, &b->dst, b->bytes) == CUDA_SUCCESS) break;
+    (void)PC_CU(NULL, cuMemFree, b->src);
     b->src = b->dst = 0;
   }
   if (!b->src || !b->dst) {
-    snprintf(b->err, sizeof b->err, "cuMemAlloc: cannot allocate two buffers of 256 MiB for the copy benchmark");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(&b->err, PERFCHECK_ERROR_OUT_OF_MEMORY,
+                      "cuMemAlloc: cannot allocate two buffers of 256 MiB for the copy benchmark");
   }
-  if ((r = pc_cu.cuMemsetD8(b->src, 0x5a, b->bytes)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL, "cuMemsetD8", r);
+  if ((r = PC_CU(&b->err, cuMemsetD8, b->src, 0x5a, b->bytes)) != CUDA_SUCCESS) return pc_bench_fail(b, PERFCHECK_ERROR_INTERNAL);
   {
     unsigned long long n16 = b->bytes / 16;
     const int per_sm = d->max_threads_per_sm > 0 ? d->max_threads_per_sm / (int)block : 8;
@@ -339,12 +286,13 @@ static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dr
   /* FP32: exactly one wave of resident blocks, sized to run ~20 ms. */
   {
     int per_sm = 0;
-    r = pc_cu.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, b->fma, (int)block, 0, CU_OCCUPANCY_DEFAULT);
+    r = PC_CU(NULL, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &per_sm, b->fma, (int)block, 0,
+              CU_OCCUPANCY_DEFAULT);
     if (r != CUDA_SUCCESS || per_sm <= 0) per_sm = 1;
     unsigned grid = (unsigned)(sms * per_sm);
     const double threads = (double)grid * block;
-    if ((r = pc_cu.cuMemAlloc(&b->out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS)
-      return pc_bench_fail(b, PERFCHECK_ERROR_OUT_OF_MEMORY, "cuMemAlloc", r);
+    if ((r = PC_CU(&b->err, cuMemAlloc, &b->out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS)
+      return pc_bench_fail(b, PERFCHECK_ERROR_OUT_OF_MEMORY);
     double guess = pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s : 1e13;
     double it = PC_CEIL_FMA_TARGET_S * guess / (threads * PC_FMA_PER_TRIP * 2.0);
     unsigned iters = it < 256 ? 256u : it > (double)(1u << 22) ? (1u << 22) : (unsigned)it;
@@ -359,12 +307,12 @@ static perfcheck_status pc_bench_run(pc_bench *b, const pc_device *d, double *dr
 }
 
 static void pc_bench_free(pc_bench *b) {
-  if (b->out) pc_cu.cuMemFree(b->out);
-  if (b->dst) pc_cu.cuMemFree(b->dst);
-  if (b->src) pc_cu.cuMemFree(b->src);
-  if (b->start) pc_cu.cuEventDestroy(b->start);
-  if (b->stop) pc_cu.cuEventDestroy(b->stop);
-  if (b->mod) pc_cu.cuModuleUnload(b->mod);
+  if (b->out) PC_CU(NULL, cuMemFree, b->out);
+  if (b->dst) PC_CU(NULL, cuMemFree, b->dst);
+  if (b->src) PC_CU(NULL, cuMemFree, b->src);
+  if (b->start) PC_CU(NULL, cuEventDestroy, b->start);
+  if (b->stop) PC_CU(NULL, cuEventDestroy, b->stop);
+  if (b->mod) PC_CU(NULL, cuModuleUnload, b->mod);
 }
 
 PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char *cache_path, double *dram_bytes_per_s,
@@ -373,29 +321,25 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
   if (dram_bytes_per_s) *dram_bytes_per_s = PC_NULL;
   if (fp32_flop_per_s) *fp32_flop_per_s = PC_NULL;
   if (device < 0) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_measure_ceilings: device %d", device);
-  char msg[256];
-  perfcheck_status st = pc_cuda_load(msg, sizeof msg);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", msg);
+  pc_err e;
+  perfcheck_status st = pc_cuda_load(&e);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", e.msg);
   int count = 0;
-  if (pc_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || device >= count)
+  if (PC_CU(NULL, cuDeviceGetCount, &count) != CUDA_SUCCESS || device >= count)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_measure_ceilings: no device %d (%d visible)", device,
                    count);
   pc_device d;
-  st = pc_funcinfo_device(device, &d, msg, sizeof msg);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", msg);
+  st = pc_funcinfo_device(device, &d, &e);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", e.msg);
 
   CUdevice dev;
   CUcontext ctx = NULL;
-  CUresult r = pc_cu.cuDeviceGet(&dev, device);
-  if (r == CUDA_SUCCESS) r = pc_cu.cuDevicePrimaryCtxRetain(&ctx, dev);
-  if (r != CUDA_SUCCESS) {
-    char e[160];
-    return pc_fail(PERFCHECK_ERROR_NO_DEVICE, "cuDevicePrimaryCtxRetain: %s", pc_cuda_error_text(r, e, sizeof e));
-  }
-  if ((r = pc_cu.cuCtxPushCurrent(ctx)) != CUDA_SUCCESS) {
-    char e[160];
-    pc_cu.cuDevicePrimaryCtxRelease(dev);
-    return pc_fail(PERFCHECK_ERROR_INTERNAL, "cuCtxPushCurrent: %s", pc_cuda_error_text(r, e, sizeof e));
+  CUresult r = PC_CU(&e, cuDeviceGet, &dev, device);
+  if (r == CUDA_SUCCESS) r = PC_CU(&e, cuDevicePrimaryCtxRetain, &ctx, dev);
+  if (r != CUDA_SUCCESS) return pc_fail(PERFCHECK_ERROR_NO_DEVICE, "%s", e.msg);
+  if (PC_CU(&e, cuCtxPushCurrent, ctx) != CUDA_SUCCESS) {
+    (void)PC_CU(NULL, cuDevicePrimaryCtxRelease, dev);
+    return pc_fail(PERFCHECK_ERROR_INTERNAL, "%s", e.msg);
   }
   pc_bench b;
   memset(&b, 0, sizeof b);
@@ -405,9 +349,9 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
   pc_capture_internal(0);
   pc_bench_free(&b);
   CUcontext popped;
-  pc_cu.cuCtxPopCurrent(&popped);
-  pc_cu.cuDevicePrimaryCtxRelease(dev);
-  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_measure_ceilings: %s", b.err);
+  (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
+  (void)PC_CU(NULL, cuDevicePrimaryCtxRelease, dev);
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_measure_ceilings: %s", b.err.msg);
 
   d.peak_dram_bytes_per_s = dram;
   d.peak_fp32_flop_per_s = fp32;
@@ -420,7 +364,7 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
   if (cache_path) {
     snprintf(path, sizeof path, "%s", cache_path);
   } else {
-    if (pc_cache_dir(NULL, dir, sizeof dir) || pc_ceilings_cache_path(device, NULL, path, sizeof path))
+    if (pc_ceilings_cache_dir(NULL, dir, sizeof dir) || pc_ceilings_cache_path(device, NULL, path, sizeof path))
       return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_measure_ceilings: no cache directory (set XDG_CACHE_HOME or HOME)");
     if (pc_mkdirs(dir))
       return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_measure_ceilings: cannot create %s: %s", dir, strerror(errno));

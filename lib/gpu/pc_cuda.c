@@ -1,6 +1,8 @@
 /* Driver loading and probing; see pc_cuda.h. */
 #include "pc_cuda.h"
 
+#include "pc_call.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -81,7 +83,7 @@ static void pc_cuda_load_once(void) {
     pc_cuda_status = PERFCHECK_ERROR_DRIVER_TOO_OLD;
     return;
   }
-  pc_cu.cuDriverGetVersion(&pc_cuda_version);
+  PC_CU(NULL, cuDriverGetVersion, &pc_cuda_version);
   if (pc_cuda_version < 13000) {
     snprintf(pc_cuda_msg, sizeof pc_cuda_msg, "driver supports CUDA %d.%d; CUPTI 13 needs a CUDA 13 driver (R580+)",
              pc_cuda_version / 1000, (pc_cuda_version % 1000) / 10);
@@ -89,7 +91,7 @@ static void pc_cuda_load_once(void) {
     return;
   }
   int n = 0;
-  r = pc_cu.cuDeviceGetCount(&n);
+  r = PC_CU(NULL, cuDeviceGetCount, &n);
   if (r != CUDA_SUCCESS || n == 0) {
     snprintf(pc_cuda_msg, sizeof pc_cuda_msg, "no CUDA device is visible (cuDeviceGetCount: %d devices, error %d)", n,
              (int)r);
@@ -99,15 +101,14 @@ static void pc_cuda_load_once(void) {
   pc_cuda_status = PERFCHECK_OK;
 }
 
-perfcheck_status pc_cuda_load(char *msg, size_t msglen) {
+perfcheck_status pc_cuda_load(pc_err *err) {
   pthread_once(&pc_cuda_once, pc_cuda_load_once);
-  if (msg && msglen) snprintf(msg, msglen, "%s", pc_cuda_msg);
+  if (pc_cuda_status != PERFCHECK_OK) pc_err_set(err, pc_cuda_status, "%s", pc_cuda_msg);
   return pc_cuda_status;
 }
 
-int pc_cuda_driver_version(void) { return pc_cuda_status == PERFCHECK_OK ? pc_cuda_version : 0; }
-
-const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
+/* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
+static const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
   const char *name = NULL, *str = NULL;
   if (pc_cu.cuGetErrorName) pc_cu.cuGetErrorName(r, &name);
   if (pc_cu.cuGetErrorString) pc_cu.cuGetErrorString(r, &str);
@@ -115,3 +116,11 @@ const char *pc_cuda_error_text(CUresult r, char *buf, size_t len) {
   if (!name) snprintf(buf, len, "CUDA error %d", (int)r);
   return buf;
 }
+
+CUresult pc_cu_checked(pc_err *err, const char *fn, CUresult r) {
+  if (r == CUDA_SUCCESS) return r;
+  char e[200];
+  pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "%s: %s", fn, pc_cuda_error_text(r, e, sizeof e));
+  return r;
+}
+

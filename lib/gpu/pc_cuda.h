@@ -78,13 +78,10 @@ extern pc_cuda_api pc_cu;
  * cuInit(0) and counts devices.  Idempotent and thread-safe; the first
  * result is kept.  Returns PERFCHECK_OK, PERFCHECK_ERROR_NO_DRIVER (absent,
  * the toolkit's stub, cuInit failed), PERFCHECK_ERROR_NO_DEVICE,
- * PERFCHECK_ERROR_DRIVER_TOO_OLD; msg gets one line saying why. */
-perfcheck_status pc_cuda_load(char *msg, size_t msglen);
+ * PERFCHECK_ERROR_DRIVER_TOO_OLD; *err gets one line saying why. */
+perfcheck_status pc_cuda_load(pc_err *err);
 
-/* "CUDA_ERROR_INVALID_HANDLE (invalid resource handle)" into buf. */
-const char *pc_cuda_error_text(CUresult r, char *buf, size_t len);
-
-/* The driver's version (e.g. 13000) once loaded, else 0. */
-int pc_cuda_driver_version(void);
+/* Driver calls go through PC_CU (pc_call.h), which writes a failure's
+ * error name and text into the caller's pc_err. */
 
 #endif /* PC_CUDA_H */

@@ -2,9 +2,12 @@
 #define _GNU_SOURCE /* dlinfo, dl_iterate_phdr, secure_getenv */
 #include "pc_cupti.h"
 
+#include "pc_call.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +15,7 @@
 pc_cupti_api pc_cupti;
 
 static pthread_once_t pc_cupti_once = PTHREAD_ONCE_INIT;
-static perfcheck_status pc_cupti_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+static perfcheck_status pc_cupti_load_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
 static char pc_cupti_msg[768];
 static char pc_cupti_where[512];
 static int pc_cupti_preloaded;
@@ -134,7 +137,7 @@ static void pc_cupti_load_once(void) {
     return;
   }
   uint32_t v = 0;
-  if (pc_cupti.cuptiGetVersion(&v) != CUPTI_SUCCESS || v / 10000 != PC_CUPTI_MAJOR) {
+  if (PC_CUPTI(NULL, cuptiGetVersion, &v) != CUPTI_SUCCESS || v / 10000 != PC_CUPTI_MAJOR) {
     snprintf(pc_cupti_msg, sizeof pc_cupti_msg, "%s reports CUPTI API version %u; perfcheck needs CUPTI %d",
              pc_cupti_where, (unsigned)v, PC_CUPTI_MAJOR);
     memset(&pc_cupti, 0, sizeof pc_cupti);
@@ -143,16 +146,118 @@ static void pc_cupti_load_once(void) {
   }
   pc_cupti_ver = v;
   pc_cupti_h = h; /* never closed: CUPTI stays for the life of the process */
-  pc_cupti_status = PERFCHECK_OK;
+  pc_cupti_load_status = PERFCHECK_OK;
 }
 
-perfcheck_status pc_cupti_load(char *msg, size_t msglen) {
+perfcheck_status pc_cupti_load(pc_err *err) {
   pthread_once(&pc_cupti_once, pc_cupti_load_once);
-  if (msg && msglen) snprintf(msg, msglen, "%s", pc_cupti_status == PERFCHECK_OK ? "" : pc_cupti_msg);
-  return pc_cupti_status;
+  if (pc_cupti_load_status != PERFCHECK_OK) pc_err_set(err, pc_cupti_load_status, "%s", pc_cupti_msg);
+  return pc_cupti_load_status;
 }
 
-const char *pc_cupti_path(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_where : ""; }
-int pc_cupti_was_loaded(void) { return pc_cupti_status == PERFCHECK_OK && pc_cupti_preloaded; }
-unsigned pc_cupti_version(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_ver : 0; }
-void *pc_cupti_handle(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_h : NULL; }
+const char *pc_cupti_path(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_where : ""; }
+int pc_cupti_was_loaded(void) { return pc_cupti_load_status == PERFCHECK_OK && pc_cupti_preloaded; }
+unsigned pc_cupti_version(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_ver : 0; }
+
+/* ---- the checked-call wrapper (pc_call.h) ------------------------------------------ */
+
+static atomic_int pc_cupti_poisoned;
+static char pc_cupti_holder_name[128];
+
+int pc_cupti_blocked(void) { return atomic_load_explicit(&pc_cupti_poisoned, memory_order_relaxed); }
+
+void pc_cupti_poison(const char *holder) {
+  atomic_store(&pc_cupti_poisoned, 1);
+  /* The subscription names the holder; a 39 elsewhere does not. */
+  if (holder && *holder)
+    snprintf(pc_cupti_holder_name, sizeof pc_cupti_holder_name, "%s", holder);
+  else if (!pc_cupti_holder_name[0])
+    snprintf(pc_cupti_holder_name, sizeof pc_cupti_holder_name, "%s", "another CUPTI client");
+}
+
+const char *pc_cupti_holder(void) { return pc_cupti_blocked() ? pc_cupti_holder_name : ""; }
+
+CUptiResult pc_cupti_refused(pc_err *err, const char *fn) {
+  pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+             "%s: not called: CUPTI answered CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED earlier (%s holds the "
+             "process)",
+             fn, pc_cupti_holder_name[0] ? pc_cupti_holder_name : "another CUPTI client");
+  return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+}
+
+CUptiResult pc_cupti_checked(pc_err *err, const char *fn, CUptiResult r) {
+  if (r == CUPTI_SUCCESS) return r;
+  const char *text = NULL;
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    /* No further CUPTI call, not even for the text. */
+    pc_cupti_poison(NULL);
+    text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+  } else if (!pc_cupti.cuptiGetResultString || pc_cupti.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
+    text = NULL;
+  }
+  if (text)
+    pc_err_set(err, pc_cupti_status(r), "%s: %s", fn, text);
+  else
+    pc_err_set(err, pc_cupti_status(r), "%s: CUPTI error %d", fn, (int)r);
+  return r;
+}
+
+perfcheck_status pc_cupti_status(CUptiResult r) {
+  switch (r) {
+    case CUPTI_SUCCESS:
+      return PERFCHECK_OK;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return PERFCHECK_ERROR_COUNTERS_BUSY;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return PERFCHECK_ERROR_CUPTI_IN_USE;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_INVALID_CHIP_NAME:
+      return PERFCHECK_ERROR_UNSUPPORTED;
+    case CUPTI_ERROR_INVALID_METRIC_NAME:
+      return PERFCHECK_ERROR_NOT_FOUND;
+    case CUPTI_ERROR_OUT_OF_MEMORY:
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    default:
+      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+  }
+}
+
+const char *pc_cupti_fix(CUptiResult r) {
+  switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return "GPU counters are restricted to admin users: run as root (in a container: --cap-add SYS_ADMIN), "
+             "or load the driver with NVreg_RestrictProfilingToAdminUsers=0; see "
+             "https://developer.nvidia.com/ERR_NVGPUCTRPERM";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return "the counters are held by DCGM profiling or another profiler: pause DCGM with `dcgmi profile "
+             "--pause` (and `dcgmi profile --resume` afterwards), or stop the other profiler";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return "another CUPTI client (ncu, nsys, compute-sanitizer, a framework profiler) holds this process: run "
+             "without it";
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+      return "the device is a MIG instance: counters are not available to in-process profiling there";
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+      return "the device is a vGPU without profiling support";
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+      return "confidential computing is on: counters are not available";
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+      return "the device is a CMP (crypto mining) board: counters are not available";
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+      return "SLI is enabled: counters are not available";
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+      return "counters are not supported under this WSL setup";
+    default:
+      return "";
+  }
+}
+

@@ -83,9 +83,9 @@ extern pc_cupti_api pc_cupti;
 /* Opens libcupti (see the search order above), checks that it is CUPTI 13
  * and has every function of the table.  Idempotent and thread-safe; the
  * first result is kept.  Needs no driver.  Returns PERFCHECK_OK or
- * PERFCHECK_ERROR_CUPTI_UNAVAILABLE with one line in msg saying what was
- * looked for and why it failed. */
-perfcheck_status pc_cupti_load(char *msg, size_t msglen);
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE with one line in *err saying what was
+ * looked for and why it failed.  Calls go through PC_CUPTI (pc_call.h). */
+perfcheck_status pc_cupti_load(pc_err *err);
 
 /* After a successful load: the file it came from ("" if unknown), whether it
  * was already in the process before us, and cuptiGetVersion's answer. */
@@ -93,7 +93,5 @@ const char *pc_cupti_path(void);
 int pc_cupti_was_loaded(void);
 unsigned pc_cupti_version(void);
 
-/* The dlopen handle (for dlinfo), NULL before a successful load. */
-void *pc_cupti_handle(void);
 
 #endif /* PC_CUPTI_H */

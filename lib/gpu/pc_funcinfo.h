@@ -2,8 +2,8 @@
  * pc_funcinfo.h: what the driver says about a launch and a device, asked
  * outside launch callbacks: function attributes and the driver's occupancy
  * answer (the launch__* values ncu computes itself, docs/cupti.md §2.4), device
- * limits and ceilings.  pc_ceilings.c (measured ceilings and their cache) is
- * declared here too.
+ * limits and ceilings (a measured ceilings file replaces the clock-based
+ * ones: pc_ceilings.h).
  */
 #ifndef PC_FUNCINFO_H
 #define PC_FUNCINFO_H
@@ -13,24 +13,26 @@
 
 #include "../core/pc_core.h"
 
-/* cuCtxSynchronize and cuCtxGetDevice as pc_cuda.c resolves them (see
- * pc_funcinfo.c: at CUDA 13000 cuGetProcAddress hands out their _v2 ABI,
- * which takes the context as an argument).  Both work with either ABI; the
- * caller has `ctx` current. */
-CUresult pc_ctx_synchronize(CUcontext ctx);
-CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev);
+/* cuCtxSynchronize as pc_cuda.c resolves it (see pc_funcinfo.c: at CUDA
+ * 13000 cuGetProcAddress hands out its _v2 ABI, which takes the context as
+ * an argument); the caller has `ctx` current.  A failure goes to *err. */
+CUresult pc_ctx_synchronize(CUcontext ctx, pc_err *err);
 
 /* Device facts for device `ordinal`, once per device (cached): name, compute
  * capability, SM count, the limits pc_occupancy_compute needs, granularities,
  * ceilings from clocks, replaced by a measured ceilings file when one is
- * cached for this device.  Returns PERFCHECK_OK or an error (msg says). */
-perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, char *msg, size_t msglen);
+ * cached for this device.  Returns PERFCHECK_OK or an error (*err says). */
+perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err);
 /* Copies the cached facts of `ordinal` into *out and returns 1; 0 when they
  * are not cached yet (never calls the driver). */
 int pc_funcinfo_device_cached(int ordinal, pc_device *out);
 /* The device ordinal of a context (pushes it once, then cached); -1 when the
  * driver cannot say. */
 int pc_funcinfo_ctx_ordinal(CUcontext ctx);
+/* "0000:19:00.0": the PCI location of device `ordinal` (domain, bus,
+ * device from the driver's attributes).  Returns 0, -1 when the driver
+ * cannot say. */
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len);
 /* The cached ordinal of a context, -1 when unknown (never calls the driver). */
 int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
 
@@ -46,17 +48,11 @@ int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
  *   module-unload callback) and answers PERFCHECK_ERROR_NOT_FOUND for a
  *   CUkernel (*is_kernel = 1).
  * Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND or
- * PERFCHECK_ERROR_UNSUPPORTED (why says which call failed). */
+ * PERFCHECK_ERROR_UNSUPPORTED (*why says which call failed).  *why may hold
+ * a failed occupancy call with PERFCHECK_OK too: the model answered then. */
 perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const unsigned grid[3],
                                         const unsigned block[3], unsigned dynamic_smem, const pc_device *d,
-                                        pc_attributes *a, int *is_kernel, char *why, size_t whylen);
-
-/* The same from an activity record's values and the model alone (a kernel
- * reached only through a graph, with no function handle): blocks per SM is
- * the model's answer. */
-void pc_funcinfo_model_attributes(const pc_device *d, unsigned registers, unsigned static_smem,
-                                  unsigned local_per_thread, const unsigned grid[3], const unsigned block[3],
-                                  unsigned dynamic_smem, pc_attributes *a);
+                                        pc_attributes *a, int *is_kernel, pc_err *why);
 
 /* The mangled name of f from the driver (cuFuncGetName, else
  * cuKernelGetName); returns 0 on success. */
@@ -64,18 +60,5 @@ int pc_funcinfo_name(void *f, char *out, size_t len);
 
 /* Forgets the cached devices and contexts (session destroy). */
 void pc_funcinfo_reset(void);
-
-/* ---- measured ceilings (pc_ceilings.c) -------------------------------------- */
-
-/* The cache file of device `ordinal`: `dir` (NULL: $XDG_CACHE_HOME/perfcheck
- * or ~/.cache/perfcheck) + "/ceilings-<name>-<pci>.txt".  Returns 0, or -1
- * when no directory can be named (no HOME) or the driver fails. */
-int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len);
-/* Loads a cached measured ceilings file into d (peaks, ridge,
- * ceilings_source "measured").  Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND
- * (no file) or the reader's error. */
-perfcheck_status pc_ceilings_load_cached(int ordinal, pc_device *d);
-/* The benchmark kernels as PTX (for the ptxas check in tests/nogpu). */
-const char *pc_ceilings_ptx(void);
 
 #endif /* PC_FUNCINFO_H */

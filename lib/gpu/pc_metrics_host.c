@@ -35,7 +35,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,99 +44,6 @@
 
 #include "pc_cuda.h"
 #include "pc_rp_internal.h"
-
-/* ==== The CUPTI call wrapper ============================================== */
-
-static _Thread_local char pc_cupti_last_msg[256];
-static atomic_int pc_cupti_poisoned;
-
-const char *pc_cupti_last(void) { return pc_cupti_last_msg; }
-
-int pc_cupti_blocked(void) { return atomic_load_explicit(&pc_cupti_poisoned, memory_order_relaxed); }
-
-CUptiResult pc_cupti_refuse(const char *fn) {
-  snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg,
-           "%s: not called: CUPTI answered CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED earlier (another "
-           "CUPTI client holds the process)",
-           fn);
-  return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-}
-
-CUptiResult pc_cupti_note(CUptiResult r, const char *fn) {
-  if (r == CUPTI_SUCCESS) return r;
-  const char *text = NULL;
-  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    /* No further CUPTI call, not even for the text. */
-    atomic_store(&pc_cupti_poisoned, 1);
-    text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-  } else if (pc_cupti.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
-    text = NULL;
-  }
-  if (text)
-    snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg, "%s: %s", fn, text);
-  else
-    snprintf(pc_cupti_last_msg, sizeof pc_cupti_last_msg, "%s: CUPTI error %d", fn, (int)r);
-  return r;
-}
-
-perfcheck_status pc_cupti_status(CUptiResult r) {
-  switch (r) {
-    case CUPTI_SUCCESS:
-      return PERFCHECK_OK;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED;
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      return PERFCHECK_ERROR_COUNTERS_BUSY;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      return PERFCHECK_ERROR_CUPTI_IN_USE;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_INVALID_CHIP_NAME:
-      return PERFCHECK_ERROR_UNSUPPORTED;
-    case CUPTI_ERROR_INVALID_METRIC_NAME:
-      return PERFCHECK_ERROR_NOT_FOUND;
-    case CUPTI_ERROR_OUT_OF_MEMORY:
-      return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    default:
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  }
-}
-
-const char *pc_cupti_fix(CUptiResult r) {
-  switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return "GPU counters are restricted to admin users: run as root (in a container: --cap-add SYS_ADMIN), "
-             "or load the driver with NVreg_RestrictProfilingToAdminUsers=0; see "
-             "https://developer.nvidia.com/ERR_NVGPUCTRPERM";
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      return "the counters are held by DCGM profiling or another profiler: pause DCGM with `dcgmi profile "
-             "--pause` (and `dcgmi profile --resume` afterwards), or stop the other profiler";
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      return "another CUPTI client (ncu, nsys, compute-sanitizer, a framework profiler) holds this process: run "
-             "without it";
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-      return "the device is a MIG instance: counters are not available to in-process profiling there";
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-      return "the device is a vGPU without profiling support";
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-      return "confidential computing is on: counters are not available";
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-      return "the device is a CMP (crypto mining) board: counters are not available";
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-      return "SLI is enabled: counters are not available";
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-      return "counters are not supported under this WSL setup";
-    default:
-      return "";
-  }
-}
 
 /* ==== libnvperf_host.so ==================================================== */
 
@@ -167,7 +73,9 @@ static void pc_nvperf_load_once(void) {
       return;
     }
   }
-  if (pc_cupti_load(pc_nvperf_msg, sizeof pc_nvperf_msg) != PERFCHECK_OK) {
+  pc_err le;
+  if (pc_cupti_load(&le) != PERFCHECK_OK) {
+    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
     pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
     return;
   }
@@ -213,38 +121,33 @@ static void pc_nvperf_load_once(void) {
   pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
 }
 
-perfcheck_status pc_rp_nvperf_load(char *err, size_t errlen) {
+perfcheck_status pc_rp_nvperf_load(pc_err *err) {
   pthread_once(&pc_nvperf_once, pc_nvperf_load_once);
-  if (pc_nvperf_status != PERFCHECK_OK && err && errlen) {
-    size_t n = strlen(pc_nvperf_msg);
-    if (n >= errlen) n = errlen - 1; /* the message is cut, never overrun */
-    memcpy(err, pc_nvperf_msg, n);
-    err[n] = '\0';
-  }
+  if (pc_nvperf_status != PERFCHECK_OK) pc_err_set(err, pc_nvperf_status, "%s", pc_nvperf_msg);
   return pc_nvperf_status;
 }
 
-const char *pc_rp_nvperf_path(void) { return pc_nvperf_where; }
 
 /* ==== Profiler initialize / de-initialize ================================== */
 
 static pthread_mutex_t pc_prof_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pc_prof_users;
 
-perfcheck_status pc_rp_profiler_acquire(char *err, size_t errlen) {
+perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
   perfcheck_status st = PERFCHECK_OK;
+  pc_err e;
   /* cuptiProfilerInitialize does not call back into us, so holding this
    * lock across it cannot deadlock. */
   pthread_mutex_lock(&pc_prof_lock);
   if (pc_prof_users == 0) {
     CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
-    CUptiResult r = PC_CUPTI(cuptiProfilerInitialize, &p);
+    CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
     if (r != CUPTI_SUCCESS) {
       st = pc_cupti_status(r);
       if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_ERROR_OUT_OF_MEMORY)
         st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
       const char *fix = pc_cupti_fix(r);
-      if (err && errlen) snprintf(err, errlen, "%s%s%s", pc_cupti_last(), fix[0] ? ": " : "", fix);
+      pc_err_set(err, st, "%s%s%s", e.msg, fix[0] ? ": " : "", fix);
     }
   }
   if (st == PERFCHECK_OK) pc_prof_users++;
@@ -256,7 +159,7 @@ void pc_rp_profiler_release(void) {
   pthread_mutex_lock(&pc_prof_lock);
   if (pc_prof_users > 0 && --pc_prof_users == 0) {
     CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
-    (void)PC_CUPTI(cuptiProfilerDeInitialize, &p);
+    (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
   }
   pthread_mutex_unlock(&pc_prof_lock);
 }
@@ -280,12 +183,9 @@ static int pc_plan_add_extra(pc_rp_plan *plan, const char *name, size_t len) {
   return 0;
 }
 
-perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
-  if (!plan) {
-    if (err && errlen) snprintf(err, errlen, "no plan to fill");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *err) {
+  pc_err_clear(err);
+  if (!plan) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no plan to fill");
   memset(plan, 0, sizeof *plan);
   if (!spec) spec = "default";
 
@@ -301,9 +201,8 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err,
     while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n')) b--;
     size_t len = (size_t)(b - a);
     if (len == 0) {
-      if (err && errlen) snprintf(err, errlen, "metric list \"%s\": item %d is empty", spec, item);
       pc_rp_plan_free(plan);
-      return PERFCHECK_ERROR_INVALID_ARGUMENT;
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "metric list \"%s\": item %d is empty", spec, item);
     }
     int is_set = 0;
     for (size_t s = 0; s < sizeof pc_set_names / sizeof pc_set_names[0]; s++) {
@@ -321,9 +220,9 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err,
       for (size_t i = 0; i + 1 < len; i++)
         if (a[i] == '_' && a[i + 1] == '_') looks_metric = 1;
       if (!looks_metric) {
-        if (err && errlen)
-          snprintf(err, errlen, "metric list \"%s\": \"%.*s\" is neither a set (default, sol, full) nor a metric name",
-                   spec, (int)len, a);
+        pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                   "metric list \"%s\": \"%.*s\" is neither a set (default, sol, full) nor a metric name", spec,
+                   (int)len, a);
         pc_rp_plan_free(plan);
         return PERFCHECK_ERROR_INVALID_ARGUMENT;
       }
@@ -342,9 +241,8 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err,
         else
           named_primary[m->id] = 1;
       } else if (pc_plan_add_extra(plan, a, len) != 0) {
-        if (err && errlen) snprintf(err, errlen, "out of memory");
         pc_rp_plan_free(plan);
-        return PERFCHECK_ERROR_OUT_OF_MEMORY;
+        return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
       }
     }
     if (!end) break;
@@ -378,9 +276,8 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err,
   plan->rejected = calloc(plan->cap_rejected, sizeof *plan->rejected);
   plan->rejected_reason = calloc(plan->cap_rejected, sizeof *plan->rejected_reason);
   if (!plan->rejected || !plan->rejected_reason) {
-    if (err && errlen) snprintf(err, errlen, "out of memory");
     pc_rp_plan_free(plan);
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   return PERFCHECK_OK;
 }
@@ -398,13 +295,13 @@ void pc_rp_plan_free(pc_rp_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name) {
+static int pc_rp_plan_is_rejected(const pc_rp_plan *plan, const char *name) {
   for (size_t i = 0; i < plan->nrejected; i++)
     if (strcmp(plan->rejected[i], name) == 0) return 1;
   return 0;
 }
 
-void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason) {
+static void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *reason) {
   if (pc_rp_plan_is_rejected(plan, name) || plan->nrejected >= plan->cap_rejected) return;
   char *n = pc_strdup(name), *r = pc_strdup(reason);
   if (!n || !r) { /* out of memory: the name is still not collected */
@@ -468,7 +365,7 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
 static void pc_list_chips(char *buf, size_t len) {
   buf[0] = '\0';
   CUpti_Profiler_Host_GetSupportedChips_Params p = PC_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params);
-  if (PC_CUPTI(cuptiProfilerHostGetSupportedChips, &p) != CUPTI_SUCCESS) return;
+  if (PC_CUPTI(NULL, cuptiProfilerHostGetSupportedChips, &p) != CUPTI_SUCCESS) return;
   size_t used = 0;
   for (size_t i = 0; i < p.numChips && used + 1 < len; i++) {
     int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", p.ppChipNames[i]);
@@ -478,31 +375,27 @@ static void pc_list_chips(char *buf, size_t len) {
 }
 
 perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
-                                 char *err, size_t errlen) {
+                                 pc_err *err) {
   *out = NULL;
-  if (!chip || !chip[0]) {
-    if (err && errlen) snprintf(err, errlen, "no chip name");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
-  perfcheck_status st = pc_rp_nvperf_load(err, errlen);
+  if (!chip || !chip[0]) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no chip name");
+  perfcheck_status st = pc_rp_nvperf_load(err);
   if (st != PERFCHECK_OK) return st;
   CUpti_Profiler_Host_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Host_Initialize_Params);
   p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = chip;
   p.pCounterAvailabilityImage = avail;
-  CUptiResult r = PC_CUPTI(cuptiProfilerHostInitialize, &p);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiProfilerHostInitialize, &p);
   if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
     char chips[400];
     pc_list_chips(chips, sizeof chips);
-    if (err && errlen)
-      snprintf(err, errlen, "CUPTI's host API does not know the chip \"%s\" (%s)%s%s", chip, pc_cupti_last(),
-               chips[0] ? "; it knows: " : "", chips);
-    return PERFCHECK_ERROR_UNSUPPORTED;
+    return pc_err_set(err, PERFCHECK_ERROR_UNSUPPORTED, "CUPTI's host API does not know the chip \"%s\" (%s)%s%s",
+                      chip, e.msg, chips[0] ? "; it knows: " : "", chips);
   }
   if (r != CUPTI_SUCCESS) {
-    if (err && errlen) snprintf(err, errlen, "%s (chip %s)", pc_cupti_last(), chip);
     st = pc_cupti_status(r);
-    return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+    return pc_err_set(err, st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st, "%s (chip %s)",
+                      e.msg, chip);
   }
   *out = p.pHostObject;
   return PERFCHECK_OK;
@@ -512,14 +405,14 @@ void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
   if (!host) return;
   CUpti_Profiler_Host_Deinitialize_Params p = PC_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
   p.pHostObject = host;
-  (void)PC_CUPTI(cuptiProfilerHostDeinitialize, &p);
+  (void)PC_CUPTI(NULL, cuptiProfilerHostDeinitialize, &p);
 }
 
-static CUptiResult pc_metric_props(CUpti_Profiler_Host_Object *host, const char *name) {
+static CUptiResult pc_metric_props(CUpti_Profiler_Host_Object *host, const char *name, pc_err *e) {
   CUpti_Profiler_Host_GetMetricProperties_Params p = PC_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
   p.pHostObject = host;
   p.pMetricName = name;
-  return PC_CUPTI(cuptiProfilerHostGetMetricProperties, &p);
+  return PC_CUPTI(e, cuptiProfilerHostGetMetricProperties, &p);
 }
 
 /* The reason written next to a rejected name. */
@@ -539,28 +432,30 @@ static void pc_remove_extra(pc_rp_plan *plan, size_t i) {
 }
 
 perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
-                                     int remove_extras, char *err, size_t errlen) {
+                                     int remove_extras, pc_err *err) {
   char reason[320];
+  pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i]) continue;
     const char *name = pc_plan_metric_name(plan, i);
-    CUptiResult r = pc_metric_props(host, name);
+    CUptiResult r = pc_metric_props(host, name, &e);
     if (r == CUPTI_SUCCESS) continue;
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
-      if (err && errlen) snprintf(err, errlen, "%s (validating %s on %s)", pc_cupti_last(), name, chip);
       perfcheck_status st = pc_cupti_status(r);
-      return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+      return pc_err_set(err, st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,
+                        "%s (validating %s on %s)", e.msg, name, chip);
     }
     if (plan->use_substitute[i]) {
       /* The substitute is only a cheaper way: fall back to the metric. */
       const pc_metric_def *m = pc_metric_by_id((pc_metric_id)i);
-      CUptiResult r2 = pc_metric_props(host, m->name);
+      pc_err e2;
+      CUptiResult r2 = pc_metric_props(host, m->name, &e2);
       if (r2 == CUPTI_SUCCESS) {
         plan->use_substitute[i] = 0;
         continue;
       }
     }
-    pc_reject_reason(reason, sizeof reason, name, chip, pc_cupti_last());
+    pc_reject_reason(reason, sizeof reason, name, chip, e.msg);
     pc_rp_plan_reject(plan, name, reason);
     plan->want[i] = 0;
     plan->use_substitute[i] = 0;
@@ -571,17 +466,17 @@ perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const cha
       i++;
       continue;
     }
-    CUptiResult r = pc_metric_props(host, name);
+    CUptiResult r = pc_metric_props(host, name, &e);
     if (r == CUPTI_SUCCESS) {
       i++;
       continue;
     }
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
-      if (err && errlen) snprintf(err, errlen, "%s (validating %s on %s)", pc_cupti_last(), name, chip);
       perfcheck_status st = pc_cupti_status(r);
-      return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+      return pc_err_set(err, st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,
+                        "%s (validating %s on %s)", e.msg, name, chip);
     }
-    pc_reject_reason(reason, sizeof reason, name, chip, pc_cupti_last());
+    pc_reject_reason(reason, sizeof reason, name, chip, e.msg);
     pc_rp_plan_reject(plan, name, reason);
     if (remove_extras)
       pc_remove_extra(plan, i);
@@ -595,19 +490,19 @@ perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const cha
  * AddMetrics refused the list (the caller then looks for the culprit). */
 static perfcheck_status pc_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
                                         CUpti_Profiler_Host_Object **host_out, uint8_t **config,
-                                        size_t *config_size, int *passes, int *add_refused, char *err,
-                                        size_t errlen) {
+                                        size_t *config_size, int *passes, int *add_refused, pc_err *err) {
   CUpti_Profiler_Host_Object *host = NULL;
   uint8_t *img = NULL;
   *add_refused = 0;
-  perfcheck_status st = pc_rp_host_open(chip, avail, &host, err, errlen);
+  pc_err e;
+  perfcheck_status st = pc_rp_host_open(chip, avail, &host, err);
   if (st != PERFCHECK_OK) return st;
   CUptiResult r;
   CUpti_Profiler_Host_ConfigAddMetrics_Params ap = PC_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
   ap.pHostObject = host;
   ap.ppMetricNames = names;
   ap.numMetrics = n;
-  r = PC_CUPTI(cuptiProfilerHostConfigAddMetrics, &ap);
+  r = PC_CUPTI(&e, cuptiProfilerHostConfigAddMetrics, &ap);
   if (r != CUPTI_SUCCESS) {
     *add_refused = (r == CUPTI_ERROR_INVALID_PARAMETER || r == CUPTI_ERROR_INVALID_METRIC_NAME ||
                     r == CUPTI_ERROR_NOT_SUPPORTED);
@@ -615,24 +510,24 @@ static perfcheck_status pc_build_config(const char *chip, const uint8_t *avail, 
   }
   CUpti_Profiler_Host_GetConfigImageSize_Params sp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
   sp.pHostObject = host;
-  r = PC_CUPTI(cuptiProfilerHostGetConfigImageSize, &sp);
+  r = PC_CUPTI(&e, cuptiProfilerHostGetConfigImageSize, &sp);
   if (r != CUPTI_SUCCESS) goto fail;
   img = malloc(sp.configImageSize ? sp.configImageSize : 1);
   if (!img) {
     pc_rp_host_close(host);
-    if (err && errlen) snprintf(err, errlen, "out of memory for a %zu-byte config image", sp.configImageSize);
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a %zu-byte config image",
+                      sp.configImageSize);
   }
   CUpti_Profiler_Host_GetConfigImage_Params gp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
   gp.pHostObject = host;
   gp.configImageSize = sp.configImageSize;
   gp.pConfigImage = img;
-  r = PC_CUPTI(cuptiProfilerHostGetConfigImage, &gp);
+  r = PC_CUPTI(&e, cuptiProfilerHostGetConfigImage, &gp);
   if (r != CUPTI_SUCCESS) goto fail;
   CUpti_Profiler_Host_GetNumOfPasses_Params np = PC_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
   np.configImageSize = sp.configImageSize;
   np.pConfigImage = img;
-  r = PC_CUPTI(cuptiProfilerHostGetNumOfPasses, &np);
+  r = PC_CUPTI(&e, cuptiProfilerHostGetNumOfPasses, &np);
   if (r != CUPTI_SUCCESS) goto fail;
   *config = img;
   *config_size = sp.configImageSize;
@@ -643,17 +538,16 @@ static perfcheck_status pc_build_config(const char *chip, const uint8_t *avail, 
     pc_rp_host_close(host);
   return PERFCHECK_OK;
 fail:
-  if (err && errlen) snprintf(err, errlen, "%s (chip %s, %zu metrics)", pc_cupti_last(), chip, n);
   free(img);
   pc_rp_host_close(host);
   st = pc_cupti_status(r);
-  return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+  return pc_err_set(err, st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,
+                    "%s (chip %s, %zu metrics)", e.msg, chip, n);
 }
 
 perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
                                       int remove_extras, CUpti_Profiler_Host_Object **host_out,
-                                      uint8_t **config, size_t *config_size, int *passes, char *err,
-                                      size_t errlen) {
+                                      uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
   if (host_out) *host_out = NULL;
   *config = NULL;
   *config_size = 0;
@@ -662,14 +556,11 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
     size_t n = pc_rp_plan_counter_names(plan, NULL, 0);
     if (n == 0) return PERFCHECK_OK;
     const char **names = malloc(n * sizeof *names);
-    if (!names) {
-      if (err && errlen) snprintf(err, errlen, "out of memory");
-      return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    }
+    if (!names) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
     pc_rp_plan_counter_names(plan, names, n);
     int refused = 0;
-    perfcheck_status st = pc_build_config(chip, avail, names, n, host_out, config, config_size, passes, &refused,
-                                          err, errlen);
+    perfcheck_status st =
+        pc_build_config(chip, avail, names, n, host_out, config, config_size, passes, &refused, err);
     if (st == PERFCHECK_OK || !refused || attempt == 1) {
       free(names);
       return st;
@@ -677,25 +568,24 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
     /* AddMetrics refused the list although every name passed validation:
      * with a real availability image (MIG, vGPU) a counter can be missing.
      * Try each name alone; reject those that fail, then try once more. */
-    char why[256];
-    snprintf(why, sizeof why, "%s", pc_cupti_last());
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err ? err->msg : "AddMetrics refused the list");
     size_t nrej = 0;
     for (size_t k = 0; k < n; k++) {
       uint8_t *img1 = NULL;
       size_t size1 = 0;
       int p1 = 0, refused1 = 0;
-      char e1[256];
-      perfcheck_status s1 =
-          pc_build_config(chip, avail, &names[k], 1, NULL, &img1, &size1, &p1, &refused1, e1, sizeof e1);
+      pc_err e1;
+      pc_err_clear(&e1);
+      perfcheck_status s1 = pc_build_config(chip, avail, &names[k], 1, NULL, &img1, &size1, &p1, &refused1, &e1);
       free(img1);
       if (s1 == PERFCHECK_OK) continue;
       if (!refused1) {
         free(names);
-        if (err && errlen) snprintf(err, errlen, "%s", e1);
-        return s1;
+        return pc_err_set(err, s1, "%s", e1.msg);
       }
       char reason[320];
-      snprintf(reason, sizeof reason, "not available on this %s device (%s)", chip, e1);
+      snprintf(reason, sizeof reason, "not available on this %s device (%s)", chip, e1.msg);
       const char *name = names[k];
       pc_rp_plan_reject(plan, name, reason);
       nrej++;
@@ -713,79 +603,77 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
       }
     }
     free(names);
-    if (nrej == 0) {
-      if (err && errlen) snprintf(err, errlen, "%s (chip %s): every metric alone is accepted, the list is not", why, chip);
-      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-    }
+    if (nrej == 0)
+      return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+                        "%s (chip %s): every metric alone is accepted, the list is not", why, chip);
   }
   return PERFCHECK_ERROR_INTERNAL; /* not reached */
 }
 
 /* ==== Pass counts ============================================================ */
 
-perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
-  if (!plan || !passes || !chip) {
-    if (err && errlen) snprintf(err, errlen, "pc_rp_count_passes: NULL argument");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
+  pc_err_clear(err);
+  if (!plan || !passes || !chip) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_count_passes: NULL argument");
   *passes = 0;
   CUpti_Profiler_Host_Object *host = NULL;
-  perfcheck_status st = pc_rp_host_open(chip, NULL, &host, err, errlen);
+  perfcheck_status st = pc_rp_host_open(chip, NULL, &host, err);
   if (st != PERFCHECK_OK) return st;
-  st = pc_rp_plan_validate(host, chip, plan, 1, err, errlen);
+  st = pc_rp_plan_validate(host, chip, plan, 1, err);
   pc_rp_host_close(host);
   if (st != PERFCHECK_OK) return st;
   uint8_t *config = NULL;
   size_t size = 0;
-  st = pc_rp_plan_configure(chip, NULL, plan, 1, NULL, &config, &size, passes, err, errlen);
+  st = pc_rp_plan_configure(chip, NULL, plan, 1, NULL, &config, &size, passes, err);
   free(config);
   return st;
 }
 
 /* The chip of device 0, through CUPTI; the driver must be loaded first
  * (CUPTI 13.0 segfaults in cuptiDeviceGetChipName without one). */
-static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, char *err, size_t errlen) {
-  perfcheck_status st = pc_cuda_load(err, errlen);
+static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, pc_err *err) {
+  perfcheck_status st = pc_cuda_load(err);
   if (st != PERFCHECK_OK) return st;
-  st = pc_rp_nvperf_load(err, errlen);
+  st = pc_rp_nvperf_load(err);
   if (st != PERFCHECK_OK) return st;
-  st = pc_rp_profiler_acquire(err, errlen);
+  st = pc_rp_profiler_acquire(err);
   if (st != PERFCHECK_OK) return st;
   CUpti_Device_GetChipName_Params p = PC_PARAMS(CUpti_Device_GetChipName_Params);
   p.deviceIndex = 0;
-  CUptiResult r = PC_CUPTI(cuptiDeviceGetChipName, &p);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiDeviceGetChipName, &p);
   if (r == CUPTI_SUCCESS && p.pChipName) snprintf(chip, chiplen, "%s", p.pChipName);
   pc_rp_profiler_release();
   if (r != CUPTI_SUCCESS || !p.pChipName) {
-    if (err && errlen) snprintf(err, errlen, "%s", r != CUPTI_SUCCESS ? pc_cupti_last() : "no chip name for device 0");
     st = pc_cupti_status(r);
-    return (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+    return pc_err_set(err, (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,
+                      "%s", r != CUPTI_SUCCESS ? e.msg : "no chip name for device 0");
   }
   return PERFCHECK_OK;
 }
 
 PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes) {
-  char err[512] = "";
+  pc_err err;
+  pc_err_clear(&err);
   if (!passes) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_metric_passes: passes is NULL");
   *passes = 0;
   pc_rp_plan plan;
-  perfcheck_status st = pc_rp_plan_parse(metrics, &plan, err, sizeof err);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
+  perfcheck_status st = pc_rp_plan_parse(metrics, &plan, &err);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err.msg);
   char chipbuf[64];
   if (!chip) {
-    st = pc_chip_of_device0(chipbuf, sizeof chipbuf, err, sizeof err);
+    st = pc_chip_of_device0(chipbuf, sizeof chipbuf, &err);
     if (st != PERFCHECK_OK) {
       pc_rp_plan_free(&plan);
-      return pc_fail(st, "%s", err);
+      return pc_fail(st, "%s", err.msg);
     }
     chip = chipbuf;
   }
   int n = 0;
-  st = pc_rp_count_passes(chip, &plan, &n, err, sizeof err);
+  st = pc_rp_count_passes(chip, &plan, &n, &err);
   if (st != PERFCHECK_OK) {
     pc_rp_plan_free(&plan);
-    return pc_fail(st, "%s", err);
+    return pc_fail(st, "%s", err.msg);
   }
   *passes = n;
   /* Metrics of the table that this chip lacks (no TMA before Hopper, no

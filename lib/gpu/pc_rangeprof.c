@@ -14,8 +14,9 @@
  * device is enabled at a time (NVIDIA's injection sample does the same): a
  * launch on another context of the device disables the previous one first.
  *
- * Locking: rp->lock guards the lists, the results and the status, and is
- * never held across a CUPTI call.  The launch hooks rely on the capture
+ * Locking: rp->lock (owned here, a leaf, taken after the launch rwlock of
+ * pc_capture.c) guards the lists, the results and the status, and is never
+ * held across a CUPTI call.  The launch hooks rely on the capture
  * layer's exclusive launch lock: no two profiled launches run at once, so a
  * context's CUPTI objects are only touched by one thread at a time.  A
  * context's profiler object changes hands under rp->lock (taken out of the
@@ -45,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cupti_activity.h>
@@ -82,7 +82,6 @@ typedef struct pc_rp_ctx {
   size_t image_size;
   int active;                       /* between a successful Start and EXIT */
   uint32_t corr;
-  uint64_t t_enter;
 } pc_rp_ctx;
 
 typedef struct pc_rp_stored {
@@ -92,7 +91,6 @@ typedef struct pc_rp_stored {
   double values[PC_M_COUNT];
   unsigned char via[PC_M_COUNT];
   double *extra;
-  uint64_t overhead_ns;
   char *note;
 } pc_rp_stored;
 
@@ -110,16 +108,9 @@ struct pc_rp {
   pc_rp_stored *results;
   size_t nresults, cap_results;
   uint64_t dropped;
-  uint64_t overhead_ns;
   uint64_t nprofiled;
   int passes;
 };
-
-static uint64_t pc_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Stops counter collection for the rest of the process (first failure wins). */
 static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...)
@@ -139,12 +130,12 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
   pthread_mutex_unlock(&rp->lock);
 }
 
-/* The status and message of a failed CUPTI call, with the fix. */
-static void pc_rp_refuse_cupti(pc_rp *rp, CUptiResult r, const char *what) {
+/* The status and message of a failed CUPTI call (its detail in *e), with the fix. */
+static void pc_rp_refuse_cupti(pc_rp *rp, CUptiResult r, const char *what, const pc_err *e) {
   const char *fix = pc_cupti_fix(r);
   perfcheck_status st = pc_cupti_status(r);
   if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_OK) st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-  pc_rp_refuse(rp, st, "%s%s%s%s%s", what, what[0] ? ": " : "", pc_cupti_last(), fix[0] ? "; " : "", fix);
+  pc_rp_refuse(rp, st, "%s%s%s%s%s", what, what[0] ? ": " : "", e->msg, fix[0] ? "; " : "", fix);
 }
 
 /* ==== Creation: preflight ================================================== */
@@ -193,16 +184,17 @@ static void pc_support_cause(char *buf, size_t len, CUpti_Profiler_Support_Level
   snprintf(buf + used, len - used, "%s%s", used ? "; " : "", text);
 }
 
-static perfcheck_status pc_rp_preflight(char *msg, size_t msglen) {
+static perfcheck_status pc_rp_preflight(pc_err *err) {
   CUpti_Profiler_DeviceSupported_Params p = PC_PARAMS(CUpti_Profiler_DeviceSupported_Params);
   p.cuDevice = 0;
   p.api = CUPTI_PROFILER_RANGE_PROFILING;
-  CUptiResult r = PC_CUPTI(cuptiProfilerDeviceSupported, &p);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiProfilerDeviceSupported, &p);
   if (r != CUPTI_SUCCESS) {
     perfcheck_status st = pc_cupti_status(r);
     const char *fix = pc_cupti_fix(r);
-    snprintf(msg, msglen, "%s%s%s", pc_cupti_last(), fix[0] ? "; " : "", fix);
-    return st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st;
+    return pc_err_set(err, st == PERFCHECK_ERROR_NOT_FOUND ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st, "%s%s%s", e.msg,
+                      fix[0] ? "; " : "", fix);
   }
   if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
     char causes[400] = "";
@@ -217,62 +209,50 @@ static perfcheck_status pc_rp_preflight(char *msg, size_t msglen) {
     pc_support_cause(causes, sizeof causes, p.cmp, "the device is a CMP (crypto mining) board",
                      "profiling is disabled on this CMP board");
     pc_support_cause(causes, sizeof causes, p.wsl, "WSL without profiling support", "profiling is disabled under WSL");
-    snprintf(msg, msglen, "cuptiProfilerDeviceSupported: GPU counters are not supported on device 0: %s",
-             causes[0] ? causes : "no cause given");
-    return PERFCHECK_ERROR_UNSUPPORTED;
+    return pc_err_set(err, PERFCHECK_ERROR_UNSUPPORTED,
+                      "cuptiProfilerDeviceSupported: GPU counters are not supported on device 0: %s",
+                      causes[0] ? causes : "no cause given");
   }
   if (pc_profiling_admin_only() == 1 && !pc_is_admin()) {
-    snprintf(msg, msglen,
-             "RmProfilingAdminOnly is 1 in /proc/driver/nvidia/params and this process is not root: GPU counters "
-             "are restricted to admin users; run as root, or load the driver with "
-             "NVreg_RestrictProfilingToAdminUsers=0; see https://developer.nvidia.com/ERR_NVGPUCTRPERM");
-    return PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED;
+    return pc_err_set(err, PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED,
+                      "RmProfilingAdminOnly is 1 in /proc/driver/nvidia/params and this process is not root: GPU "
+                      "counters are restricted to admin users; run as root, or load the driver with "
+                      "NVreg_RestrictProfilingToAdminUsers=0; see https://developer.nvidia.com/ERR_NVGPUCTRPERM");
   }
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char *msg, size_t msglen) {
-  char tmp[640] = "";
-  if (msg && msglen) msg[0] = '\0';
-  if (!out || !plan) {
-    if (msg && msglen) snprintf(msg, msglen, "pc_rp_create: NULL argument");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err) {
+  pc_err_clear(err);
+  if (!out || !plan) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
   *out = NULL;
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
-  perfcheck_status st = pc_cuda_load(tmp, sizeof tmp);
-  if (st == PERFCHECK_OK) st = pc_rp_nvperf_load(tmp, sizeof tmp);
-  if (st != PERFCHECK_OK) {
-    if (msg && msglen) snprintf(msg, msglen, "%s", tmp);
-    return st;
-  }
-  st = pc_rp_profiler_acquire(tmp, sizeof tmp);
-  if (st != PERFCHECK_OK) {
-    if (msg && msglen) snprintf(msg, msglen, "%s", tmp);
-    return st;
-  }
+  perfcheck_status st = pc_cuda_load(err);
+  if (st == PERFCHECK_OK) st = pc_rp_nvperf_load(err);
+  if (st == PERFCHECK_OK) st = pc_rp_profiler_acquire(err);
+  if (st != PERFCHECK_OK) return st;
   pc_rp *rp = calloc(1, sizeof *rp);
   if (!rp) {
     pc_rp_profiler_release();
-    if (msg && msglen) snprintf(msg, msglen, "out of memory");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  st = pc_rp_preflight(tmp, sizeof tmp);
+  st = pc_rp_preflight(err);
   if (st != PERFCHECK_OK) goto fail;
 
   int ndev = 0;
-  if (pc_cu.cuDeviceGetCount(&ndev) != CUDA_SUCCESS || ndev < 1) ndev = 1;
+  if (PC_CU(NULL, cuDeviceGetCount, &ndev) != CUDA_SUCCESS || ndev < 1) ndev = 1;
   if (ndev > PC_RP_MAX_DEVICES) ndev = PC_RP_MAX_DEVICES;
   rp->uniform_chip = 1;
   for (int d = 0; d < ndev; d++) {
     CUpti_Device_GetChipName_Params cp = PC_PARAMS(CUpti_Device_GetChipName_Params);
     cp.deviceIndex = (size_t)d;
-    CUptiResult r = PC_CUPTI(cuptiDeviceGetChipName, &cp);
+    pc_err e;
+    CUptiResult r = PC_CUPTI(&e, cuptiDeviceGetChipName, &cp);
     if (r != CUPTI_SUCCESS || !cp.pChipName) {
       if (d == 0) {
         st = pc_cupti_status(r);
         if (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-        snprintf(tmp, sizeof tmp, "%s", r != CUPTI_SUCCESS ? pc_cupti_last() : "no chip name for device 0");
+        pc_err_set(err, st, "%s", r != CUPTI_SUCCESS ? e.msg : "no chip name for device 0");
         goto fail;
       }
       break; /* later devices: profiled with device 0's chip if ever reached */
@@ -285,22 +265,21 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char 
   /* Validate the names against device 0's chip now, so that the report can
    * name rejected metrics even if no launch is ever profiled. */
   CUpti_Profiler_Host_Object *host = NULL;
-  st = pc_rp_host_open(rp->chips[0], NULL, &host, tmp, sizeof tmp);
+  st = pc_rp_host_open(rp->chips[0], NULL, &host, err);
   if (st == PERFCHECK_OK) {
-    st = pc_rp_plan_validate(host, rp->chips[0], plan, 1, tmp, sizeof tmp);
+    st = pc_rp_plan_validate(host, rp->chips[0], plan, 1, err);
     pc_rp_host_close(host);
   }
   if (st != PERFCHECK_OK) goto fail;
   if (pc_rp_plan_counter_names(plan, NULL, 0) == 0) {
-    snprintf(tmp, sizeof tmp, "none of the requested metrics can be collected on %s%s%s%s", rp->chips[0],
-             plan->nrejected ? " (" : "", plan->nrejected ? plan->rejected[0] : "", plan->nrejected ? ": rejected)" : "");
-    st = PERFCHECK_ERROR_UNSUPPORTED;
+    st = pc_err_set(err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on %s%s%s%s",
+                    rp->chips[0], plan->nrejected ? " (" : "", plan->nrejected ? plan->rejected[0] : "",
+                    plan->nrejected ? ": rejected)" : "");
     goto fail;
   }
 
   if (pthread_mutex_init(&rp->lock, NULL) != 0) {
-    snprintf(tmp, sizeof tmp, "pthread_mutex_init failed");
-    st = PERFCHECK_ERROR_INTERNAL;
+    st = pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "pthread_mutex_init failed");
     goto fail;
   }
   rp->plan = *plan;
@@ -311,10 +290,9 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char 
   *out = rp;
   return PERFCHECK_OK;
 
-fail:
+fail: /* the one cleanup path */
   free(rp);
   pc_rp_profiler_release();
-  if (msg && msglen) snprintf(msg, msglen, "%s", tmp);
   return st;
 }
 
@@ -340,42 +318,43 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
    * counters that the chip name alone promises. */
   CUpti_Profiler_GetCounterAvailability_Params ap = PC_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
   ap.ctx = (CUcontext)ctx;
-  CUptiResult r = PC_CUPTI(cuptiProfilerGetCounterAvailability, &ap);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
   if (r == CUPTI_SUCCESS && ap.counterAvailabilityImageSize > 0) {
     ch->avail = malloc(ap.counterAvailabilityImageSize);
     if (ch->avail) {
       ap.pCounterAvailabilityImage = ch->avail;
-      r = PC_CUPTI(cuptiProfilerGetCounterAvailability, &ap);
+      r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
     }
   }
   if (r != CUPTI_SUCCESS || !ch->avail) {
     free(ch->avail);
     free(ch);
     if (r != CUPTI_SUCCESS)
-      pc_rp_refuse_cupti(rp, r, "reading the counter availability image");
+      pc_rp_refuse_cupti(rp, r, "reading the counter availability image", &e);
     else
       pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for the counter availability image");
     return NULL;
   }
 
-  char err[512] = "";
+  pc_err err;
+  pc_err_clear(&err);
   /* This may reject names (plan->want, plan->rejected) without rp->lock, as
    * no CUPTI call runs under it: the rejected arrays never move (allocated at
    * parse), entries are written before the count grows, and the lock taken
    * below to publish the chip orders it all before any later reader that
    * takes the lock (pc_rp_collect, pc_rp_passes). */
   perfcheck_status st = pc_rp_plan_configure(ch->name, ch->avail, &rp->plan, 0, &ch->host, &ch->config,
-                                             &ch->config_size, &ch->passes, err, sizeof err);
+                                             &ch->config_size, &ch->passes, &err);
   if (st == PERFCHECK_OK) {
     ch->n = pc_rp_plan_counter_names(&rp->plan, NULL, 0);
     ch->names = calloc(ch->n ? ch->n : 1, sizeof *ch->names);
     ch->slots = calloc(ch->n ? ch->n : 1, sizeof *ch->slots);
     if (!ch->names || !ch->slots) {
-      st = PERFCHECK_ERROR_OUT_OF_MEMORY;
-      snprintf(err, sizeof err, "out of memory");
+      st = pc_err_set(&err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
     } else if (ch->n == 0) {
-      st = PERFCHECK_ERROR_UNSUPPORTED;
-      snprintf(err, sizeof err, "none of the requested metrics can be collected on this %s device", ch->name);
+      st = pc_err_set(&err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on this %s device",
+                      ch->name);
     } else {
       pc_rp_plan_counter_names(&rp->plan, ch->names, ch->n);
       pc_rp_plan_slots(&rp->plan, ch->slots, ch->n);
@@ -390,7 +369,7 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
     free(ch->names);
     free(ch->slots);
     free(ch);
-    pc_rp_refuse(rp, st, "building the counter configuration for %s: %s", name, err);
+    pc_rp_refuse(rp, st, "building the counter configuration for %s: %s", name, err.msg);
     return NULL;
   }
   pthread_mutex_lock(&rp->lock);
@@ -418,7 +397,7 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
   /* The device, once per context, from CUPTI: no driver call inside the
    * launch callback. */
   uint32_t dev = 0;
-  if (PC_CUPTI(cuptiGetDeviceId, (CUcontext)ctx, &dev) == CUPTI_SUCCESS) c->dev = (int)dev;
+  if (PC_CUPTI(NULL, cuptiGetDeviceId, (CUcontext)ctx, &dev) == CUPTI_SUCCESS) c->dev = (int)dev;
   const char *chip = rp->chips[0];
   if (!rp->uniform_chip) {
     if (c->dev < 0 || c->dev >= rp->ndev) {
@@ -447,23 +426,23 @@ static void pc_rp_disable_obj(CUpti_RangeProfiler_Object *obj, int was_active) {
   if (was_active) {
     CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
     sp.pRangeProfilerObject = obj;
-    if (PC_CUPTI(cuptiRangeProfilerStop, &sp) == CUPTI_SUCCESS) {
+    if (PC_CUPTI(NULL, cuptiRangeProfilerStop, &sp) == CUPTI_SUCCESS) {
       CUpti_RangeProfiler_DecodeData_Params dp = PC_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
       dp.pRangeProfilerObject = obj;
-      (void)PC_CUPTI(cuptiRangeProfilerDecodeData, &dp);
+      (void)PC_CUPTI(NULL, cuptiRangeProfilerDecodeData, &dp);
     }
   }
   CUpti_RangeProfiler_Disable_Params p = PC_PARAMS(CUpti_RangeProfiler_Disable_Params);
   p.pRangeProfilerObject = obj;
-  (void)PC_CUPTI(cuptiRangeProfilerDisable, &p);
+  (void)PC_CUPTI(NULL, cuptiRangeProfilerDisable, &p);
 }
 
-static CUptiResult pc_rp_image_init(pc_rp_ctx *c) {
+static CUptiResult pc_rp_image_init(pc_rp_ctx *c, pc_err *e) {
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params p = PC_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
   p.pRangeProfilerObject = c->obj;
   p.counterDataSize = c->image_size;
   p.pCounterData = c->image;
-  return PC_CUPTI(cuptiRangeProfilerCounterDataImageInitialize, &p);
+  return PC_CUPTI(e, cuptiRangeProfilerCounterDataImageInitialize, &p);
 }
 
 /* Enables the range profiler on c (its first profiled launch, or again after
@@ -487,9 +466,10 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
   CUpti_RangeProfiler_Enable_Params ep = PC_PARAMS(CUpti_RangeProfiler_Enable_Params);
   ep.ctx = (CUcontext)c->ctx;
-  CUptiResult r = PC_CUPTI(cuptiRangeProfilerEnable, &ep);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerEnable, &ep);
   if (r != CUPTI_SUCCESS) {
-    pc_rp_refuse_cupti(rp, r, "");
+    pc_rp_refuse_cupti(rp, r, "", &e);
     return -1;
   }
   c->obj = ep.pRangeProfilerObject;
@@ -504,7 +484,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   sp.numMetrics = c->chip->n;
   sp.maxNumOfRanges = 1;
   sp.maxNumRangeTreeNodes = 1;
-  r = PC_CUPTI(cuptiRangeProfilerGetCounterDataSize, &sp);
+  r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataSize, &sp);
   if (r == CUPTI_SUCCESS && sp.counterDataSize != c->image_size) {
     free(c->image);
     c->image = malloc(sp.counterDataSize ? sp.counterDataSize : 1);
@@ -517,9 +497,9 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
       return -1;
     }
   }
-  if (r == CUPTI_SUCCESS) r = pc_rp_image_init(c);
+  if (r == CUPTI_SUCCESS) r = pc_rp_image_init(c, &e);
   if (r != CUPTI_SUCCESS) {
-    pc_rp_refuse_cupti(rp, r, "");
+    pc_rp_refuse_cupti(rp, r, "", &e);
     pc_rp_disable_obj(c->obj, 0);
     c->obj = NULL;
     return -1;
@@ -529,13 +509,8 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
 /* ==== Launch hooks ========================================================== */
 
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id) {
-  return pc_rp_on_launch_enter_named(rp, ctx, correlation_id, NULL);
-}
-
-int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
   if (!rp || !ctx) return 1;
-  uint64_t t0 = pc_now_ns();
   pthread_mutex_lock(&rp->lock);
   perfcheck_status st = rp->status;
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
@@ -557,19 +532,19 @@ int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, c
   cp.minNestingLevel = 1;
   cp.passIndex = 0;
   cp.targetNestingLevel = 1;
-  CUptiResult r = PC_CUPTI(cuptiRangeProfilerSetConfig, &cp);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerSetConfig, &cp);
   if (r == CUPTI_SUCCESS) {
     CUpti_RangeProfiler_Start_Params sp = PC_PARAMS(CUpti_RangeProfiler_Start_Params);
     sp.pRangeProfilerObject = c->obj;
-    r = PC_CUPTI(cuptiRangeProfilerStart, &sp);
+    r = PC_CUPTI(&e, cuptiRangeProfilerStart, &sp);
   }
   if (r != CUPTI_SUCCESS) {
-    pc_rp_refuse_cupti(rp, r, "");
+    pc_rp_refuse_cupti(rp, r, "", &e);
     return 1;
   }
   c->active = 1;
   c->corr = correlation_id;
-  c->t_enter = t0;
   pthread_mutex_lock(&rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
   pthread_mutex_unlock(&rp->lock);
@@ -619,25 +594,26 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   size_t dropped = 0;
   CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
   sp.pRangeProfilerObject = c->obj;
-  CUptiResult r = PC_CUPTI(cuptiRangeProfilerStop, &sp);
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerStop, &sp);
   if (r == CUPTI_SUCCESS) {
     /* Decode synchronizes the context; with kernel replay every pass is done
      * by now. */
     CUpti_RangeProfiler_DecodeData_Params dp = PC_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     dp.pRangeProfilerObject = c->obj;
-    r = PC_CUPTI(cuptiRangeProfilerDecodeData, &dp);
+    r = PC_CUPTI(&e, cuptiRangeProfilerDecodeData, &dp);
     dropped = dp.numOfRangeDropped;
   }
   if (r != CUPTI_SUCCESS) {
-    res.note = pc_rp_note("counters not collected: %s", pc_cupti_last());
-    pc_rp_refuse_cupti(rp, r, "");
+    res.note = pc_rp_note("counters not collected: %s", e.msg);
+    pc_rp_refuse_cupti(rp, r, "", &e);
   } else if (launch_ok) {
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
     ip.pCounterDataImage = c->image;
     ip.counterDataImageSize = c->image_size;
-    r = PC_CUPTI(cuptiRangeProfilerGetCounterDataInfo, &ip);
+    r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataInfo, &ip);
     if (r != CUPTI_SUCCESS) {
-      res.note = pc_rp_note("counters not collected: %s", pc_cupti_last());
+      res.note = pc_rp_note("counters not collected: %s", e.msg);
     } else if (ip.numTotalRanges == 0) {
       res.note = pc_rp_note("no range was decoded for this launch (%zu dropped): the kernel did not run under "
                             "the profiler",
@@ -656,9 +632,9 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
         ev.ppMetricNames = ch->names;
         ev.numMetrics = ch->n;
         ev.pMetricValues = vals;
-        r = PC_CUPTI(cuptiProfilerHostEvaluateToGpuValues, &ev);
+        r = PC_CUPTI(&e, cuptiProfilerHostEvaluateToGpuValues, &ev);
         if (r != CUPTI_SUCCESS) {
-          res.note = pc_rp_note("counters not evaluated: %s", pc_cupti_last());
+          res.note = pc_rp_note("counters not evaluated: %s", e.msg);
         } else {
           /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
           for (size_t k = 0; k < ch->n; k++) {
@@ -680,16 +656,14 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
     }
   }
   /* Ready for the next launch; a failure here stops collection. */
-  CUptiResult r2 = pc_rp_image_init(c);
-  if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image");
+  pc_err e2;
+  CUptiResult r2 = pc_rp_image_init(c, &e2);
+  if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
 
-  uint64_t spent = pc_now_ns() - c->t_enter;
   pthread_mutex_lock(&rp->lock);
-  rp->overhead_ns += spent;
   rp->dropped += dropped;
   int stored = 0;
   if (launch_ok) {
-    res.overhead_ns = spent;
     if (rp->nresults == rp->cap_results) {
       size_t cap = rp->cap_results ? 2 * rp->cap_results : 16;
       pc_rp_stored *grown = realloc(rp->results, cap * sizeof *grown);
@@ -746,14 +720,10 @@ perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
   return st;
 }
 
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, char *msg,
-                               size_t msglen) {
-  if (msg && msglen) msg[0] = '\0';
+perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err) {
+  pc_err_clear(err);
   if (dropped) *dropped = 0;
-  if (!rp || !fn) {
-    if (msg && msglen) snprintf(msg, msglen, "pc_rp_collect: NULL argument");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+  if (!rp || !fn) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_collect: NULL argument");
   pthread_mutex_lock(&rp->lock);
   pc_rp_stored *list = rp->results;
   size_t n = rp->nresults;
@@ -774,7 +744,6 @@ perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64
     res.extra = list[i].extra;
     res.nextra = list[i].extra ? nextra : 0;
     res.via_substitute = list[i].via;
-    res.overhead_ns = list[i].overhead_ns;
     res.note = list[i].note;
     fn(user, &res);
     free(list[i].extra);
@@ -795,15 +764,6 @@ int pc_rp_passes(const pc_rp *rp) {
 }
 
 const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL; }
-
-uint64_t pc_rp_overhead_ns(const pc_rp *rp) {
-  if (!rp) return 0;
-  pc_rp *m = (pc_rp *)rp;
-  pthread_mutex_lock(&m->lock);
-  uint64_t v = m->overhead_ns;
-  pthread_mutex_unlock(&m->lock);
-  return v;
-}
 
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;

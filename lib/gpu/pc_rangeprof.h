@@ -41,7 +41,7 @@ typedef struct pc_rp_plan {
 
 /* Parses a metric spec into a plan (no CUPTI call).  Returns PERFCHECK_OK or
  * PERFCHECK_ERROR_INVALID_ARGUMENT (empty item, bad set name). */
-perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, char *err, size_t errlen);
+perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *err);
 void pc_rp_plan_free(pc_rp_plan *plan);
 /* The counter names a plan collects, in order (PC_M_* first, then extras;
  * rejected names are skipped), into names[0..cap-1]; returns the count, which
@@ -53,16 +53,15 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
  * ("GH100"), moving invalid ones to plan->rejected, and returns the number of
  * passes CUPTI needs.  Returns PERFCHECK_OK, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
  * PERFCHECK_ERROR_UNSUPPORTED (unknown chip). */
-perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, char *err,
-                                    size_t errlen);
+perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err);
 
 /* Creates the counter layer for the current process: initializes the CUPTI
  * profiler, and per device reached later, the host object.  `plan` is moved
  * in (the caller's copy is zeroed).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED, PERFCHECK_ERROR_COUNTERS_BUSY,
  * PERFCHECK_ERROR_UNSUPPORTED, PERFCHECK_ERROR_CUPTI_UNAVAILABLE; msg says
- * which call failed and the fix. */
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char *msg, size_t msglen);
+ * which call failed and the fix (in *err). */
+perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err);
 
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch
@@ -78,12 +77,10 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, char 
  * between a profiled launch's ENTER and EXIT (a process-wide rwlock: profiled
  * launches take it exclusively, other launches shared), because the range
  * profiler is context-level and would auto-range a concurrent kernel too.
+ * kernel_name (may be NULL or mangled) names the kernel in the progress line.
  * Returns nonzero if the launch will not be profiled after all (counters were
  * refused: the message is kept for pc_rp_status). */
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id);
-/* The same, naming the kernel for the progress line (kernel_name may be NULL
- * or mangled). */
-int pc_rp_on_launch_enter_named(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
 void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok);
 
 /* PERFCHECK_OK while counters work; after a refusal at enable time
@@ -113,9 +110,6 @@ typedef struct pc_rp_result {
   /* PC_M_COUNT flags: 1 where values[id] came from the metric's substitute
    * counter (pc_metric_def.substitute), not from the ncu metric itself. */
   const unsigned char *via_substitute;
-  /* Host time of this launch's profiling: setup, Start, the replay inside the
-   * launch call, Stop, Decode, Evaluate. */
-  uint64_t overhead_ns;
   /* Why values are missing or doubtful ("no range decoded", "another kernel
    * ran inside the profiled window"), NULL when all is well. */
   const char *note;
@@ -127,15 +121,12 @@ typedef void (*pc_rp_result_fn)(void *user, const pc_rp_result *res);
  * launch order, then forgets them.  Must not be called from a CUPTI callback.
  * Returns PERFCHECK_OK or an error status (msg filled); ranges CUPTI dropped
  * are counted in *dropped. */
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped,
-                               char *msg, size_t msglen);
+perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err);
 
 /* Passes per profiled launch for the plan on the devices seen (0 before any
  * launch). */
 int pc_rp_passes(const pc_rp *rp);
 const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp);
-/* Host time spent in range-profiler calls (start/stop/decode), nanoseconds. */
-uint64_t pc_rp_overhead_ns(const pc_rp *rp);
 
 void pc_rp_destroy(pc_rp *rp);
 

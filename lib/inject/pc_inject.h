@@ -17,6 +17,15 @@
  * libperfcheck.so exports two symbols for the loader, PC_INJECT_ENTRY and
  * PC_INJECT_NVTX_ENTRY (see perfcheck.map); the ABI number changes whenever
  * either call below does.
+ *
+ * Why these two exports are not named perfcheck_: every perfcheck_ symbol is
+ * the public API, declared in perfcheck.h, listed in
+ * tests/build/symbols.txt and given a PERFCHECK_DISABLE stub.  These are not
+ * API: no program calls them, only our own loader finds them with dlsym, and
+ * their contract is this header and PC_INJECT_ABI, not perfcheck.h.  A
+ * perfcheck_ name would invite programs to call them and tie them to the
+ * public ABI promise; the pc_inject_ prefix keeps them visibly internal, and
+ * perfcheck.map names exactly these two beside perfcheck_*. 
  */
 #ifndef PC_INJECT_H
 #define PC_INJECT_H

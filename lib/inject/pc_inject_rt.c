@@ -17,12 +17,13 @@
  * NVTX ranges.  The CUPTI NVTX callbacks (push/pop of the default domain:
  * nvtxRangePushA/W/Ex, nvtxRangePop, and nvtxDomainRangePushEx/Pop with the
  * NULL domain, which nvtx3's C++ scoped ranges use) are recorded, not ended
- * there: a push pushes a capture region at once (launches from then on are
- * tagged with it) and notes the marks; a pop pops it and notes the end
- * marks.  Region ends synchronize contexts and flush activity, which a
- * CUPTI callback must not do, so the ranges are replayed into the session
- * at a safe point (exit, or the signal watcher), innermost first, each with
- * its recorded interval (pc_session.h).  Ranges of named domains (libraries
+ * there: a push opens a region on the one region stack at once (launches
+ * from then on are tagged with it, its begin marks taken); a pop marks its
+ * end.  Region ends synchronize contexts and flush activity, which a CUPTI
+ * callback must not do, so the ranges end in the session at a safe point
+ * (exit, or the signal watcher), innermost first, each with its recorded
+ * interval (pc_session_end_all, pc_session.h).  This file keeps only each
+ * thread's stack of the ranges it pushed (NVTX ranges are per thread).  Ranges of named domains (libraries
  * annotate themselves that way) and start/end ranges are not regions.  At
  * most PC_RT_MAX_RANGES ranges become regions, so that a range per
  * iteration cannot grow the report or the capture's region table without
@@ -74,6 +75,7 @@
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
 #include "../gpu/pc_activity.h"
+#include "../gpu/pc_call.h"
 #include "../gpu/pc_capture.h"
 #include "../gpu/pc_cupti.h"
 #include "../pc_session.h"
@@ -92,27 +94,17 @@ static volatile sig_atomic_t pc_rt_forked; /* set in a fork child only */
 
 /* ---- NVTX ranges ------------------------------------------------------------------- */
 
-typedef struct pc_rt_range {
-  char *name;
-  uint32_t id;           /* capture region */
-  int parent;            /* enclosing range (index), -1: the program region */
-  int ended;
-  int gated;             /* its name is PERFCHECK_NVTX's */
-  pc_region_marks begin, end;
-} pc_rt_range;
-
 static pthread_mutex_t pc_rt_nvtx_mu = PTHREAD_MUTEX_INITIALIZER;
-static pc_rt_range pc_rt_ranges[PC_RT_MAX_RANGES];
-static int pc_rt_nranges;
-static int pc_rt_open[PC_RT_MAX_RANGES]; /* open ranges, in push order */
-static int pc_rt_nopen;
+static int pc_rt_nranges;                /* ranges that became regions */
 static uint64_t pc_rt_dropped;           /* ranges past PC_RT_MAX_RANGES (or out of memory) */
 static atomic_int pc_rt_accept;          /* ranges are recorded */
 static atomic_int pc_rt_gate_open;       /* PERFCHECK_NVTX ranges open now */
 
-/* Each thread's range stack: index of the range, or -1 for a range that is
- * not a region (dropped, or pushed before the session). */
-static _Thread_local int pc_rt_tl_stack[PC_RT_MAX_DEPTH];
+/* Each thread's range stack: the region of each range it pushed, 0 for a
+ * range that is not a region (dropped, or pushed before the session), and
+ * whether it is a PERFCHECK_NVTX range. */
+static _Thread_local uint32_t pc_rt_tl_stack[PC_RT_MAX_DEPTH];
+static _Thread_local unsigned char pc_rt_tl_gated[PC_RT_MAX_DEPTH];
 static _Thread_local int pc_rt_tl_depth;
 
 /* ---- signals ------------------------------------------------------------------------- */
@@ -129,16 +121,6 @@ static void pc_rt_off(const char *why) {
 
 /* ---- exit ------------------------------------------------------------------------------ */
 
-static void pc_rt_replay(perfcheck_session *s, int parent, int n) {
-  for (int i = 0; i < n; i++) {
-    pc_rt_range *r = &pc_rt_ranges[i];
-    if (r->parent != parent) continue;
-    if (pc_session_begin_recorded(s, r->name, r->id, &r->begin) != PERFCHECK_OK) continue;
-    pc_rt_replay(s, i, n);
-    pc_session_end_recorded(s, r->ended ? &r->end : NULL);
-  }
-}
-
 /* Writes the report, once; from the exit handler or the signal watcher. */
 static void pc_rt_finish(void) {
   pthread_mutex_lock(&pc_rt_finish_mu);
@@ -148,12 +130,11 @@ static void pc_rt_finish(void) {
   }
   perfcheck_session *s = pc_rt_session;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
-  atomic_store(&pc_rt_accept, 0); /* the records are ours from here: no callback changes them */
-  const int n = pc_rt_nranges;
+  atomic_store(&pc_rt_accept, 0); /* no callback opens or ends a region from here */
   const uint64_t dropped = pc_rt_dropped;
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 
-  pc_rt_replay(s, -1, n);
+  pc_session_end_all(s); /* the recorded ranges, then the whole-program region */
   if (dropped) {
     char note[200];
     snprintf(note, sizeof note,
@@ -162,19 +143,14 @@ static void pc_rt_finish(void) {
              (unsigned long long)dropped, PC_RT_MAX_RANGES);
     pc_session_note(s, note);
   }
-  pc_session_end_recorded(s, NULL); /* the whole-program region */
   /* The process is ending: CUPTI stays subscribed (inactive), because
    * libraries still emit NVTX ranges and launch kernels while they tear
    * down (cuBLAS and cuDNN handles, PyTorch's caches), and CUPTI's handlers
    * must not run without a subscriber (a PyTorch corpus script died at exit
    * in libcupti on the H200 when perfcheck unsubscribed first). */
   pc_session_keep_cupti_at_exit();
-  perfcheck_session_destroy(s);     /* writes the report (opt.output) */
+  perfcheck_session_destroy(s); /* writes the report (opt.output) */
   pc_rt_session = NULL;
-  for (int i = 0; i < n; i++) {
-    free(pc_rt_ranges[i].name);
-    pc_rt_ranges[i].name = NULL;
-  }
   atomic_store(&pc_rt_state, PC_RT_DONE);
   pthread_mutex_unlock(&pc_rt_finish_mu);
 }
@@ -300,33 +276,23 @@ static void pc_rt_attr_name(const nvtxEventAttributes_t *a, char *out, size_t le
 static void pc_rt_push(const char *name) {
   const int depth = pc_rt_tl_depth++;
   if (depth >= PC_RT_MAX_DEPTH) return;
-  pc_rt_tl_stack[depth] = -1;
+  pc_rt_tl_stack[depth] = 0;
+  pc_rt_tl_gated[depth] = 0;
   if (!atomic_load(&pc_rt_accept)) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
   if (!atomic_load(&pc_rt_accept)) { /* the report is being written */
     pthread_mutex_unlock(&pc_rt_nvtx_mu);
     return;
   }
-  pc_region_marks m;
-  pc_session_marks(pc_rt_session, &m); /* before the push, as perfcheck_session_begin */
-  pc_rt_range *r = pc_rt_nranges < PC_RT_MAX_RANGES ? &pc_rt_ranges[pc_rt_nranges] : NULL;
-  char *copy = r ? pc_strdup(name) : NULL;
-  uint32_t id = copy ? pc_capture_region_push() : 0;
+  const uint32_t id = pc_rt_nranges < PC_RT_MAX_RANGES ? pc_gpu_region_open(name, PC_RG_RECORDED) : 0;
   if (!id) {
-    free(copy);
     pc_rt_dropped++;
-    pthread_mutex_unlock(&pc_rt_nvtx_mu);
-    return;
+  } else {
+    pc_rt_nranges++;
+    pc_rt_tl_stack[depth] = id;
+    pc_rt_tl_gated[depth] = pc_rt_env.nvtx_include && strcmp(name, pc_rt_env.nvtx_include) == 0;
+    if (pc_rt_tl_gated[depth]) atomic_fetch_add(&pc_rt_gate_open, 1);
   }
-  memset(r, 0, sizeof *r);
-  r->name = copy;
-  r->id = id;
-  r->parent = pc_rt_nopen ? pc_rt_open[pc_rt_nopen - 1] : -1;
-  r->begin = m;
-  r->gated = pc_rt_env.nvtx_include && strcmp(name, pc_rt_env.nvtx_include) == 0;
-  if (r->gated) atomic_fetch_add(&pc_rt_gate_open, 1);
-  pc_rt_open[pc_rt_nopen++] = pc_rt_nranges;
-  pc_rt_tl_stack[depth] = pc_rt_nranges++;
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
 
@@ -334,21 +300,12 @@ static void pc_rt_pop(void) {
   if (pc_rt_tl_depth == 0) return; /* a pop without its push (or pushed before we started) */
   const int depth = --pc_rt_tl_depth;
   if (depth >= PC_RT_MAX_DEPTH) return;
-  const int idx = pc_rt_tl_stack[depth];
-  if (idx < 0) return;
+  const uint32_t id = pc_rt_tl_stack[depth];
+  if (!id) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
   if (atomic_load(&pc_rt_accept)) {
-    pc_rt_range *r = &pc_rt_ranges[idx];
-    pc_capture_region_pop(r->id); /* launches go to the enclosing region from now on */
-    pc_session_marks(pc_rt_session, &r->end);
-    r->ended = 1;
-    if (r->gated) atomic_fetch_sub(&pc_rt_gate_open, 1);
-    for (int i = pc_rt_nopen; i-- > 0;)
-      if (pc_rt_open[i] == idx) {
-        memmove(&pc_rt_open[i], &pc_rt_open[i + 1], (size_t)(pc_rt_nopen - i - 1) * sizeof pc_rt_open[0]);
-        pc_rt_nopen--;
-        break;
-      }
+    pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
+    if (pc_rt_tl_gated[depth]) atomic_fetch_sub(&pc_rt_gate_open, 1);
   }
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
@@ -453,10 +410,10 @@ static void pc_rt_context_created(CUcontext ctx) {
     return;
   }
   pc_rt_session = s;
-  char msg[400];
-  if (pc_capture_set_nvtx_hook(pc_rt_on_nvtx, msg, sizeof msg) != PERFCHECK_OK) {
-    char note[480];
-    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", msg);
+  pc_err e;
+  if (pc_capture_set_nvtx_hook(pc_rt_on_nvtx, &e) != PERFCHECK_OK) {
+    char note[800];
+    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
     pc_session_note(s, note);
   }
   if (pc_rt_env.nvtx_include) pc_capture_set_counter_gate(pc_rt_gate);
@@ -493,14 +450,14 @@ __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, in
  * then finds it done), and NVTX stays without a tool when it cannot. */
 int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
   if (abi != PC_INJECT_ABI) return 0;
-  if (pc_cupti_load(NULL, 0) != PERFCHECK_OK) return 0;
+  if (pc_cupti_load(NULL) != PERFCHECK_OK) return 0;
   pc_inject_initialize(abi);
   const int st = atomic_load(&pc_rt_state);
   if (st != PC_RT_WAITING && st != PC_RT_RUNNING) return 0;
   int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
   if (!init) return 0;
   uint32_t v = 0;
-  pc_cupti.cuptiGetVersion(&v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
+  (void)PC_CUPTI(NULL, cuptiGetVersion, &v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
   return init(get_export_table) == 0; /* CUPTI_SUCCESS */
 }
 
@@ -521,18 +478,13 @@ int pc_inject_initialize(int abi) {
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */
-  char msg[512];
-  if (pc_capture_start(msg, sizeof msg) != PERFCHECK_OK) {
+  pc_err e;
+  int started = 0;
+  if (pc_capture_start(&e) != PERFCHECK_OK || (started = 1, pc_activity_start(&e)) != PERFCHECK_OK) {
+    if (started) pc_capture_stop(); /* the one undo path */
     pc_capture_set_context_hooks(NULL, NULL);
     atomic_store(&pc_rt_state, PC_RT_DONE);
-    pc_rt_off(msg);
-    return 1;
-  }
-  if (pc_activity_start(msg, sizeof msg) != PERFCHECK_OK) {
-    pc_capture_stop();
-    pc_capture_set_context_hooks(NULL, NULL);
-    atomic_store(&pc_rt_state, PC_RT_DONE);
-    pc_rt_off(msg);
+    pc_rt_off(e.msg);
     return 1;
   }
   atexit(pc_rt_atexit_waiting);

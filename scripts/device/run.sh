@@ -11,8 +11,13 @@
 # /tmp/pc-cmocka and reached through PKG_CONFIG_PATH / LD_LIBRARY_PATH.
 #
 # Stages (default: env build tests demo): env build tests demo gputests
-# corpus exports quickbench overhead injectspeed bench accuracy ceilings.  Logs go
-# under $OUT (one tarball plus summary.txt: at most 8 files come back).
+# corpus exports quickbench overhead injectspeed bench accuracy ceilings
+# snapshots.  Logs go under $OUT (one tarball plus summary.txt: at most 8
+# files come back).  snapshots records region snapshots
+# (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
+# the tarball: the coordinator commits that folder as tests/data/snapshots/,
+# whose CPU test (tests/unit/test_recorded_snapshots.c) is registered once it
+# is there.
 set -uo pipefail
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out}
@@ -156,6 +161,34 @@ PY
       say "bench"
       BENCH_BUDGET_S=${BENCH_BUDGET_S:-200} timeout 270 "$ROOT/scripts/device/bench.sh" "$BUILD" "$R/bench" > "$R/bench.log" 2>&1; echo "bench rc=$?" >> "$R/bench.log"
       tail -40 "$R/bench.log" | tee -a "$OUT/summary.txt"
+      ;;
+    snapshots)
+      say "snapshots: regions recorded in process (PERFCHECK_SNAPSHOT_DIR), for tests/data/snapshots/"
+      S=$R/snapshots
+      rm -rf "$S"; mkdir -p "$S"
+      # rec NAME COMMAND...: the snapshots of one run in $S/NAME/, its output in $S/NAME.log
+      rec() {
+        local name=$1; shift
+        mkdir -p "$S/$name"
+        PERFCHECK_SNAPSHOT_DIR="$S/$name" timeout 180 "$@" > "$S/$name.log" 2>&1
+        echo "$name rc=$? files: $(cd "$S/$name" && ls | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
+      }
+      rec mystery-counters "$BUILD/examples/example_mystery_region"
+      rec loop-timing "$BUILD/bench/bench_launches" timing tiny
+      rec loop-counters "$BUILD/bench/bench_launches" counters-default tiny
+      rec streams-counters "$BUILD/tests/gpu/gpu_record_regions" streams counters
+      rec graph-counters "$BUILD/tests/gpu/gpu_record_regions" graph counters
+      rec torch-counters "$BUILD/bin/perfcheck" run --mode counters --format json --output "$S/torch-counters.report.json" \
+        -- python3 "$ROOT/tests/gpu/torch_train_step.py"
+      # What the recordings ran on, and the same launches under ncu for the
+      # expected verdicts (never perfcheck's own output).
+      { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; nvcc --version | tail -2
+        ncu --version | tail -1; python3 -c 'import torch; print("torch", torch.__version__)' 2>&1
+        echo "source: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+        for d in "$S"/*/; do echo "$(basename "$d"): $(cd "$d" && ls | tr '\n' ' ')"; done; } > "$S/env.txt" 2>&1
+      timeout 120 ncu --csv --page raw --metrics "$("$BUILD/bin/perfcheck" metrics)" \
+        "$BUILD/tests/gpu/gpu_record_regions" streams plain > "$S/streams.ncu.csv" 2> "$S/streams.ncu.log"
+      echo "ncu streams rc=$?" | tee -a "$OUT/summary.txt"
       ;;
     *)
       say "unknown stage $s"

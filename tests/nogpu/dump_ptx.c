@@ -3,6 +3,6 @@
  * where a syntax error would only show at run time. */
 #include <stdio.h>
 
-#include "pc_funcinfo.h"
+#include "pc_ceilings.h"
 
 int main(void) { return fputs(pc_ceilings_ptx(), stdout) < 0; }

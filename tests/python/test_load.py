@@ -37,7 +37,8 @@ def newer_report(mystery_json):
     """The mystery report as a newer writer would make it: the fields being
     added to the contract, and some nobody has thought of yet."""
     d = copy.deepcopy(mystery_json)
-    d["tool"]["cupti"] = {"path": "/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12", "version": "12.4.127"}
+    d["tool"]["cupti"] = {"path": "/site-packages/nvidia/cuda_cupti/lib/libcupti.so.13", "version": 130100,
+                          "preloaded": True}
     d["future_section"] = {"answer": 42}
     k = [k for k in d["kernels"] if k["name"] == "mysteryA"][0]
     k["display_name"] = "mysteryA(const float*, float*, unsigned long)"
@@ -65,7 +66,8 @@ def test_newer_fields_carried(mystery_json, tmp_path):
     path = tmp_path / "newer.json"
     path.write_text(json.dumps(newer_report(mystery_json)))
     r = perfcheck.load(path)
-    assert r.tool.cupti.path.endswith("libcupti.so.12") and r.tool.cupti.version == "12.4.127"
+    assert r.tool.cupti.path.endswith("libcupti.so.13") and r.tool.cupti.version == 130100
+    assert r.tool.cupti.preloaded is True
     assert r.extra["future_section"] == {"answer": 42}
     a = r.kernels_named("mysteryA")[0]
     assert a.display_name == "mysteryA(const float*, float*, unsigned long)"

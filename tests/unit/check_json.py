@@ -53,7 +53,8 @@ TOP = {"schema": str, "tool": dict, "device": dict, "regions": list, "kernels": 
 DEVICE = {"name": STR_OR_NULL, "compute_capability": STR_OR_NULL, "sm_count": (int, type(None)),
           "peak_dram_bytes_per_s": NUM_OR_NULL, "peak_fp32_flop_per_s": NUM_OR_NULL,
           "ridge_flop_per_byte": NUM_OR_NULL, "ceilings_source": STR_OR_NULL}
-KERNEL = {"name": str, "mangled": STR_OR_NULL, "region": STR_OR_NULL, "grid": list, "block": list,
+KERNEL = {"name": str, "mangled": STR_OR_NULL, "region": STR_OR_NULL, "device_ordinal": (int, type(None)),
+          "grid": list, "block": list,
           "dynamic_smem_bytes": NUM_OR_NULL, "launches": int, "profiled_launches": int,
           "duration_ns": dict, "attributes": dict, "metrics": dict, "metric_sources": dict,
           "not_measured_reason": STR_OR_NULL, "passes": int, "derived": dict, "diagnosis": dict}
@@ -88,6 +89,14 @@ def check_report(doc, table, label):
     check(doc.get("schema") == "perfcheck-report/1", label + ": schema")
     check(doc["tool"].get("name") == "perfcheck", label + ": tool.name")
     check(isinstance(doc["tool"].get("version"), str), label + ": tool.version")
+    # Where an in-process report's numbers came from; null offline.
+    cupti = doc["tool"].get("cupti", "missing")
+    check(cupti is None or (isinstance(cupti, dict) and isinstance(cupti.get("path"), STR_OR_NULL)
+                            and isinstance(cupti.get("version"), int)
+                            and cupti.get("preloaded") in (True, False, None)), label + ": tool.cupti %r" % (cupti,))
+    check("demangler" in doc["tool"] and isinstance(doc["tool"]["demangler"], STR_OR_NULL), label + ": tool.demangler")
+    if doc.get("source") == "ncu-export":
+        check(cupti is None and doc["tool"]["demangler"] is None, label + ": tool.cupti/demangler null offline")
     check_fields(doc["device"], DEVICE, label + ".device")
     for i, g in enumerate(doc["regions"]):
         check_diagnosis(g.get("diagnosis", {}), "%s.regions[%d].diagnosis" % (label, i))

@@ -111,6 +111,11 @@ static pc_report *full_report(void) {
   r->device.cc_major = 9, r->device.cc_minor = 0, r->device.sm_count = 132;
   snprintf(r->source, sizeof r->source, "%s", "in-process");
   r->step1_assessed = 1;
+  r->cupti_known = 1;
+  snprintf(r->cupti_path, sizeof r->cupti_path, "%s", "/usr/local/cuda/lib64/libcupti.so.13");
+  r->cupti_version = 130001;
+  r->cupti_preloaded = 0;
+  snprintf(r->demangler, sizeof r->demangler, "%s", "libstdc++.so.6, loaded by perfcheck");
   pc_region *g = pc_report_add_region(r);
   g->name = strdup("step");
   g->wall_ns = 1e6;

@@ -34,8 +34,8 @@ static int has_name(const char **names, size_t n, const char *name) {
 
 static void check_set(const char *spec, const char *set_name, unsigned flag, int substitutes) {
   pc_rp_plan plan;
-  char err[256];
-  assert_int_equal(pc_rp_plan_parse(spec, &plan, err, sizeof err), PERFCHECK_OK);
+  pc_err errv = {PERFCHECK_OK, ""};
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, &errv), PERFCHECK_OK);
   assert_string_equal(plan.set_name, set_name);
   const pc_metric_def *t = pc_metric_table();
   for (int i = 0; i < PC_M_COUNT; i++) {
@@ -77,10 +77,10 @@ static void test_parse_sets(void **state) {
 static void test_parse_list_extras_and_duplicates(void **state) {
   (void)state;
   pc_rp_plan plan;
-  char err[256];
+  pc_err errv = {PERFCHECK_OK, ""};
   assert_int_equal(pc_rp_plan_parse("default, smsp__inst_executed.sum ,smsp__inst_executed.sum,default,"
                                     "gpu__time_duration.sum,sm__cycles_active.avg",
-                                    &plan, err, sizeof err),
+                                    &plan, &errv),
                    PERFCHECK_OK);
   assert_string_equal(plan.set_name, "custom");
   assert_int_equal(plan.nextra, 2);
@@ -103,7 +103,7 @@ static void test_parse_list_extras_and_duplicates(void **state) {
   pc_rp_plan_free(&plan);
 
   /* Plain names only: no set at all. */
-  assert_int_equal(pc_rp_plan_parse("dram__bytes_read.sum,dram__bytes_write.sum", &plan, err, sizeof err),
+  assert_int_equal(pc_rp_plan_parse("dram__bytes_read.sum,dram__bytes_write.sum", &plan, &errv),
                    PERFCHECK_OK);
   assert_string_equal(plan.set_name, "custom");
   n = pc_rp_plan_counter_names(&plan, names, 64);
@@ -116,10 +116,10 @@ static void test_parse_list_extras_and_duplicates(void **state) {
 static void test_parse_substitutes_and_aliases(void **state) {
   (void)state;
   pc_rp_plan plan;
-  char err[256];
+  pc_err errv = {PERFCHECK_OK, ""};
   const char *names[64];
   /* Naming the L1TEX counter collects it, the other one stays substituted. */
-  assert_int_equal(pc_rp_plan_parse("default,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &plan, err, sizeof err),
+  assert_int_equal(pc_rp_plan_parse("default,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &plan, &errv),
                    PERFCHECK_OK);
   assert_int_equal(plan.use_substitute[PC_M_LD_REQUESTS], 0);
   assert_int_equal(plan.use_substitute[PC_M_ST_REQUESTS], 1);
@@ -127,7 +127,7 @@ static void test_parse_substitutes_and_aliases(void **state) {
   pc_rp_plan_free(&plan);
 
   /* Naming the substitute collects the substitute, even under full. */
-  assert_int_equal(pc_rp_plan_parse("full,smsp__sass_inst_executed_op_global_ld.sum", &plan, err, sizeof err),
+  assert_int_equal(pc_rp_plan_parse("full,smsp__sass_inst_executed_op_global_ld.sum", &plan, &errv),
                    PERFCHECK_OK);
   assert_int_equal(plan.use_substitute[PC_M_LD_REQUESTS], 1);
   assert_int_equal(plan.use_substitute[PC_M_ST_REQUESTS], 0);
@@ -136,14 +136,14 @@ static void test_parse_substitutes_and_aliases(void **state) {
   /* Both names given: the ncu counter itself wins. */
   assert_int_equal(pc_rp_plan_parse("smsp__sass_inst_executed_op_global_st.sum,"
                                     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-                                    &plan, err, sizeof err),
+                                    &plan, &errv),
                    PERFCHECK_OK);
   assert_int_equal(pc_rp_plan_counter_names(&plan, names, 64), 1);
   assert_string_equal(names[0], "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
   pc_rp_plan_free(&plan);
 
   /* The older spelling is read as the metric, collected by its new name. */
-  assert_int_equal(pc_rp_plan_parse("smsp__thread_inst_executed_per_inst_executed.ratio", &plan, err, sizeof err),
+  assert_int_equal(pc_rp_plan_parse("smsp__thread_inst_executed_per_inst_executed.ratio", &plan, &errv),
                    PERFCHECK_OK);
   assert_true(plan.want[PC_M_THREAD_INST_PER_INST]);
   assert_int_equal(plan.nextra, 0);
@@ -158,20 +158,22 @@ static void test_parse_errors(void **state) {
                        "defualt", "Default", "default,fast"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_rp_plan plan;
-    char err[256] = "";
-    assert_int_equal(pc_rp_plan_parse(bad[i], &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+    pc_err errv = {PERFCHECK_OK, ""};
+  const char *err = errv.msg;
+    assert_int_equal(pc_rp_plan_parse(bad[i], &plan, &errv), PERFCHECK_ERROR_INVALID_ARGUMENT);
     assert_true(strlen(err) > 0);
     assert_int_equal(plan.nextra, 0);
     assert_null(plan.extra);
     assert_null(plan.rejected);
   }
-  char err[256];
+  pc_err errv = {PERFCHECK_OK, ""};
+  const char *err = errv.msg;
   pc_rp_plan plan;
-  assert_int_equal(pc_rp_plan_parse("default,,x__y.sum", &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(pc_rp_plan_parse("default,,x__y.sum", &plan, &errv), PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_non_null(strstr(err, "item 2 is empty"));
-  assert_int_equal(pc_rp_plan_parse("defualt", &plan, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(pc_rp_plan_parse("defualt", &plan, &errv), PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_non_null(strstr(err, "defualt"));
-  assert_int_equal(pc_rp_plan_parse("default", NULL, err, sizeof err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(pc_rp_plan_parse("default", NULL, &errv), PERFCHECK_ERROR_INVALID_ARGUMENT);
 }
 
 /* ==== Pass counts (host API) ================================================== */
@@ -180,10 +182,11 @@ static void test_parse_errors(void **state) {
  * chip lacks some of the table's counters (older or newer than Hopper). */
 static int passes_for_ex(const char *spec, const char *chip, size_t max_rejected) {
   pc_rp_plan plan;
-  char err[512];
-  assert_int_equal(pc_rp_plan_parse(spec, &plan, err, sizeof err), PERFCHECK_OK);
+  pc_err errv = {PERFCHECK_OK, ""};
+  const char *err = errv.msg;
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, &errv), PERFCHECK_OK);
   int passes = -1;
-  perfcheck_status st = pc_rp_count_passes(chip, &plan, &passes, err, sizeof err);
+  perfcheck_status st = pc_rp_count_passes(chip, &plan, &passes, &errv);
   if (st != PERFCHECK_OK) print_error("%s on %s: %s\n", spec, chip, err);
   assert_int_equal(st, PERFCHECK_OK);
   if (plan.nrejected > max_rejected) fail_msg("%s on %s: %zu metrics rejected, first %s", spec, chip, plan.nrejected,
@@ -237,13 +240,12 @@ static void test_passes_other_chips(void **state) {
 static void test_rejected_names(void **state) {
   (void)state;
   pc_rp_plan plan;
-  char err[512];
-  assert_int_equal(pc_rp_plan_parse("default,bogus__metric.sum,launch__grid_size,smsp__inst_executed.sum", &plan, err,
-                                    sizeof err),
+  pc_err errv = {PERFCHECK_OK, ""};
+  assert_int_equal(pc_rp_plan_parse("default,bogus__metric.sum,launch__grid_size,smsp__inst_executed.sum", &plan, &errv),
                    PERFCHECK_OK);
   assert_int_equal(plan.nextra, 3);
   int passes = 0;
-  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, &errv), PERFCHECK_OK);
   /* The invalid names are rejected with a reason, never dropped silently;
    * the valid extra stays and the count covers what remains. */
   assert_int_equal(plan.nrejected, 2);
@@ -262,9 +264,9 @@ static void test_rejected_names(void **state) {
   pc_rp_plan_free(&plan);
 
   /* Nothing valid left: 0 passes, and the names are still listed. */
-  assert_int_equal(pc_rp_plan_parse("sm__maximum_warps_per_active_cycle_pct", &plan, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_rp_plan_parse("sm__maximum_warps_per_active_cycle_pct", &plan, &errv), PERFCHECK_OK);
   passes = -1;
-  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_rp_count_passes("GH100", &plan, &passes, &errv), PERFCHECK_OK);
   assert_int_equal(passes, 0);
   assert_int_equal(plan.nrejected, 1);
   assert_int_equal(pc_rp_plan_counter_names(&plan, NULL, 0), 0);
@@ -274,10 +276,11 @@ static void test_rejected_names(void **state) {
 static void test_unknown_chip(void **state) {
   (void)state;
   pc_rp_plan plan;
-  char err[512] = "";
-  assert_int_equal(pc_rp_plan_parse("default", &plan, err, sizeof err), PERFCHECK_OK);
+  pc_err errv = {PERFCHECK_OK, ""};
+  const char *err = errv.msg;
+  assert_int_equal(pc_rp_plan_parse("default", &plan, &errv), PERFCHECK_OK);
   int passes = -1;
-  assert_int_equal(pc_rp_count_passes("GX999", &plan, &passes, err, sizeof err), PERFCHECK_ERROR_UNSUPPORTED);
+  assert_int_equal(pc_rp_count_passes("GX999", &plan, &passes, &errv), PERFCHECK_ERROR_UNSUPPORTED);
   assert_int_equal(passes, 0);
   assert_non_null(strstr(err, "GX999"));
   assert_non_null(strstr(err, "GH100")); /* the chips CUPTI knows are listed */
@@ -316,8 +319,8 @@ static void test_public_metric_passes(void **state) {
 
   /* Device 0's chip needs a driver: without one (CI), the driver's status,
    * and no CUPTI call was made (CUPTI 13.0 crashes there). */
-  char msg[256];
-  perfcheck_status drv = pc_cuda_load(msg, sizeof msg);
+  pc_err msgv = {PERFCHECK_OK, ""};
+  perfcheck_status drv = pc_cuda_load(&msgv);
   perfcheck_status st = perfcheck_metric_passes("default", NULL, &passes);
   if (drv != PERFCHECK_OK) {
     assert_int_equal(st, drv);
@@ -341,10 +344,11 @@ int main(void) {
 
   /* Can the host API run here at all? */
   pc_rp_plan plan;
-  char err[512] = "";
+  pc_err errv = {PERFCHECK_OK, ""};
+  const char *err = errv.msg;
   int passes = 0;
-  pc_rp_plan_parse("gpu__time_duration.sum", &plan, err, sizeof err);
-  perfcheck_status st = pc_rp_count_passes("GH100", &plan, &passes, err, sizeof err);
+  pc_rp_plan_parse("gpu__time_duration.sum", &plan, &errv);
+  perfcheck_status st = pc_rp_count_passes("GH100", &plan, &passes, &errv);
   pc_rp_plan_free(&plan);
   if (st == PERFCHECK_ERROR_CUPTI_UNAVAILABLE) {
     printf("SKIP: CUPTI's profiler host API cannot run here: %s\n", err);

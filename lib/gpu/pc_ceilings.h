@@ -1,0 +1,27 @@
+/*
+ * pc_ceilings.h: measured ceilings.  The cache reader (pc_ceilings_cache.c)
+ * sits below pc_funcinfo.c; the benchmark (pc_ceilings.c,
+ * perfcheck_measure_ceilings) sits above the capture and pc_funcinfo.c.
+ */
+#ifndef PC_CEILINGS_H
+#define PC_CEILINGS_H
+
+#include <stddef.h>
+
+#include "../core/pc_core.h"
+
+/* The cache directory: `dir` when given, else $XDG_CACHE_HOME/perfcheck or
+ * ~/.cache/perfcheck.  Returns 0, or -1 when none can be named (no HOME). */
+int pc_ceilings_cache_dir(const char *dir, char *out, size_t len);
+/* The cache file of device `ordinal`: the directory above +
+ * "/ceilings-<name>-<pci>.txt".  Returns 0, or -1 when no directory can be
+ * named or the driver fails. */
+int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len);
+/* Loads a cached measured ceilings file into d (peaks, ridge,
+ * ceilings_source "measured").  Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND
+ * (no file) or the reader's error. */
+perfcheck_status pc_ceilings_load_cached(int ordinal, pc_device *d);
+/* The benchmark kernels as PTX (for the ptxas check in tests/nogpu). */
+const char *pc_ceilings_ptx(void);
+
+#endif /* PC_CEILINGS_H */

@@ -1,0 +1,134 @@
+/*
+ * pc_gpu.h: everything lib/session.c asks of lib/gpu, and nothing else.
+ *
+ *   lifecycle   pc_gpu_start, pc_gpu_stop (pc_gpu.c): the driver probe, the
+ *               CUPTI subscriber, activity, the counter layer, in that order,
+ *               and their undoing;
+ *   state       pc_gpu_poll (a fatal CUPTI error, counters refused in a
+ *               callback), pc_gpu_quiesce (stop collecting), pc_gpu_marks;
+ *   regions     pc_gpu_region_open, and at a region's end
+ *               pc_gpu_region_harvest (pc_harvest.c): one owned plain-C
+ *               snapshot of what the region collected (pc_snapshot.h), which
+ *               lib/core turns into report entries (pc_region_build);
+ *               pc_gpu_region_drop forgets a region without collecting.
+ *
+ * Data crosses by copy: no pointer returned here points into lib/gpu's
+ * tables.  Every call here is made with the session lock held (the session
+ * serializes them) and never from a CUPTI callback, except pc_gpu_marks and
+ * pc_gpu_region_open, which the injection library also calls inside NVTX
+ * callbacks.
+ */
+#ifndef PC_GPU_H
+#define PC_GPU_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/pc_core.h"
+#include "../core/pc_regions.h"
+#include "../core/pc_snapshot.h"
+
+/* ---- lifecycle ------------------------------------------------------------------------ */
+
+typedef struct pc_gpu_config {
+  perfcheck_mode mode;
+  const char *metrics;          /* NULL: "default" */
+  const regex_t *kernel_regex;  /* NULL: every kernel; borrowed until pc_gpu_stop */
+  uint64_t launch_skip, launch_count;
+  unsigned per_signature;       /* >= 1 */
+  int progress;
+} pc_gpu_config;
+
+typedef struct pc_gpu_started {
+  int device0_ok;               /* device 0's facts below are the driver's */
+  pc_device device0;
+  char device0_msg[800];        /* why not, when !device0_ok */
+  char metric_set[32];          /* the counter set in use, "" when counters are off */
+  char counters_note[900];      /* why counters are off although asked for, "" otherwise */
+} pc_gpu_started;
+
+/* Starts the GPU side: the metric list is parsed first (a typo is an error in
+ * every mode, GPU or not), then the driver is probed (CUPTI crashes without
+ * one), then the subscriber, activity and, unless in timing mode, the counter
+ * layer (its refusal is not an error: counters_note says why, timing goes
+ * on).  On failure everything started is undone.  Returns PERFCHECK_OK,
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (metrics), PERFCHECK_ERROR_NO_DRIVER,
+ * PERFCHECK_ERROR_NO_DEVICE, PERFCHECK_ERROR_DRIVER_TOO_OLD,
+ * PERFCHECK_ERROR_CUPTI_IN_USE, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+ * PERFCHECK_ERROR_OUT_OF_MEMORY, with the detail in *err. */
+perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_err *err);
+/* Undoes pc_gpu_start (deactivates the callbacks, stops activity,
+ * unsubscribes, destroys the counter layer, forgets the driver caches). */
+void pc_gpu_stop(void);
+/* From now on pc_gpu_stop only deactivates the callbacks and flushes
+ * activity: CUPTI stays subscribed and nothing a callback could touch is
+ * freed.  For the injection library at process exit: libraries still emit
+ * NVTX ranges and launch kernels while they tear down, and CUPTI's handlers
+ * must not run without a subscriber (a PyTorch script died in libcupti at
+ * exit on the H200 when perfcheck unsubscribed first). */
+void pc_gpu_keep_cupti(void);
+
+/* ---- state ----------------------------------------------------------------------------- */
+
+typedef struct pc_gpu_events {
+  int fatal;                    /* CUPTI reported a fatal error: no further CUPTI call */
+  char fatal_msg[300];
+  int refused;                  /* counters were refused in a launch callback (once) */
+  char refused_msg[900];        /* "counters refused (STATUS): why and the fix" */
+} pc_gpu_events;
+/* What the callbacks noticed since the last poll. */
+void pc_gpu_poll(pc_gpu_events *ev);
+/* Nonzero once CUPTI reported a fatal error. */
+int pc_gpu_fatal(void);
+/* Stops collecting (the session went inert): launches are no longer
+ * recorded or profiled. */
+void pc_gpu_quiesce(void);
+
+/* The marks now (pc_region_marks, pc_regions.h).  Safe inside a CUPTI callback (no CUDA call but
+ * cuptiGetTimestamp; the gpu lock is taken briefly). */
+void pc_gpu_marks(pc_region_marks *out);
+
+/* Where the numbers come from: the loaded CUPTI ("" / 0 / -1 before a
+ * successful load) and the demangler (pc_demangler()). */
+void pc_gpu_tool(char *cupti_path, size_t len, unsigned *cupti_version, int *cupti_preloaded);
+
+/* ---- regions ------------------------------------------------------------------------------ */
+
+/* Regions live on the one region stack of the capture (pc_regions.h); the
+ * session and the injection library name them by id. */
+
+/* Takes the marks, then opens a region named `name` (copied), child of the
+ * current one (flags: PC_RG_PROGRAM, PC_RG_RECORDED, PC_RG_NVTX): a new id
+ * (never 0, never reused in the process) tags every launch from now on, from
+ * any thread.  Safe in a CUPTI callback.  Returns 0 on out of memory. */
+uint32_t pc_gpu_region_open(const char *name, unsigned flags);
+/* An NVTX pop, inside a callback: region id ends now (its marks are taken)
+ * and launches go to its parent; the rest of its end waits for
+ * pc_gpu_region_harvest. */
+void pc_gpu_region_mark_end(uint32_t id);
+/* The region perfcheck_session_end ends (the innermost one the session
+ * opened and has not ended): its id, 0 when none; *nvtx_here is set when
+ * the session pushed an NVTX range for it on this thread. */
+uint32_t pc_gpu_region_innermost(int *nvtx_here);
+/* The region to end next when every region ends (destroy, exit): children
+ * before their parents, siblings in the order they began; 0 when none.
+ * *nvtx_here as for pc_gpu_region_innermost. */
+uint32_t pc_gpu_region_next_to_end(int *nvtx_here);
+
+/* Ends region id: launches go to its parent from now on; the contexts that
+ * launched in it are synchronized (a kernel fault shows here), activity is
+ * flushed, counter results collected; then everything the region collected
+ * is copied into a new snapshot (*out), its kernels and profiled launches
+ * are handed to the parent region (for its busy time and its profiling cut),
+ * and the region leaves the stack.  Returns PERFCHECK_OK,
+ * PERFCHECK_ERROR_KERNEL_FAULT (the snapshot is still made, with `fault`
+ * set), PERFCHECK_ERROR_NO_REGION (unknown id), PERFCHECK_ERROR_OUT_OF_MEMORY
+ * (no snapshot; the region is dropped); detail in *err. */
+perfcheck_status pc_gpu_region_harvest(uint32_t id, pc_snapshot **out, pc_err *err);
+
+/* Ends region id without collecting (an inert session, or destroy without
+ * an output): what it recorded is forgotten, nothing is synchronized. */
+void pc_gpu_region_drop(uint32_t id);
+
+#endif /* PC_GPU_H */

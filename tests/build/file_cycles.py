@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""No two files of lib/ depend on each other in a loop.
+
+Usage: file_cycles.py [--nm NM] OBJECT.o ...
+
+The graph is built from the object files themselves, not from #include lines:
+file A depends on file B when A's object needs (nm: undefined, U) a symbol
+that B's object defines (nm: T, D, B, R, ...).  Every strongly connected
+component of more than one file is a loop; each is printed with one path
+around it, and the exit status is 1.  Symbols that no given object defines
+(libc, libm, CUPTI through dlsym) are ignored.  Exit 0 prints the file count
+and the edge count.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+
+def source_name(obj):
+    # CMake names objects .../CMakeFiles/<target>.dir/<path>/<file>.c.o; the
+    # name shown is <path>/<file>.c, relative to the target's source folder
+    p = obj.replace(os.sep, "/")
+    if ".dir/" in p:
+        p = p.split(".dir/", 1)[1]
+    if p.endswith(".o"):
+        p = p[:-2]
+    return p
+
+
+def symbols(nm, obj):
+    out = subprocess.run([nm, "--format=posix", obj], check=True, capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind.isupper() and kind not in ("N",):  # global definitions only (lower case: file-local)
+            defined.add(name)
+    return defined, undefined
+
+
+def sccs(nodes, edges):
+    """Tarjan's algorithm, iterative."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def loop_path(comp, edges):
+    """One closed walk through the component, for the message."""
+    members = set(comp)
+    start = comp[0]
+    # BFS from start back to start inside the component.
+    prev = {start: None}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(edges[v]):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return list(reversed(path)) + [start]
+            if w in members and w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return comp + [start]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nm", default="nm")
+    ap.add_argument("objects", nargs="+")
+    a = ap.parse_args()
+    objs = [o for o in a.objects if o.endswith(".o")]
+    if not objs:
+        print("file_cycles: no object files given")
+        return 2
+    names, defs, undefs = [], {}, {}
+    for o in objs:
+        n = source_name(o)
+        names.append(n)
+        defs[n], undefs[n] = symbols(a.nm, o)
+    owner = {}
+    for n in names:
+        for s in defs[n]:
+            owner.setdefault(s, n)
+    edges = {n: set() for n in names}
+    why = {}
+    for n in names:
+        for s in undefs[n]:
+            m = owner.get(s)
+            if m and m != n:
+                edges[n].add(m)
+                why.setdefault((n, m), s)
+    loops = [c for c in sccs(names, edges) if len(c) > 1]
+    if loops:
+        for c in loops:
+            path = loop_path(c, edges)
+            print("loop among %d files: %s" % (len(c), ", ".join(c)))
+            for x, y in zip(path, path[1:]):
+                print("  %s -> %s (needs %s)" % (x, y, why[(x, y)]))
+        return 1
+    print("file_cycles: %d files, %d dependencies, no loop" % (len(names), sum(len(e) for e in edges.values())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

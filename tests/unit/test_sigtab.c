@@ -1,0 +1,231 @@
+/* The launch capture's pure tables on a CPU: the launch log against a
+ * reference, the hash map's collisions, names, signatures and contexts
+ * (pc_sigtab.c), and the selection policy (pc_select.c, ncu's -k -s -c and
+ * per-signature), without CUDA or CUPTI. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_launchlog.h"
+#include "pc_regions.h"
+#include "pc_sigtab.h"
+
+/* ---- the launch log hash table against a reference -------------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static void test_ltab_random(void **state) {
+  (void)state;
+  enum { N = 4096 };
+  static int present[N];
+  static uint32_t region_of[N];
+  memset(present, 0, sizeof present);
+  pc_ltab t;
+  memset(&t, 0, sizeof t);
+  size_t count = 0;
+  for (int op = 0; op < 200000; op++) {
+    uint32_t corr = (uint32_t)(rnd() % N);
+    int what = (int)(rnd() % 10);
+    if (what < 5) { /* insert */
+      pc_launch x = {corr, corr * 3u, (uint32_t)(rnd() % 4) + 1, PC_L_USED};
+      assert_int_equal(pc_ltab_put(&t, &x), 0);
+      if (!present[corr]) count++;
+      present[corr] = 1;
+      region_of[corr] = x.region;
+    } else if (what < 9) { /* erase */
+      size_t at = pc_ltab_find(&t, corr);
+      assert_int_equal(at != SIZE_MAX, present[corr]);
+      if (at != SIZE_MAX) {
+        assert_int_equal(t.e[at].a, corr * 3u);
+        pc_ltab_erase(&t, at);
+        present[corr] = 0;
+        count--;
+      }
+    } else if (rnd() % 50 == 0) { /* purge a region */
+      uint32_t reg = (uint32_t)(rnd() % 4) + 1;
+      size_t want = 0;
+      for (int i = 0; i < N; i++) want += present[i] && region_of[i] == reg;
+      assert_int_equal(pc_ltab_pending(&t, reg), want);
+      assert_int_equal(pc_ltab_purge(&t, reg), want);
+      for (int i = 0; i < N; i++)
+        if (present[i] && region_of[i] == reg) {
+          present[i] = 0;
+          count--;
+        }
+    }
+    assert_int_equal(t.n, count);
+  }
+  for (uint32_t c = 0; c < N; c++) assert_int_equal(pc_ltab_find(&t, c) != SIZE_MAX, present[c]);
+  pc_ltab_free(&t);
+}
+
+/* Two keys that collide still find their own values through `eq`. */
+static int eq_value(uint32_t v, const void *arg) { return v == *(const uint32_t *)arg; }
+
+static void test_map_collisions(void **state) {
+  (void)state;
+  pc_map m;
+  memset(&m, 0, sizeof m);
+  for (uint32_t v = 0; v < 1000; v++) assert_int_equal(pc_map_insert(&m, 42, v), 0); /* one key, 1000 values */
+  for (uint32_t v = 0; v < 1000; v += 97) assert_int_equal(pc_map_find(&m, 42, eq_value, &v), v);
+  const uint32_t absent = 5000;
+  assert_int_equal(pc_map_find(&m, 42, eq_value, &absent), PC_NONE);
+  assert_int_equal(pc_map_find(&m, 43, NULL, NULL), PC_NONE);
+  pc_map_free(&m);
+  assert_int_equal(pc_map_find(&m, 42, NULL, NULL), PC_NONE);
+}
+
+static const unsigned G4[3] = {4, 1, 1}, G8[3] = {8, 1, 1}, B128[3] = {128, 1, 1};
+
+static void test_names_signatures_contexts(void **state) {
+  (void)state;
+  pc_sigtab t;
+  memset(&t, 0, sizeof t);
+  void *fa = (void *)(uintptr_t)0x1000, *fb = (void *)(uintptr_t)0x2000;
+  const uint32_t a = pc_sigtab_handle(&t, fa, "_Z8mysteryAPKfPfm");
+  assert_int_equal(pc_sigtab_handle(&t, fa, NULL), a); /* known by its handle */
+  assert_int_equal(pc_sigtab_handle(&t, fb, "_Z8mysteryAPKfPfm"), a); /* and by its name */
+  assert_ptr_equal(t.names[a].f_last, fb);
+  const uint32_t anon = pc_sigtab_handle(&t, (void *)(uintptr_t)0x3000, NULL);
+  assert_int_not_equal(anon, a);
+  assert_null(t.names[anon].mangled);
+
+  void *ctx = (void *)(uintptr_t)0xC0;
+  const uint32_t c1 = pc_sigtab_ctx(&t, ctx, 1);
+  assert_int_equal(pc_sigtab_ctx(&t, ctx, 1), c1);
+  pc_sigtab_ctx_dead(&t, ctx);
+  const uint32_t c2 = pc_sigtab_ctx(&t, ctx, 1); /* re-created at the same address */
+  assert_int_not_equal(c2, c1);
+  assert_int_equal(pc_sigtab_ctx(&t, ctx, 2), 2); /* another unique id: another entry */
+
+  const uint32_t s1 = pc_sigtab_sig(&t, a, c2, G4, B128, 0, 1000);
+  assert_int_equal(pc_sigtab_sig(&t, a, c2, G4, B128, 0, 1000), s1);
+  assert_int_not_equal(pc_sigtab_sig(&t, a, c2, G8, B128, 0, 1000), s1);
+  assert_int_not_equal(pc_sigtab_sig(&t, a, c2, G4, B128, 48000, 1000), s1);
+  assert_int_not_equal(pc_sigtab_sig(&t, a, c1, G4, B128, 0, 1000), s1);
+  assert_int_equal(t.nsigs, 4);
+  assert_int_equal(pc_sigtab_sig(&t, anon, c2, G4, B128, 0, 4), PC_NONE); /* past the limit */
+  assert_true(pc_is_null(t.sigs[s1].attr.blocks_per_sm));
+
+  /* A module unload forgets handles, but keeps a CUkernel whose attributes
+   * are still to be read. */
+  t.sigs[s1].f = fa;
+  t.sigs[s1].is_kernel = 1;
+  t.sigs[s1 + 1].f = fb;
+  pc_sigtab_forget_handles(&t);
+  assert_ptr_equal(t.sigs[s1].f, fa);
+  assert_null(t.sigs[s1 + 1].f);
+  assert_null(t.names[a].f_last);
+  const uint32_t again = pc_sigtab_handle(&t, fa, "_Z8mysteryAPKfPfm");
+  assert_int_equal(again, a);
+  pc_sigtab_free(&t);
+  assert_int_equal(t.nsigs, 0);
+}
+
+static void test_selection(void **state) {
+  (void)state;
+  pc_sigtab t;
+  memset(&t, 0, sizeof t);
+  regex_t re;
+  assert_int_equal(regcomp(&re, "^mystery[AB]$", REG_EXTENDED | REG_NOSUB), 0);
+  const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
+  const uint32_t na = pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm");
+  const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
+  const uint32_t sa = pc_sigtab_sig(&t, na, ctx, G4, B128, 0, 100), sa8 = pc_sigtab_sig(&t, na, ctx, G8, B128, 0, 100);
+  const uint32_t sc = pc_sigtab_sig(&t, nc, ctx, G4, B128, 0, 100);
+  pc_select p = {&re, 1, 2, 1, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
+  /* The kernel regex sees the short demangled name (pc_names.c demangles
+   * without the host's libstdc++), not the symbol. */
+  assert_int_equal(pc_select_decide(&p, &t, sc, 7, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[sc].np, PC_NP_FILTERED);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 0); /* the first match is skipped */
+  assert_int_equal(t.sigs[sa].np, PC_NP_SKIPPED);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_CAPTURE), 0);
+  assert_int_equal(t.sigs[sa].np, PC_NP_CAPTURE);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 1);
+  assert_int_equal(t.sigs[sa].np, PC_NP_NONE);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 0); /* one per signature and region */
+  assert_int_equal(t.sigs[sa].np, PC_NP_NONE);                      /* it has counters */
+  assert_int_equal(pc_select_decide(&p, &t, sa, 8, PC_NP_NONE), 1); /* a new region: again */
+  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, PC_NP_NONE), 0); /* -c 2 reached */
+  assert_int_equal(t.sigs[sa8].np, PC_NP_LIMIT);
+  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, PC_NP_NVTX), 0);
+  assert_int_equal(t.sigs[sa8].np, PC_NP_NVTX);
+  assert_int_equal(p.matched, 5);
+  assert_int_equal(p.profiled, 2);
+  regfree(&re);
+  pc_sigtab_free(&t);
+}
+
+/* The one region stack: session regions nest, NVTX ranges end out of order
+ * on other threads, and every region ends after its children. */
+static void test_region_stack(void **state) {
+  (void)state;
+  pc_regions t;
+  memset(&t, 0, sizeof t);
+  const pc_region_marks b0 = {100, 0, 0, 0, 0}, b1 = {200, 3, 0, 0, 0};
+  const uint32_t prog = pc_regions_push(&t, "program", PC_RG_PROGRAM, &b0);
+  assert_int_equal(pc_regions_current(&t), prog);
+  const uint32_t a = pc_regions_push(&t, "a", PC_RG_RECORDED, &b1);
+  const uint32_t a1 = pc_regions_push(&t, "a1", PC_RG_RECORDED, NULL);
+  assert_int_equal(pc_regions_find(&t, a1)->parent, a);
+  assert_int_equal(pc_regions_find(&t, a1)->depth, 2);
+  assert_string_equal(pc_regions_find(&t, a1)->name, "a1");
+  /* The session's end never takes a recorded range. */
+  assert_int_equal(pc_regions_innermost(&t), prog);
+  /* a pops before a1 (another thread): launches go to a1 still, then prog. */
+  const pc_region_marks e = {900, 7, 1, 0, 0};
+  assert_int_equal(pc_regions_close(&t, a, &e), 0);
+  assert_int_equal(pc_regions_current(&t), a1);
+  assert_int_equal(pc_regions_close(&t, a1, NULL), 0);
+  assert_int_equal(pc_regions_current(&t), prog);
+  assert_true(pc_regions_find(&t, a)->has_end && pc_regions_find(&t, a)->end.ts == 900);
+  assert_false(pc_regions_find(&t, a1)->has_end);
+  const uint32_t b = pc_regions_push(&t, "b", PC_RG_RECORDED, NULL);
+  assert_int_equal(pc_regions_find(&t, b)->parent, prog);
+  assert_int_equal(pc_regions_close(&t, 999, NULL), -1);
+  /* Ending all: children first, siblings in push order: a1, a, b, program. */
+  const uint32_t want[] = {a1, a, b, prog};
+  for (size_t i = 0; i < 4; i++) {
+    const uint32_t next = pc_regions_next_to_end(&t);
+    assert_int_equal(next, want[i]);
+    assert_int_equal(pc_regions_oldest_begin(&t, prog), next == prog ? UINT64_MAX : (next == a || next == a1 ? 200 : 0));
+    pc_regions_retire(&t, next);
+  }
+  assert_int_equal(pc_regions_next_to_end(&t), 0);
+  assert_int_equal(pc_regions_current(&t), 0);
+  /* A retired parent's children take its parent; ids are never reused. */
+  const uint32_t x = pc_regions_push(&t, "x", 0, NULL), y = pc_regions_push(&t, "y", 0, NULL);
+  const uint32_t z = pc_regions_push(&t, "z", 0, NULL);
+  assert_true(x > prog && y > x && z > y);
+  pc_regions_retire(&t, y);
+  assert_int_equal(pc_regions_find(&t, z)->parent, x);
+  assert_int_equal(pc_regions_innermost(&t), z);
+  pc_regions_clear(&t);
+  assert_int_equal(pc_regions_push(&t, NULL, 0, NULL), z + 1);
+  assert_string_equal(t.v[0].name, "(unnamed)");
+  pc_regions_clear(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ltab_random),
+      cmocka_unit_test(test_map_collisions),
+      cmocka_unit_test(test_names_signatures_contexts),
+      cmocka_unit_test(test_selection),
+      cmocka_unit_test(test_region_stack),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,594 @@
+/* The snapshot boundary on a CPU: pc_region_build turns region snapshots into
+ * report entries and verdicts, and snapshots survive a JSON file.
+ *
+ * The snapshots here are synthetic but built the way the GPU layer builds
+ * them: one row per kernel record, profiled launches without timestamps and
+ * with their host interval (ENTER..EXIT) and counted values, attributes as
+ * the driver answers them.  Their numbers come from measurements: the
+ * counter values and launch attributes of the mystery kernels are those of
+ * the H200 ncu export (tests/data/h200/mystery.csv), and the launch loop
+ * uses the H200's ~2 us add_one kernels every ~3.4 us with a first profiler
+ * enable of ~370 ms (docs/measurements/2026-11-30-h200).  Snapshots recorded
+ * in process on the H200 are tested by test_recorded_snapshots.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_core.h"
+#include "pc_json.h"
+#include "pc_snapshot.h"
+
+#define T0 1764500000000000000ull /* a CUPTI timestamp of late 2025 */
+#define US 1000ull
+#define MS 1000000ull
+
+static pc_snapshot *new_snap(const char *name, int counters) {
+  pc_snapshot *s = pc_snapshot_new();
+  assert_non_null(s);
+  s->name = strdup(name);
+  s->counters = counters;
+  if (counters) snprintf(s->metric_set, sizeof s->metric_set, "%s", "default");
+  s->first_device = 0;
+  pc_snap_context *c = pc_snapshot_add_context(s);
+  c->device = 0;
+  snprintf(c->pci_bus_id, sizeof c->pci_bus_id, "%s", "0000:19:00.0");
+  pc_snap_device *d = pc_snapshot_add_device(s);
+  d->ordinal = 0;
+  snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", "0000:19:00.0");
+  pc_device_init(&d->facts);
+  snprintf(d->facts.name, sizeof d->facts.name, "%s", "NVIDIA H200");
+  d->facts.cc_major = 9, d->facts.cc_minor = 0, d->facts.sm_count = 132, d->facts.warp_size = 32;
+  d->facts.max_threads_per_sm = 2048, d->facts.max_threads_per_block = 1024, d->facts.max_blocks_per_sm = 32;
+  d->facts.max_regs_per_sm = 65536, d->facts.max_regs_per_block = 65536, d->facts.max_smem_per_sm = 233472;
+  d->facts.max_smem_per_block = 49152, d->facts.max_smem_per_block_optin = 232448;
+  d->facts.reserved_smem_per_block = 1024;
+  pc_device_fill_granularities(&d->facts);
+  return s;
+}
+
+static uint32_t add_sig(pc_snapshot *s, const char *mangled, unsigned gx, unsigned bx, unsigned smem) {
+  pc_snap_sig *g = pc_snapshot_add_sig(s);
+  assert_non_null(g);
+  g->mangled = mangled ? strdup(mangled) : NULL;
+  g->context = 0;
+  g->grid[0] = gx, g->grid[1] = g->grid[2] = 1;
+  g->block[0] = bx, g->block[1] = g->block[2] = 1;
+  g->dynamic_smem = smem;
+  g->not_profiled = s->counters ? PC_NP_NONE : PC_NP_TIMING;
+  g->attr_from = PC_SNAP_ATTR_RECORD;
+  g->rec_valid = 1;
+  g->rec_registers = 10;
+  return (uint32_t)(s->nsigs - 1);
+}
+
+static void add_launch(pc_snapshot *s, uint32_t sig, uint64_t start, uint64_t end, uint32_t corr, uint32_t flags) {
+  pc_snap_launch *l = pc_snapshot_add_launch(s);
+  assert_non_null(l);
+  if (flags & PC_SNAP_NOTIME) start = end = 0;
+  *l = (pc_snap_launch){start, end, sig, corr, 7, flags};
+}
+
+static pc_snap_profiled *add_profiled(pc_snapshot *s, uint32_t sig, uint32_t corr, uint64_t enter, uint64_t exit,
+                                      double dur_ns) {
+  pc_snap_profiled *p = pc_snapshot_add_profiled(s);
+  assert_non_null(p);
+  p->correlation_id = corr;
+  p->sig = sig;
+  p->flags = PC_SNAP_PROF_RESULT;
+  p->enter_ts = enter;
+  p->exit_ts = exit;
+  p->passes = 4;
+  p->values[PC_M_DURATION] = dur_ns;
+  return p;
+}
+
+static const pc_region *region(const pc_report *r, const char *name) {
+  for (size_t i = 0; i < r->nregions; i++)
+    if (strcmp(r->regions[i].name, name) == 0) return &r->regions[i];
+  fail_msg("no region %s", name);
+  return NULL;
+}
+
+static const pc_kernel *kernel(const pc_report *r, const char *name, double smem) {
+  for (size_t i = 0; i < r->nkernels; i++)
+    if (strcmp(r->kernels[i].name, name) == 0 && (smem < 0 || r->kernels[i].dynamic_smem == smem))
+      return &r->kernels[i];
+  fail_msg("no kernel %s (%.0f B)", name, smem);
+  return NULL;
+}
+
+static pc_report *build(const pc_snapshot *s) {
+  pc_report *r = pc_report_new();
+  assert_non_null(r);
+  pc_build_state st;
+  pc_build_state_init(&st, 1);
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  return r;
+}
+
+/* ---- the cut clock ------------------------------------------------------------------ */
+
+static void test_cut_clock(void **state) {
+  (void)state;
+  pc_cut c[] = {{300, 400, 0}, {100, 150, 0}, {120, 200, 0}, {500, 500, 0}};
+  const size_t n = pc_cuts_normalize(c, 4);
+  assert_int_equal(n, 2); /* [100,200) merged, [300,400), the empty one dropped */
+  assert_int_equal(c[0].start, 100);
+  assert_int_equal(c[0].end, 200);
+  assert_int_equal(c[1].before, 100);
+  assert_int_equal(pc_cut_map(c, n, 50), 50);
+  assert_int_equal(pc_cut_map(c, n, 100), 100);
+  assert_int_equal(pc_cut_map(c, n, 170), 100); /* inside a cut: its start */
+  assert_int_equal(pc_cut_map(c, n, 200), 100);
+  assert_int_equal(pc_cut_map(c, n, 250), 150);
+  assert_int_equal(pc_cut_map(c, n, 350), 200);
+  assert_int_equal(pc_cut_map(c, n, 1000), 800);
+  assert_int_equal(pc_cut_map(NULL, 0, 1000), 1000);
+}
+
+/* ---- step 1: the same verdict in timing and counters mode -------------------------------- */
+
+#define LOOP_N 4096
+#define LOOP_PERIOD (3400ull)
+#define LOOP_DUR (2000ull)
+#define FIRST_ENABLE (370ull * MS)
+
+/* The 4096-launch loop of tests/gpu/test_launch_overhead.cu: add_one on 16
+ * blocks of 256.  In counters mode its first launch is profiled: the first
+ * enable, four replay passes and their memory save/restore sit between its
+ * ENTER and EXIT, and every later launch comes that much later. */
+static pc_snapshot *launch_loop(int counters, int know_enter) {
+  pc_snapshot *s = new_snap("pieces", counters);
+  const uint32_t sig = add_sig(s, "_Z7add_onePfi", 16, 256, 0);
+  s->begin_ts = T0;
+  uint64_t t = T0 + 20 * US, shift = 0;
+  for (uint32_t i = 0; i < LOOP_N; i++) {
+    if (counters && i == 0) {
+      const uint64_t enter = t, exit = t + FIRST_ENABLE;
+      add_launch(s, sig, 0, 0, 100 + i, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+      pc_snap_profiled *p = add_profiled(s, sig, 100 + i, know_enter ? enter : 0, exit, (double)LOOP_DUR);
+      p->values[PC_M_SM_THROUGHPUT_PCT] = 1.5;
+      shift = FIRST_ENABLE - LOOP_DUR;
+    } else {
+      add_launch(s, sig, t + shift, t + shift + LOOP_DUR, 100 + i, 0);
+    }
+    t += LOOP_PERIOD;
+  }
+  s->end_ts = t + shift + 30 * US;
+  s->launch_calls = LOOP_N;
+  return s;
+}
+
+static void test_launch_loop_both_modes(void **state) {
+  (void)state;
+  pc_snapshot *tm = launch_loop(0, 1), *cm = launch_loop(1, 1);
+  pc_report *rt = build(tm), *rc = build(cm);
+  const pc_region *gt = region(rt, "pieces"), *gc = region(rc, "pieces");
+  assert_int_equal(gt->diag.verdict.step, 1);
+  assert_int_equal(gt->diag.verdict.cause, PERFCHECK_CAUSE_LAUNCH_OVERHEAD);
+  assert_int_equal(gc->diag.verdict.step, 1);
+  assert_int_equal(gc->diag.verdict.cause, PERFCHECK_CAUSE_LAUNCH_OVERHEAD);
+  assert_int_equal(gt->launches, LOOP_N);
+  assert_int_equal(gc->launches, LOOP_N);
+  /* The program's wall clock in both modes: the first enable is cut out. */
+  assert_true(gt->wall_ns > 13.9e6 && gt->wall_ns < 14.0e6);
+  assert_float_equal(gc->wall_ns, gt->wall_ns, 1.0);
+  assert_float_equal(gc->gpu_idle_ns, gt->gpu_idle_ns, 1.0);
+  assert_float_equal(gc->kernel_ns, gt->kernel_ns, 1.0);
+  assert_float_equal(gc->profiling_ns, (double)(FIRST_ENABLE - LOOP_DUR), 0.5);
+  assert_float_equal(gt->profiling_ns, 0.0, 0);
+  /* The kernel entry: every launch counted, the profiled one by its counted duration. */
+  const pc_kernel *kt = kernel(rt, "add_one", 0), *kc = kernel(rc, "add_one", 0);
+  assert_int_equal(kt->launches, LOOP_N);
+  assert_int_equal(kc->launches, LOOP_N);
+  assert_int_equal(kc->profiled_launches, 1);
+  assert_float_equal(kt->total_ns, LOOP_N * (double)LOOP_DUR, 0);
+  assert_float_equal(kc->total_ns, LOOP_N * (double)LOOP_DUR, 0);
+  assert_float_equal(kc->dur_median_ns, (double)LOOP_DUR, 0);
+  assert_float_equal(kc->metric[PC_M_SM_THROUGHPUT_PCT], 1.5, 0);
+  assert_non_null(kt->not_measured_reason);
+  assert_string_equal(kt->not_measured_reason, "timing mode: counters were not requested");
+  assert_null(kc->not_measured_reason);
+  pc_report_free(rt);
+  pc_report_free(rc);
+  pc_snapshot_free(tm);
+  pc_snapshot_free(cm);
+
+  /* Without the ENTER time the cost cannot be cut: the region's wall clock
+   * then holds the first enable, and step 1 no longer sees launch overhead
+   * (what counters mode read before issue 10 item 7). */
+  pc_snapshot *blind = launch_loop(1, 0);
+  pc_report *rb = build(blind);
+  const pc_region *gb = region(rb, "pieces");
+  assert_true(gb->wall_ns > 380e6);
+  assert_int_not_equal(gb->diag.verdict.cause, PERFCHECK_CAUSE_LAUNCH_OVERHEAD);
+  pc_report_free(rb);
+  pc_snapshot_free(blind);
+}
+
+/* ---- seed 000's four verdicts from counter values measured on the H200 -------------------- */
+
+static const char *mystery_mangled(const char *name) {
+  if (strcmp(name, "mysteryA") == 0) return "_Z8mysteryAPKfPfm";
+  if (strcmp(name, "mysteryB") == 0) return "_Z8mysteryBPKfPfmi";
+  return "_Z8mysteryCPKfPfmi";
+}
+
+/* The mystery region as the GPU layer records it in counters mode: four
+ * profiled launches, each with the values ncu measured for that launch. */
+static pc_snapshot *mystery_snapshot(pc_report **export_out) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/h200/mystery.csv", PERFCHECK_TEST_DATA);
+  perfcheck_report *x = NULL;
+  if (perfcheck_report_from_ncu_csv(path, 1, &x) != PERFCHECK_OK) fail_msg("%s: %s", path, perfcheck_last_error_message());
+  assert_int_equal(x->nkernels, 4);
+  pc_snapshot *s = new_snap("mystery", 1);
+  s->devices[0].facts = x->device;
+  s->begin_ts = T0;
+  uint64_t t = T0 + 10 * US;
+  for (size_t i = 0; i < x->nkernels; i++) {
+    const pc_kernel *k = &x->kernels[i];
+    const uint32_t sig = add_sig(s, mystery_mangled(k->name), k->grid[0], k->block[0], (unsigned)k->dynamic_smem);
+    s->sigs[sig].grid[1] = k->grid[1], s->sigs[sig].grid[2] = k->grid[2];
+    s->sigs[sig].block[1] = k->block[1], s->sigs[sig].block[2] = k->block[2];
+    s->sigs[sig].attr_from = PC_SNAP_ATTR_DRIVER;
+    s->sigs[sig].attr = k->attr;
+    const double dur = k->metric[PC_M_DURATION];
+    assert_true(pc_has(dur) && dur > 0);
+    const uint64_t enter = t, exit = t + 40 * MS + (uint64_t)dur; /* 40 ms of replay around each */
+    add_launch(s, sig, 0, 0, (uint32_t)(10 + i), PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+    pc_snap_profiled *p = add_profiled(s, sig, (uint32_t)(10 + i), enter, exit, dur);
+    memcpy(p->values, k->metric, sizeof p->values);
+    t = exit + 5 * US;
+  }
+  s->end_ts = t + 20 * US;
+  s->launch_calls = x->nkernels;
+  s->passes = 4;
+  *export_out = x;
+  return s;
+}
+
+static void test_mystery_verdicts(void **state) {
+  (void)state;
+  pc_report *x = NULL;
+  pc_snapshot *s = mystery_snapshot(&x);
+  pc_report *r = build(s);
+  const pc_region *g = region(r, "mystery");
+  /* Step 1 passes: the kernels fill the region once the replays are cut. */
+  assert_int_equal(g->diag.verdict.step, 0);
+  assert_true(g->kernel_share > 0.5);
+  assert_true(g->profiling_ns > 159e6 && g->profiling_ns < 161e6);
+  struct {
+    const char *name;
+    double smem;
+    int step;
+    perfcheck_cause cause;
+  } want[] = {
+      {"mysteryA", 0, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS},
+      {"mysteryB", 0, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS},
+      {"mysteryC", 116736, 5, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY},
+      {"mysteryC", 0, 0, PERFCHECK_CAUSE_AT_ROOF},
+  };
+  assert_int_equal(r->nkernels, 4);
+  for (size_t i = 0; i < 4; i++) {
+    const pc_kernel *k = kernel(r, want[i].name, want[i].smem);
+    if (k->diag.verdict.step != want[i].step || k->diag.verdict.cause != want[i].cause)
+      fail_msg("%s (%.0f B): step %d %s, want step %d %s", want[i].name, want[i].smem, k->diag.verdict.step,
+               perfcheck_cause_name(k->diag.verdict.cause), want[i].step, perfcheck_cause_name(want[i].cause));
+    assert_string_equal(k->region, "mystery");
+    assert_int_equal(k->profiled_launches, 1);
+    assert_int_equal(k->passes, 4);
+    assert_int_equal(k->device_ordinal, 0);
+    /* Names: full demangled, mangled, and the table's display name. */
+    assert_non_null(k->mangled);
+    assert_string_equal(k->mangled, mystery_mangled(want[i].name));
+    assert_non_null(k->demangled);
+    assert_true(strncmp(k->demangled, want[i].name, strlen(want[i].name)) == 0 && strchr(k->demangled, '('));
+    assert_string_equal(k->display_name, want[i].name);
+    /* One launch: its total is its counted duration. */
+    assert_float_equal(k->total_ns, k->metric[PC_M_DURATION], 0.5);
+  }
+  assert_string_equal(r->device.name, x->device.name);
+  pc_report_free(r);
+  pc_report_free(x);
+  pc_snapshot_free(s);
+}
+
+/* ---- nesting, graphs, missing results ------------------------------------------------------- */
+
+static void test_nested_and_graph(void **state) {
+  (void)state;
+  /* The inner region ended first: its kernels come to the outer one as
+   * inherited (busy time only), and so does its profiled launch's interval. */
+  pc_snapshot *s = new_snap("outer", 1);
+  s->begin_ts = T0;
+  const uint32_t a = add_sig(s, "_Z5outerPf", 1024, 256, 0);
+  const uint32_t b = add_sig(s, "_Z5innerPf", 1024, 256, 0);
+  const uint32_t gsig = add_sig(s, "_Z10graph_nodePf", 64, 128, 0);
+  s->sigs[gsig].not_profiled = PC_NP_GRAPH;
+  s->sigs[gsig].attr_new = 1;
+  s->sigs[gsig].attr_note = strdup("no function handle: launched only by a CUDA graph");
+  add_launch(s, a, T0 + 10 * US, T0 + 110 * US, 1, 0);
+  add_launch(s, b, 0, 0, 2, PC_SNAP_INHERITED | PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+  pc_snap_profiled *p = add_profiled(s, b, 2, T0 + 200 * US, T0 + 50 * MS, 100e3);
+  p->flags = PC_SNAP_PROF_INHERITED | PC_SNAP_PROF_RESULT;
+  add_launch(s, gsig, T0 + 50 * MS + 10 * US, T0 + 50 * MS + 40 * US, 3, PC_SNAP_GRAPH | PC_SNAP_CAPTURED);
+  add_launch(s, gsig, T0 + 50 * MS + 40 * US, T0 + 50 * MS + 70 * US, 3, PC_SNAP_GRAPH | PC_SNAP_CAPTURED);
+  s->end_ts = T0 + 50 * MS + 100 * US;
+  s->launch_calls = 3;
+  pc_report *r = build(s);
+  const pc_region *g = region(r, "outer");
+  /* Wall: 50.1 ms less the inner launch's 49.8 ms - 100 us of profiling. */
+  assert_float_equal(g->profiling_ns, (double)(50 * MS - 200 * US) - 100e3, 0.5);
+  assert_float_equal(g->wall_ns, (double)(50 * MS + 100 * US) - g->profiling_ns, 0.5);
+  /* Busy: outer 100 us + inner 100 us (placed, counted) + graph 60 us. */
+  assert_float_equal(g->kernel_ns, 260e3, 0.5);
+  assert_int_equal(g->launches, 3);
+  assert_int_equal(r->nkernels, 2); /* the inherited kernel has its own region's entry */
+  const pc_kernel *ko = kernel(r, "outer", -1), *kg = kernel(r, "graph_node", -1);
+  assert_int_equal(ko->launches, 1);
+  assert_int_equal(kg->launches, 2);
+  assert_float_equal(kg->total_ns, 60e3, 0);
+  assert_non_null(kg->not_measured_reason);
+  assert_true(strstr(kg->not_measured_reason, "CUDA graph") != NULL);
+  /* Its attributes: from the activity record through the model, said once. */
+  assert_float_equal(kg->attr.registers_per_thread, 10, 0);
+  assert_float_equal(kg->attr.blocks_per_sm, 16, 0); /* 2048 threads per SM / 128 */
+  int said = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) said += strstr(r->warnings[i], "kernel graph_node: launch attributes from its activity record") != NULL;
+  assert_int_equal(said, 1);
+  pc_report_free(r);
+  pc_snapshot_free(s);
+}
+
+static void test_profiled_without_result(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("lost", 1);
+  s->begin_ts = T0;
+  const uint32_t a = add_sig(s, "_Z4lostv", 1, 32, 0);
+  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+  s->end_ts = T0 + MS;
+  s->launch_calls = 1;
+  s->zero_ts_records = 0;
+  pc_snapshot_add_note(s, "counters of region \"lost\": CUPTI dropped 1 ranges");
+  pc_report *r = build(s);
+  const pc_kernel *k = kernel(r, "lost", -1);
+  assert_int_equal(k->launches, 1);
+  assert_int_equal(k->profiled_launches, 0);
+  assert_true(pc_is_null(k->total_ns)); /* no launch with a duration: not measured */
+  assert_true(pc_is_null(k->dur_median_ns));
+  assert_true(strstr(k->not_measured_reason, "returned no result") != NULL);
+  assert_int_equal(r->nwarnings >= 1, 1);
+  assert_string_equal(r->warnings[0], "counters of region \"lost\": CUPTI dropped 1 ranges");
+  const pc_region *g = region(r, "lost");
+  assert_float_equal(g->kernel_ns, 0.0, 0); /* nothing timed ran: measured zero */
+  pc_report_free(r);
+  pc_snapshot_free(s);
+}
+
+/* The report's device is the first region's; a kernel on another device
+ * keeps its own device's facts and ordinal. */
+static void test_devices(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("two", 0);
+  pc_snap_context *c = pc_snapshot_add_context(s);
+  c->device = 1;
+  pc_snap_device *d = pc_snapshot_add_device(s);
+  d->ordinal = 1;
+  d->facts = s->devices[0].facts;
+  snprintf(d->facts.name, sizeof d->facts.name, "%s", "second");
+  d->facts.sm_count = 66;
+  s->begin_ts = T0;
+  const uint32_t a = add_sig(s, "_Z1av", 132, 256, 0);
+  const uint32_t b = add_sig(s, "_Z1bv", 132, 256, 0);
+  s->sigs[b].context = 1;
+  add_launch(s, a, T0 + US, T0 + 2 * US, 1, 0);
+  add_launch(s, b, T0 + US, T0 + 3 * US, 2, 0);
+  s->end_ts = T0 + 10 * US;
+  pc_report *r = pc_report_new();
+  pc_build_state st;
+  pc_build_state_init(&st, 1);
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  assert_string_equal(r->device.name, "NVIDIA H200");
+  assert_int_equal(st.device_ordinal, 0);
+  const pc_kernel *ka = kernel(r, "a", -1), *kb = kernel(r, "b", -1);
+  assert_int_equal(ka->device_ordinal, 0);
+  assert_int_equal(kb->device_ordinal, 1);
+  assert_float_equal(ka->attr.waves_per_sm, 132.0 / (8 * 132), 1e-12);
+  assert_float_equal(kb->attr.waves_per_sm, 132.0 / (8 * 66), 1e-12);
+  /* A later region first on device 1: one warning, the report keeps device 0. */
+  free(s->name);
+  s->name = strdup("later");
+  s->first_device = 1;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  assert_string_equal(r->device.name, "NVIDIA H200");
+  int said = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) said += strstr(r->warnings[i], "more than one device") != NULL;
+  assert_int_equal(said, 1);
+  pc_report_free(r);
+  pc_snapshot_free(s);
+}
+
+/* ---- files ------------------------------------------------------------------------------------- */
+
+static char *to_json(const pc_snapshot *s, size_t *len) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  assert_non_null(f);
+  assert_int_equal(pc_snapshot_write_json(s, f), PERFCHECK_OK);
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static char *report_json(const pc_report *r) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  assert_non_null(f);
+  assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
+  fclose(f);
+  return buf;
+}
+
+static void round_trip(pc_snapshot *s) {
+  s->cupti_version = 130001;
+  snprintf(s->cupti_path, sizeof s->cupti_path, "%s", "/usr/local/cuda/lib64/libcupti.so.13");
+  s->cupti_preloaded = 0;
+  size_t n1 = 0, n2 = 0;
+  char *j1 = to_json(s, &n1);
+  pc_snapshot *back = NULL;
+  char err[256] = "";
+  if (pc_snapshot_from_json_text(j1, n1, "snap.json", &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  char *j2 = to_json(back, &n2);
+  assert_int_equal(n1, n2);
+  assert_string_equal(j1, j2);
+  /* The same report from the snapshot and from its file. */
+  pc_report *a = build(s), *b = build(back);
+  char *ra = report_json(a), *rb = report_json(b);
+  assert_string_equal(ra, rb);
+  free(ra), free(rb), free(j1), free(j2);
+  pc_report_free(a), pc_report_free(b);
+  pc_snapshot_free(back);
+}
+
+static void test_json_round_trip(void **state) {
+  (void)state;
+  pc_report *x = NULL;
+  pc_snapshot *m = mystery_snapshot(&x);
+  m->nextra = 1;
+  m->extra_names = calloc(1, sizeof *m->extra_names);
+  m->extra_names[0] = strdup("smsp__inst_executed.sum");
+  m->profiled[0].extra = malloc(sizeof(double));
+  m->profiled[0].extra[0] = 123456.0;
+  m->via_substitute[PC_M_LD_REQUESTS] = 1;
+  m->nrejected = 1;
+  m->rejected = calloc(1, sizeof *m->rejected);
+  m->rejected_reason = calloc(1, sizeof *m->rejected_reason);
+  m->rejected[0] = strdup("bogus__metric.sum");
+  m->rejected_reason[0] = strdup("unknown metric");
+  pc_snapshot_add_transfer(m, 0, T0 + 5 * US, T0 + 9 * US, 1);
+  pc_snapshot_add_transfer(m, 1, T0 + 2 * US, T0 + 3 * US, 0);
+  round_trip(m);
+  pc_snapshot_free(m);
+  pc_report_free(x);
+  pc_snapshot *l = launch_loop(1, 1);
+  round_trip(l);
+  pc_snapshot_free(l);
+}
+
+static void expect_parse_error(const char *text, const char *needle) {
+  pc_snapshot *s = NULL;
+  char err[300] = "";
+  assert_int_equal(pc_snapshot_from_json_text(text, strlen(text), "bad.json", &s, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  assert_null(s);
+  if (!strstr(err, needle)) fail_msg("error \"%s\" does not say \"%s\"", err, needle);
+  assert_true(strncmp(err, "bad.json:", 9) == 0);
+}
+
+static void test_reader_rejects(void **state) {
+  (void)state;
+  expect_parse_error("[]", "not a perfcheck snapshot");
+  expect_parse_error("{\"schema\": \"perfcheck-report/1\"}", "perfcheck-snapshot/1");
+  expect_parse_error("{\"schema\": \"perfcheck-snapshot/1\", \"origin_ns\": \"-5\"}", "origin_ns");
+  /* A real snapshot, then damaged in one place at a time. */
+  pc_snapshot *l = launch_loop(1, 1);
+  size_t n = 0;
+  char *j = to_json(l, &n);
+  pc_snapshot_free(l);
+  struct {
+    const char *from, *to, *needle;
+  } cases[] = {
+      {"\"PN\"", "\"PX\"", "unknown launch flag 'X'"},
+      {"\"not_profiled\": \"none\"", "\"not_profiled\": \"why\"", "unknown reason \"why\""},
+      {"\"launch_calls\": 4096", "\"launch_calls\": -1", "launch_calls"},
+      {"\"context\": 0", "\"context\": 3", "no such context"},
+      {"\"attributes_from\": \"record\"", "\"attributes_from\": \"guess\"", "attributes_from"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *at = strstr(j, cases[i].from);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - j), fl = strlen(cases[i].from), tl = strlen(cases[i].to);
+    char *bad = malloc(n - fl + tl + 1);
+    memcpy(bad, j, pre);
+    memcpy(bad + pre, cases[i].to, tl);
+    memcpy(bad + pre + tl, at + fl, n - pre - fl + 1);
+    expect_parse_error(bad, cases[i].needle);
+    free(bad);
+  }
+  free(j);
+}
+
+/* An in-process report carries tool.cupti, tool.demangler and each kernel's
+ * device ordinal; the JSON reader gets them back. */
+static void test_report_tool_fields(void **state) {
+  (void)state;
+  pc_report *x = NULL;
+  pc_snapshot *s = mystery_snapshot(&x);
+  pc_report *r = build(s);
+  r->cupti_known = 1;
+  snprintf(r->cupti_path, sizeof r->cupti_path, "%s", "/opt/venv/nvidia/cuda_cupti/lib/libcupti.so.13");
+  r->cupti_version = 130001;
+  r->cupti_preloaded = 1;
+  snprintf(r->demangler, sizeof r->demangler, "%s", "libstdc++.so.6, loaded by perfcheck");
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"cupti\": {"));
+  assert_non_null(strstr(j, "\"device_ordinal\": 0"));
+  pc_report *back = NULL;
+  char err[256] = "";
+  if (pc_report_from_json_text(j, strlen(j), "r.json", 1, &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  assert_int_equal(back->cupti_known, 1);
+  assert_string_equal(back->cupti_path, r->cupti_path);
+  assert_int_equal(back->cupti_version, 130001);
+  assert_int_equal(back->cupti_preloaded, 1);
+  assert_string_equal(back->demangler, r->demangler);
+  assert_int_equal(back->nkernels, 4);
+  for (size_t i = 0; i < back->nkernels; i++) {
+    assert_int_equal(back->kernels[i].device_ordinal, 0);
+    assert_string_equal(back->kernels[i].display_name, r->kernels[i].display_name);
+    assert_string_equal(back->kernels[i].demangled, r->kernels[i].demangled);
+    assert_string_equal(back->kernels[i].mangled, r->kernels[i].mangled);
+    assert_float_equal(back->kernels[i].total_ns, r->kernels[i].total_ns, 0);
+  }
+  /* Offline (an ncu export): both null. */
+  char *jx = report_json(x);
+  assert_non_null(strstr(jx, "\"cupti\": null"));
+  assert_non_null(strstr(jx, "\"demangler\": null"));
+  free(j), free(jx);
+  pc_report_free(back);
+  pc_report_free(r);
+  pc_report_free(x);
+  pc_snapshot_free(s);
+}
+
+static void test_file_names(void **state) {
+  (void)state;
+  char p[64];
+  assert_int_equal(pc_snapshot_file_name("/d", "mystery", 1, p, sizeof p), 0);
+  assert_string_equal(p, "/d/mystery.json");
+  assert_int_equal(pc_snapshot_file_name("/d", "train step/fwd+bwd", 2, p, sizeof p), 0);
+  assert_string_equal(p, "/d/train_step_fwd_bwd.2.json");
+  assert_int_equal(pc_snapshot_file_name("/d", "../x", 1, p, sizeof p), 0);
+  assert_string_equal(p, "/d/_._x.json");
+  assert_int_equal(pc_snapshot_file_name("/d", "", 1, p, sizeof p), 0);
+  assert_string_equal(p, "/d/region.json");
+  assert_int_equal(pc_snapshot_file_name("/a/long/dir", "mystery", 1, p, 8), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cut_clock),          cmocka_unit_test(test_launch_loop_both_modes),
+      cmocka_unit_test(test_mystery_verdicts),   cmocka_unit_test(test_nested_and_graph),
+      cmocka_unit_test(test_profiled_without_result), cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
+      cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
