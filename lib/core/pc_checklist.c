@@ -34,10 +34,13 @@ enum {
   PC_T_KERNEL_TIME_SHARE_MIN,
   PC_T_NEAR_ROOF_PCT,
   PC_T_BPS_MIN,
+  PC_T_COALESCING_SHARE_MIN,
+  PC_T_PCT_TRUSTED_MAX,
   PC_T_SPR_MAX,
   PC_T_SPR_VECTOR_MAX,
   PC_T_SPR_SLACK,
   PC_T_LOCAL_SECTORS_MAX,
+  PC_T_LOCAL_SHARE_MAX,
   PC_T_BANK_CONFLICT_SHARE_MAX,
   PC_T_ATOMIC_SHARE_MAX,
   PC_T_TPI_MIN,
@@ -84,15 +87,28 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                     "time\""},
     [PC_T_NEAR_ROOF_PCT] = {"occupancy_near_roof_pct", 80,
                             "step 5: with a pipe or memory level at or above this % of its peak, low occupancy is a "
-                            "finding, not the verdict (grid_too_small still is)",
+                            "finding, not the verdict (grid_too_small still is); so with the tensor pipe at "
+                            "ceiling_high_pct or more (a tensor-core kernel's few warps, by design)",
                             "seed 002 (occupancy is not the goal); seed 004 Decision 1 (low achieved occupancy "
                             "matters \"unless ... compute or memory GPU SOL is already high\"); at_roof_pct's value"},
-    [PC_T_BPS_MIN] = {"bytes_per_sector_min", 16,
-                      "step 3: a warp using fewer bytes than this of each 32-byte sector it fetches (loads, stores, "
-                      "cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is uncoalesced; "
-                      "right for every access width",
+    [PC_T_BPS_MIN] = {"bytes_per_sector_uncoalesced", 16,
+                      "step 3: a warp using at most this many bytes of each 32-byte sector it fetches (loads, "
+                      "stores, cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is "
+                      "uncoalesced; right for every access width.  For loads, what L1 serves again (the sectors' "
+                      "L1 hit share h) costs nothing more: they are judged at bytes / (1 - h), capped at 32",
                       "seed 004 Decision 5 (\"below ~16 bytes per sector\": fetched sectors carry useful data for "
                       "less than half their capacity); seed 000 step 3"},
+    [PC_T_COALESCING_SHARE_MIN] = {"coalescing_traffic_share_min", 0.1,
+                                   "step 3: uncoalesced loads (stores) are the verdict only when they are at least "
+                                   "this share of the kernel's global load + store sectors; below it, a finding (a "
+                                   "reduction's few scattered result stores are not its traffic)",
+                                   "our rule, from the H200 corpus: PyTorch's row sums store 4 bytes a sector for "
+                                   "0.1% of their sectors"},
+    [PC_T_PCT_TRUSTED_MAX] = {"throughput_pct_trusted_max", 105,
+                              "step 2: a utilization above this % is not a measurement to judge by (ncu reports "
+                              "162% and 170% for 2 us kernels): it is left out",
+                              "seed 004 Decision 0 (a metric above 100% is implausible: are the metrics "
+                              "trustworthy?)"},
     [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
                       "step 3, when bytes per sector were not measured: global load/store sectors per request at or "
                       "below this are coalesced (4: a warp's 32 floats in 128 bytes)",
@@ -108,15 +124,23 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                         "export)",
                         "tests/data/h200/launches.cache-none.csv"},
     [PC_T_LOCAL_SECTORS_MAX] = {"local_sectors_max", 0,
-                                "step 3: local-memory sectors (ld + st) above this mean spills or local arrays",
+                                "step 3, when the share (local_share_max) cannot be computed: local-memory sectors "
+                                "(ld + st) above this mean spills or local arrays",
                                 "seed 004 Decision 5 (local traffic present)"},
+    [PC_T_LOCAL_SHARE_MAX] = {"local_share_max", 0.05,
+                              "step 3: local-memory sectors above this share of all traffic (local sectors over "
+                              "local + max(L2 sectors, global ld + st sectors)) are local_memory_spills; any less "
+                              "is a finding",
+                              "seed 004 Decision 5 (local traffic present); a share so that a TMA GEMM's 0.09% of "
+                              "local traffic (H200 corpus) is not its verdict"},
     [PC_T_BANK_CONFLICT_SHARE_MAX] = {"bank_conflict_share_max", 0.10,
                                       "step 3: shared-memory bank conflicts above this share of shared load "
-                                      "wavefronts",
+                                      "wavefronts; the verdict only when L1/shared memory is at ceiling_high_pct or "
+                                      "more (else the conflicts cost nothing the kernel waits on: a finding)",
                                       "seed 004 Decision 5 (~10% of shared-memory wavefronts)"},
     [PC_T_ATOMIC_SHARE_MAX] = {"atomic_share_max", 0.10,
-                               "step 3: L2 atom + red requests above this share of (global ld + st requests + atom "
-                               "+ red)",
+                               "step 3: L2 atom + red requests above this share of every L2 request (lts__t_requests; "
+                               "in exports without it, of global ld + st requests + atom + red)",
                                "our reading of seed 004 Decision 5 (\"relative to total L2 requests\")"},
     [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
                       "step 4: threads per executed instruction below this (of 32) is divergence",
@@ -166,6 +190,8 @@ double pc_threshold_value(const char *key) {
 #define PC_SPR_ST                                                                   \
   "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 #define PC_LOCAL "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum + l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
+#define PC_LOCAL_SHARE                                                                            \
+  "local sectors / (local sectors + max(lts__t_sectors.sum, global ld + st sectors))"
 #define PC_BANK                                                                                   \
   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum / "                                   \
   "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -288,7 +314,8 @@ static double pc_unit_pct(size_t i, const pc_kernel *k, const pc_device *d) {
   const pc_unit_src *u = &pc_unit_srcs[i];
   if (u->id >= 0) {
     double v = pc_nonneg(k->metric[u->id]);
-    return pc_has(v) ? v * u->scale : PC_NULL;
+    v = pc_has(v) ? v * u->scale : PC_NULL;
+    return (pc_has(v) && v > PC_T(PC_T_PCT_TRUSTED_MAX)) ? PC_NULL : v;
   }
   if (u->id == PC_RATE_DRAM)
     return (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
@@ -453,6 +480,10 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   o->bytes_per_sector_st = pc_nonneg(m[PC_M_ST_BYTES_PER_SECTOR]);
   o->bytes_per_sector_ldgsts = pc_nonneg(m[PC_M_LDGSTS_BYTES_PER_SECTOR]);
   {
+    const double hit = pc_ratio(m[PC_M_LD_SECTORS_HIT], m[PC_M_LD_SECTORS]);
+    o->ld_sector_hit_share = pc_has(hit) ? fmin(1.0, hit) : PC_NULL;
+  }
+  {
     /* The lanes a warp can have: a block of fewer than 32 threads, or a
      * partial last warp, caps threads per instruction with no branch at all. */
     const double threads = pc_dims(k->block);
@@ -499,6 +530,17 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   const double local[2] = {m[PC_M_LOCAL_LD_SECTORS], m[PC_M_LOCAL_ST_SECTORS]};
   const double w2[2] = {1, 1};
   o->local_sectors = pc_sum_measured(local, w2, 2);
+  {
+    /* Local traffic against all traffic: the L2's sectors (TMA and cp.async
+     * included) or the LSU's global sectors, whichever is larger. */
+    const double ldsec = pc_nonneg(m[PC_M_LD_SECTORS]), stsec = pc_nonneg(m[PC_M_ST_SECTORS]);
+    const double l2sec = pc_nonneg(m[PC_M_L2_SECTORS]);
+    double global = (pc_has(ldsec) && pc_has(stsec)) ? ldsec + stsec : PC_NULL;
+    if (pc_has(l2sec) && (pc_is_null(global) || l2sec > global)) global = l2sec;
+    o->local_share = (pc_has(o->local_sectors) && pc_has(global) && o->local_sectors + global > 0)
+                         ? o->local_sectors / (o->local_sectors + global)
+                         : PC_NULL;
+  }
   o->bank_conflict_share = pc_ratio(m[PC_M_SHARED_BANK_CONFLICTS_LD], m[PC_M_SHARED_WAVEFRONTS_LD]);
   double atom = pc_nonneg(m[PC_M_L2_ATOM_REQUESTS]), red = pc_nonneg(m[PC_M_L2_RED_REQUESTS]);
   double ldr = pc_nonneg(m[PC_M_LD_REQUESTS]), str = pc_nonneg(m[PC_M_ST_REQUESTS]);
@@ -669,46 +711,78 @@ static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
  * so the step is not assessed (a vector kernel is never called uncoalesced
  * on sectors per request alone). */
 static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
-  const double bps = ld ? k->derived.bytes_per_sector_ld : k->derived.bytes_per_sector_st;
-  const double spr = ld ? k->derived.sectors_per_request_ld : k->derived.sectors_per_request_st;
+  const pc_derived *dv = &k->derived;
+  const double bps = ld ? dv->bytes_per_sector_ld : dv->bytes_per_sector_st;
+  const double spr = ld ? dv->sectors_per_request_ld : dv->sectors_per_request_st;
   const pc_metric_id sid = ld ? PC_M_LD_SECTORS : PC_M_ST_SECTORS, rid = ld ? PC_M_LD_REQUESTS : PC_M_ST_REQUESTS;
   const char *ratio = ld ? PC_SPR_LD : PC_SPR_ST;
   const char *bname = ld ? PC_BPS_LD : PC_BPS_ST;
   const perfcheck_cause cause = ld ? PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS : PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES;
   const double requests = pc_nonneg(k->metric[rid]);
-  const double bmin = PC_T(PC_T_BPS_MIN), smax = PC_T(PC_T_SPR_MAX), svec = PC_T(PC_T_SPR_VECTOR_MAX);
+  const double bmax = PC_T(PC_T_BPS_MIN), smax = PC_T(PC_T_SPR_MAX), svec = PC_T(PC_T_SPR_VECTOR_MAX);
   const double slack = PC_T(PC_T_SPR_SLACK);
   if (requests == 0) return; /* no global loads (stores) at all: nothing to coalesce */
-  if (pc_has(bps) && bps > 0) {
-    if (bps < bmin)
-      pc_hit(w, 3, cause, bname, bps, bmin,
-             ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
-                  "shared memory): the warp uses only %.1f of every 32 bytes it fetches."
-                : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
-                  "shared memory): the warp uses only %.1f of every 32 bytes it writes.",
-             bps);
+  /* A warp of one lane (a block of one thread) uses what it loads, and no
+   * access pattern can change that: step 4 says so (partial_warps). */
+  if (pc_has(dv->lanes_per_warp_max) && dv->lanes_per_warp_max < 2) return;
+  /* This kind's share of the kernel's global sectors: a few scattered
+   * stores of a reduction's results are not its traffic. */
+  const double mine = pc_nonneg(k->metric[sid]);
+  const double ldsec = pc_nonneg(k->metric[PC_M_LD_SECTORS]), stsec = pc_nonneg(k->metric[PC_M_ST_SECTORS]);
+  const double share = (pc_has(mine) && pc_has(ldsec) && pc_has(stsec) && ldsec + stsec > 0)
+                           ? mine / (ldsec + stsec)
+                           : PC_NULL;
+  const int minor = pc_has(share) && share < PC_T(PC_T_COALESCING_SHARE_MIN);
+  if (pc_has(bps)) {
+    if (bps == 0) return; /* no LDG (STG) bytes: the requests were cp.async or atomics */
+    /* What L1 serves again costs nothing more at L2. */
+    double eff = bps;
+    const double h = ld ? dv->ld_sector_hit_share : PC_NULL;
+    if (pc_has(h)) eff = h >= 1.0 ? 32.0 : fmin(32.0, bps / (1.0 - h));
+    if (eff <= bmax + 1e-9) {
+      char why[96] = "";
+      if (pc_has(h) && h > 0) snprintf(why, sizeof why, " (%.1f counting its %.0f%% L1 hits)", eff, h * 100.0);
+      if (minor)
+        pc_note(w, 3, cause, bname, bps, bmax,
+                "%s are uncoalesced (%.1f of every 32 bytes used%s) but only %.1f%% of the kernel's global "
+                "sectors: not what it waits on.",
+                ld ? "Global loads" : "Global stores", bps, why, share * 100.0);
+      else
+        pc_hit(w, 3, cause, bname, bps, bmax,
+               ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
+                    "shared memory): the warp uses only %.1f of every 32 bytes it fetches%s."
+                  : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
+                    "shared memory): the warp uses only %.1f of every 32 bytes it writes%s.",
+               bps, why);
+    }
     if (pc_has(spr) && spr > smax + slack)
-      pc_note(w, 3, cause, ratio, spr, smax,
-              "%.1f sectors per request with %.1f of 32 bytes used per sector: %s.", spr, bps,
-              bps >= bmin ? "wide (8- or 16-byte) accesses, fully used" : "the accesses are scattered");
+      pc_note(w, 3, cause, ratio, spr, smax, "%.1f sectors per request with %.1f of 32 bytes used per sector: %s.", spr,
+              bps, eff > bmax ? "wide (8- or 16-byte) accesses, well used" : "the accesses are scattered");
     return;
   }
   if (pc_has(spr)) {
-    if (spr > svec + slack)
-      pc_hit(w, 3, cause, ratio, spr, svec,
-             ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
-                  "shared memory): each load request fetches %.1f sectors, more than any coalesced access width needs "
-                  "(bytes per sector were not measured: rule sectors_per_request_vector_max)."
-                : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
-                  "shared memory): each store request touches %.1f sectors, more than any coalesced access width "
-                  "needs (bytes per sector were not measured: rule sectors_per_request_vector_max).",
-             spr);
-    else if (spr > smax + slack)
+    if (spr > svec + slack) {
+      if (minor)
+        pc_note(w, 3, cause, ratio, spr, svec,
+                "%s touch %.1f sectors per request, more than any coalesced width needs, but they are only %.1f%% of "
+                "the kernel's global sectors.",
+                ld ? "Global loads" : "Global stores", spr, share * 100.0);
+      else
+        pc_hit(w, 3, cause, ratio, spr, svec,
+               ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
+                    "shared memory): each load request fetches %.1f sectors, more than any coalesced access width "
+                    "needs (bytes per sector were not measured: rule sectors_per_request_vector_max)."
+                  : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
+                    "shared memory): each store request touches %.1f sectors, more than any coalesced access width "
+                    "needs (bytes per sector were not measured: rule sectors_per_request_vector_max).",
+               spr);
+    } else if (spr > smax + slack && !minor) {
       pc_missing(w, 3, bname,
                  ld ? "coalescing of global loads: sectors per request alone cannot tell wide accesses from "
                       "scattered ones"
                     : "coalescing of global stores: sectors per request alone cannot tell wide accesses from "
                       "scattered ones");
+    }
     return;
   }
   pc_missing(w, 3, pc_which_missing(k->metric[sid], k->metric[rid], ratio, PC_NAME(sid), PC_NAME(rid)),
@@ -720,7 +794,7 @@ static void pc_walk_ldgsts(pc_walk *w, const pc_kernel *k) {
   const double n = pc_nonneg(k->metric[PC_M_LDGSTS_INST]), bps = k->derived.bytes_per_sector_ldgsts;
   const double bmin = PC_T(PC_T_BPS_MIN);
   if (pc_is_null(n) || n == 0) return; /* no cp.async (or not measured: older exports know none) */
-  if (pc_has(bps) && bps > 0 && bps < bmin)
+  if (pc_has(bps) && bps > 0 && bps <= bmin + 1e-9)
     pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, PC_BPS_LDGSTS, bps, bmin,
            "Make the cp.async copies of a warp cover consecutive addresses (align each tile row to 32 bytes and "
            "copy 16 bytes a lane): the warp uses only %.1f of every 32 bytes it fetches.",
@@ -734,24 +808,46 @@ static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
   pc_walk_coalescing(w, k, 0);
   pc_walk_ldgsts(w, k);
 
-  /* Local memory: any sector is a finding; passing needs both counters. */
+  /* Local memory: a share of the traffic above local_share_max is the
+   * verdict, less a finding; without the share, any sector is the verdict;
+   * passing needs both counters. */
   const double lld = pc_nonneg(m[PC_M_LOCAL_LD_SECTORS]), lst = pc_nonneg(m[PC_M_LOCAL_ST_SECTORS]);
-  const double lthr = PC_T(PC_T_LOCAL_SECTORS_MAX);
-  if (pc_has(dv->local_sectors) && dv->local_sectors > lthr)
-    pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL, dv->local_sectors, lthr,
-           "Keep thread-private data in registers: index local arrays only with compile-time constants and cut "
-           "register pressure until -Xptxas -warn-spills reports no spills.");
-  else if (pc_is_null(lld) || pc_is_null(lst))
+  const double lthr = PC_T(PC_T_LOCAL_SECTORS_MAX), lshare = PC_T(PC_T_LOCAL_SHARE_MAX);
+  static const char spill_advice[] =
+      "Keep thread-private data in registers: index local arrays only with compile-time constants and cut "
+      "register pressure until -Xptxas -warn-spills reports no spills.";
+  if (pc_has(dv->local_sectors) && dv->local_sectors > lthr) {
+    if (pc_has(dv->local_share) && dv->local_share <= lshare)
+      pc_note(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL_SHARE, dv->local_share, lshare,
+              "Local memory carries %.2f%% of the kernel's sectors (%.0f sectors): present, but not what it "
+              "waits on.",
+              dv->local_share * 100.0, dv->local_sectors);
+    else if (pc_has(dv->local_share))
+      pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL_SHARE, dv->local_share, lshare, "%s", spill_advice);
+    else
+      pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL, dv->local_sectors, lthr, "%s", spill_advice);
+  } else if (pc_is_null(lld) || pc_is_null(lst)) {
     pc_missing(w, 3, pc_which_missing(lld, lst, PC_LOCAL, PC_NAME(PC_M_LOCAL_LD_SECTORS), PC_NAME(PC_M_LOCAL_ST_SECTORS)),
                "local-memory traffic");
+  }
 
-  /* Shared-memory bank conflicts. */
+  /* Shared-memory bank conflicts: the verdict only when L1/shared memory is
+   * busy (or its load was not measured); else the replays cost nothing the
+   * kernel waits on. */
   const double bthr = PC_T(PC_T_BANK_CONFLICT_SHARE_MAX);
   if (pc_has(dv->bank_conflict_share)) {
-    if (dv->bank_conflict_share > bthr)
+    const double l1a = pc_nonneg(m[PC_M_L1_THROUGHPUT_PCT]), l1b = pc_nonneg(m[PC_M_L1_WAVEFRONTS_PCT]);
+    const double l1 = pc_has(l1a) ? (pc_has(l1b) ? fmax(l1a, l1b) : l1a) : l1b;
+    const int busy = pc_is_null(l1) || l1 >= PC_T(PC_T_CEILING_HIGH_PCT);
+    if (dv->bank_conflict_share > bthr && busy)
       pc_hit(w, 3, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS, PC_BANK, dv->bank_conflict_share, bthr,
              "Pad or remap shared-memory indices so the 32 lanes of a warp hit 32 different banks (for example "
              "tile[32][33] instead of tile[32][32]).");
+    else if (dv->bank_conflict_share > bthr)
+      pc_note(w, 3, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS, PC_BANK, dv->bank_conflict_share, bthr,
+              "%.0f%% of shared-memory load wavefronts are bank-conflict replays, but L1/shared memory is only at "
+              "%.1f%% of its peak: not what the kernel waits on.",
+              dv->bank_conflict_share * 100.0, l1);
   } else if (pc_nonneg(m[PC_M_SHARED_WAVEFRONTS_LD]) == 0 && pc_has(pc_nonneg(m[PC_M_SHARED_BANK_CONFLICTS_LD]))) {
     /* No shared-memory loads. */
   } else {
@@ -856,8 +952,21 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
    * finding, not the verdict.  An idle SM is never at a roof: grid_too_small
    * stays eligible. */
   const char *top_metric = NULL;
-  const double top = pc_top_pct(k, d, &top_metric);
-  const int near_roof = pc_has(top) && top >= PC_T(PC_T_NEAR_ROOF_PCT);
+  double top = pc_top_pct(k, d, &top_metric);
+  int near_roof = pc_has(top) && top >= PC_T(PC_T_NEAR_ROOF_PCT);
+  /* A tensor-core kernel keeps its tiles in registers and shared memory by
+   * design: with the tensor pipe high (ceiling_high_pct), its few resident
+   * warps are feeding it, and a resource limit is a finding too (seed 004
+   * Decision 1: compute SOL already high). */
+  {
+    const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]);
+    const double t = pc_has(t1) ? (pc_has(t2) ? fmax(t1, t2) : t1) : t2;
+    if (!near_roof && pc_has(t) && t >= PC_T(PC_T_CEILING_HIGH_PCT) && t <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
+      near_roof = 1;
+      top = t;
+      top_metric = pc_has(t1) && t == t1 ? PC_NAME(PC_M_PIPE_TENSOR_PCT) : PC_NAME(PC_M_PIPE_TENSOR_GMMA_PCT);
+    }
+  }
 
   if (pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN)) {
     /* Achieved occupancy averages only over the SMs that were active, so a

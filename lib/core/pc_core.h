@@ -80,6 +80,8 @@ typedef enum pc_metric_id {
   PC_M_PIPE_LSU_PCT,            /* sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active */
   PC_M_PIPE_XU_PCT,             /* sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active */
   PC_M_PIPE_UNIFORM_PCT,        /* sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active */
+  PC_M_LD_SECTORS_HIT,          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum */
+  PC_M_L2_SECTORS,              /* lts__t_sectors.sum */
   PC_M_COUNT
 } pc_metric_id;
 
@@ -232,6 +234,7 @@ typedef struct pc_derived {
   double bytes_per_sector_ld;   /* bytes a warp uses of each 32-byte sector it fetches (32: all) */
   double bytes_per_sector_st;
   double bytes_per_sector_ldgsts;
+  double ld_sector_hit_share;   /* global load sectors that hit in L1, of all (0..1) */
   double lanes_per_warp_max;    /* threads per block / warps per block: what the launch allows */
   double threads_per_instruction;
   double threads_per_instruction_pred_on;
@@ -246,6 +249,7 @@ typedef struct pc_derived {
   double memory_pct;            /* % of the memory ceiling (see pc_derive) */
   double compute_pct;           /* % of the compute ceiling */
   double local_sectors;         /* local ld + st sectors */
+  double local_share;           /* local sectors / (local + max(L2 sectors, global ld + st sectors)) */
   double bank_conflict_share;   /* conflicts / wavefronts */
   double atomic_share;          /* (atom + red) / every L2 request (lts__t_requests), or, in exports
                                    without it, / (global ld + st requests + atom + red) */

@@ -864,6 +864,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
         {"bytes_per_sector_ld", offsetof(pc_derived, bytes_per_sector_ld)},
         {"bytes_per_sector_st", offsetof(pc_derived, bytes_per_sector_st)},
         {"bytes_per_sector_ldgsts", offsetof(pc_derived, bytes_per_sector_ldgsts)},
+        {"ld_sector_hit_share", offsetof(pc_derived, ld_sector_hit_share)},
         {"lanes_per_warp_max", offsetof(pc_derived, lanes_per_warp_max)},
         {"threads_per_instruction", offsetof(pc_derived, threads_per_instruction)},
         {"threads_per_instruction_pred_on", offsetof(pc_derived, threads_per_instruction_pred_on)},
@@ -878,6 +879,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
         {"memory_pct", offsetof(pc_derived, memory_pct)},
         {"compute_pct", offsetof(pc_derived, compute_pct)},
         {"local_sectors", offsetof(pc_derived, local_sectors)},
+        {"local_share", offsetof(pc_derived, local_share)},
         {"bank_conflict_share", offsetof(pc_derived, bank_conflict_share)},
         {"atomic_share", offsetof(pc_derived, atomic_share)},
     };

@@ -53,6 +53,8 @@ static int pc_named_value(const pc_kernel *k, const char *name, double *v) {
       {"memory_pct", d->memory_pct},
       {"compute_pct", d->compute_pct},
       {"local_sectors", d->local_sectors},
+      {"local_share", d->local_share},
+      {"ld_sector_hit_share", d->ld_sector_hit_share},
       {"bank_conflict_share", d->bank_conflict_share},
       {"atomic_share", d->atomic_share},
       {"blocks_per_sm", a->blocks_per_sm},

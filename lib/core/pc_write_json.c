@@ -257,6 +257,7 @@ static void pc_jw_derived(pc_jw *w, const pc_derived *d, const pc_unit_load *pip
   pc_jw_num(w, "bytes_per_sector_ld", d->bytes_per_sector_ld);
   pc_jw_num(w, "bytes_per_sector_st", d->bytes_per_sector_st);
   pc_jw_num(w, "bytes_per_sector_ldgsts", d->bytes_per_sector_ldgsts);
+  pc_jw_num(w, "ld_sector_hit_share", d->ld_sector_hit_share);
   pc_jw_num(w, "lanes_per_warp_max", d->lanes_per_warp_max);
   pc_jw_num(w, "threads_per_instruction", d->threads_per_instruction);
   pc_jw_num(w, "threads_per_instruction_pred_on", d->threads_per_instruction_pred_on);
@@ -271,6 +272,7 @@ static void pc_jw_derived(pc_jw *w, const pc_derived *d, const pc_unit_load *pip
   pc_jw_num(w, "memory_pct", d->memory_pct);
   pc_jw_num(w, "compute_pct", d->compute_pct);
   pc_jw_num(w, "local_sectors", d->local_sectors);
+  pc_jw_num(w, "local_share", d->local_share);
   pc_jw_num(w, "bank_conflict_share", d->bank_conflict_share);
   pc_jw_num(w, "atomic_share", d->atomic_share);
   pc_jw_unit(w, "busiest_pipe", pipe);

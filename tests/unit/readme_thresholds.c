@@ -1,13 +1,38 @@
 /* The README's thresholds table equals the code's (pc_thresholds): the
- * README promises it, so a drift between the two fails this test. */
+ * README promises it, so a drift between the two fails this test.
+ * `readme_thresholds README.md --write` rewrites the table from the code
+ * (between its markers) after a threshold changed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pc_core.h"
 
+/* Replaces the table between the markers with the code's rows. */
+static int write_table(const char *path, const char *text, const char *b, const char *e) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return 1;
+  }
+  const char *head = strchr(b, '\n');
+  fwrite(text, 1, (size_t)(head + 1 - text), f);
+  fputs("| key | value | meaning | source |\n| --- | --- | --- | --- |\n", f);
+  size_t count;
+  const pc_threshold *t = pc_thresholds(&count);
+  for (size_t i = 0; i < count; i++)
+    fprintf(f, "| `%s` | %g | %s | %s |\n", t[i].key, t[i].value, t[i].meaning, t[i].source);
+  fputs(e, f);
+  if (fclose(f) != 0) {
+    perror(path);
+    return 1;
+  }
+  printf("%s: thresholds table rewritten, %zu rows\n", path, count);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2) return 2;
+  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "--write") == 0)) return 2;
   FILE *f = fopen(argv[1], "r");
   if (!f) {
     perror(argv[1]);
@@ -22,6 +47,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "README.md: no thresholds table markers\n");
     return 1;
   }
+  if (argc == 3) return write_table(argv[1], text, b, e);
   size_t count;
   const pc_threshold *t = pc_thresholds(&count);
   int bad = 0;

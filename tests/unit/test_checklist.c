@@ -549,12 +549,31 @@ static void test_step3_causes(void **state) {
   clean_kernel(&k);
   k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 85;
   k.metric[PC_M_SM_THROUGHPUT_PCT] = 30;
+  /* 4096 local sectors beside 1048576 global ones: 0.39% of the traffic, a
+   * finding only (local_share_max 0.05). */
   k.metric[PC_M_LOCAL_ST_SECTORS] = 4096;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  const pc_finding *lf = find_cause(&k, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS);
+  assert_non_null(lf);
+  assert_near(lf->value, 4096.0 / (4096.0 + 8 * kRequests), 1e-12);
+  assert_near(k.derived.local_share, 4096.0 / (4096.0 + 8 * kRequests), 1e-12);
+  /* 262144 of them: 20% of the traffic, the verdict. */
+  k.metric[PC_M_LOCAL_ST_SECTORS] = 262144;
   pc_checklist_kernel(&k, &d, NULL);
   assert_int_equal(k.diag.verdict.step, 3);
   assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS);
+  assert_near(k.diag.verdict.value, 0.2, 1e-12);
+  assert_near(k.diag.verdict.threshold, 0.05, 0);
+  /* Without the global sectors there is no share: any local sector is the
+   * verdict, judged on the count. */
+  k.metric[PC_M_LOCAL_ST_SECTORS] = 4096;
+  k.metric[PC_M_ST_SECTORS] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS);
   assert_near(k.diag.verdict.value, 4096, 0);
   assert_near(k.diag.verdict.threshold, 0, 0);
+  k.metric[PC_M_ST_SECTORS] = 4 * kRequests;
   /* Bank conflicts at 25% of wavefronts, and atomics at half the requests:
    * the first in step-3 order is the verdict, the other a finding. */
   k.metric[PC_M_LOCAL_ST_SECTORS] = 0;
@@ -898,6 +917,166 @@ static void test_report_offline_and_regions(void **state) {
   pc_derive(NULL, NULL);
 }
 
+/* ---- rules refined on the H200 corpus (2026-12-01, ncu 2025.3 --set full
+ * exports in tests/data/corpus/): each case is a real kernel's numbers. ---- */
+
+static pc_device h200(void) {
+  pc_device d;
+  pc_device_init(&d);
+  snprintf(d.name, sizeof d.name, "NVIDIA H200");
+  d.cc_major = 9, d.cc_minor = 0, d.sm_count = 132, d.warp_size = 32;
+  d.max_threads_per_sm = 2048, d.max_threads_per_block = 1024, d.max_blocks_per_sm = 32;
+  d.max_regs_per_sm = 65536, d.max_regs_per_block = 65536;
+  d.max_smem_per_sm = 233472, d.max_smem_per_block = 49152, d.max_smem_per_block_optin = 232448;
+  pc_device_fill_granularities(&d);
+  return d;
+}
+
+/* A kernel from an export row: the step 3 counters, the ceilings, a full
+ * theoretical occupancy; everything else measured and clean. */
+static void corpus_kernel(pc_kernel *k, double dram_pct, double sm_pct, double ld_sec, double ld_req, double st_sec,
+                          double st_req, double bps_ld, double bps_st, double ld_hit) {
+  clean_kernel(k);
+  k->grid[0] = 65536, k->block[0] = 128;
+  k->metric[PC_M_DRAM_THROUGHPUT_PCT] = dram_pct;
+  k->metric[PC_M_SM_THROUGHPUT_PCT] = sm_pct;
+  k->metric[PC_M_LD_SECTORS] = ld_sec, k->metric[PC_M_LD_REQUESTS] = ld_req;
+  k->metric[PC_M_ST_SECTORS] = st_sec, k->metric[PC_M_ST_REQUESTS] = st_req;
+  k->metric[PC_M_LD_BYTES_PER_SECTOR] = bps_ld, k->metric[PC_M_ST_BYTES_PER_SECTOR] = bps_st;
+  k->metric[PC_M_LD_SECTORS_HIT] = ld_hit;
+  k->metric[PC_M_WARPS_ACTIVE_PCT] = 85;
+}
+
+static void test_corpus_refinements(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+
+  /* torch's bf16 cast (vectorized_elementwise_kernel<8>, bfloat16_copy):
+   * 16 bytes of each sector per load instruction, but the next instruction
+   * reads the other half from L1 (8388608 of 16777216 sectors hit), and
+   * DRAM is at 87.7%: at its roof, not uncoalesced. */
+  corpus_kernel(&k, 87.741989, 9.048201, 16777216, 524288, 4194304, 262144, 16, 32, 8388608);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_near(k.derived.ld_sector_hit_share, 0.5, 1e-12);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  assert_int_equal(count_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS), 1); /* the wide-access note */
+  /* Without the hit counter, 16 bytes a sector is the seed's limit: uncoalesced. */
+  k.metric[PC_M_LD_SECTORS_HIT] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  assert_near(k.diag.verdict.value, 16, 0);
+  pc_kernel_free(&k);
+
+  /* access_widths' strided_f32x4: 16 bytes a sector and no L1 hit at all
+   * (every other 16-byte chunk is skipped): uncoalesced, whatever DRAM says. */
+  corpus_kernel(&k, 80, 10, 8388608, 524288, 4194304, 262144, 16, 32, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  pc_kernel_free(&k);
+
+  /* vectorized_layer_norm_kernel: 12.8 bytes a sector, 67683360 of
+   * 83886080 sectors from L1 (81%): judged at 32, not uncoalesced. */
+  corpus_kernel(&k, 72.503424, 39.092771, 83886080, 5242880, 8421397, 557056, 12.8, 31.891051, 67683360);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_not_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  pc_kernel_free(&k);
+
+  /* reduce_kernel<512, 1> (sum over rows): its 8192 result stores use 4
+   * bytes a sector but are 0.1% of its sectors: a finding; DRAM at 71% is
+   * below the roof, so latency_bound. */
+  corpus_kernel(&k, 71.245994, 44.694344, 8388608, 524288, 8179, 8192, 32, 4, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  const pc_finding *st = find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES);
+  assert_non_null(st);
+  assert_near(st->value, 4, 0);
+  /* The same stores as the kernel's main traffic are the verdict. */
+  k.metric[PC_M_ST_SECTORS] = 4194304;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES);
+  pc_kernel_free(&k);
+
+  /* A tensor-core GEMM that reads through TMA: its LSU bytes per sector
+   * are 0 (no LDG at all), which says nothing about coalescing. */
+  corpus_kernel(&k, 30, 95, 0, 0, 1, 1, 0, 4, 0);
+  k.metric[PC_M_LD_REQUESTS] = 0;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(count_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS), 0);
+  pc_kernel_free(&k);
+
+  /* lanes_block1: a block of one thread uses 4 bytes a sector, and only the
+   * launch can change that: partial_warps, not uncoalesced. */
+  corpus_kernel(&k, 1, 20, 8448, 8448, 8449, 8449, 4, 4, 0);
+  k.block[0] = 1, k.grid[0] = 8448;
+  k.metric[PC_M_THREAD_INST_PER_INST] = 1;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_PARTIAL_WARPS);
+  assert_int_equal(count_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS), 0);
+  pc_kernel_free(&k);
+
+  /* flash_fwd_kernel (torch SDPA, bf16): 17922172 + 15135844 local sectors
+   * against 91445579 L2 sectors: 26.6% of the traffic is local memory. */
+  corpus_kernel(&k, 7.19731, 53.953262, 69206016, 4325376, 2130187, 163840, 0, 32, 0);
+  k.metric[PC_M_LOCAL_LD_SECTORS] = 17922172, k.metric[PC_M_LOCAL_ST_SECTORS] = 15135844;
+  k.metric[PC_M_L2_SECTORS] = 91445579;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS);
+  assert_near(k.diag.verdict.value, 33058016.0 / (33058016.0 + 91445579.0), 1e-12);
+  pc_kernel_free(&k);
+
+  /* Bank conflicts: transpose_conflicts replays 97% of its wavefronts with
+   * L1 at 90%, the verdict; the same share with L1 at 30% is a finding. */
+  corpus_kernel(&k, 40, 45, 4194304, 131072, 4194304, 131072, 32, 32, 0);
+  k.metric[PC_M_SHARED_BANK_CONFLICTS_LD] = 969, k.metric[PC_M_SHARED_WAVEFRONTS_LD] = 1000;
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 90;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS);
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 30;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_non_null(find_cause(&k, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS));
+  /* ... and with L1's load not measured, the verdict as before. */
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS);
+  pc_kernel_free(&k);
+
+  /* A utilization above 105% is no measurement (ncu's 162% on a 2 us
+   * kernel): left out of step 2. */
+  corpus_kernel(&k, 30, 40, 4194304, 131072, 4194304, 131072, 32, 32, 0);
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 162;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_near(k.diag.verdict.value, 40, 0);
+  assert_string_not_equal(k.busiest_memory.name, "l1");
+  pc_kernel_free(&k);
+
+  /* cudnn's SDPA forward (sm90 flash fprop): 168 registers a thread hold
+   * one block of 12 warps per SM (18.75% theoretical, 14.1% achieved), but
+   * the tensor pipe is at 73.7%: that is the design, so the register limit
+   * is a finding and the verdict is latency_bound. */
+  corpus_kernel(&k, 12.691906, 70.932041, 0, 0, 0, 0, 0, 0, 0);
+  k.grid[0] = 132, k.block[0] = 384;
+  k.attr.registers_per_thread = 168, k.dynamic_smem = k.attr.dynamic_smem = 232448;
+  k.attr.blocks_per_sm = 1, k.attr.warps_per_sm = 12, k.attr.theoretical_occupancy_pct = 18.75;
+  k.attr.waves_per_sm = 1;
+  k.attr.limit_registers = 1, k.attr.limit_shared_mem = 1, k.attr.limit_warps = 5, k.attr.limit_blocks = 32;
+  k.attr.binding = PC_LIMIT_REGISTERS;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 14.064957;
+  k.metric[PC_M_PIPE_TENSOR_PCT] = 73.677406, k.metric[PC_M_PIPE_TENSOR_GMMA_PCT] = 4.604838;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  const pc_finding *occ = find_cause(&k, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  assert_non_null(occ);
+  assert_non_null(strstr(occ->advice, "tensor pipe"));
+  /* The same kernel with the tensor pipe at 40%: occupancy is the verdict. */
+  k.metric[PC_M_PIPE_TENSOR_PCT] = 40;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  pc_kernel_free(&k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thresholds_table),
@@ -921,6 +1100,7 @@ int main(void) {
       cmocka_unit_test(test_step1_region),
       cmocka_unit_test(test_step1_kernel_takes_region_verdict),
       cmocka_unit_test(test_report_offline_and_regions),
+      cmocka_unit_test(test_corpus_refinements),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,17 +163,17 @@ static void test_metric_lists(void **state) {
   check_list("default", PC_SET_DEFAULT);
   check_list("sol", PC_SET_SOL);
   check_list("full", PC_SET_FULL);
-  /* Exact counts: 47 metrics; default drops the four SOL rows and six
+  /* Exact counts: 49 metrics; default drops the four SOL rows and six
    * FP64/FP16 siblings, sol the siblings. */
   char **names;
   size_t n = split(perfcheck_metric_list("full"), &names);
-  assert_int_equal(n, 47);
+  assert_int_equal(n, 49);
   free_names(names, n);
   n = split(perfcheck_metric_list("default"), &names);
-  assert_int_equal(n, 37);
+  assert_int_equal(n, 39);
   free_names(names, n);
   n = split(perfcheck_metric_list("sol"), &names);
-  assert_int_equal(n, 41);
+  assert_int_equal(n, 43);
   free_names(names, n);
   /* The default list starts with the duration and names no SOL metric. */
   const char *def = perfcheck_metric_list("default");
