@@ -942,7 +942,24 @@ static const char *pc_occupancy_advice(pc_limiter l) {
   }
 }
 
-static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
+/* grid_too_small, the hit. */
+static void pc_walk_grid_hit(pc_walk *w, double waves) {
+  pc_hit(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
+         "Launch more blocks: the grid fills only %.2f of one wave of the GPU's SMs, so spread independent work "
+         "(an outer loop) across more blocks.",
+         waves);
+}
+
+/* A grid of fewer blocks than the GPU has SMs leaves SMs idle, and every
+ * percentage the other steps read is of a GPU mostly idle: NVIDIA's triage
+ * guide asks this first (seed 004 Decision 1), so it comes before step 3. */
+static int pc_grid_idles_sms(const pc_kernel *k, const pc_device *d) {
+  const double waves = k->derived.waves_per_sm, blocks = pc_dims(k->grid);
+  return pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN) && d && d->sm_count > 0 && pc_has(blocks) &&
+         blocks < d->sm_count;
+}
+
+static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, int grid_done) {
   const double waves = k->derived.waves_per_sm, theo = k->derived.theoretical_occupancy_pct;
   const double ach = k->derived.achieved_occupancy_pct;
   const double low = PC_T(PC_T_ACHIEVED_LOW_PCT), full = PC_T(PC_T_THEORETICAL_FULL_PCT);
@@ -968,14 +985,23 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
     }
   }
 
-  if (pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN)) {
-    /* Achieved occupancy averages only over the SMs that were active, so a
-     * small grid can look well occupied: waves per SM tells the truth. */
-    pc_hit(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
-           "Launch more blocks: the grid fills only %.2f of one wave of the GPU's SMs, so spread independent work "
-           "(an outer loop) across more blocks.",
-           waves);
+  /* Achieved occupancy averages only over the SMs that were active, so a
+   * small grid can look well occupied: waves per SM tells the truth.  But a
+   * grid with a block on every SM whose one wave reaches a healthy achieved
+   * occupancy is not too small (torch's top-k: 1024 blocks, 0.97 waves, 90%
+   * achieved): a note. */
+  const double blocks = pc_dims(k->grid);
+  const int small = pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN);
+  const int full_enough = small && d && d->sm_count > 0 && pc_has(blocks) && blocks >= d->sm_count && pc_has(ach) &&
+                          ach >= low;
+  if (small && !full_enough) {
+    if (!grid_done) pc_walk_grid_hit(w, waves);
   } else {
+    if (full_enough)
+      pc_note(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
+              "The grid fills %.2f of one wave, with a block on every SM and %.1f%% achieved occupancy: a few more "
+              "blocks would fill the last slots, not more.",
+              waves, ach);
     if (pc_is_null(waves)) pc_missing(w, 5, PC_WAVES, "grid size against the SMs");
     pc_occ_view occ;
     pc_occ_resolve(k, d, &occ);
@@ -1108,11 +1134,13 @@ void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *regi
                           bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
   const int compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
                            bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
+  const int idle = pc_grid_idles_sms(k, d);
+  if (idle) pc_walk_grid_hit(&w, k->derived.waves_per_sm);
   if (memory_side) pc_walk_step3(&w, k);
   /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
    * throughput (report-contract.md, the second trap). */
   if (compute_side) pc_walk_step4(&w, k);
-  pc_walk_step5(&w, k, d);
+  pc_walk_step5(&w, k, d, idle);
   pc_walk_finish(&w, k, d, &k->diag);
 }
 
