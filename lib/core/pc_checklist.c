@@ -159,7 +159,10 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                 "FLOP/s are left unknown",
                                 "our rule: a FLOP count that leaves out the tensor cores would place a GEMM far "
                                 "below its roof"},
-    [PC_T_WAVES_MIN] = {"waves_min", 1, "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small",
+    [PC_T_WAVES_MIN] = {"waves_min", 1,
+                        "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small, judged before step "
+                        "3 when the grid has fewer blocks than the GPU has SMs; a finding when every SM has a block "
+                        "and achieved occupancy reaches achieved_occupancy_low_pct",
                         "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)"},
     [PC_T_ACHIEVED_LOW_PCT] = {"achieved_occupancy_low_pct", 60, "step 5: achieved occupancy below this % is low",
                                "seed 004 Decision 1 and practical thresholds"},

@@ -480,12 +480,33 @@ static void test_trap_one_block_grid(void **state) {
   assert_near(k.diag.verdict.value, 1.0 / 160, 1e-12);
   assert_near(k.diag.verdict.threshold, 1, 0);
   pc_kernel_free(&k);
-  /* ncu's own waves value is used when present. */
+  /* ncu's own waves value is used when present: 80 blocks on the T4's 40
+   * SMs in half a wave, 30% achieved. */
   mystery(&k, MYSTERY_C0, 1);
+  k.grid[0] = 80;
   k.attr.waves_per_sm = 0.5;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 30;
   pc_checklist_kernel(&k, &d, NULL);
   assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_GRID_TOO_SMALL);
   assert_near(k.diag.verdict.value, 0.5, 0);
+  /* A block on every SM and a healthy achieved occupancy in that one wave
+   * (torch's top-k: 1024 blocks, 0.97 waves, 90.6%): not too small, a note. */
+  k.attr.waves_per_sm = 0.97;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 90.6;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_not_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_GRID_TOO_SMALL);
+  const pc_finding *gn = find_cause(&k, PERFCHECK_CAUSE_GRID_TOO_SMALL);
+  assert_non_null(gn);
+  assert_near(gn->value, 0.97, 0);
+  pc_kernel_free(&k);
+  /* Fewer blocks than SMs comes before step 3: torch's nll_loss forward,
+   * one block of 512 threads reading 9.6 bytes a sector, is grid_too_small. */
+  mystery(&k, MYSTERY_A, 1);
+  k.grid[0] = 1, k.block[0] = 512;
+  k.metric[PC_M_LD_BYTES_PER_SECTOR] = 9.6, k.metric[PC_M_ST_BYTES_PER_SECTOR] = 4;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_GRID_TOO_SMALL);
+  assert_non_null(find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS));
   pc_kernel_free(&k);
 }
 
