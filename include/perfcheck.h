@@ -160,7 +160,11 @@ PERFCHECK_API const char *perfcheck_bound_name(perfcheck_bound bound);
 typedef enum perfcheck_format {
   PERFCHECK_FORMAT_TEXT = 0, /* the checklist tables and a verdict line per kernel */
   PERFCHECK_FORMAT_JSON = 1, /* schema "perfcheck-report/1" (report-contract.md) */
-  PERFCHECK_FORMAT_CSV = 2   /* one row per kernel */
+  PERFCHECK_FORMAT_CSV = 2,  /* one row per kernel */
+  /* One self-contained HTML page (no network, no script needed to see it):
+   * the roofline with the device's ceilings, the five questions per kernel
+   * as bands, the regions' timelines, the kernel table. */
+  PERFCHECK_FORMAT_HTML = 3
 } perfcheck_format;
 
 

@@ -718,6 +718,16 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
 }
 
+void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side) {
+  const perfcheck_bound bound = k->diag.bound;
+  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
+  const int roofline = pc_has(ai) && pc_has(ridge);
+  *memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
+                 bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
+  *compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
+                  bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
+}
+
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
   if (!k) return;
   pc_derive(k, d);
@@ -726,14 +736,9 @@ void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *regi
   memset(&w, 0, sizeof w);
 
   pc_walk_step1(&w, region);
-  const perfcheck_bound bound = pc_walk_step2(k, d);
-  k->diag.bound = bound;
-  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
-  const int roofline = pc_has(ai) && pc_has(ridge);
-  const int memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
-                          bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
-  const int compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
-                           bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
+  k->diag.bound = pc_walk_step2(k, d);
+  int memory_side, compute_side;
+  pc_checklist_sides(k, d, &memory_side, &compute_side);
   if (memory_side) pc_walk_step3(&w, k);
   /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
    * throughput (report-contract.md, the second trap). */

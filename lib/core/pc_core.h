@@ -344,6 +344,10 @@ void pc_checklist_region(pc_region *g);
 /* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
  * and was assessed): fills k->diag. Calls pc_derive first. */
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
+/* Which of step 3 (the memory side) and step 4 (the compute side) the walk
+ * runs for a kernel whose derived values and diag.bound are filled: step 2's
+ * bound, or the roofline when it is decisive. */
+void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side);
 /* Diagnoses every kernel and region of a report. */
 void pc_checklist_report(pc_report *r);
 
@@ -352,6 +356,22 @@ void pc_checklist_report(pc_report *r);
 perfcheck_status pc_write_text(const pc_report *r, FILE *f);
 perfcheck_status pc_write_json(const pc_report *r, FILE *f);
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
+perfcheck_status pc_write_html(const pc_report *r, FILE *f);
+
+/* The name a kernel is shown and paired by: its display name when the report
+ * carries one, else `name` (never NULL). */
+const char *pc_kernel_display_name(const pc_kernel *k);
+
+/* A label per kernel entry (pc_write_text.c): the display name, plus what
+ * tells apart entries that share it ("mysteryC, 48000 B dynamic"), made
+ * printable for a terminal. */
+typedef struct pc_label {
+  char *text;   /* printable, malloc'd */
+  size_t width; /* characters */
+} pc_label;
+/* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
+ * OOM (then nothing is left allocated).  The caller frees each text. */
+int pc_kernel_labels(const pc_report *r, pc_label *labels);
 /* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
 void pc_json_write_string(FILE *f, const char *s);
 /* CSV field quoting (RFC 4180). */
