@@ -42,13 +42,14 @@ void pc_html_text_cut(FILE *f, const char *s, size_t max_chars) {
     pc_html_text(f, s);
     return;
   }
-  char *head = malloc(cut_at + 1);
-  if (!head) return; /* out of memory: the text is left out, the page stays valid */
-  memcpy(head, s, cut_at);
-  head[cut_at] = '\0';
-  pc_html_text(f, head);
+  char small[512], *head = cut_at < sizeof small ? small : malloc(cut_at + 1);
+  if (head) {
+    memcpy(head, s, cut_at);
+    head[cut_at] = '\0';
+    pc_html_text(f, head);
+    if (head != small) free(head);
+  }
   fputs("\xE2\x80\xA6", f); /* U+2026 */
-  free(head);
 }
 
 /* ---- Numbers --------------------------------------------------------------- */
@@ -272,7 +273,7 @@ static double pc_point_r(const pc_roof_point *p) {
   return r < 2.5 ? 2.5 : r;
 }
 
-void pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n) {
+int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n) {
   char b1[64], b2[64];
   const double bw = pc_pos(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s : PC_NULL;
   const double peak = pc_pos(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL; /* GFLOP/s */
@@ -408,6 +409,7 @@ void pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof
       fprintf(f, "%s -> ", p->cause_before);
     fprintf(f, "%s</title></circle>\n", perfcheck_cause_name(p->cause));
   }
+  const int drew_points = order != NULL;
   free(order);
   fputs("</svg>\n", f);
 
@@ -458,4 +460,5 @@ void pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof
     fputs("</td></tr>\n", f);
   }
   fputs("</tbody></table>\n</section>\n", f);
+  return drew_points ? 0 : -1;
 }

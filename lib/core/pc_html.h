@@ -70,7 +70,8 @@ int pc_roof_point_drawn(const pc_roof_point *p);
  * (a line only for a ceiling the report holds; the legend says where each
  * came from and which are not measured) and one circle per drawn point,
  * then the legend table (every kernel, with why it has no point).
- * `id` names the section (HTML id). */
-void pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n);
+ * `id` names the section (HTML id).  Returns 0, or -1 when memory ran out
+ * (the page is still well formed, but its points are missing). */
+int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n);
 
 #endif /* PC_HTML_H */

@@ -84,16 +84,17 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
   size_t one_side = 0;
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
   for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
-  for (size_t o = 0; o < 3; o++)
-  for (size_t i = 0; i < k->nmetrics; i++) {
-    const pc_diff_metric *m = &k->metrics[i];
-    if (m->change != order[o]) continue;
-    fputs("    ", f);
-    pc_put_printable(f, m->name);
-    fprintf(f, " %s -> %s", pc_dn(a, sizeof a, m->before), pc_dn(b, sizeof b, m->after));
-    if (m->before != 0) fprintf(f, " (%+.1f%%", 100.0 * (m->after - m->before) / fabs(m->before));
-    else fputs(" (from 0", f);
-    fprintf(f, ", tolerance %s%%): %s\n", pc_dn(c, sizeof c, m->tolerance_pct), pc_change_name(m->change));
+  for (size_t o = 0; o < 3; o++) { /* worse first */
+    for (size_t i = 0; i < k->nmetrics; i++) {
+      const pc_diff_metric *m = &k->metrics[i];
+      if (m->change != order[o]) continue;
+      fputs("    ", f);
+      pc_put_printable(f, m->name);
+      fprintf(f, " %s -> %s", pc_dn(a, sizeof a, m->before), pc_dn(b, sizeof b, m->after));
+      if (m->before != 0) fprintf(f, " (%+.1f%%", 100.0 * (m->after - m->before) / fabs(m->before));
+      else fputs(" (from 0", f);
+      fprintf(f, ", tolerance %s%%): %s\n", pc_dn(c, sizeof c, m->tolerance_pct), pc_change_name(m->change));
+    }
   }
   if (one_side) {
     fprintf(f, "    measured on one side only (%zu): ", one_side);
@@ -351,15 +352,16 @@ static void pc_html_metric_moves(FILE *f, const pc_diff_kernel *k) {
   size_t shown = 0, one_side = 0;
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
   for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
-  for (size_t o = 0; o < 3; o++)
-  for (size_t i = 0; i < k->nmetrics; i++) {
-    const pc_diff_metric *m = &k->metrics[i];
-    if (m->change != order[o]) continue;
-    fputs(shown++ ? "<br>" : "", f);
-    fprintf(f, "<span class=\"mono\">");
-    pc_html_text(f, m->name);
-    fprintf(f, "</span> %s &#8594; %s <b>%s</b>", pc_dn(a, sizeof a, m->before), pc_dn(b, sizeof b, m->after),
-            pc_change_name(m->change));
+  for (size_t o = 0; o < 3; o++) { /* worse first */
+    for (size_t i = 0; i < k->nmetrics; i++) {
+      const pc_diff_metric *m = &k->metrics[i];
+      if (m->change != order[o]) continue;
+      fputs(shown++ ? "<br>" : "", f);
+      fprintf(f, "<span class=\"mono\">");
+      pc_html_text(f, m->name);
+      fprintf(f, "</span> %s &#8594; %s <b>%s</b>", pc_dn(a, sizeof a, m->before), pc_dn(b, sizeof b, m->after),
+              pc_change_name(m->change));
+    }
   }
   if (one_side) fprintf(f, "%s<span class=\"why\">%zu measured on one side only</span>", shown ? "<br>" : "", one_side);
   if (!shown && !one_side) fputs("-", f);
@@ -482,10 +484,11 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
   fputs("<p class=\"note\">On the roofline a hollow circle is where a kernel was before and the arrow points to "
         "where it is after; a kernel whose point did not move has no arrow.</p>\n",
         f);
-  pc_html_roofline(f, "roofline", &d->device_b, pts, d->nkernels);
+  int roof = pc_html_roofline(f, "roofline", &d->device_b, pts, d->nkernels);
   pc_html_end(f);
   free(pts);
   pc_locale_end(&lg);
+  if (roof != 0) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_diff_write_html: out of memory");
   if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the HTML diff failed");
   return PERFCHECK_OK;
 }

@@ -682,7 +682,7 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f) {
   pc_html_header(f, r);
 
   for (size_t i = 0; i < n; i++) pc_roof_point_set(&pts[i], i, labels[i].text, &r->kernels[i]);
-  pc_html_roofline(f, "roofline", &r->device, pts, n);
+  int roof = pc_html_roofline(f, "roofline", &r->device, pts, n);
 
   fputs("<section id=\"regions\">\n<h2>Regions: is the kernel the slow part? (step 1)</h2>\n", f);
   if (r->nregions == 0)
@@ -709,6 +709,7 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f) {
   free(labels);
   free(pts);
   pc_locale_end(&lg);
+  if (roof != 0) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
   if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the HTML report failed");
   return PERFCHECK_OK;
 }
