@@ -25,6 +25,14 @@
  * session function takes the session's lock), and kernels launched from any
  * host thread are attributed to the open region.  A report is immutable once
  * returned: any number of threads may read it.
+ *
+ * Exports: libperfcheck.so exports the perfcheck_* functions below and two
+ * more, pc_inject_initialize and pc_inject_nvtx_initialize.  Those two are
+ * not API: they are how libperfcheck_inject.so (the injection library of
+ * `perfcheck run`) starts the runtime inside this library, so that a process
+ * has one copy of the session state; they are declared in
+ * lib/inject/pc_inject.h, may change with every release, and must not be
+ * called by programs.
  */
 #ifndef PERFCHECK_H
 #define PERFCHECK_H
@@ -133,7 +141,8 @@ PERFCHECK_API unsigned perfcheck_version_number(void);
   X(GRID_TOO_SMALL, 13, "grid_too_small")           \
   X(AT_ROOF, 14, "at_roof")                         \
   X(LATENCY_BOUND, 15, "latency_bound")             \
-  X(NOT_ASSESSED, 16, "not_assessed")
+  X(NOT_ASSESSED, 16, "not_assessed")             \
+  X(PARTIAL_WARPS, 17, "partial_warps")
 
 typedef enum perfcheck_cause {
 #define PERFCHECK_CAUSE_ENUM_(name, value, word) PERFCHECK_CAUSE_##name = value,
@@ -202,6 +211,22 @@ typedef struct perfcheck_options {
 
 /* Fills *options with the defaults and sets options->size.  NULL is ignored. */
 PERFCHECK_API void perfcheck_options_init(perfcheck_options *options);
+
+/* Fills *options as perfcheck_options_init does, then from the PERFCHECK_*
+ * environment variables that `perfcheck run` sets (PERFCHECK_MODE,
+ * PERFCHECK_METRICS, PERFCHECK_KERNELS, PERFCHECK_LAUNCH_SKIP,
+ * PERFCHECK_LAUNCH_COUNT, PERFCHECK_PER_SIGNATURE, PERFCHECK_OUTPUT,
+ * PERFCHECK_FORMAT, PERFCHECK_PROGRESS; the README's table), so that a
+ * program or a language binding that creates its own session honours the
+ * same settings.  PERFCHECK_NVTX has no field here: it applies to the
+ * injection library only.  A bad value is never fatal: it gives one warning
+ * line on stderr naming the variable and the default used, and that field
+ * keeps its default.  The strings stored in *options are owned by the
+ * library and stay valid for the life of the process.  *bad_values (may be
+ * NULL) is the number of bad values.  Returns PERFCHECK_OK, or
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (options NULL).  Not thread-safe: call it
+ * from one thread at a time (at start-up, or under the caller's lock). */
+PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *options, unsigned *bad_values);
 
 /* ==== Reports ============================================================ */
 
@@ -286,6 +311,22 @@ PERFCHECK_API perfcheck_status perfcheck_report_kernel_value(const perfcheck_rep
 PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *report,
                                                       perfcheck_format format, FILE *stream);
 
+/* The report as perfcheck_report_write would write it, in memory (for
+ * callers that have no FILE*, such as language bindings).  On success *out
+ * is a new NUL-terminated string, owned by the caller (free it with
+ * perfcheck_free), and *len (may be NULL) its length without the NUL; on
+ * failure *out is NULL and *len 0.  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (report or out NULL, unknown format);
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe: reports are immutable (a
+ * session's borrowed report until that session's next begin, end or
+ * destroy). */
+PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report *report, perfcheck_format format,
+                                                          char **out, size_t *len);
+
+/* Frees memory that a perfcheck function handed to the caller
+ * (perfcheck_report_to_string's string).  NULL is a no-op. */
+PERFCHECK_API void perfcheck_free(void *memory);
+
 /* Reads an `ncu --csv --page raw` export and diagnoses every launch in it;
  * no GPU is needed.  On success *out owns a new report (free it with
  * perfcheck_report_destroy).  Unusable values become NaN with a warning in the
@@ -309,6 +350,13 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * perfcheck report; perfcheck_last_error_message() says "FILE:LINE:COLUMN:
  * what"), PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
+
+/* The same from memory: `text` holds `len` bytes of a JSON report (no NUL
+ * needed; it is only read), `name` is what messages call it (a file name;
+ * NULL: "<json>").  Returns as perfcheck_report_from_json, without
+ * PERFCHECK_ERROR_IO.  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
+                                                               int quiet, perfcheck_report **out);
 
 /* Combines the reports of several processes (MPI ranks, forks, each written
  * through PERFCHECK_OUTPUT's %p / %q{VAR}) into one new report, then walks
@@ -407,9 +455,13 @@ PERFCHECK_API const char *perfcheck_metric_list(const char *set);
  * list, as perfcheck_options.metrics) on the chip `chip` as CUPTI spells it
  * ("GH100", "AD102"); chip NULL means the current process's device 0, which
  * needs a driver.  Uses CUPTI's host API: no GPU is needed with a chip name.
+ * Metrics of perfcheck's own table that the chip lacks (TMA and GMMA
+ * counters before Hopper, say) are left out of the count, as a session
+ * leaves them out of its collection (its report names them).
  * Returns PERFCHECK_OK with *passes set; PERFCHECK_ERROR_INVALID_ARGUMENT (bad
- * list); PERFCHECK_ERROR_NOT_FOUND (a metric unknown on that chip; the
- * message names it); PERFCHECK_ERROR_UNSUPPORTED (unknown chip);
+ * list); PERFCHECK_ERROR_NOT_FOUND (a metric the caller added by name that is
+ * unknown on that chip; the message names it; *passes counts the rest);
+ * PERFCHECK_ERROR_UNSUPPORTED (unknown chip);
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; PERFCHECK_ERROR_NO_DRIVER /
  * PERFCHECK_ERROR_NO_DEVICE (chip NULL without a GPU). */
 PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes);
@@ -739,6 +791,11 @@ PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
   *options = zero;
   options->size = sizeof *options;
 }
+PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *options, unsigned *bad_values) {
+  perfcheck_options_init(options);
+  if (bad_values) *bad_values = 0;
+  return options ? PERFCHECK_OK : PERFCHECK_ERROR_INVALID_ARGUMENT;
+}
 PERFCHECK_API size_t perfcheck_report_kernel_count(const perfcheck_report *report) {
   PERFCHECK_UNUSED_(report);
   return 0;
@@ -767,6 +824,14 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
   PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(format), PERFCHECK_UNUSED_(stream);
   return PERFCHECK_ERROR_UNSUPPORTED;
 }
+PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report *report, perfcheck_format format,
+                                                          char **out, size_t *len) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(format);
+  if (out) *out = NULL;
+  if (len) *len = 0;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API void perfcheck_free(void *memory) { PERFCHECK_UNUSED_(memory); }
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
@@ -774,6 +839,12 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
 }
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
+                                                               int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(text), PERFCHECK_UNUSED_(len), PERFCHECK_UNUSED_(name), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

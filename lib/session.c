@@ -43,6 +43,7 @@
 #include "core/pc_core.h"
 #include "gpu/pc_activity.h"
 #include "gpu/pc_capture.h"
+#include "gpu/pc_cupti.h"
 #include "gpu/pc_cuda.h"
 #include "gpu/pc_funcinfo.h"
 #include "gpu/pc_rangeprof.h"
@@ -171,7 +172,7 @@ static void pc_check_state(perfcheck_session *s) {
 
 static uint64_t pc_timestamp(void) {
   uint64_t t = 0;
-  if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) t = 0;
+  if (pc_cupti.cuptiGetTimestamp(&t) != CUPTI_SUCCESS) t = 0;
   return t;
 }
 

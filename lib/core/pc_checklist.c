@@ -17,6 +17,7 @@
  * Every number the walk compares against is in pc_threshold_table below. */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pc_core.h"
@@ -30,13 +31,19 @@ enum {
   PC_T_KERNEL_SHARE_MIN,
   PC_T_CEILING_HIGH_PCT,
   PC_T_AT_ROOF_PCT,
+  PC_T_KERNEL_TIME_SHARE_MIN,
+  PC_T_NEAR_ROOF_PCT,
+  PC_T_BPS_MIN,
   PC_T_SPR_MAX,
+  PC_T_SPR_VECTOR_MAX,
   PC_T_SPR_SLACK,
   PC_T_LOCAL_SECTORS_MAX,
   PC_T_BANK_CONFLICT_SHARE_MAX,
   PC_T_ATOMIC_SHARE_MAX,
   PC_T_TPI_MIN,
   PC_T_TPI_PRED_ON_MIN,
+  PC_T_LANE_USE_MIN,
+  PC_T_TENSOR_ACTIVE_PCT,
   PC_T_WAVES_MIN,
   PC_T_ACHIEVED_LOW_PCT,
   PC_T_THEORETICAL_FULL_PCT,
@@ -69,10 +76,32 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                           "step 0: with nothing caught, the larger throughput at or above this % is at_roof, below "
                           "it latency_bound",
                           "seed 004 Decision 2 (above ~80%: near-limit)"},
+    [PC_T_KERNEL_TIME_SHARE_MIN] = {"kernel_time_share_min", 0.05,
+                                    "step 1, per kernel: a kernel with less than this share of its region's summed "
+                                    "kernel time (of the export's, offline) is not_the_slow_part; what its other "
+                                    "steps found stays as findings",
+                                    "seed 000 step 1 and \"an hour on a kernel that owns two percent of your run "
+                                    "time\""},
+    [PC_T_NEAR_ROOF_PCT] = {"occupancy_near_roof_pct", 80,
+                            "step 5: with a pipe or memory level at or above this % of its peak, low occupancy is a "
+                            "finding, not the verdict (grid_too_small still is)",
+                            "seed 002 (occupancy is not the goal); seed 004 Decision 1 (low achieved occupancy "
+                            "matters \"unless ... compute or memory GPU SOL is already high\"); at_roof_pct's value"},
+    [PC_T_BPS_MIN] = {"bytes_per_sector_min", 16,
+                      "step 3: a warp using fewer bytes than this of each 32-byte sector it fetches (loads, stores, "
+                      "cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is uncoalesced; "
+                      "right for every access width",
+                      "seed 004 Decision 5 (\"below ~16 bytes per sector\": fetched sectors carry useful data for "
+                      "less than half their capacity); seed 000 step 3"},
     [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
-                      "step 3: global load/store sectors per request above this are uncoalesced (4: a warp's 32 "
-                      "floats in 128 bytes; 32 is the ceiling)",
+                      "step 3, when bytes per sector were not measured: global load/store sectors per request at or "
+                      "below this are coalesced (4: a warp's 32 floats in 128 bytes)",
                       "seed 000 step 3; seed 004 Decision 5"},
+    [PC_T_SPR_VECTOR_MAX] = {"sectors_per_request_vector_max", 16,
+                             "step 3, when bytes per sector were not measured: above this many sectors per request "
+                             "no access width is coalesced (16: 32 lanes of 16-byte loads); between "
+                             "sectors_per_request_max and this the width decides, and the step is not_assessed",
+                             "seed 000 step 3, extended to 8- and 16-byte accesses"},
     [PC_T_SPR_SLACK] = {"sectors_per_request_slack", 0.1,
                         "step 3: sectors per request must exceed sectors_per_request_max by more than this to count "
                         "(an extra sector on at least 1 request in 10; a coalesced add_one read 4.002 in one H200 "
@@ -95,6 +124,17 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_TPI_PRED_ON_MIN] = {"threads_per_instruction_pred_on_min", 24,
                               "step 4: predicated-on threads per instruction below this (a finding only)",
                               "as threads_per_instruction_min"},
+    [PC_T_LANE_USE_MIN] = {"lane_use_min", 0.75,
+                           "step 4: threads per instruction below this share of the lanes the launch allows "
+                           "(block threads / warps per block) is divergence; a launch that allows fewer than "
+                           "threads_per_instruction_min lanes is partial_warps",
+                           "seed 000 step 4 (24 of 32 = 0.75)"},
+    [PC_T_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", 1,
+                                "step 2: a tensor pipe busier than this % means the kernel's FLOPs are not all "
+                                "counted (tensor-core FLOPs are not among the counters), so arithmetic intensity and "
+                                "FLOP/s are left unknown",
+                                "our rule: a FLOP count that leaves out the tensor cores would place a GEMM far "
+                                "below its roof"},
     [PC_T_WAVES_MIN] = {"waves_min", 1, "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small",
                         "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)"},
     [PC_T_ACHIEVED_LOW_PCT] = {"achieved_occupancy_low_pct", 60, "step 5: achieved occupancy below this % is low",
@@ -137,6 +177,7 @@ double pc_threshold_value(const char *key) {
 /* Step 1 has no ncu metric (ncu profiles kernels, not wall clocks): these
  * name the region quantities of the report instead. */
 #define PC_SHARE "kernel_ns / wall_ns"
+#define PC_KSHARE "total_ns / sum of total_ns over the region's kernels"
 /* Not ncu metrics: step 1 is measured with the Activity API, and these name
  * the region fields the ratio is made of. */
 #define PC_IDLE "(gpu_idle_ns + short_kernel_ns) / wall_ns"
@@ -176,44 +217,150 @@ static double pc_dims(const unsigned v[3]) {
   return (double)v[0] * (double)v[1] * (double)v[2];
 }
 
-/* % of the memory ceiling: the largest measured of dram__throughput,
- * gpu__compute_memory_throughput, and DRAM bytes per second over the peak. */
-static double pc_memory_pct(const pc_kernel *k, const pc_device *d, const char **name) {
-  double best = PC_NULL;
-  const char *nm = NULL;
-  const double cand[3] = {
-      pc_nonneg(k->metric[PC_M_DRAM_THROUGHPUT_PCT]),
-      pc_nonneg(k->metric[PC_M_MEM_THROUGHPUT_PCT]),
-      (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
-          ? k->derived.dram_gbps * 1e9 / d->peak_dram_bytes_per_s * 100.0
-          : PC_NULL,
-  };
-  const char *names[3] = {PC_NAME(PC_M_DRAM_THROUGHPUT_PCT), PC_NAME(PC_M_MEM_THROUGHPUT_PCT), PC_DRAM_RATE};
-  for (int i = 0; i < 3; i++)
-    if (pc_has(cand[i]) && (pc_is_null(best) || cand[i] > best)) best = cand[i], nm = names[i];
-  if (name) *name = nm;
+/* ==== Step 2's units: pipes, memory levels, aggregates ====================== */
+
+#define PC_BPS_LD "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
+#define PC_BPS_ST "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
+#define PC_BPS_LDGSTS "smsp__sass_average_data_bytes_per_sector_mem_global_op_ldgsts.ratio"
+#define PC_ATOMIC_L2 "(lts__t_requests_op_atom.sum + lts__t_requests_op_red.sum) / lts__t_requests.sum"
+
+enum { PC_UNIT_PIPE = 0, PC_UNIT_MEMORY = 1, PC_UNIT_AGGREGATE = 2 };
+
+/* Every unit step 2 reads, with the metric that measures it (a metric id, or
+ * a rate perfcheck computes from counts).  Order matters only for ties: the
+ * first listed wins.  X(name, kind, metric, id, scale): value * scale = %. */
+enum { PC_RATE_DRAM = -2, PC_RATE_FP32 = -3 };
+#define PC_UNIT_ROWS(X)                                                                                      \
+  X("tensor", PC_UNIT_PIPE, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", PC_M_PIPE_TENSOR_PCT, 1) \
+  X("tensor", PC_UNIT_PIPE, "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",          \
+    PC_M_PIPE_TENSOR_GMMA_PCT, 1)                                                                              \
+  X("fma", PC_UNIT_PIPE, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", PC_M_PIPE_FMA_PCT, 1)   \
+  X("alu", PC_UNIT_PIPE, "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active", PC_M_PIPE_ALU_PCT, 1)   \
+  X("fp64", PC_UNIT_PIPE, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", PC_M_PIPE_FP64_PCT, 1) \
+  X("lsu", PC_UNIT_PIPE, "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", PC_M_PIPE_LSU_PCT, 1)   \
+  X("xu", PC_UNIT_PIPE, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", PC_M_PIPE_XU_PCT, 1)      \
+  X("uniform", PC_UNIT_PIPE, "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",                \
+    PC_M_PIPE_UNIFORM_PCT, 1)                                                                                  \
+  X("dram", PC_UNIT_MEMORY, "dram__throughput.avg.pct_of_peak_sustained_elapsed", PC_M_DRAM_THROUGHPUT_PCT, 1)  \
+  X("dram", PC_UNIT_MEMORY, PC_DRAM_RATE, PC_RATE_DRAM, 1)                                                     \
+  X("l2", PC_UNIT_MEMORY, "lts__throughput.avg.pct_of_peak_sustained_elapsed", PC_M_L2_THROUGHPUT_PCT, 1)       \
+  X("l2", PC_UNIT_MEMORY, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", PC_M_L2_SECTORS_PCT, 1)           \
+  X("l1", PC_UNIT_MEMORY, "l1tex__throughput.avg.pct_of_peak_sustained_active", PC_M_L1_THROUGHPUT_PCT, 1)      \
+  X("l1", PC_UNIT_MEMORY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",                 \
+    PC_M_L1_WAVEFRONTS_PCT, 1)                                                                                 \
+  X("memory", PC_UNIT_AGGREGATE, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",           \
+    PC_M_MEM_THROUGHPUT_PCT, 1)                                                                                \
+  X("sm", PC_UNIT_AGGREGATE, "sm__throughput.avg.pct_of_peak_sustained_elapsed", PC_M_SM_THROUGHPUT_PCT, 1)     \
+  X("issue", PC_UNIT_AGGREGATE, "smsp__issue_active.avg.per_cycle_active", PC_M_ISSUE_ACTIVE, 100)              \
+  X("fp32", PC_UNIT_AGGREGATE, PC_FLOP_RATE, PC_RATE_FP32, 1)
+
+#define PC_UNIT_DEF_(name, kind, metric, id, scale) {name, kind, metric},
+static const pc_unit_def pc_unit_defs[] = {PC_UNIT_ROWS(PC_UNIT_DEF_)};
+#undef PC_UNIT_DEF_
+typedef struct pc_unit_src {
+  int id;
+  double scale;
+} pc_unit_src;
+#define PC_UNIT_SRC_(name, kind, metric, id, scale) {id, scale},
+static const pc_unit_src pc_unit_srcs[] = {PC_UNIT_ROWS(PC_UNIT_SRC_)};
+#undef PC_UNIT_SRC_
+#define PC_NUNITS (sizeof pc_unit_defs / sizeof pc_unit_defs[0])
+
+/* The aggregates that belong to the memory side (the rest are compute). */
+static int pc_unit_is_memory(size_t i) {
+  return pc_unit_defs[i].kind == PC_UNIT_MEMORY || pc_unit_srcs[i].id == PC_M_MEM_THROUGHPUT_PCT;
+}
+
+const pc_unit_def *pc_units(size_t *count) {
+  if (count) *count = PC_NUNITS;
+  return pc_unit_defs;
+}
+
+const pc_unit_def *pc_unit_lookup(const char *metric) {
+  if (!metric) return NULL;
+  for (size_t i = 0; i < PC_NUNITS; i++)
+    if (strcmp(pc_unit_defs[i].metric, metric) == 0) return &pc_unit_defs[i];
+  return NULL;
+}
+
+/* A unit's load in % of its peak; NaN when not measured. */
+static double pc_unit_pct(size_t i, const pc_kernel *k, const pc_device *d) {
+  const pc_unit_src *u = &pc_unit_srcs[i];
+  if (u->id >= 0) {
+    double v = pc_nonneg(k->metric[u->id]);
+    return pc_has(v) ? v * u->scale : PC_NULL;
+  }
+  if (u->id == PC_RATE_DRAM)
+    return (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
+               ? k->derived.dram_gbps * 1e9 / d->peak_dram_bytes_per_s * 100.0
+               : PC_NULL;
+  if (u->id == PC_RATE_FP32)
+    return (d && pc_has(k->derived.gflops) && pc_has(d->peak_fp32_flop_per_s) && d->peak_fp32_flop_per_s > 0)
+               ? k->derived.gflops * 1e9 / d->peak_fp32_flop_per_s * 100.0
+               : PC_NULL;
+  return PC_NULL;
+}
+
+/* The busiest unit of a side (memory_side 1: memory levels; 0: compute);
+ * levels_only: pipes or levels alone, without the aggregates. */
+static pc_unit_load pc_busiest(const pc_kernel *k, const pc_device *d, int memory_side, int levels_only) {
+  pc_unit_load best = {NULL, PC_NULL, NULL};
+  for (size_t i = 0; i < PC_NUNITS; i++) {
+    if (pc_unit_is_memory(i) != memory_side) continue;
+    if (levels_only && pc_unit_defs[i].kind == PC_UNIT_AGGREGATE) continue;
+    const double v = pc_unit_pct(i, k, d);
+    if (pc_has(v) && (pc_is_null(best.pct) || v > best.pct)) {
+      best.name = pc_unit_defs[i].name;
+      best.pct = v;
+      best.metric = pc_unit_defs[i].metric;
+    }
+  }
   return best;
 }
 
-/* % of the compute ceiling: the largest measured of sm__throughput, the flop
- * rate over the FP32 peak, and issue activity (issued per active cycle, as a
- * %). */
+/* % of the memory ceiling: the busiest memory level or ncu's memory SOL. */
+static double pc_memory_pct(const pc_kernel *k, const pc_device *d, const char **name) {
+  pc_unit_load b = pc_busiest(k, d, 1, 0);
+  if (name) *name = b.metric;
+  return b.pct;
+}
+
+/* % of the compute ceiling: the busiest pipe, ncu's SM SOL, issue slots or
+ * the FP32 flop rate. */
 static double pc_compute_pct(const pc_kernel *k, const pc_device *d, const char **name) {
-  double best = PC_NULL;
-  const char *nm = NULL;
-  const double issue = pc_nonneg(k->metric[PC_M_ISSUE_ACTIVE]);
-  const double cand[3] = {
-      pc_nonneg(k->metric[PC_M_SM_THROUGHPUT_PCT]),
-      (d && pc_has(k->derived.gflops) && pc_has(d->peak_fp32_flop_per_s) && d->peak_fp32_flop_per_s > 0)
-          ? k->derived.gflops * 1e9 / d->peak_fp32_flop_per_s * 100.0
-          : PC_NULL,
-      pc_has(issue) ? issue * 100.0 : PC_NULL,
-  };
-  const char *names[3] = {PC_NAME(PC_M_SM_THROUGHPUT_PCT), PC_FLOP_RATE, PC_NAME(PC_M_ISSUE_ACTIVE)};
-  for (int i = 0; i < 3; i++)
-    if (pc_has(cand[i]) && (pc_is_null(best) || cand[i] > best)) best = cand[i], nm = names[i];
-  if (name) *name = nm;
-  return best;
+  pc_unit_load b = pc_busiest(k, d, 0, 0);
+  if (name) *name = b.metric;
+  return b.pct;
+}
+
+/* The larger of the two ceilings' loads, and the metric that measured it. */
+static double pc_top_pct(const pc_kernel *k, const pc_device *d, const char **metric) {
+  const char *mn = NULL, *cn = NULL;
+  const double mem = pc_memory_pct(k, d, &mn), comp = pc_compute_pct(k, d, &cn);
+  const int mem_top = pc_has(mem) && (pc_is_null(comp) || mem >= comp);
+  if (metric) *metric = mem_top ? mn : cn;
+  return mem_top ? mem : comp;
+}
+
+/* "the tensor pipe", "L2", ...: how a unit is named in advice. */
+static const char *pc_unit_words(const char *metric) {
+  const pc_unit_def *u = pc_unit_lookup(metric);
+  if (!u) return "the busiest unit";
+  if (strcmp(u->name, "tensor") == 0) return "the tensor pipe";
+  if (strcmp(u->name, "fma") == 0) return "the FMA pipe";
+  if (strcmp(u->name, "alu") == 0) return "the ALU pipe";
+  if (strcmp(u->name, "fp64") == 0) return "the FP64 pipe";
+  if (strcmp(u->name, "lsu") == 0) return "the load/store (LSU) pipe";
+  if (strcmp(u->name, "xu") == 0) return "the XU (transcendental) pipe";
+  if (strcmp(u->name, "uniform") == 0) return "the uniform pipe";
+  if (strcmp(u->name, "dram") == 0) return "DRAM";
+  if (strcmp(u->name, "l2") == 0) return "L2";
+  if (strcmp(u->name, "l1") == 0) return "L1/shared memory";
+  if (strcmp(u->name, "memory") == 0) return "the memory system";
+  if (strcmp(u->name, "sm") == 0) return "the SM";
+  if (strcmp(u->name, "issue") == 0) return "the issue slots";
+  if (strcmp(u->name, "fp32") == 0) return "FP32 arithmetic";
+  return "the busiest unit";
 }
 
 /* The occupancy picture of a kernel: the attributes where known, else the
@@ -302,6 +449,16 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
 
   o->sectors_per_request_ld = pc_ratio(m[PC_M_LD_SECTORS], m[PC_M_LD_REQUESTS]);
   o->sectors_per_request_st = pc_ratio(m[PC_M_ST_SECTORS], m[PC_M_ST_REQUESTS]);
+  o->bytes_per_sector_ld = pc_nonneg(m[PC_M_LD_BYTES_PER_SECTOR]);
+  o->bytes_per_sector_st = pc_nonneg(m[PC_M_ST_BYTES_PER_SECTOR]);
+  o->bytes_per_sector_ldgsts = pc_nonneg(m[PC_M_LDGSTS_BYTES_PER_SECTOR]);
+  {
+    /* The lanes a warp can have: a block of fewer than 32 threads, or a
+     * partial last warp, caps threads per instruction with no branch at all. */
+    const double threads = pc_dims(k->block);
+    const int warp = (d && d->warp_size > 0) ? d->warp_size : 32;
+    o->lanes_per_warp_max = pc_has(threads) && threads > 0 ? threads / ceil(threads / warp) : PC_NULL;
+  }
   o->threads_per_instruction = pc_nonneg(m[PC_M_THREAD_INST_PER_INST]);
   o->threads_per_instruction_pred_on = pc_nonneg(m[PC_M_THREAD_INST_PRED_ON_PER_INST]);
   o->achieved_occupancy_pct = pc_nonneg(m[PC_M_WARPS_ACTIVE_PCT]);
@@ -326,8 +483,18 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   /* bytes per ns is GB/s; flops per ns is GFLOP/s. */
   o->dram_gbps = pc_ratio(o->dram_bytes, m[PC_M_DURATION]);
   o->gflops = pc_ratio(o->flops, m[PC_M_DURATION]);
+  {
+    /* Tensor-core FLOPs are not counted: with the tensor pipe busy, the
+     * CUDA-core FLOPs are not the kernel's, so intensity and FLOP/s stay
+     * unknown rather than wrong. */
+    const double t1 = pc_nonneg(m[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(m[PC_M_PIPE_TENSOR_GMMA_PCT]);
+    const double thr = PC_T(PC_T_TENSOR_ACTIVE_PCT);
+    if ((pc_has(t1) && t1 > thr) || (pc_has(t2) && t2 > thr)) o->arithmetic_intensity = o->gflops = PC_NULL;
+  }
   o->memory_pct = pc_memory_pct(k, d, NULL);
   o->compute_pct = pc_compute_pct(k, d, NULL);
+  k->busiest_pipe = pc_busiest(k, d, 0, 1);
+  k->busiest_memory = pc_busiest(k, d, 1, 1);
 
   const double local[2] = {m[PC_M_LOCAL_LD_SECTORS], m[PC_M_LOCAL_ST_SECTORS]};
   const double w2[2] = {1, 1};
@@ -335,7 +502,13 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   o->bank_conflict_share = pc_ratio(m[PC_M_SHARED_BANK_CONFLICTS_LD], m[PC_M_SHARED_WAVEFRONTS_LD]);
   double atom = pc_nonneg(m[PC_M_L2_ATOM_REQUESTS]), red = pc_nonneg(m[PC_M_L2_RED_REQUESTS]);
   double ldr = pc_nonneg(m[PC_M_LD_REQUESTS]), str = pc_nonneg(m[PC_M_ST_REQUESTS]);
-  o->atomic_share = pc_ratio(atom + red, ldr + str + atom + red); /* NaN propagates */
+  const double l2req = pc_nonneg(m[PC_M_L2_REQUESTS]);
+  /* Seed 004 Decision 5: relative to every L2 request (LSU, cp.async, TMA
+   * alike).  Older exports lack lts__t_requests: the LSU requests then. */
+  if (pc_has(l2req))
+    o->atomic_share = (pc_has(atom) && pc_has(red)) ? (l2req > 0 ? fmin(1.0, (atom + red) / l2req) : 0.0) : PC_NULL;
+  else
+    o->atomic_share = pc_ratio(atom + red, ldr + str + atom + red); /* NaN propagates */
 
   o->waves_per_sm = pc_nonneg(k->attr.waves_per_sm);
   if (pc_is_null(o->waves_per_sm) && d && d->sm_count > 0 && pc_has(occ.blocks_per_sm) && occ.blocks_per_sm > 0)
@@ -434,6 +607,25 @@ static const char *pc_which_missing(double a, double b, const char *ratio, const
   return ma ? na : nb;
 }
 
+/* Step 1 for the kernel itself: its share of its region's (or export's)
+ * kernel time.  A small share is the verdict (the report leads with what
+ * matters); the rest of the walk stays as findings. */
+static void pc_walk_step1_kernel(pc_walk *w, const pc_kernel *k) {
+  const double share = k->time_share, min = PC_T(PC_T_KERNEL_TIME_SHARE_MIN);
+  if (!pc_has(share) || share >= min) return;
+  if (k->time_share_from_timeline)
+    pc_hit(w, 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_KSHARE, share, min,
+           "Look at the longer kernels first: this one takes only %.1f%% of the kernel time%s, so no change to it "
+           "can matter much.",
+           share * 100.0, k->region ? " of its region" : "");
+  else
+    pc_note(w, 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_KSHARE, share, min,
+            "This kernel's profiled launches take only %.1f%% of the export's kernel time; an export holds only the "
+            "launches ncu profiled, so time the whole program (Nsight Systems, or a perfcheck region) before "
+            "setting it aside.",
+            share * 100.0);
+}
+
 /* Step 1 from the kernel's region. */
 static void pc_walk_step1(pc_walk *w, const pc_region *region) {
   if (!region) {
@@ -467,38 +659,80 @@ static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
   return PERFCHECK_BOUND_UNKNOWN;
 }
 
-/* Sectors per request for loads (ld = 1) or stores. */
-static void pc_walk_spr(pc_walk *w, const pc_kernel *k, int ld) {
+/* Coalescing of global loads (ld = 1) or stores (ld = 0).  The rule is
+ * bytes used per fetched sector, right for every access width: 32 when every
+ * fetched byte is used, 4 for 4-byte lanes a sector apart.  Exports without
+ * that counter fall back to sectors per request, which only settles the
+ * question at its ends: at most 4 is coalesced whatever the width, above 16
+ * is not coalesced for any width (32 lanes of 16-byte loads need 16); in
+ * between it depends on the access width, which the export does not give,
+ * so the step is not assessed (a vector kernel is never called uncoalesced
+ * on sectors per request alone). */
+static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
+  const double bps = ld ? k->derived.bytes_per_sector_ld : k->derived.bytes_per_sector_st;
   const double spr = ld ? k->derived.sectors_per_request_ld : k->derived.sectors_per_request_st;
   const pc_metric_id sid = ld ? PC_M_LD_SECTORS : PC_M_ST_SECTORS, rid = ld ? PC_M_LD_REQUESTS : PC_M_ST_REQUESTS;
   const char *ratio = ld ? PC_SPR_LD : PC_SPR_ST;
-  const double thr = PC_T(PC_T_SPR_MAX);
-  if (pc_has(spr)) {
-    if (spr > thr + PC_T(PC_T_SPR_SLACK)) {
-      if (ld)
-        pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, ratio, spr, thr,
-               "Make a warp's 32 lanes read consecutive addresses (transpose the index or stage the tile through "
-               "shared memory): each load request fetches %.1f sectors where 4 would do.",
-               spr);
-      else
-        pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES, ratio, spr, thr,
-               "Make a warp's 32 lanes write consecutive addresses (swap the index roles or stage the tile through "
-               "shared memory): each store request touches %.1f sectors where 4 would do.",
-               spr);
-    }
-  } else if (pc_nonneg(k->metric[rid]) == 0) {
-    /* No global loads (stores) at all: nothing to coalesce. */
-  } else {
-    pc_missing(w, 3, pc_which_missing(k->metric[sid], k->metric[rid], ratio, PC_NAME(sid), PC_NAME(rid)),
-               ld ? "coalescing of global loads" : "coalescing of global stores");
+  const char *bname = ld ? PC_BPS_LD : PC_BPS_ST;
+  const perfcheck_cause cause = ld ? PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS : PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES;
+  const double requests = pc_nonneg(k->metric[rid]);
+  const double bmin = PC_T(PC_T_BPS_MIN), smax = PC_T(PC_T_SPR_MAX), svec = PC_T(PC_T_SPR_VECTOR_MAX);
+  const double slack = PC_T(PC_T_SPR_SLACK);
+  if (requests == 0) return; /* no global loads (stores) at all: nothing to coalesce */
+  if (pc_has(bps) && bps > 0) {
+    if (bps < bmin)
+      pc_hit(w, 3, cause, bname, bps, bmin,
+             ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
+                  "shared memory): the warp uses only %.1f of every 32 bytes it fetches."
+                : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
+                  "shared memory): the warp uses only %.1f of every 32 bytes it writes.",
+             bps);
+    if (pc_has(spr) && spr > smax + slack)
+      pc_note(w, 3, cause, ratio, spr, smax,
+              "%.1f sectors per request with %.1f of 32 bytes used per sector: %s.", spr, bps,
+              bps >= bmin ? "wide (8- or 16-byte) accesses, fully used" : "the accesses are scattered");
+    return;
   }
+  if (pc_has(spr)) {
+    if (spr > svec + slack)
+      pc_hit(w, 3, cause, ratio, spr, svec,
+             ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
+                  "shared memory): each load request fetches %.1f sectors, more than any coalesced access width needs "
+                  "(bytes per sector were not measured: rule sectors_per_request_vector_max)."
+                : "Make a warp's lanes write consecutive addresses (swap the index roles or stage the tile through "
+                  "shared memory): each store request touches %.1f sectors, more than any coalesced access width "
+                  "needs (bytes per sector were not measured: rule sectors_per_request_vector_max).",
+             spr);
+    else if (spr > smax + slack)
+      pc_missing(w, 3, bname,
+                 ld ? "coalescing of global loads: sectors per request alone cannot tell wide accesses from "
+                      "scattered ones"
+                    : "coalescing of global stores: sectors per request alone cannot tell wide accesses from "
+                      "scattered ones");
+    return;
+  }
+  pc_missing(w, 3, pc_which_missing(k->metric[sid], k->metric[rid], ratio, PC_NAME(sid), PC_NAME(rid)),
+             ld ? "coalescing of global loads" : "coalescing of global stores");
+}
+
+/* cp.async (LDGSTS) loads: their own bytes per sector. */
+static void pc_walk_ldgsts(pc_walk *w, const pc_kernel *k) {
+  const double n = pc_nonneg(k->metric[PC_M_LDGSTS_INST]), bps = k->derived.bytes_per_sector_ldgsts;
+  const double bmin = PC_T(PC_T_BPS_MIN);
+  if (pc_is_null(n) || n == 0) return; /* no cp.async (or not measured: older exports know none) */
+  if (pc_has(bps) && bps > 0 && bps < bmin)
+    pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, PC_BPS_LDGSTS, bps, bmin,
+           "Make the cp.async copies of a warp cover consecutive addresses (align each tile row to 32 bytes and "
+           "copy 16 bytes a lane): the warp uses only %.1f of every 32 bytes it fetches.",
+           bps);
 }
 
 static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
   const double *m = k->metric;
   const pc_derived *dv = &k->derived;
-  pc_walk_spr(w, k, 1);
-  pc_walk_spr(w, k, 0);
+  pc_walk_coalescing(w, k, 1);
+  pc_walk_coalescing(w, k, 0);
+  pc_walk_ldgsts(w, k);
 
   /* Local memory: any sector is a finding; passing needs both counters. */
   const double lld = pc_nonneg(m[PC_M_LOCAL_LD_SECTORS]), lst = pc_nonneg(m[PC_M_LOCAL_ST_SECTORS]);
@@ -527,37 +761,53 @@ static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
                "shared-memory bank conflicts");
   }
 
-  /* Atomics: our reading of seed 004's "relative to total L2 requests" is
-   * the share of atom + red among the kernel's global requests. */
+  /* Atomics: seed 004's "relative to total L2 requests": atom + red among
+   * every L2 request the kernel made (LSU, cp.async and TMA alike), or among
+   * its LSU requests in exports without lts__t_requests. */
   const double athr = PC_T(PC_T_ATOMIC_SHARE_MAX);
-  const pc_metric_id aid[4] = {PC_M_L2_ATOM_REQUESTS, PC_M_L2_RED_REQUESTS, PC_M_LD_REQUESTS, PC_M_ST_REQUESTS};
+  const int l2 = pc_has(pc_nonneg(m[PC_M_L2_REQUESTS]));
   if (pc_has(dv->atomic_share)) {
     if (dv->atomic_share > athr)
-      pc_hit(w, 3, PERFCHECK_CAUSE_ATOMIC_CONTENTION, PC_ATOMIC, dv->atomic_share, athr,
+      pc_hit(w, 3, PERFCHECK_CAUSE_ATOMIC_CONTENTION, l2 ? PC_ATOMIC_L2 : PC_ATOMIC, dv->atomic_share, athr,
              "Aggregate atomics before they reach L2: combine within the warp (__reduce_add_sync or shuffles) and "
              "the block (shared memory), then issue one global atomic per block.");
   } else {
-    /* All four measured means no traffic at all: nothing to contend. */
+    /* All inputs measured means no traffic at all: nothing to contend. */
+    const pc_metric_id aid[4] = {PC_M_L2_ATOM_REQUESTS, PC_M_L2_RED_REQUESTS, PC_M_LD_REQUESTS, PC_M_ST_REQUESTS};
     const char *miss = NULL;
-    for (int i = 0; i < 4; i++)
-      if (pc_is_null(pc_nonneg(m[aid[i]]))) miss = miss ? PC_ATOMIC : PC_NAME(aid[i]);
+    for (int i = 0; i < (l2 ? 2 : 4); i++)
+      if (pc_is_null(pc_nonneg(m[aid[i]]))) miss = miss ? (l2 ? PC_ATOMIC_L2 : PC_ATOMIC) : PC_NAME(aid[i]);
     if (miss) pc_missing(w, 3, miss, "atomic contention");
   }
 }
 
+/* Step 4, against the lanes the launch allows: a block of fewer than 32
+ * threads, or a partial last warp, caps threads per instruction without any
+ * branch diverging.  Then the launch configuration is the verdict
+ * (partial_warps), and divergence is judged against what is possible. */
 static void pc_walk_step4(pc_walk *w, const pc_kernel *k) {
   const double tpi = k->derived.threads_per_instruction, pred = k->derived.threads_per_instruction_pred_on;
-  const double thr = PC_T(PC_T_TPI_MIN), pthr = PC_T(PC_T_TPI_PRED_ON_MIN);
+  const double thr = PC_T(PC_T_TPI_MIN), pthr = PC_T(PC_T_TPI_PRED_ON_MIN), use = PC_T(PC_T_LANE_USE_MIN);
+  const double lanes = k->derived.lanes_per_warp_max;
+  const double possible = pc_has(lanes) ? fmin(lanes, 32.0) : 32.0;
+  if (pc_has(lanes) && lanes < thr) {
+    const double threads = pc_dims(k->block);
+    pc_hit(w, 4, PERFCHECK_CAUSE_PARTIAL_WARPS, "launch__block_size / ceil(launch__block_size / 32)", lanes, thr,
+           "Launch blocks whose size is a multiple of 32 threads: with %.0f threads a block, a warp has at most "
+           "%.1f of its 32 lanes to work with, whatever the code does (put several items per block, or more "
+           "threads per item).",
+           threads, lanes);
+  }
   if (pc_has(tpi)) {
-    if (tpi < thr)
+    if (tpi < thr && tpi < use * possible)
       pc_hit(w, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS, PC_NAME(PC_M_THREAD_INST_PER_INST), tpi, thr,
-             "Regroup the work so that all 32 lanes of a warp take the same path (branch on the warp index, not "
-             "the lane): only %.1f of 32 lanes do work per instruction.",
-             tpi);
+             "Regroup the work so that all lanes of a warp take the same path (branch on the warp index, not "
+             "the lane): only %.1f of the %.0f lanes the launch allows do work per instruction.",
+             tpi, possible);
   } else {
     pc_missing(w, 4, PC_NAME(PC_M_THREAD_INST_PER_INST), "warp divergence");
   }
-  if (pc_has(pred) && pred < pthr)
+  if (pc_has(pred) && pred < pthr && pred < use * possible)
     pc_note(w, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS, PC_NAME(PC_M_THREAD_INST_PRED_ON_PER_INST), pred, pthr,
             "Predicated-off lanes waste issue slots: only %.1f of 32 lanes are predicated on per instruction, so "
             "hoist guards out of inner loops or regroup the work so lanes agree.",
@@ -601,6 +851,13 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
   const double ach = k->derived.achieved_occupancy_pct;
   const double low = PC_T(PC_T_ACHIEVED_LOW_PCT), full = PC_T(PC_T_THEORETICAL_FULL_PCT);
   const char *ach_name = PC_NAME(PC_M_WARPS_ACTIVE_PCT);
+  /* Occupancy is not the goal (seed 002): with a pipe or memory level near
+   * its peak, more resident warps add nothing, so a resource limit is a
+   * finding, not the verdict.  An idle SM is never at a roof: grid_too_small
+   * stays eligible. */
+  const char *top_metric = NULL;
+  const double top = pc_top_pct(k, d, &top_metric);
+  const int near_roof = pc_has(top) && top >= PC_T(PC_T_NEAR_ROOF_PCT);
 
   if (pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN)) {
     /* Achieved occupancy averages only over the SMs that were active, so a
@@ -617,7 +874,12 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d) {
       if (pc_is_null(ach)) {
         pc_missing(w, 5, ach_name, "occupancy");
       } else if (ach < low) {
-        if (occ.binding != PC_LIMIT_NONE)
+        if (occ.binding != PC_LIMIT_NONE && near_roof)
+          pc_note(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low,
+                  "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: "
+                  "more resident warps would add nothing, so leave it.",
+                  ach, theo, pc_unit_words(top_metric), top);
+        else if (occ.binding != PC_LIMIT_NONE)
           pc_hit(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low, pc_occupancy_advice(occ.binding),
                  occ.binding_limit, theo);
         else
@@ -671,16 +933,18 @@ static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device 
   const char *top_name = mem_top ? mem_name : comp_name;
   if (pc_has(top) && top >= roof) {
     pc_finding_set(v, 0, PERFCHECK_CAUSE_AT_ROOF, top_name, top, roof,
-                   mem_top ? "Finished as written: the kernel runs at %.1f%% of its memory roof, so making it faster "
-                             "means moving fewer bytes (a different algorithm), not tuning this one."
-                           : "Finished as written: the kernel runs at %.1f%% of its compute roof, so making it faster "
-                             "means doing less arithmetic (a different algorithm), not tuning this one.",
-                   top);
+                   mem_top ? "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
+                             "kernel faster means moving fewer bytes (a different algorithm or data type), not tuning "
+                             "this one."
+                           : "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
+                             "kernel faster means doing less work there (a different algorithm or data type), not "
+                             "tuning this one.",
+                   pc_unit_words(top_name), top);
   } else if (pc_has(mem) && pc_has(comp)) {
     pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
-                   "Neither ceiling is near (%.1f%% at most): read the stall reasons next (Warp State Statistics) to "
-                   "see what keeps warps from issuing.",
-                   top);
+                   "Neither ceiling is near (%s is the busiest, at %.1f%%): read the stall reasons next (Warp State "
+                   "Statistics) to see what keeps warps from issuing.",
+                   pc_unit_words(top_name), top);
   } else {
     /* One percentage, below the roof: the other ceiling may be the near one. */
     const char *miss = pc_is_null(mem) ? PC_NAME(PC_M_DRAM_THROUGHPUT_PCT) : PC_NAME(PC_M_SM_THROUGHPUT_PCT);
@@ -736,6 +1000,7 @@ void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *regi
   memset(&w, 0, sizeof w);
 
   pc_walk_step1(&w, region);
+  pc_walk_step1_kernel(&w, k);
   k->diag.bound = pc_walk_step2(k, d);
   int memory_side, compute_side;
   pc_checklist_sides(k, d, &memory_side, &compute_side);
@@ -795,9 +1060,71 @@ void pc_checklist_region(pc_region *g) {
   }
 }
 
+void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
+  if (!k) return;
+  double sum = 0;
+  size_t known = 0;
+  for (size_t i = 0; i < n; i++)
+    if (pc_has(pc_nonneg(k[i].total_ns))) sum += k[i].total_ns, known++;
+  for (size_t i = 0; i < n; i++) {
+    k[i].time_share = (known == n && sum > 0 && pc_has(pc_nonneg(k[i].total_ns))) ? k[i].total_ns / sum : PC_NULL;
+    k[i].time_share_from_timeline = from_timeline;
+  }
+}
+
+static int pc_same_region(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* Sort key: the region's first index among the kernels, then time. */
+typedef struct pc_korder {
+  size_t group, index;
+  double total;
+} pc_korder;
+
+static int pc_korder_cmp(const void *pa, const void *pb) {
+  const pc_korder *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  const int ua = pc_is_null(a->total), ub = pc_is_null(b->total);
+  if (ua != ub) return ua ? 1 : -1;
+  if (!ua && a->total != b->total) return a->total > b->total ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+void pc_report_sort_kernels(pc_report *r) {
+  if (!r || r->nkernels < 2) return;
+  const size_t n = r->nkernels;
+  pc_korder *o = malloc(n * sizeof *o);
+  pc_kernel *tmp = malloc(n * sizeof *tmp);
+  if (!o || !tmp) { /* no memory: the order stays as it was */
+    free(o), free(tmp);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    size_t g = i;
+    for (size_t j = 0; j < i; j++)
+      if (pc_same_region(r->kernels[j].region, r->kernels[i].region)) {
+        g = o[j].group;
+        break;
+      }
+    o[i] = (pc_korder){g, i, r->kernels[i].total_ns};
+  }
+  qsort(o, n, sizeof *o, pc_korder_cmp);
+  for (size_t i = 0; i < n; i++) tmp[i] = r->kernels[o[i].index];
+  memcpy(r->kernels, tmp, n * sizeof *tmp);
+  free(tmp);
+  free(o);
+}
+
 void pc_checklist_report(pc_report *r) {
   if (!r) return;
   for (size_t i = 0; i < r->nregions; i++) pc_checklist_region(&r->regions[i]);
+  /* Time shares within each region's entries (the export's, offline). */
+  pc_report_sort_kernels(r);
+  for (size_t i = 0; i < r->nkernels;) {
+    size_t j = i + 1;
+    while (j < r->nkernels && pc_same_region(r->kernels[j].region, r->kernels[i].region)) j++;
+    pc_kernel_time_shares(r->kernels + i, j - i, r->step1_assessed);
+    i = j;
+  }
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
     const pc_region *region = NULL;

@@ -345,3 +345,11 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   }
   return bad;
 }
+
+PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *options, unsigned *bad_values) {
+  if (bad_values) *bad_values = 0;
+  if (!options) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_options_from_env: options is NULL");
+  int bad = pc_config_from_env(options, NULL, stderr);
+  if (bad_values && bad > 0) *bad_values = (unsigned)bad;
+  return PERFCHECK_OK;
+}

@@ -60,6 +60,26 @@ typedef enum pc_metric_id {
   PC_M_THREAD_INST_PRED_ON_PER_INST, /* smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio */
   PC_M_ISSUE_ACTIVE,            /* smsp__issue_active.avg.per_cycle_active */
   PC_M_WARPS_ACTIVE_PCT,        /* sm__warps_active.avg.pct_of_peak_sustained_active */
+  /* Issue 10: bytes used per fetched sector, every kind of global traffic,
+   * and step 2 across every pipe and memory level. */
+  PC_M_LD_BYTES_PER_SECTOR,     /* smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio */
+  PC_M_ST_BYTES_PER_SECTOR,     /* ..._op_st.ratio */
+  PC_M_LDGSTS_BYTES_PER_SECTOR, /* ..._op_ldgsts.ratio (cp.async) */
+  PC_M_LDGSTS_INST,             /* smsp__sass_inst_executed_op_ldgsts.sum */
+  PC_M_TMA_INST,                /* sm__sass_inst_executed_op_tma.sum */
+  PC_M_L2_REQUESTS,             /* lts__t_requests.sum: every L2 request, any source */
+  PC_M_L2_SECTORS_PCT,          /* lts__t_sectors.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L1_WAVEFRONTS_PCT,       /* l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L2_THROUGHPUT_PCT,       /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L1_THROUGHPUT_PCT,       /* l1tex__throughput.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_TENSOR_PCT,         /* sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_TENSOR_GMMA_PCT,    /* sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_FMA_PCT,            /* sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_ALU_PCT,            /* sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_FP64_PCT,           /* sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_LSU_PCT,            /* sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_XU_PCT,             /* sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_UNIFORM_PCT,        /* sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active */
   PC_M_COUNT
 } pc_metric_id;
 
@@ -199,6 +219,10 @@ void pc_attributes_init(pc_attributes *a);
 typedef struct pc_derived {
   double sectors_per_request_ld;
   double sectors_per_request_st;
+  double bytes_per_sector_ld;   /* bytes a warp uses of each 32-byte sector it fetches (32: all) */
+  double bytes_per_sector_st;
+  double bytes_per_sector_ldgsts;
+  double lanes_per_warp_max;    /* threads per block / warps per block: what the launch allows */
   double threads_per_instruction;
   double threads_per_instruction_pred_on;
   double achieved_occupancy_pct;
@@ -213,8 +237,31 @@ typedef struct pc_derived {
   double compute_pct;           /* % of the compute ceiling */
   double local_sectors;         /* local ld + st sectors */
   double bank_conflict_share;   /* conflicts / wavefronts */
-  double atomic_share;          /* (atom + red) / (global ld + st requests + atom + red) */
+  double atomic_share;          /* (atom + red) / every L2 request (lts__t_requests), or, in exports
+                                   without it, / (global ld + st requests + atom + red) */
 } pc_derived;
+
+/* The busiest unit of one kind (step 2): a pipe, or a memory level.  name and
+ * metric are static text ("tensor", "sm__pipe_tensor_cycles_active..."),
+ * NULL with pct NaN when none was measured. */
+typedef struct pc_unit_load {
+  const char *name;
+  double pct;
+  const char *metric;
+} pc_unit_load;
+
+/* The units step 2 compares (pc_checklist.c): each a name and the metric that
+ * measures it.  kind 0: pipe, 1: memory level, 2: an aggregate (ncu's SOL
+ * rows, issue slots, the FP32 flop rate, DRAM bytes per second). */
+typedef struct pc_unit_def {
+  const char *name;
+  int kind;
+  const char *metric;
+} pc_unit_def;
+const pc_unit_def *pc_units(size_t *count);
+/* The unit a metric (as the table spells it) measures, for the JSON reader;
+ * NULL if unknown. */
+const pc_unit_def *pc_unit_lookup(const char *metric);
 
 #define PC_ADVICE_MAX 320
 #define PC_METRIC_NAME_MAX 160
@@ -239,13 +286,25 @@ typedef struct pc_diagnosis {
 typedef struct pc_kernel {
   char *name;                   /* demangled, no return type or parameters */
   char *mangled;                /* NULL when unknown */
+  char *demangled;              /* the full demangled name (with parameters); NULL when unknown */
+  char *display_name;           /* the short name for tables (pc_kernel_display_name) */
   char *region;                 /* NULL when none */
+  int device_ordinal;           /* the CUDA ordinal it ran on; -1 when unknown (offline) */
   unsigned grid[3];
   unsigned block[3];
   double dynamic_smem;
   uint64_t launches;
   uint64_t profiled_launches;   /* launches whose counters were collected */
   double dur_min_ns, dur_median_ns, dur_max_ns;
+  /* The kernel's time in its region: the sum of its launches' durations
+   * (profiled launches by their counted duration), and that sum's share of
+   * the region's summed kernel time (step 1 per kernel).  NaN when unknown. */
+  double total_ns;
+  double time_share;
+  /* 1: time_share is of a region's whole timeline (in process: every launch
+   * timed), so a small share is step 1's verdict; 0: of an export's
+   * profiled launches only (a sample: ncu -c / -k), a finding. */
+  int time_share_from_timeline;
   pc_attributes attr;
   double metric[PC_M_COUNT];    /* NaN: not measured */
   unsigned char metric_via_substitute[PC_M_COUNT];
@@ -257,6 +316,8 @@ typedef struct pc_kernel {
                                    permissions, filter, ...), NULL if none */
   int passes;                   /* counter passes, 0 when none */
   pc_derived derived;
+  pc_unit_load busiest_pipe;    /* step 2: the busiest pipe (tensor, fma, alu, fp64, lsu, xu, uniform) */
+  pc_unit_load busiest_memory;  /* step 2: the busiest memory level (dram, l2, l1) */
   pc_diagnosis diag;
 } pc_kernel;
 
@@ -314,10 +375,35 @@ void pc_kernel_free(pc_kernel *k);
 void pc_region_init(pc_region *g);
 void pc_region_free(pc_region *g);
 
+/* ---- Kernel names (pc_names.c) ---- */
+
 /* "void scaleAdd<4>(float, const float *, ...)" -> "scaleAdd<4>";
  * "mysteryA(const float *, float *, unsigned long)" -> "mysteryA".
  * Writes at most outlen-1 chars; returns out. */
 char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
+/* The demangled form of an Itanium-mangled name ("_Z..."), malloc'd; NULL
+ * when the name is not mangled, cannot be demangled, or no demangler is
+ * found (pc_demangler() is "" then). */
+char *pc_demangle(const char *mangled);
+/* Where the demangler came from ("__cxa_demangle of the process",
+ * "libstdc++.so.6, loaded by perfcheck", ...), "" when there is none. */
+const char *pc_demangler(void);
+/* The display name of a demangled kernel name (malloc'd, at most `max`
+ * characters, max >= 16): the short name with every namespace and class
+ * qualifier dropped, "> >" closed up, and, when still longer than max, the
+ * trailing top-level template arguments replaced by "..." (then deeper
+ * template arguments by "<...>"):
+ *   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>,
+ *    std::array<char*, 2ul> >(int, ...)"  -> "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, ...>"
+ * NULL on OOM. */
+char *pc_kernel_display_name(const char *demangled, size_t max);
+#define PC_DISPLAY_NAME_MAX 64
+
+/* Sets a kernel's names from what is known: the mangled symbol (may be NULL)
+ * and the demangled name (may be NULL: then pc_demangle(mangled), else the
+ * mangled name).  Fills name, mangled, demangled and display_name with
+ * copies (replacing earlier ones).  Returns 0, -1 on OOM. */
+int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled);
 
 /* Value lookup for the public API and expectations: ncu names, aliases,
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
@@ -337,8 +423,17 @@ typedef struct pc_threshold {
 const pc_threshold *pc_thresholds(size_t *count);
 double pc_threshold_value(const char *key); /* NaN if unknown key */
 
-/* Fills k->derived from k->metric, k->attr and the device. */
+/* Fills k->derived, busiest_pipe and busiest_memory from k->metric, k->attr
+ * and the device. */
 void pc_derive(pc_kernel *k, const pc_device *d);
+/* Each kernel's share of the summed time (total_ns) of the n entries, which
+ * are one region's (or one export's): k->time_share (NaN where unknown) and
+ * k->time_share_from_timeline = from_timeline. */
+void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline);
+/* Orders a report's kernels: by region (in the order the regions first
+ * appear among the kernels), then by total time, longest first (unknown
+ * last); stable. */
+void pc_report_sort_kernels(pc_report *r);
 /* Step 1 for a region: fills g->diag. */
 void pc_checklist_region(pc_region *g);
 /* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
@@ -360,7 +455,7 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f);
 
 /* The name a kernel is shown and paired by: its display name when the report
  * carries one, else `name` (never NULL). */
-const char *pc_kernel_display_name(const pc_kernel *k);
+const char *pc_kernel_label_name(const pc_kernel *k);
 
 /* A label per kernel entry (pc_write_text.c): the display name, plus what
  * tells apart entries that share it ("mysteryC, 48000 B dynamic"), made

@@ -44,7 +44,7 @@ static int pc_cmp_dbl(double a, double b) {
 
 /* The signature: display name, grid, block, dynamic shared memory. */
 static int pc_cmp_signature(const pc_kernel *a, const pc_kernel *b) {
-  int c = strcmp(pc_kernel_display_name(a), pc_kernel_display_name(b));
+  int c = strcmp(pc_kernel_label_name(a), pc_kernel_label_name(b));
   if (c) return c;
   for (int i = 0; i < 3; i++) {
     if (a->grid[i] != b->grid[i]) return a->grid[i] < b->grid[i] ? -1 : 1;
@@ -232,8 +232,8 @@ static void pc_fold(pc_change *overall, pc_change c) {
 static int pc_diff_kernel_fill(pc_diff_kernel *dk, const pc_kernel *ka, const pc_kernel *kb, const char *label,
                                double band) {
   const pc_kernel *k = kb ? kb : ka;
-  dk->name = pc_strdup(pc_kernel_display_name(k));
-  dk->label = pc_strdup(label ? label : pc_kernel_display_name(k));
+  dk->name = pc_strdup(pc_kernel_label_name(k));
+  dk->label = pc_strdup(label ? label : pc_kernel_label_name(k));
   dk->region = k->region ? pc_strdup(k->region) : NULL;
   if (!dk->name || !dk->label || (k->region && !dk->region)) return -1;
   memcpy(dk->grid, k->grid, sizeof dk->grid);

@@ -124,6 +124,7 @@ pc_expect_class pc_expect_quantity_class(const char *q) {
   const pc_metric_def *m = pc_metric_lookup(q, NULL);
   if (m) {
     if (strcmp(m->unit, "ns") == 0) return PC_EXPECT_TIME;
+    if (strcmp(m->unit, "%") == 0) return PC_EXPECT_RATE; /* every throughput / utilization percentage */
     switch (m->id) {
       case PC_M_SM_THROUGHPUT_PCT:
       case PC_M_MEM_THROUGHPUT_PCT:

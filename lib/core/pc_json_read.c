@@ -729,6 +729,24 @@ static perfcheck_status pc_jm_extra(pc_kernel *k, const char *name, double v) {
   return PERFCHECK_OK;
 }
 
+/* A busiest unit {"name", "pct", "metric"}: the metric must be one step 2
+ * knows (pc_unit_lookup), whose static strings the kernel then points to. */
+static perfcheck_status pc_jm_unit(pc_jm *m, const pc_json *obj, const char *key, pc_unit_load *out) {
+  out->name = out->metric = NULL;
+  out->pct = PC_NULL;
+  const pc_json *v = pc_json_get(obj, key);
+  if (!v || v->type == PC_JSON_NULL) return PERFCHECK_OK;
+  if (v->type != PC_JSON_OBJECT) return pc_jm_type(m, v, key, "an object or null");
+  const pc_json *metric = pc_json_get(v, "metric");
+  if (!metric || metric->type == PC_JSON_NULL) return PERFCHECK_OK;
+  if (metric->type != PC_JSON_STRING) return pc_jm_type(m, metric, "metric", "a string");
+  const pc_unit_def *u = pc_unit_lookup(metric->string);
+  if (!u) return PERFCHECK_OK; /* a unit of a newer writer: not ours to judge, left unknown */
+  out->name = u->name;
+  out->metric = u->metric;
+  return pc_jm_num(m, v, "pct", &out->pct);
+}
+
 static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   perfcheck_status st;
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "kernels", "an array of objects");
@@ -737,6 +755,11 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   PC_TRY(pc_jm_strdup(m, o, "name", &k->name));
   if (!k->name) return pc_jp_fail(m->p, o->offset, "a kernel without a \"name\"");
   PC_TRY(pc_jm_strdup(m, o, "mangled", &k->mangled));
+  PC_TRY(pc_jm_strdup(m, o, "demangled", &k->demangled));
+  PC_TRY(pc_jm_strdup(m, o, "display_name", &k->display_name));
+  if (!k->display_name && !(k->display_name = pc_kernel_display_name(k->demangled ? k->demangled : k->name,
+                                                                       PC_DISPLAY_NAME_MAX)))
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "region", &k->region));
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
@@ -750,6 +773,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
     PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
   }
+  PC_TRY(pc_jm_num(m, o, "total_ns", &k->total_ns));
+  PC_TRY(pc_jm_num(m, o, "kernel_time_share", &k->time_share));
 
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);
@@ -812,6 +837,10 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     static const pc_jfield f[] = {
         {"sectors_per_request_ld", offsetof(pc_derived, sectors_per_request_ld)},
         {"sectors_per_request_st", offsetof(pc_derived, sectors_per_request_st)},
+        {"bytes_per_sector_ld", offsetof(pc_derived, bytes_per_sector_ld)},
+        {"bytes_per_sector_st", offsetof(pc_derived, bytes_per_sector_st)},
+        {"bytes_per_sector_ldgsts", offsetof(pc_derived, bytes_per_sector_ldgsts)},
+        {"lanes_per_warp_max", offsetof(pc_derived, lanes_per_warp_max)},
         {"threads_per_instruction", offsetof(pc_derived, threads_per_instruction)},
         {"threads_per_instruction_pred_on", offsetof(pc_derived, threads_per_instruction_pred_on)},
         {"achieved_occupancy_pct", offsetof(pc_derived, achieved_occupancy_pct)},
@@ -829,6 +858,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
         {"atomic_share", offsetof(pc_derived, atomic_share)},
     };
     PC_TRY(pc_jm_doubles(m, d, &k->derived, f, sizeof f / sizeof f[0]));
+    PC_TRY(pc_jm_unit(m, d, "busiest_pipe", &k->busiest_pipe));
+    PC_TRY(pc_jm_unit(m, d, "busiest_memory", &k->busiest_memory));
   }
   return pc_jm_diagnosis(m, o, &k->diag);
 }
@@ -910,6 +941,20 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int 
   perfcheck_status st = pc_report_from_json_text(data, n, path, quiet, &r, err, sizeof err);
   free(data);
   if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
+  *out = r;
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
+                                                               int quiet, perfcheck_report **out) {
+  if (out) *out = NULL;
+  if (!text || !out)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json_text: %s is NULL",
+                   text ? "out" : "text");
+  char err[512];
+  pc_report *r = NULL;
+  perfcheck_status st = pc_report_from_json_text(text, len, name, quiet, &r, err, sizeof err);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
   *out = r;
   return PERFCHECK_OK;
 }

@@ -24,11 +24,13 @@ static int pc_merge_same_key(const pc_kernel *a, const pc_kernel *b) {
 /* A deep copy of src into dst (dst is overwritten; freed with pc_kernel_free). */
 static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
   *dst = *src;
-  dst->name = dst->mangled = dst->region = dst->not_measured_reason = NULL;
+  dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
   dst->extra_names = NULL;
   dst->extra_values = NULL;
   dst->nextra = 0;
   if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->mangled && !(dst->mangled = pc_strdup(src->mangled))) ||
+      (src->demangled && !(dst->demangled = pc_strdup(src->demangled))) ||
+      (src->display_name && !(dst->display_name = pc_strdup(src->display_name))) ||
       (src->region && !(dst->region = pc_strdup(src->region))) ||
       (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
     return -1;

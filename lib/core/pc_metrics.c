@@ -13,12 +13,12 @@
 /* Set membership, in ONE place: the SET column below.
  *   DEF   in default, sol and full
  *   SOL   in sol and full only: the SOL pair, 5 to 8 extra passes each on
- *         Hopper (cupti-notes §2.2), so the default set leaves it out
+ *         Hopper (docs/cupti.md §2.2), so the default set leaves it out
  *   FULL  in full only: the FP64 and FP16 flop siblings
  * To trim `default` (after measuring pass counts with CUPTI's host API),
  * change a row's DEF to SOL or FULL.
  *
- * Substitutes (cupti-notes, top box): the SASS global ld/st instruction
+ * Substitutes (docs/cupti.md, the box "Measured since"): the SASS global ld/st instruction
  * counts equalled the L1TEX request counters on all 16 reference launches on
  * the H200 and fit the default set in 4 passes instead of 6; the report still
  * names the quantity by the L1TEX metric.
@@ -61,7 +61,37 @@
   X(THREAD_INST_PRED_ON_PER_INST, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio", \
     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", NULL, "ratio", 4, DEF, 0)        \
   X(ISSUE_ACTIVE, "smsp__issue_active.avg.per_cycle_active", NULL, NULL, "ratio", 4, DEF, 0)       \
-  X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, DEF, 0)
+  X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, DEF, 0) \
+  /* Issue 10.  Bytes used per fetched sector (32 = every byte used; what ncu's   \
+   * uncoalesced-access rule rests on), for every access width. */                \
+  X(LD_BYTES_PER_SECTOR, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", NULL, NULL, \
+    "byte/sector", 3, DEF, 0)                                                                      \
+  X(ST_BYTES_PER_SECTOR, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", NULL, NULL, \
+    "byte/sector", 3, DEF, 0)                                                                      \
+  X(LDGSTS_BYTES_PER_SECTOR, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ldgsts.ratio", NULL, \
+    NULL, "byte/sector", 3, DEF, 0)                                                                \
+  X(LDGSTS_INST, "smsp__sass_inst_executed_op_ldgsts.sum", NULL, NULL, "inst", 3, DEF, 1)          \
+  X(TMA_INST, "sm__sass_inst_executed_op_tma.sum", NULL, NULL, "inst", 3, DEF, 1)                  \
+  X(L2_REQUESTS, "lts__t_requests.sum", NULL, NULL, "request", 3, DEF, 1)                          \
+  /* Memory levels: one counter each by default, ncu's SOL breakdown in sol. */  \
+  X(L2_SECTORS_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, DEF, 0) \
+  X(L1_WAVEFRONTS_PCT, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
+    "%", 2, DEF, 0)                                                                                \
+  X(L2_THROUGHPUT_PCT, "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, SOL, 0) \
+  X(L1_THROUGHPUT_PCT, "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, SOL, 0) \
+  /* Pipes. */                                                                    \
+  X(PIPE_TENSOR_PCT, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, \
+    DEF, 0)                                                                                        \
+  X(PIPE_TENSOR_GMMA_PCT, "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", NULL, \
+    NULL, "%", 2, DEF, 0)                                                                          \
+  X(PIPE_FMA_PCT, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, DEF, 0) \
+  X(PIPE_ALU_PCT, "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, DEF, 0) \
+  X(PIPE_FP64_PCT, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, DEF, \
+    0)                                                                                             \
+  X(PIPE_LSU_PCT, "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, DEF, 0) \
+  X(PIPE_XU_PCT, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, DEF, 0) \
+  X(PIPE_UNIFORM_PCT, "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, \
+    DEF, 0)
 
 #define PC_SETS_DEF (PC_SET_DEFAULT | PC_SET_SOL | PC_SET_FULL)
 #define PC_SETS_SOL (PC_SET_SOL | PC_SET_FULL)

@@ -988,11 +988,12 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
   if (dur_ok && pc_sig_add_duration(s, dur))
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
 
-  k->name = pc_strdup(shortname);
-  /* ncu --print-kernel-base mangled writes the symbol itself. */
-  if (klen > 2 && kname[0] == '_' && kname[1] == 'Z') k->mangled = pc_strdup(kname);
-  if (!k->name || (klen > 2 && kname[0] == '_' && kname[1] == 'Z' && !k->mangled))
+  /* ncu --print-kernel-base mangled writes the symbol itself; by default it
+   * writes the demangled name. */
+  const int is_mangled = klen > 2 && kname[0] == '_' && kname[1] == 'Z';
+  if (pc_kernel_set_names(k, is_mangled ? kname : NULL, is_mangled ? NULL : kname) != 0 || !k->name)
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+
   memcpy(k->grid, grid, sizeof grid);
   memcpy(k->block, block, sizeof block);
   k->dynamic_smem = dyn;
@@ -1022,9 +1023,12 @@ static void pc_ncu_finish(pc_ncu *x) {
       if (s->dur[j] < mn) mn = s->dur[j];
       if (s->dur[j] > mx) mx = s->dur[j];
     }
+    double sum = 0;
+    for (size_t j = 0; j < s->ndur; j++) sum += s->dur[j];
     k->dur_min_ns = mn;
     k->dur_max_ns = mx;
     k->dur_median_ns = pc_median(s->dur, s->ndur);
+    k->total_ns = sum;
   }
 }
 

@@ -43,6 +43,9 @@ void pc_kernel_init(pc_kernel *k) {
   memset(k, 0, sizeof *k);
   k->dynamic_smem = PC_NULL;
   k->dur_min_ns = k->dur_median_ns = k->dur_max_ns = PC_NULL;
+  k->total_ns = k->time_share = PC_NULL;
+  k->busiest_pipe.pct = k->busiest_memory.pct = PC_NULL;
+  k->device_ordinal = -1;
   pc_attributes_init(&k->attr);
   for (int i = 0; i < PC_M_COUNT; i++) k->metric[i] = PC_NULL;
   pc_derived_init(&k->derived);
@@ -53,6 +56,8 @@ void pc_kernel_free(pc_kernel *k) {
   if (!k) return;
   free(k->name);
   free(k->mangled);
+  free(k->demangled);
+  free(k->display_name);
   free(k->region);
   free(k->not_measured_reason);
   for (size_t i = 0; i < k->nextra; i++) free(k->extra_names[i]);

@@ -46,7 +46,10 @@ static const char *const pc_csv_columns[] = {
     "threads_per_instruction_pred_on", "achieved_occupancy_pct", "theoretical_occupancy_pct",
     "flops", "dram_bytes", "arithmetic_intensity", "waves_per_sm", "dram_gbps", "gflops",
     "memory_pct", "compute_pct", "local_sectors", "bank_conflict_share", "atomic_share",
-    "step", "cause", "bound", "metric", "value", "threshold", "advice"};
+    "step", "cause", "bound", "metric", "value", "threshold", "advice",
+    /* Appended (issue 10), so that earlier columns keep their places. */
+    "display_name", "total_ns", "kernel_time_share", "bytes_per_sector_ld", "bytes_per_sector_st",
+    "bytes_per_sector_ldgsts", "busiest_pipe", "busiest_pipe_pct", "busiest_memory", "busiest_memory_pct"};
 
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
   if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
@@ -93,6 +96,22 @@ perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
     pc_csv_number(f, v->threshold);
     fputc(',', f);
     pc_csv_write_field(f, v->advice);
+    fputc(',', f);
+    pc_csv_write_field(f, k->display_name ? k->display_name : k->name);
+    const double tail[] = {k->total_ns, k->time_share, d->bytes_per_sector_ld, d->bytes_per_sector_st,
+                           d->bytes_per_sector_ldgsts};
+    for (size_t j = 0; j < sizeof tail / sizeof tail[0]; j++) {
+      fputc(',', f);
+      pc_csv_number(f, tail[j]);
+    }
+    fputc(',', f);
+    pc_csv_write_field(f, k->busiest_pipe.name);
+    fputc(',', f);
+    pc_csv_number(f, k->busiest_pipe.pct);
+    fputc(',', f);
+    pc_csv_write_field(f, k->busiest_memory.name);
+    fputc(',', f);
+    pc_csv_number(f, k->busiest_memory.pct);
     fputc('\n', f);
   }
   pc_locale_end(&lg);

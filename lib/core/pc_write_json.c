@@ -237,10 +237,27 @@ static void pc_jw_attributes(pc_jw *w, const pc_attributes *a) {
   pc_jw_close(w, '}');
 }
 
-static void pc_jw_derived(pc_jw *w, const pc_derived *d) {
+/* A busiest unit: {"name", "pct", "metric"}, or null when none was measured. */
+static void pc_jw_unit(pc_jw *w, const char *key, const pc_unit_load *u) {
+  if (!u->metric) {
+    pc_jw_str(w, key, NULL); /* null */
+    return;
+  }
+  pc_jw_open(w, key, '{');
+  pc_jw_str(w, "name", u->name);
+  pc_jw_num(w, "pct", u->pct);
+  pc_jw_str(w, "metric", u->metric);
+  pc_jw_close(w, '}');
+}
+
+static void pc_jw_derived(pc_jw *w, const pc_derived *d, const pc_unit_load *pipe, const pc_unit_load *memory) {
   pc_jw_open(w, "derived", '{');
   pc_jw_num(w, "sectors_per_request_ld", d->sectors_per_request_ld);
   pc_jw_num(w, "sectors_per_request_st", d->sectors_per_request_st);
+  pc_jw_num(w, "bytes_per_sector_ld", d->bytes_per_sector_ld);
+  pc_jw_num(w, "bytes_per_sector_st", d->bytes_per_sector_st);
+  pc_jw_num(w, "bytes_per_sector_ldgsts", d->bytes_per_sector_ldgsts);
+  pc_jw_num(w, "lanes_per_warp_max", d->lanes_per_warp_max);
   pc_jw_num(w, "threads_per_instruction", d->threads_per_instruction);
   pc_jw_num(w, "threads_per_instruction_pred_on", d->threads_per_instruction_pred_on);
   pc_jw_num(w, "achieved_occupancy_pct", d->achieved_occupancy_pct);
@@ -256,6 +273,8 @@ static void pc_jw_derived(pc_jw *w, const pc_derived *d) {
   pc_jw_num(w, "local_sectors", d->local_sectors);
   pc_jw_num(w, "bank_conflict_share", d->bank_conflict_share);
   pc_jw_num(w, "atomic_share", d->atomic_share);
+  pc_jw_unit(w, "busiest_pipe", pipe);
+  pc_jw_unit(w, "busiest_memory", memory);
   pc_jw_close(w, '}');
 }
 
@@ -263,6 +282,8 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   const pc_metric_def *table = pc_metric_table();
   pc_jw_open(w, NULL, '{');
   pc_jw_str(w, "name", k->name ? k->name : "");
+  pc_jw_str(w, "display_name", k->display_name ? k->display_name : (k->name ? k->name : ""));
+  pc_jw_str(w, "demangled", k->demangled);
   pc_jw_str(w, "mangled", k->mangled);
   pc_jw_str(w, "region", k->region);
   pc_jw_dim3(w, "grid", k->grid);
@@ -275,6 +296,8 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_num(w, "median", k->dur_median_ns);
   pc_jw_num(w, "max", k->dur_max_ns);
   pc_jw_close(w, '}');
+  pc_jw_num(w, "total_ns", k->total_ns);
+  pc_jw_num(w, "kernel_time_share", k->time_share);
   pc_jw_attributes(w, &k->attr);
 
   pc_jw_open(w, "metrics", '{');
@@ -293,7 +316,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
 
   pc_jw_str(w, "not_measured_reason", k->not_measured_reason);
   pc_jw_int(w, "passes", k->passes);
-  pc_jw_derived(w, &k->derived);
+  pc_jw_derived(w, &k->derived, &k->busiest_pipe, &k->busiest_memory);
   pc_jw_diagnosis(w, &k->diag);
   pc_jw_close(w, '}');
 }

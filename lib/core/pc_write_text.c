@@ -36,7 +36,13 @@ static int pc_cmp_name_index(const void *x, const void *y) {
   return (a->index > b->index) - (a->index < b->index); /* keep report order in a group */
 }
 
-const char *pc_kernel_display_name(const pc_kernel *k) { return k && k->name ? k->name : ""; }
+/* The name tables print and diff pairs by: the display name
+ * (pc_kernel_display_name in pc_names.c made it), else the name. */
+const char *pc_kernel_label_name(const pc_kernel *k) {
+  if (!k) return "";
+  if (k->display_name && *k->display_name) return k->display_name;
+  return k->name ? k->name : "";
+}
 
 int pc_kernel_labels(const pc_report *r, pc_label *labels) {
   size_t n = r->nkernels;
@@ -48,7 +54,7 @@ int pc_kernel_labels(const pc_report *r, pc_label *labels) {
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    sorted[i].name = pc_kernel_display_name(&r->kernels[i]);
+    sorted[i].name = pc_kernel_label_name(&r->kernels[i]);
     sorted[i].index = i;
   }
   /* Sorting by name puts entries that share a name side by side: the writer
@@ -93,7 +99,7 @@ int pc_kernel_labels(const pc_report *r, pc_label *labels) {
         snprintf(extra, sizeof extra, ", #%zu", j - g + 1);
       /* Make the name printable first, then add the (ASCII or region) suffix. */
       char name[512];
-      pc_fmt_printable(name, sizeof name, pc_kernel_display_name(k), 400);
+      pc_fmt_printable(name, sizeof name, pc_kernel_label_name(k), 400);
       snprintf(raw, sizeof raw, "%s%s", name, extra);
       char *text = malloc(strlen(raw) * 4 + 8); /* escapes can grow a region name */
       if (!text) {
@@ -312,14 +318,32 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
       fputc('\n', f);
     }
 
-    static const char *const c3[] = {"sectors/request ld / st", "threads/instruction",
+    static const char *const c12[] = {"total ms", "share %", "busiest pipe", "%", "busiest memory", "%"};
+    static const int w12[] = {10, 8, 13, 6, 15, 6};
+    fputs("\nSteps 1 and 2: each kernel's share of its region's kernel time, and its busiest pipe and memory level\n",
+          f);
+    pc_put_header(f, "kernel", width, c12, w12, 6);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      const pc_kernel *k = &r->kernels[i];
+      pc_put_label(f, &labels[i], width);
+      pc_put_num(f, 10, 3, pc_has(k->total_ns) ? k->total_ns / 1e6 : PC_NULL);
+      pc_put_num(f, 8, 1, pc_has(k->time_share) ? k->time_share * 100.0 : PC_NULL);
+      fprintf(f, " %13s", k->busiest_pipe.name ? k->busiest_pipe.name : "-");
+      pc_put_num(f, 6, 1, k->busiest_pipe.pct);
+      fprintf(f, " %15s", k->busiest_memory.name ? k->busiest_memory.name : "-");
+      pc_put_num(f, 6, 1, k->busiest_memory.pct);
+      fputc('\n', f);
+    }
+
+    static const char *const c3[] = {"bytes/sector ld / st", "sectors/request ld / st", "threads/instruction",
                                      "achieved / theoretical occ %"};
-    static const int w3[] = {23, 19, 28};
+    static const int w3[] = {20, 23, 19, 28};
     fputs("\nThe numbers the checklist steps read (3, 4 and 5)\n", f);
-    pc_put_header(f, "kernel", width, c3, w3, 3);
+    pc_put_header(f, "kernel", width, c3, w3, 4);
     for (size_t i = 0; i < r->nkernels; i++) {
       const pc_derived *d = &r->kernels[i].derived;
       pc_put_label(f, &labels[i], width);
+      pc_put_pair(f, 20, 1, d->bytes_per_sector_ld, d->bytes_per_sector_st);
       pc_put_pair(f, 23, 2, d->sectors_per_request_ld, d->sectors_per_request_st);
       pc_put_num(f, 19, 2, d->threads_per_instruction);
       pc_put_pair(f, 28, 2, d->achieved_occupancy_pct, d->theoretical_occupancy_pct);

@@ -1,5 +1,5 @@
 /*
- * pc_activity.c: the Activity API (cupti-notes §3): kernel, memcpy and memset
+ * pc_activity.c: the Activity API (docs/cupti.md §3): kernel, memcpy and memset
  * records, decoded into 24-byte spans.
  *
  * Buffers.  CUPTI asks for buffers (request callback, on whatever thread
@@ -26,6 +26,7 @@
  * every launch is counted.
  */
 #include "pc_activity.h"
+#include "pc_cupti.h"
 
 #include <cupti.h>
 #include <pthread.h>
@@ -123,7 +124,7 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
   uint64_t lost = 0, zero = 0;
   pc_gpu_lock();
   /* cuptiActivityGetNextRecord only reads the buffer: it never calls back. */
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+  while (pc_cupti.cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
     switch (rec->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -233,7 +234,7 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
                                          size_t valid) {
   (void)size;
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+  if (pc_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
     atomic_fetch_add(&pc_dropped, dropped);
   if (!buffer) return;
   if (valid == 0) {
@@ -266,12 +267,12 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
   int all_on = pc_registered;
   for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) all_on &= pc_kind_on[i];
   if (all_on) return PERFCHECK_OK;
-  CUptiResult r = cuptiActivityRegisterCallbacks(pc_buffer_requested, pc_buffer_completed);
+  CUptiResult r = pc_cupti.cuptiActivityRegisterCallbacks(pc_buffer_requested, pc_buffer_completed);
   const char *what = "cuptiActivityRegisterCallbacks";
   if (r == CUPTI_SUCCESS) {
     pc_registered = 1;
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) {
-      r = cuptiActivityEnable(pc_kinds[i]);
+      r = pc_cupti.cuptiActivityEnable(pc_kinds[i]);
       if (r != CUPTI_SUCCESS) {
         what = i == 0 ? "cuptiActivityEnable(CONCURRENT_KERNEL)"
                : i == 1 ? "cuptiActivityEnable(MEMCPY)"
@@ -283,11 +284,11 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
   }
   if (r != CUPTI_SUCCESS) {
     const char *s = NULL;
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
+    if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
     if (msg) snprintf(msg, msglen, "%s: %s (%d)", what, s, (int)r);
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
       if (pc_kind_on[i]) {
-        cuptiActivityDisable(pc_kinds[i]);
+        pc_cupti.cuptiActivityDisable(pc_kinds[i]);
         pc_kind_on[i] = 0;
       }
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
@@ -297,9 +298,9 @@ perfcheck_status pc_activity_start(char *msg, size_t msglen) {
 
 void pc_activity_flush(int forced) {
   if (pc_registered && pc_cupti_usable()) {
-    cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    pc_cupti.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+    if (pc_cupti.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
       atomic_fetch_add(&pc_dropped, dropped);
   }
   pc_activity_decode();
@@ -308,8 +309,8 @@ void pc_activity_flush(int forced) {
 void pc_activity_stop(void) {
   if (pc_cupti_usable()) {
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++)
-      if (pc_kind_on[i]) cuptiActivityDisable(pc_kinds[i]);
-    if (pc_registered) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (pc_kind_on[i]) pc_cupti.cuptiActivityDisable(pc_kinds[i]);
+    if (pc_registered) pc_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
   memset(pc_kind_on, 0, sizeof pc_kind_on);
   pc_activity_decode(); /* no region is open: the records are dropped */

@@ -1,7 +1,7 @@
 /*
  * pc_capture.c: the one CUPTI subscriber ("libperfcheck") and its callbacks.
  *
- * What is subscribed, and why no more (cupti-notes §4, §11):
+ * What is subscribed, and why no more (docs/cupti.md §4, §11):
  *   driver  cuLaunchKernel(_ptsz), cuLaunchKernelEx(_ptsz),
  *           cuLaunchCooperativeKernel(_ptsz), cuGraphLaunch(_ptsz), ENTER+EXIT;
  *           cuStreamBeginCapture*(_ptsz), cuStreamEndCapture(_ptsz): a launch
@@ -124,19 +124,6 @@ enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u };
 static int pc_cupti_dead;
 static char pc_cupti_holder[128];
 static char pc_fatal_msg[256];
-
-typedef char *(*pc_demangle_fn)(const char *, char *, size_t *, int *);
-static pc_demangle_fn pc_demangle;
-static pthread_once_t pc_demangle_once = PTHREAD_ONCE_INIT;
-
-/* libcupti pulls in libstdc++, so __cxa_demangle is in the process; looked up
- * once, at capture start, never first inside a callback (dlsym takes the
- * loader's lock). */
-static void pc_demangle_init(void) {
-  void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-  memcpy(&pc_demangle, &sym, sizeof pc_demangle);
-}
-
 
 /* Either layer may meet the 39 first (perfcheck_metric_passes on the
  * current device runs without a session): both flags count. */
@@ -776,7 +763,7 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
      * timestamps: the session places the kernel, with its counted duration,
      * just before this moment (nothing else ran: we hold the launch lock). */
     uint64_t ts = 0;
-    if (ok && atomic_load(&pc_active) && cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
+    if (ok && atomic_load(&pc_active) && pc_cupti.cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
       pc_gpu_lock();
       for (size_t i = pc_cap.nprof; i-- > 0;)
         if (pc_cap.prof[i].corr == cb->correlationId) {
@@ -1017,7 +1004,7 @@ static void CUPTIAPI pc_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 static const char *pc_cupti_text(CUptiResult r) {
   const char *s = NULL;
-  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
+  if (pc_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
   return s;
 }
 
@@ -1053,7 +1040,14 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
     return PERFCHECK_ERROR_CUPTI_IN_USE;
   }
   if (pc_cap.subscribed) return PERFCHECK_OK; /* idempotent */
-  pthread_once(&pc_demangle_once, pc_demangle_init);
+  {
+    char why[512];
+    if (pc_cupti_load(why, sizeof why) != PERFCHECK_OK) {
+      if (msg) snprintf(msg, msglen, "%s", why);
+      return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    }
+  }
+  (void)pc_demangler(); /* looked up once, outside callbacks */
   atomic_store(&pc_active, 0);
   atomic_store(&pc_counters, 0);
   atomic_store(&pc_refusal, 0);
@@ -1071,7 +1065,7 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   sp.oldSubscriberName = old;
   sp.oldSubscriberSize = sizeof old;
   CUpti_SubscriberHandle sub = NULL;
-  CUptiResult r = cuptiSubscribe_v2(&sub, pc_callback, NULL, &sp);
+  CUptiResult r = pc_cupti.cuptiSubscribe_v2(&sub, pc_callback, NULL, &sp);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_MAX_LIMIT_REACHED) {
     /* No further CUPTI call in this process, not even for the error text:
      * after a 39 a later CUPTI call crashed the host program (§11). */
@@ -1109,16 +1103,16 @@ perfcheck_status pc_capture_start(char *msg, size_t msglen) {
   };
   const char *what = NULL;
   for (size_t i = 0; !what && i < sizeof driver_ids / sizeof driver_ids[0]; i++)
-    if ((r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
+    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i])) != CUPTI_SUCCESS)
       what = "driver launch callback";
   for (size_t i = 0; !what && i < sizeof resource_ids / sizeof resource_ids[0]; i++)
-    if ((r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
+    if ((r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i])) != CUPTI_SUCCESS)
       what = "resource callback";
-  if (!what && (r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS)
+  if (!what && (r = pc_cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS)
     what = "state callback";
   if (what) {
     if (msg) snprintf(msg, msglen, "cuptiEnableCallback (%s): %s (%d)", what, pc_cupti_text(r), (int)r);
-    cuptiUnsubscribe(sub);
+    pc_cupti.cuptiUnsubscribe(sub);
     return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   }
   pc_cap.sub = sub;
@@ -1152,7 +1146,7 @@ void pc_capture_stop(void) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if (pc_cap.subscribed && !pc_cupti_dead) cuptiUnsubscribe(pc_cap.sub);
+  if (pc_cap.subscribed && !pc_cupti_dead) pc_cupti.cuptiUnsubscribe(pc_cap.sub);
   pc_gpu_lock();
   pc_tables_free();
   pc_cap.sub = NULL;
@@ -1349,12 +1343,8 @@ void pc_capture_short_name(const char *mangled, char *out, size_t len) {
     snprintf(out, len, "%s", "(unknown)");
     return;
   }
-  pthread_once(&pc_demangle_once, pc_demangle_init);
-  pc_demangle_fn demangle = pc_demangle;
-  char *dem = NULL;
-  int st = -1;
-  if (demangle && mangled[0] == '_' && mangled[1] == 'Z') dem = demangle(mangled, NULL, NULL, &st);
-  pc_kernel_short_name(st == 0 && dem ? dem : mangled, out, len);
+  char *dem = pc_demangle(mangled);
+  pc_kernel_short_name(dem ? dem : mangled, out, len);
   free(dem);
 }
 
@@ -1466,10 +1456,10 @@ perfcheck_status pc_capture_set_nvtx_hook(pc_capture_nvtx_fn fn, char *msg, size
   }
   if (!fn) atomic_store(&pc_nvtx_fn, NULL);
   for (size_t i = 0; i < sizeof pc_nvtx_ids / sizeof pc_nvtx_ids[0]; i++) {
-    CUptiResult r = cuptiEnableCallback(fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
+    CUptiResult r = pc_cupti.cuptiEnableCallback(fn ? 1 : 0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[i]);
     if (r != CUPTI_SUCCESS && fn) {
       if (msg) snprintf(msg, msglen, "cuptiEnableCallback (NVTX): %s (%d)", pc_cupti_text(r), (int)r);
-      for (size_t j = 0; j < i; j++) cuptiEnableCallback(0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
+      for (size_t j = 0; j < i; j++) pc_cupti.cuptiEnableCallback(0, pc_cap.sub, CUPTI_CB_DOMAIN_NVTX, pc_nvtx_ids[j]);
       return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
     }
   }

@@ -37,7 +37,7 @@ int pc_gpu_lock_held(void);
 /* Nonzero once CUPTI answered 39 (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) in
  * this process: another tool (ncu, nsys, compute-sanitizer, a framework
  * profiler) holds CUPTI, and any further CUPTI call may crash the host
- * program (cupti-notes §11: cuptiDeviceGetChipName segfaults).  Every module
+ * program (docs/cupti.md §11: cuptiDeviceGetChipName segfaults).  Every module
  * must check this before its first CUPTI call.  `holder` (may be NULL) gets
  * the holder's name as CUPTI gave it. */
 int pc_capture_cupti_unusable(char *holder, size_t len);
@@ -197,8 +197,8 @@ uint32_t pc_capture_profiled_sig(uint32_t correlation_id, uint32_t region, uint6
 /* Forgets profiled launches of region `region`. */
 void pc_capture_profiled_purge(uint32_t region);
 
-/* Demangles with __cxa_demangle when the process has it (libcupti brings
- * libstdc++), else copies; then cuts to the short name ("scaleAdd<4>").
+/* Demangles (pc_demangle: the C++ runtime's __cxa_demangle, found or loaded
+ * at capture start), else copies; then cuts to the short name ("scaleAdd<4>").
  * Not for use inside a launch callback except once per function. */
 void pc_capture_short_name(const char *mangled, char *out, size_t len);
 

@@ -6,7 +6,7 @@
  * every entry point through cuGetProcAddress at the CUDA version of the
  * headers we compiled against.  It also probes the driver (cuInit, devices)
  * before anything calls CUPTI: CUPTI 13.0 returns 999 or crashes without a
- * usable driver (cupti-notes §5.4).
+ * usable driver (docs/cupti.md §5.4).
  */
 #ifndef PC_CUDA_H
 #define PC_CUDA_H

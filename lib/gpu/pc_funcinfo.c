@@ -3,14 +3,14 @@
  * outside launch callbacks (CUDA calls inside them are unsupported).
  *
  * The launch__* values and theoretical occupancy are not CUPTI metrics
- * (cupti-notes §2.4): they come from cuFuncGetAttribute, the driver's
+ * (docs/cupti.md §2.4): they come from cuFuncGetAttribute, the driver's
  * cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags and the device limits.
  * The driver's blocks per SM is the answer; perfcheck's own model
  * (pc_occupancy_compute) names the limiting resource, and when the two
  * disagree the model's number is kept beside the driver's so that the
  * session reports the mismatch rather than hiding it.
  *
- * CUkernel vs CUfunction (cupti-notes §11): for <<<>>> launches the handle in
+ * CUkernel vs CUfunction (docs/cupti.md §11): for <<<>>> launches the handle in
  * cuLaunchKernel's parameters is a CUkernel.  cuFuncGetAttribute answers
  * CUDA_ERROR_INVALID_HANDLE on it; cuKernelGetFunction, with the launch's
  * context current, gives the CUfunction.

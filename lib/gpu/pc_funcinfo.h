@@ -1,7 +1,7 @@
 /*
  * pc_funcinfo.h: what the driver says about a launch and a device, asked
  * outside launch callbacks: function attributes and the driver's occupancy
- * answer (the launch__* values ncu computes itself, cupti-notes §2.4), device
+ * answer (the launch__* values ncu computes itself, docs/cupti.md §2.4), device
  * limits and ceilings.  pc_ceilings.c (measured ceilings and their cache) is
  * declared here too.
  */
@@ -40,7 +40,7 @@ int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
  * theoretical occupancy, the four limits and the binding one from
  * pc_occupancy_compute, waves per SM.  When the model's blocks per SM differs
  * from the driver's, a->model_blocks_per_sm holds the model's.
- *   f: a CUfunction or, for <<<>>> launches, a CUkernel (cupti-notes §11).
+ *   f: a CUfunction or, for <<<>>> launches, a CUkernel (docs/cupti.md §11).
  *   push: nonzero pushes ctx and turns a CUkernel into its CUfunction with
  *   cuKernelGetFunction; zero makes no context call at all (for the
  *   module-unload callback) and answers PERFCHECK_ERROR_NOT_FOUND for a

@@ -70,7 +70,7 @@ CUptiResult pc_cupti_note(CUptiResult r, const char *fn) {
     /* No further CUPTI call, not even for the text. */
     atomic_store(&pc_cupti_poisoned, 1);
     text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-  } else if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
+  } else if (pc_cupti.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) {
     text = NULL;
   }
   if (text)
@@ -167,6 +167,10 @@ static void pc_nvperf_load_once(void) {
       return;
     }
   }
+  if (pc_cupti_load(pc_nvperf_msg, sizeof pc_nvperf_msg) != PERFCHECK_OK) {
+    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    return;
+  }
   void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
   if (h) {
     snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (already loaded)");
@@ -174,17 +178,14 @@ static void pc_nvperf_load_once(void) {
     return;
   }
   char dir[400] = "";
-  void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-  struct link_map *lm = NULL;
-  if (cupti && dlinfo(cupti, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
-    snprintf(dir, sizeof dir, "%s", lm->l_name);
+  snprintf(dir, sizeof dir, "%s", pc_cupti_path());
+  {
     char *slash = strrchr(dir, '/');
     if (slash)
       *slash = '\0';
     else
       dir[0] = '\0';
   }
-  if (cupti) dlclose(cupti); /* drops only the reference NOLOAD added */
   char first_err[200] = "";
   if (dir[0]) {
     char path[512];
@@ -787,11 +788,13 @@ PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, cons
     return pc_fail(st, "%s", err);
   }
   *passes = n;
-  if (plan.nrejected > 0) {
-    /* The count stands for the names that are valid; the call still fails,
-     * naming the first that is not. */
-    st = pc_fail(PERFCHECK_ERROR_NOT_FOUND, "%s: %s%s", plan.rejected[0], plan.rejected_reason[0],
-                 plan.nrejected > 1 ? " (and more)" : "");
+  /* Metrics of the table that this chip lacks (no TMA before Hopper, no
+   * GMMA after it) are left out, as a session leaves them out; a name the
+   * caller added that the chip does not know is an error.  The count stands
+   * for the names that are valid either way. */
+  for (size_t i = 0; i < plan.nrejected; i++) {
+    if (pc_metric_lookup(plan.rejected[i], NULL)) continue;
+    st = pc_fail(PERFCHECK_ERROR_NOT_FOUND, "%s: %s", plan.rejected[i], plan.rejected_reason[i]);
     pc_rp_plan_free(&plan);
     return st;
   }

@@ -497,7 +497,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   /* The counter data image, for one range.  GetCounterDataSize is called
    * for this object's one metric list only: the image is laid out for the
    * list of the last size query on the object, and another list in between
-   * turned values into NaN without an error (cupti-notes §11). */
+   * turned values into NaN without an error (docs/cupti.md §11). */
   CUpti_RangeProfiler_GetCounterDataSize_Params sp = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   sp.pRangeProfilerObject = c->obj;
   sp.pMetricNames = c->chip->names;

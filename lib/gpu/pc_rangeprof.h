@@ -92,7 +92,7 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
 perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg);
 
 /* Graph launches must never run under auto range + kernel replay (it left a
- * graph's second kernel unwritten on the H200, cupti-notes §11): the capture
+ * graph's second kernel unwritten on the H200, docs/cupti.md §11): the capture
  * layer never profiles a graph launch, and the graph's kernels are reported
  * with not_measured_reason set. */
 

@@ -9,6 +9,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
 
+#include "pc_cupti.h"
 #include "pc_rangeprof.h"
 
 /* A CUPTI parameter struct: structSize set, everything else (pPriv
@@ -21,11 +22,11 @@
  * (pc_cupti_last()).  After a 39 (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: ncu or
  * compute-sanitizer holds the process) every later call is refused without
  * reaching CUPTI: on the H200 a CUPTI call after a 39 segfaulted
- * (cupti-notes §11). */
+ * (docs/cupti.md §11). */
 CUptiResult pc_cupti_note(CUptiResult r, const char *fn);
 int pc_cupti_blocked(void);
 CUptiResult pc_cupti_refuse(const char *fn);
-#define PC_CUPTI(fn, ...) (pc_cupti_blocked() ? pc_cupti_refuse(#fn) : pc_cupti_note(fn(__VA_ARGS__), #fn))
+#define PC_CUPTI(fn, ...) (pc_cupti_blocked() ? pc_cupti_refuse(#fn) : pc_cupti_note(pc_cupti.fn(__VA_ARGS__), #fn))
 
 /* "cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", the last
  * failure recorded on this thread ("" if none). */

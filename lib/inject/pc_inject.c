@@ -282,28 +282,24 @@ static int pc_ld_driver_usable(void) {
 }
 
 /* NVTX asks for its tool.  CUPTI without a driver fails or crashes
- * (cupti-notes §5.4; with the stub driver, at the first range push): the
+ * (docs/cupti.md §5.4; with the stub driver, at the first range push): the
  * ranges stay no-ops then. */
-static int pc_ld_nvtx(const char *cupti_fn, void *get_export_table) {
+static int pc_ld_nvtx(int nvtx_version, void *get_export_table) {
   if (atomic_load(&pc_ld_exiting)) return 0;
   atomic_store(&pc_ld_nvtx_asked, 1);
   if (!pc_ld_driver_usable()) return 0;
   char why[600];
   void *h = pc_ld_runtime(why, sizeof why);
   if (!h) return 0;
-  void *ver = dlsym(h, "cuptiGetVersion"), *init = dlsym(h, cupti_fn);
-  if (!ver || !init) return 0;
-  int (*get_version)(uint32_t *) = NULL;
-  int (*nvtx_init)(void *) = NULL;
-  memcpy(&get_version, &ver, sizeof get_version);
-  memcpy(&nvtx_init, &init, sizeof nvtx_init);
-  uint32_t v = 0;
-  get_version(&v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
-  return nvtx_init(get_export_table) == 0; /* CUPTI_SUCCESS */
+  void *sym = dlsym(h, PC_INJECT_NVTX_ENTRY);
+  if (!sym) return 0;
+  pc_inject_nvtx_fn init;
+  memcpy(&init, &sym, sizeof init);
+  return init(PC_INJECT_ABI, nvtx_version, get_export_table);
 }
 
 PC_EXPORT int InitializeInjectionNvtx2(void *get_export_table);
-int InitializeInjectionNvtx2(void *get_export_table) { return pc_ld_nvtx("cuptiNvtxInitialize2", get_export_table); }
+int InitializeInjectionNvtx2(void *get_export_table) { return pc_ld_nvtx(2, get_export_table); }
 
 PC_EXPORT int InitializeInjectionNvtx(void *get_export_table);
-int InitializeInjectionNvtx(void *get_export_table) { return pc_ld_nvtx("cuptiNvtxInitialize", get_export_table); }
+int InitializeInjectionNvtx(void *get_export_table) { return pc_ld_nvtx(1, get_export_table); }

@@ -14,14 +14,16 @@
  *     itself shares it, and a session it created before its first CUDA
  *     context keeps the process (the runtime steps aside).
  *
- * libperfcheck.so exports one symbol for the loader, PC_INJECT_ENTRY (see
- * perfcheck.map); its ABI number changes whenever the call below does.
+ * libperfcheck.so exports two symbols for the loader, PC_INJECT_ENTRY and
+ * PC_INJECT_NVTX_ENTRY (see perfcheck.map); the ABI number changes whenever
+ * either call below does.
  */
 #ifndef PC_INJECT_H
 #define PC_INJECT_H
 
-#define PC_INJECT_ABI 1
+#define PC_INJECT_ABI 2
 #define PC_INJECT_ENTRY "pc_inject_initialize"
+#define PC_INJECT_NVTX_ENTRY "pc_inject_nvtx_initialize"
 
 /* Called by the loader's InitializeInjection, inside cuInit: reads the
  * configuration (one warning line per bad value on stderr), subscribes to
@@ -30,5 +32,11 @@
  * REASON", and leaves the program alone.  Idempotent.  Returns 1 (the value
  * the driver expects from InitializeInjection) in every case. */
 typedef int (*pc_inject_initialize_fn)(int abi);
+
+/* Called by the loader's InitializeInjectionNvtx2 (nvtx_version 2) and
+ * InitializeInjectionNvtx (1): loads CUPTI (libperfcheck links none) and
+ * forwards NVTX's export table to cuptiNvtxInitialize2 / cuptiNvtxInitialize.
+ * Returns 1 on success, 0 when NVTX stays without a tool. */
+typedef int (*pc_inject_nvtx_fn)(int abi, int nvtx_version, void *get_export_table);
 
 #endif /* PC_INJECT_H */

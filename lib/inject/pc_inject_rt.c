@@ -75,6 +75,7 @@
 #include "../core/pc_core.h"
 #include "../gpu/pc_activity.h"
 #include "../gpu/pc_capture.h"
+#include "../gpu/pc_cupti.h"
 #include "../pc_session.h"
 #include "pc_inject.h"
 
@@ -472,8 +473,21 @@ static void pc_rt_context_created(CUcontext ctx) {
   pthread_mutex_unlock(&pc_rt_start_mu);
 }
 
-/* The one symbol libperfcheck.so exports for the loader (perfcheck.map). */
+/* The two symbols libperfcheck.so exports for the loader (perfcheck.map). */
 __attribute__((visibility("default"))) int pc_inject_initialize(int abi);
+__attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table);
+
+/* NVTX's tool initialization, forwarded to the CUPTI this library loads
+ * (libperfcheck has no link to libcupti: pc_cupti.h). */
+int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
+  if (abi != PC_INJECT_ABI) return 0;
+  if (pc_cupti_load(NULL, 0) != PERFCHECK_OK) return 0;
+  int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
+  if (!init) return 0;
+  uint32_t v = 0;
+  pc_cupti.cuptiGetVersion(&v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
+  return init(get_export_table) == 0; /* CUPTI_SUCCESS */
+}
 
 int pc_inject_initialize(int abi) {
   if (abi != PC_INJECT_ABI) {

@@ -1,103 +1,92 @@
 #!/usr/bin/env bash
 # run.sh [STAGES...]: everything perfcheck needs from the GPU machine, in one
-# call of the device tool.  Builds nothing there: the build tree made here
-# (build-dev, configured with CMAKE_CUDA_ARCHITECTURES=90) travels with the
-# call (carry build-dev and .dev), because the device has no cmocka and every
-# minute there counts.  Stages (default: all): env tests demo accuracy bench.
-# Writes logs under $OUT (one tarball plus a summary, since at most 8 files
-# come back).
+# call of the device tool, from a SOURCE BUILD made there with the README's
+# own commands (never a build tree carried from elsewhere: binaries built on
+# another machine prove only that those binaries work).
+#
+# Carried with the call: only what the GPU machine lacks, the cmocka Debian
+# packages, as .dev/debs/*.deb (made here with
+#   mkdir -p .dev/debs && (cd .dev/debs && apt-get download libcmocka0 libcmocka-dev)
+# and named in the call's `carry`).  They are unpacked with dpkg -x into
+# /tmp/pc-cmocka and reached through PKG_CONFIG_PATH / LD_LIBRARY_PATH.
+#
+# Stages (default: env build tests demo): env build tests demo gputests
+# corpus quickbench overhead injectspeed bench accuracy ceilings.  Logs go
+# under $OUT (one tarball plus summary.txt: at most 8 files come back).
 set -uo pipefail
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out}
-mkdir -p "$OUT/r"
 R=$OUT/r
-BUILD=$ROOT/build-dev
-stages=${*:-env ceilings tests demo accuracy bench}
+mkdir -p "$R"
+BUILD=$ROOT/build
+stages=${*:-env build tests demo}
 t0=$(date +%s)
-say() { echo "[run.sh +$(( $(date +%s) - t0 ))s] $*"; }
+say() { echo "[run.sh +$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; }
 
-# The build tree holds absolute paths of this machine's checkout (/work/main).
-if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
-  mkdir -p /work && ln -s "$ROOT" /work/main
+# ---- what the machine lacks: cmocka --------------------------------------
+CM=/tmp/pc-cmocka
+rm -rf "$CM"
+if ls "$ROOT"/.dev/debs/libcmocka*.deb >/dev/null 2>&1; then
+  for d in "$ROOT"/.dev/debs/libcmocka*.deb; do dpkg -x "$d" "$CM"; done
+  pc=$(find "$CM" -name cmocka.pc | head -1)
+  sed -i "s|/usr|$CM/usr|g" "$pc"
+  export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export LD_LIBRARY_PATH="$(dirname "$(dirname "$pc")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  say "no .dev/debs/libcmocka*.deb carried: the C unit tests will not be built"
 fi
-# cmocka travels as a library next to the tree (unit tests link it).
-export LD_LIBRARY_PATH="$ROOT/.dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
+# Multicast stays off on every kind (the device tool's KINDS.md).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1
 
 for s in $stages; do
   case $s in
     env)
       say env
       { date -u; uname -a; nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-        nvcc --version | tail -2; ncu --version | tail -1
+        nvcc --version | tail -2; ncu --version | tail -1; cmake --version | head -1; cc --version | head -1
+        command -v python3; python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
         grep RmProfilingAdminOnly /proc/driver/nvidia/params; id; nproc; } > "$R/env.txt" 2>&1
       ;;
-    gputests)
-      say "ctest: gpu label, one at a time"
-      (cd "$BUILD" && timeout 400 ctest --output-on-failure -L '^gpu$') > "$R/ctest-gpu.log" 2>&1
-      echo "ctest rc=$?" >> "$R/ctest-gpu.log"
-      grep -E "Test +#|tests passed|rc=" "$R/ctest-gpu.log"
-      ;;
-    injectspeed)
-      say "perfcheck run (timing) against plain: 5 alternating process runs per workload"
-      for i in 1 2 3 4 5; do
-        for w in tiny bound; do
-          timeout 60 "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/plain /'
-          timeout 60 "$BUILD/bin/perfcheck" run --mode timing --output /dev/null -- "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/shim /'
-        done
-        s0=$(date +%s%N); "$BUILD/kernels/roundtrip" --profile >/dev/null 2>&1; s1=$(date +%s%N)
-        "$BUILD/bin/perfcheck" run --mode timing --output /dev/null -- "$BUILD/kernels/roundtrip" --profile >/dev/null 2>&1; s2=$(date +%s%N)
-        echo "STARTUP plain_ms=$(( (s1 - s0) / 1000000 )) shim_ms=$(( (s2 - s1) / 1000000 ))"
-      done > "$R/injectspeed.txt"
-      python3 - "$R/injectspeed.txt" <<'PY'
-import re, statistics, sys
-v = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"(plain|shim) RESULT mode=\S+ workload=(\S+) wall_ms=([0-9.]+)", line)
-    if m: v.setdefault((m.group(2), m.group(1)), []).append(float(m.group(3)))
-    m = re.match(r"STARTUP plain_ms=(\d+) shim_ms=(\d+)", line)
-    if m: v.setdefault(("roundtrip-process", "plain"), []).append(float(m.group(1))); v.setdefault(("roundtrip-process", "shim"), []).append(float(m.group(2)))
-for w in ("tiny", "bound", "roundtrip-process"):
-    p, s = v.get((w, "plain"), []), v.get((w, "shim"), [])
-    if p and s:
-        print("%-18s plain median %9.3f ms (n=%d)  perfcheck run median %9.3f ms (n=%d)  ratio %.3f  added %.1f ms" % (w, statistics.median(p), len(p), statistics.median(s), len(s), statistics.median(s) / statistics.median(p), statistics.median(s) - statistics.median(p)))
-PY
-      ;;
-    ceilings)
-      say "perfcheck ceilings (cached for the sessions below)"
-      timeout 60 "$BUILD/bin/perfcheck" ceilings > "$R/ceilings.txt" 2>&1; echo "rc=$?" >> "$R/ceilings.txt"
-      cat "$R/ceilings.txt"
+    build)
+      say "build: the README's commands (cmake -S . -B build && cmake --build build -j\$(nproc))"
+      rm -rf "$BUILD"
+      { cmake -S . -B build && cmake --build build -j"$(nproc)"; } > "$R/build.log" 2>&1
+      echo "build rc=$?" >> "$R/build.log"
+      grep -E 'perfcheck:|warning|error|build rc=' "$R/build.log" | tail -20 | tee -a "$OUT/summary.txt"
       ;;
     tests)
-      say "ctest: unit and nogpu in parallel, then gpu one at a time (timing tests must not share the GPU)"
-      (cd "$BUILD" && timeout 120 ctest --output-on-failure -j8 -L 'unit|nogpu') > "$R/ctest-cpu.log" 2>&1
-      echo "ctest rc=$?" >> "$R/ctest-cpu.log"
-      tail -15 "$R/ctest-cpu.log"
-      (cd "$BUILD" && timeout 240 ctest --output-on-failure -L '^gpu$') > "$R/ctest-gpu.log" 2>&1
+      say "tests: the README's ctest (every label; GPU tests run one at a time as ctest orders them)"
+      timeout 540 ctest --test-dir build --output-on-failure > "$R/ctest.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest.log"
+      grep -E 'tests passed|tests failed|Failed|\*\*\*|ctest rc=' "$R/ctest.log" | tail -40 | tee -a "$OUT/summary.txt"
+      ;;
+    gputests)
+      say "ctest: gpu label only"
+      timeout 480 ctest --test-dir build --output-on-failure -L '^gpu$' > "$R/ctest-gpu.log" 2>&1
       echo "ctest rc=$?" >> "$R/ctest-gpu.log"
-      tail -40 "$R/ctest-gpu.log"
+      grep -E 'Test +#|tests passed|ctest rc=' "$R/ctest-gpu.log" | tee -a "$OUT/summary.txt"
       ;;
     demo)
-      say "demo: examples/mystery_region"
-      timeout 120 "$BUILD/examples/example_mystery_region" > "$R/demo.txt" 2>&1; echo "rc=$?" >> "$R/demo.txt"
-      cat "$R/demo.txt"
+      say "demo: scripts/demo.sh (the README's demo command)"
+      timeout 240 scripts/demo.sh > "$R/demo.txt" 2>&1; echo "demo rc=$?" >> "$R/demo.txt"
+      tail -25 "$R/demo.txt" | tee -a "$OUT/summary.txt"
       ;;
-    accuracy)
-      say "accuracy: in-process counters against ncu exports"
-      mkdir -p "$R/acc"
-      timeout 240 "$BUILD/tests/gpu/gpu_accuracy_dump" "$R/acc" > "$R/acc/dump.log" 2>&1; echo "dump rc=$?" >> "$R/acc/dump.log"
-      python3 "$ROOT/scripts/device/accuracy.py" "$R/acc" "$ROOT/tests/data/h200" "$R/accuracy.md" > "$R/acc/compare.log" 2>&1
-      echo "compare rc=$?" >> "$R/acc/compare.log"
-      tail -5 "$R/acc/dump.log"; tail -15 "$R/acc/compare.log"
+    corpus)
+      say "corpus: production kernels under ncu and in process (scripts/device/corpus.sh)"
+      timeout 560 bash "$ROOT/scripts/device/corpus.sh" "$BUILD" "$R/corpus" > "$R/corpus.log" 2>&1
+      echo "corpus rc=$?" >> "$R/corpus.log"
+      tail -30 "$R/corpus.log" | tee -a "$OUT/summary.txt"
       ;;
     quickbench)
-      say "quick bench: tiny (4096 launches) plain vs timing, 9 alternating process runs each"
+      say "quick bench: tiny (4096 launches) plain vs timing mode, 9 alternating process runs each"
       for i in 1 2 3 4 5 6 7 8 9; do
         for m in plain timing; do
           timeout 30 "$BUILD/bench/bench_launches" $m tiny 2>&1 | grep '^RESULT'
         done
       done > "$R/quickbench.txt"
-      python3 - "$R/quickbench.txt" <<'PY'
+      python3 - "$R/quickbench.txt" <<'PY' | tee -a "$OUT/summary.txt"
 import re, statistics, sys
 v = {}
 for line in open(sys.argv[1]):
@@ -112,7 +101,7 @@ PY
       for i in 1 2 3 4 5; do
         for m in plain cb act cbact perfcheck; do timeout 30 "$BUILD/bench/overhead_probe" $m 2>&1 | grep '^RESULT'; done
       done > "$R/overhead.txt"
-      python3 - "$R/overhead.txt" <<'PY'
+      python3 - "$R/overhead.txt" <<'PY' | tee -a "$OUT/summary.txt"
 import re, statistics, sys
 v = {}
 for line in open(sys.argv[1]):
@@ -121,10 +110,46 @@ for line in open(sys.argv[1]):
 for k, x in v.items(): print("%-10s n=%d median %.3f us/launch (min %.3f, max %.3f)" % (k, len(x), statistics.median(x), min(x), max(x)))
 PY
       ;;
+    injectspeed)
+      say "perfcheck run (timing) against plain: 5 alternating process runs per workload"
+      for i in 1 2 3 4 5; do
+        for w in tiny bound; do
+          timeout 60 "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/plain /'
+          timeout 60 "$BUILD/bin/perfcheck" run --mode timing --output /dev/null -- "$BUILD/bench/bench_launches" plain $w 2>&1 | grep '^RESULT' | sed 's/^/shim /'
+        done
+      done > "$R/injectspeed.txt"
+      python3 - "$R/injectspeed.txt" <<'PY' | tee -a "$OUT/summary.txt"
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(plain|shim) RESULT mode=\S+ workload=(\S+) wall_ms=([0-9.]+)", line)
+    if m: v.setdefault((m.group(2), m.group(1)), []).append(float(m.group(3)))
+for w in ("tiny", "bound"):
+    p, s = v.get((w, "plain"), []), v.get((w, "shim"), [])
+    if p and s:
+        print("%-6s plain median %9.3f ms (n=%d)  perfcheck run median %9.3f ms (n=%d)  ratio %.3f" % (w, statistics.median(p), len(p), statistics.median(s), len(s), statistics.median(s) / statistics.median(p)))
+PY
+      ;;
+    ceilings)
+      say "perfcheck ceilings (cached for the sessions below)"
+      timeout 60 "$BUILD/bin/perfcheck" ceilings > "$R/ceilings.txt" 2>&1; echo "rc=$?" >> "$R/ceilings.txt"
+      tee -a "$OUT/summary.txt" < "$R/ceilings.txt"
+      ;;
+    accuracy)
+      say "accuracy: in-process counters against ncu exports"
+      mkdir -p "$R/acc"
+      timeout 240 "$BUILD/tests/gpu/gpu_accuracy_dump" "$R/acc" > "$R/acc/dump.log" 2>&1; echo "dump rc=$?" >> "$R/acc/dump.log"
+      python3 "$ROOT/scripts/device/accuracy.py" "$R/acc" "$ROOT/tests/data/h200" "$R/accuracy.md" > "$R/acc/compare.log" 2>&1
+      echo "compare rc=$?" >> "$R/acc/compare.log"
+      tail -15 "$R/acc/compare.log" | tee -a "$OUT/summary.txt"
+      ;;
     bench)
       say "bench"
       BENCH_BUDGET_S=${BENCH_BUDGET_S:-200} timeout 270 "$ROOT/scripts/device/bench.sh" "$BUILD" "$R/bench" > "$R/bench.log" 2>&1; echo "bench rc=$?" >> "$R/bench.log"
-      tail -60 "$R/bench.log"
+      tail -40 "$R/bench.log" | tee -a "$OUT/summary.txt"
+      ;;
+    *)
+      say "unknown stage $s"
       ;;
   esac
 done

@@ -18,6 +18,14 @@ int main(void) {
   perfcheck_report *r = NULL;
   bad |= perfcheck_report_from_ncu_csv("x.csv", 1, &r) != PERFCHECK_ERROR_UNSUPPORTED || r != NULL;
   bad |= perfcheck_report_kernel_count(r) != 0;
+  char *text = (char *)&o; /* must be overwritten */
+  size_t len = 1;
+  bad |= perfcheck_report_to_string(r, PERFCHECK_FORMAT_JSON, &text, &len) != PERFCHECK_ERROR_UNSUPPORTED ||
+         text != NULL || len != 0;
+  perfcheck_free(text);
+  bad |= perfcheck_report_from_json_text("{}", 2, NULL, 1, &r) != PERFCHECK_ERROR_UNSUPPORTED || r != NULL;
+  unsigned nbad = 1;
+  bad |= perfcheck_options_from_env(&o, &nbad) != PERFCHECK_OK || nbad != 0 || o.size != sizeof o;
   bad |= PERFCHECK_CHECK(r, "mysteryA:sectors_per_request_ld<=4.5") != 0;
   bad |= strcmp(perfcheck_cause_name(PERFCHECK_CAUSE_DIVERGENT_WARPS), "divergent_warps") != 0;
   bad |= strcmp(perfcheck_strerror(PERFCHECK_OK), "success") != 0;

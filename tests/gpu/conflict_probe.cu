@@ -9,7 +9,7 @@
 //                                     message contains HOLDER, twice (the
 //                                     second call must make no CUPTI call:
 //                                     after a CUPTI 39 a later call crashed the
-//                                     host program, cupti-notes §11)
+//                                     host program, docs/cupti.md §11)
 //   conflict_probe no-device          with CUDA_VISIBLE_DEVICES=-1:
 //                                     PERFCHECK_ERROR_NO_DEVICE
 //

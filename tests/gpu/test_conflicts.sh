@@ -7,7 +7,7 @@
 #      return PERFCHECK_ERROR_CUPTI_IN_USE naming "Nsight Compute", twice, and
 #      the probe's own kernel (the one ncu profiles) must still be right;
 #   3. under compute-sanitizer: the same, naming "<not provided>" (the holder
-#      name CUPTI gives for the sanitizer, cupti-notes §11);
+#      name CUPTI gives for the sanitizer, docs/cupti.md §11);
 #   4. with CUDA_VISIBLE_DEVICES=-1: PERFCHECK_ERROR_NO_DEVICE.
 # Each run must exit 0 and print "conflict_probe: PASS": no crash, because
 # after a CUPTI error 39 perfcheck must make no further CUPTI call.

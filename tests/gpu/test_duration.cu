@@ -2,7 +2,7 @@
 // report's median duration agrees with the median of CUDA-event timings of
 // the same launches within 5%.
 //
-// Why 1 ms: on the H200 (cupti-notes §11) activity durations of a 100 us
+// Why 1 ms: on the H200 (docs/cupti.md §11) activity durations of a 100 us
 // kernel were 4.4-6.5 us shorter than event timings of it, a fixed offset of
 // launch and event overhead.  At 1 ms that offset is under 1%, so a 5%
 // tolerance tests the measurement, not the offset.

@@ -1,7 +1,7 @@
 // test_graph: a CUDA graph of two different kernels (stream-captured),
 // launched 3 times in a region: both kernels appear with 3 launches each and
 // both outputs are right.  On the H200, auto range + kernel replay over a
-// graph launch never wrote the second kernel's output (cupti-notes §11), so
+// graph launch never wrote the second kernel's output (docs/cupti.md §11), so
 // this test also runs in auto mode (argument "auto"), where the counter layer
 // must not auto-range the graph.
 #include <vector>

@@ -187,8 +187,15 @@ def main():
     raw = run(binary, "diagnose", "--format", "csv", "--quiet", data + "/t4_seed000.csv")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")))
     check(len(rows) == 4, "csv: 4 T4 rows")
-    check(rows[0]["threads_per_instruction_pred_on"] == "", "csv: unmeasured is an empty field")
-    check(rows[0]["cause"] == "uncoalesced_global_loads", "csv: cause")
+    # Longest total time first (seed 000's T4 times: B 2.145 ms, C48000 1.414, C0 1.184, A 0.449).
+    check([(r["name"], r["dynamic_smem_bytes"]) for r in rows] ==
+          [("mysteryB", "0"), ("mysteryC", "48000"), ("mysteryC", "0"), ("mysteryA", "0")],
+          "csv: rows by total time %r" % [(r["name"], r["dynamic_smem_bytes"]) for r in rows])
+    check(all(float(rows[i]["total_ns"]) >= float(rows[i + 1]["total_ns"]) for i in range(3)), "csv: total_ns order")
+    a = [r for r in rows if r["name"] == "mysteryA"][0]
+    check(a["threads_per_instruction_pred_on"] == "", "csv: unmeasured is an empty field")
+    check(a["cause"] == "uncoalesced_global_loads", "csv: cause")
+    check(a["display_name"] == "mysteryA", "csv: display_name")
 
     if FAILURES:
         for f in FAILURES:

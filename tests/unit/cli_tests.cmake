@@ -34,7 +34,7 @@ set_tests_properties(unit.cli.json PROPERTIES LABELS unit)
 pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
   STDOUT "Part 1: what the launch configuration alone decides"
          "\nmysteryC, 48000 B dynamic     14          0       48000       1        8     25.0\n"
-         "\nmysteryA: step 3 uncoalesced_global_loads: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 31.91 \\(threshold 4\\): "
+         "\nmysteryA: step 3 uncoalesced_global_loads: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 31.91 \\(threshold 16\\): "
          "\nmysteryB: step 4 divergent_warps: [^\n]* = 16.21 "
          "\nmysteryC, 48000 B dynamic: step 5 occupancy_shared_memory: "
          "\nmysteryC, 0 B dynamic: step 0 at_roof: "
@@ -80,7 +80,7 @@ pc_cli_test(help_diagnose EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS help di
 pc_cli_test(diagnose_help EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS diagnose --help)
 pc_cli_test(help_metrics EXIT 0 STDOUT "usage: perfcheck metrics" ARGS metrics -h)
 pc_cli_test(metrics_default EXIT 0
-  STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active\n$"
+  STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,[^\n]*sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active\n$"
   ARGS metrics)
 pc_cli_test(metrics_full EXIT 0 STDOUT "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" ARGS metrics --set full)
 pc_cli_test(metrics_bad_set EXIT 2 FLAGS --no-stdout STDERR "unknown metric set 'fastest'" ARGS metrics --set fastest)

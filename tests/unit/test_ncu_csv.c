@@ -253,7 +253,12 @@ static void test_h200_units_agree(void **state) {
     }
     pc_report *a = load(auto_path), *b = load(base_path);
     print_warnings(a);
-    assert_int_equal(a->nwarnings, 0); /* a complete export reads without a warning */
+    /* A complete export reads without a warning, but for one line per
+     * default-set column the export lacks (tests/data/h200/metrics.txt says
+     * which list each was recorded with); no other warning. */
+    for (size_t w = 0; w < a->nwarnings; w++)
+      if (!strstr(a->warnings[w], ": no column ") || !strstr(a->warnings[w], "not measured for any kernel"))
+        fail_msg("%s: unexpected warning: %s", auto_path, a->warnings[w]);
     assert_int_equal(a->nkernels, b->nkernels);
     assert_true(a->nkernels > 0);
     assert_string_equal(a->device.name, "NVIDIA H200");

@@ -284,12 +284,15 @@ static void test_csv_report(void **state) {
       "name,region,grid,block,dynamic_smem_bytes,launches,duration_ns_median,sectors_per_request_ld,"
       "sectors_per_request_st,threads_per_instruction,threads_per_instruction_pred_on,achieved_occupancy_pct,"
       "theoretical_occupancy_pct,flops,dram_bytes,arithmetic_intensity,waves_per_sm,dram_gbps,gflops,memory_pct,"
-      "compute_pct,local_sectors,bank_conflict_share,atomic_share,step,cause,bound,metric,value,threshold,advice\n";
+      "compute_pct,local_sectors,bank_conflict_share,atomic_share,step,cause,bound,metric,value,threshold,advice,"
+      "display_name,total_ns,kernel_time_share,bytes_per_sector_ld,bytes_per_sector_st,bytes_per_sector_ldgsts,"
+      "busiest_pipe,busiest_pipe_pct,busiest_memory,busiest_memory_pct\n";
   assert_memory_equal(c, header, strlen(header));
   assert_non_null(strstr(c, "\nmysteryA,solve,16384x1x1,256x1x1,0,1,449000,31.910003662109375,,,,,,,,0.25,,74.7,18.7,"
-                            ",,,,,3,uncoalesced_global_loads,memory,a / b,31.910003662109375,4,Coalesce the loads.\n"));
+                            ",,,,,3,uncoalesced_global_loads,memory,a / b,31.910003662109375,4,Coalesce the loads.,"
+                            "mysteryA,,,,,,,,,\n"));
   /* Unmeasured: empty fields, never 0. */
-  assert_non_null(strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,\n"));
+  assert_non_null(strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,,nothing,,,,,,,,,\n"));
   /* One line per kernel plus the header. */
   size_t lines = 0;
   for (const char *p = c; *p; p++) lines += *p == '\n';
@@ -317,7 +320,10 @@ static void test_text_report(void **state) {
   assert_non_null(strstr(t, "\nnothing                                       -          -           -       -        -        -\n"));
   assert_non_null(strstr(t, "\nmysteryA                                       0.250      0.449      74.7       18.7\n"));
   char row[256];
-  snprintf(row, sizeof row, "\n%-41s %23s %19s %28s\n", "mysteryA", "31.91 / -", "-", "- / -");
+  snprintf(row, sizeof row, "\n%-41s %20s %23s %19s %28s\n", "mysteryA", "- / -", "31.91 / -", "-", "- / -");
+  assert_non_null(strstr(t, row));
+  /* Steps 1 and 2 per kernel: nothing measured in this sample, so "-". */
+  snprintf(row, sizeof row, "\n%-41s %10s %8s %13s %6s %15s %6s\n", "mysteryA", "-", "-", "-", "-", "-", "-");
   assert_non_null(strstr(t, row));
   assert_non_null(strstr(t, "\nmysteryA: step 3 uncoalesced_global_loads: a / b = 31.91 (threshold 4): Coalesce the "
                             "loads.\n"));

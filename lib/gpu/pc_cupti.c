@@ -1,0 +1,158 @@
+/* CUPTI loading; see pc_cupti.h. */
+#define _GNU_SOURCE /* dlinfo, dl_iterate_phdr, secure_getenv */
+#include "pc_cupti.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+pc_cupti_api pc_cupti;
+
+static pthread_once_t pc_cupti_once = PTHREAD_ONCE_INIT;
+static perfcheck_status pc_cupti_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+static char pc_cupti_msg[768];
+static char pc_cupti_where[512];
+static int pc_cupti_preloaded;
+static unsigned pc_cupti_ver;
+static void *pc_cupti_h;
+
+#define PC_CUPTI_MAJOR 13
+
+#ifndef PERFCHECK_CUPTI_BUILD_DIR
+#define PERFCHECK_CUPTI_BUILD_DIR ""
+#endif
+
+/* A libcupti of another major version already in the process (its path in
+ * *other), found by walking the loaded objects. */
+typedef struct pc_loaded_scan {
+  char other[400];
+} pc_loaded_scan;
+
+static int pc_scan_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  pc_loaded_scan *s = data;
+  const char *name = info->dlpi_name;
+  if (!name || !*name) return 0;
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  if (strncmp(base, "libcupti.so", 11) != 0) return 0;
+  const char *ver = base + 11;
+  if (strcmp(ver, ".13") == 0 || strncmp(ver, ".13.", 4) == 0) return 0;
+  if (*ver == '\0') return 0; /* unversioned: its cuptiGetVersion decides below */
+  if (!s->other[0]) snprintf(s->other, sizeof s->other, "%s", name);
+  return 0;
+}
+
+static void pc_where_from(void *h, const char *fallback) {
+  struct link_map *lm = NULL;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
+    snprintf(pc_cupti_where, sizeof pc_cupti_where, "%s", lm->l_name);
+  else
+    snprintf(pc_cupti_where, sizeof pc_cupti_where, "%s", fallback);
+}
+
+/* Resolves the table from h; 0 on success, else the first missing name. */
+static const char *pc_cupti_resolve(void *h) {
+  const char *missing = NULL;
+#define PC_CUPTI_RESOLVE_(name)                                        \
+  {                                                                    \
+    void *p = dlsym(h, #name);                                         \
+    memcpy(&pc_cupti.name, &p, sizeof p);                              \
+    if (!p && !missing) missing = #name;                               \
+  }
+  PC_CUPTI_FUNCTIONS(PC_CUPTI_RESOLVE_)
+#undef PC_CUPTI_RESOLVE_
+  void *p = dlsym(h, "cuptiNvtxInitialize2");
+  memcpy(&pc_cupti.cuptiNvtxInitialize2, &p, sizeof p);
+  p = dlsym(h, "cuptiNvtxInitialize");
+  memcpy(&pc_cupti.cuptiNvtxInitialize, &p, sizeof p);
+  return missing;
+}
+
+static void pc_cupti_load_once(void) {
+  pc_loaded_scan scan;
+  memset(&scan, 0, sizeof scan);
+  dl_iterate_phdr(pc_scan_cb, &scan);
+
+  void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  char tried[600] = "";
+  size_t used = 0;
+#define PC_TRIED_(...)                                                                   \
+  do {                                                                                   \
+    int n_ = snprintf(tried + used, sizeof tried - used, __VA_ARGS__);                   \
+    if (n_ > 0) used = (size_t)n_ < sizeof tried - used ? used + (size_t)n_ : sizeof tried - 1; \
+  } while (0)
+  if (h) {
+    pc_cupti_preloaded = 1;
+    pc_where_from(h, "libcupti.so.13 (already loaded)");
+  } else if (scan.other[0]) {
+    snprintf(pc_cupti_msg, sizeof pc_cupti_msg,
+             "this process already holds another CUPTI (%s); perfcheck needs CUPTI %d and a second CUPTI in one "
+             "process conflicts with the first",
+             scan.other, PC_CUPTI_MAJOR);
+    return;
+  } else {
+    const char *env = secure_getenv("PERFCHECK_CUPTI_LIBRARY");
+    const char *cands[6];
+    size_t nc = 0;
+    char build_path[480] = "";
+    if (env && *env) cands[nc++] = env;
+    cands[nc++] = "libcupti.so.13";
+    if (PERFCHECK_CUPTI_BUILD_DIR[0]) {
+      snprintf(build_path, sizeof build_path, "%s/libcupti.so.13", PERFCHECK_CUPTI_BUILD_DIR);
+      cands[nc++] = build_path;
+    }
+    cands[nc++] = "/usr/local/cuda/lib64/libcupti.so.13";
+    cands[nc++] = "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13";
+    for (size_t i = 0; i < nc && !h; i++) {
+      h = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+      if (!h) {
+        const char *e = dlerror();
+        PC_TRIED_("%s%s (%s)", used ? "; " : "", cands[i], e ? e : "not found");
+      } else {
+        pc_where_from(h, cands[i]);
+      }
+    }
+    if (!h) {
+      snprintf(pc_cupti_msg, sizeof pc_cupti_msg,
+               "CUPTI %d (libcupti.so.13, part of the CUDA toolkit) could not be loaded: tried %s; set "
+               "PERFCHECK_CUPTI_LIBRARY to its full path or add its folder to LD_LIBRARY_PATH",
+               PC_CUPTI_MAJOR, tried);
+      return;
+    }
+  }
+#undef PC_TRIED_
+  const char *missing = pc_cupti_resolve(h);
+  if (missing) {
+    snprintf(pc_cupti_msg, sizeof pc_cupti_msg, "%s has no %s: CUPTI older than 13.0 Update 1", pc_cupti_where,
+             missing);
+    memset(&pc_cupti, 0, sizeof pc_cupti);
+    if (!pc_cupti_preloaded) dlclose(h);
+    return;
+  }
+  uint32_t v = 0;
+  if (pc_cupti.cuptiGetVersion(&v) != CUPTI_SUCCESS || v / 10000 != PC_CUPTI_MAJOR) {
+    snprintf(pc_cupti_msg, sizeof pc_cupti_msg, "%s reports CUPTI API version %u; perfcheck needs CUPTI %d",
+             pc_cupti_where, (unsigned)v, PC_CUPTI_MAJOR);
+    memset(&pc_cupti, 0, sizeof pc_cupti);
+    if (!pc_cupti_preloaded) dlclose(h);
+    return;
+  }
+  pc_cupti_ver = v;
+  pc_cupti_h = h; /* never closed: CUPTI stays for the life of the process */
+  pc_cupti_status = PERFCHECK_OK;
+}
+
+perfcheck_status pc_cupti_load(char *msg, size_t msglen) {
+  pthread_once(&pc_cupti_once, pc_cupti_load_once);
+  if (msg && msglen) snprintf(msg, msglen, "%s", pc_cupti_status == PERFCHECK_OK ? "" : pc_cupti_msg);
+  return pc_cupti_status;
+}
+
+const char *pc_cupti_path(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_where : ""; }
+int pc_cupti_was_loaded(void) { return pc_cupti_status == PERFCHECK_OK && pc_cupti_preloaded; }
+unsigned pc_cupti_version(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_ver : 0; }
+void *pc_cupti_handle(void) { return pc_cupti_status == PERFCHECK_OK ? pc_cupti_h : NULL; }
