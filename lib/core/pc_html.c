@@ -94,7 +94,7 @@ static const char pc_html_css[] =
     ".mono{font-family:\"DejaVu Sans Mono\",monospace;overflow-wrap:anywhere}\n"
     "table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #d4d4d4;padding:2px 6px;"
     "text-align:left;vertical-align:top}th{background:#f3f3f3;white-space:nowrap}td.name,table.m td:first-child{"
-    "overflow-wrap:anywhere}td.name{min-width:14em}td.n,table.m td+td{"
+    "overflow-wrap:anywhere}td.name{min-width:12em}td.n,td[data-v]:not(.t),table.m td+td{"
     "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "table.m td:first-child{font-family:\"DejaVu Sans Mono\",monospace}\n"
     "th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:\" \\25B2\"}"
@@ -107,7 +107,8 @@ static const char pc_html_css[] =
     ".move{stroke:#666;stroke-width:1.2}\n"
     ".band rect.b{stroke-width:1.2}.pass rect.b{fill:#dcefdc;stroke:#2e7d32}.catch rect.b{fill:#f9d6d5;"
     "stroke:#c62828}.na rect.b{fill:#ececec;stroke:#9e9e9e}\n"
-    ".gauge{fill:#fff;stroke:#999}.tick{stroke:#222;stroke-width:1.5}.mark{fill:#222}\n"
+    ".gauge{fill:#fff;stroke:#999}.tick{stroke:#222;stroke-width:1.5}.mark{fill:#222}.dia{fill:none;stroke:#222}"
+    "svg text.q{font-weight:bold}\n"
     ".seg-k{fill:#3f6fb5}.seg-c{fill:#e39b2d}.seg-i{fill:#d9d9d9}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:50%;border:1px solid #222;margin-right:4px;"
     "vertical-align:-1px}\n"
@@ -186,7 +187,7 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
   p->ai = k->derived.arithmetic_intensity;
   p->gflops = k->derived.gflops;
   p->from_ai = p->from_gflops = PC_NULL;
-  p->share = PC_NULL;
+  p->share = k->time_share;
   p->cause = k->diag.verdict.cause;
   const pc_derived *d = &k->derived;
   if (pc_is_null(d->flops))
@@ -267,8 +268,12 @@ static int pc_cmp_draw(const void *x, const void *y) {
 #define PC_ROOF_R 6.0   /* a point's radius without a time share */
 #define PC_ROOF_RMAX 28.0 /* the radius of a kernel with all of the time */
 
-static double pc_point_r(const pc_roof_point *p) {
-  if (!(isfinite(p->share) && p->share >= 0)) return PC_ROOF_R;
+static int pc_has_share(const pc_roof_point *p) { return isfinite(p->share) && p->share >= 0; }
+
+/* scaled: every drawn point has a share (else all are one size: a fixed size
+ * beside scaled ones would read as a share). */
+static double pc_point_r(const pc_roof_point *p, int scaled) {
+  if (!scaled || !pc_has_share(p)) return PC_ROOF_R;
   double r = sqrt(fmin(p->share, 1.0)) * PC_ROOF_RMAX; /* area proportional to the share */
   return r < 2.5 ? 2.5 : r;
 }
@@ -287,7 +292,7 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
     const pc_roof_point *p = &pts[i];
     if (!pc_roof_point_drawn(p)) continue;
     drawn++;
-    if (isfinite(p->share)) have_share++;
+    if (pc_has_share(p)) have_share++;
     xlo = fmin(xlo, p->ai), xhi = fmax(xhi, p->ai), ylo = fmin(ylo, p->gflops), yhi = fmax(yhi, p->gflops);
     if (pc_pos(p->from_ai) && pc_pos(p->from_gflops))
       xlo = fmin(xlo, p->from_ai), xhi = fmax(xhi, p->from_ai), ylo = fmin(ylo, p->from_gflops),
@@ -383,11 +388,12 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
   }
 
   /* The points. */
+  const int scaled = drawn > 0 && have_share == drawn;
   pc_draw_order *order = malloc((n ? n : 1) * sizeof *order);
   size_t no = 0;
   if (order)
     for (size_t i = 0; i < n; i++)
-      if (pc_roof_point_drawn(&pts[i])) order[no].r = pc_point_r(&pts[i]), order[no].i = i, no++;
+      if (pc_roof_point_drawn(&pts[i])) order[no].r = pc_point_r(&pts[i], scaled), order[no].i = i, no++;
   if (order) qsort(order, no, sizeof *order, pc_cmp_draw);
   for (size_t j = 0; j < no; j++) {
     const pc_roof_point *p = &pts[order[j].i];
@@ -399,12 +405,14 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
         fprintf(f, "<line class=\"move\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" marker-end=\"url(#arrow)\"/>",
                 fx, fy, cx, cy);
     }
-    fprintf(f,
-            "<circle class=\"point\" data-k=\"%zu\" data-ai=\"%.9g\" data-gflops=\"%.9g\" cx=\"%.2f\" cy=\"%.2f\" "
-            "r=\"%.2f\" fill=\"%s\"><title>",
-            p->index, p->ai, p->gflops, cx, cy, order[j].r, pc_html_cause_color(p->cause));
+    fprintf(f, "<circle class=\"point\" data-k=\"%zu\" data-ai=\"%.9g\" data-gflops=\"%.9g\" ", p->index, p->ai,
+            p->gflops);
+    if (scaled) fprintf(f, "data-share=\"%.9g\" ", p->share);
+    fprintf(f, "cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"><title>", cx, cy, order[j].r,
+            pc_html_cause_color(p->cause));
     pc_html_text(f, p->label);
     fprintf(f, ": %s FLOP/byte, %s GFLOP/s, ", pc_html_num(b1, sizeof b1, p->ai), pc_html_num(b2, sizeof b2, p->gflops));
+    if (scaled) fprintf(f, "%s%% of the kernel time, ", pc_html_num(b1, sizeof b1, p->share * 100));
     if (p->cause_before && strcmp(p->cause_before, perfcheck_cause_name(p->cause)) != 0)
       fprintf(f, "%s -> ", p->cause_before);
     fprintf(f, "%s</title></circle>\n", perfcheck_cause_name(p->cause));
@@ -428,12 +436,17 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
     fputs("<li>FP32 roof: not known (device.peak_fp32_flop_per_s is null): no line.</li>\n", f);
   fputs("<li>Tensor-core roof: not measured (the report's device has no peak_tensor_flop_per_s): no line.</li>\n", f);
   fprintf(f, "<li>%zu of %zu kernel%s drawn; ", drawn, n, n == 1 ? "" : "s");
-  if (drawn && have_share == drawn)
-    fputs("a point's area is its share of the region's kernel time.</li>\n", f);
-  else
-    fputs("every point has the same size: the report holds no kernel time share (kernels[].kernel_time_share), and "
-          "no size is guessed.</li>\n",
+  if (scaled)
+    fputs("a point's area is proportional to the kernel's share of its region's kernel time "
+          "(kernels[].kernel_time_share; offline, of the export's profiled launches): a kernel with all of it "
+          "would be the largest circle.</li>\n",
           f);
+  else if (drawn)
+    fprintf(f, "every point has the same size: %zu of the %zu drawn kernel%s no kernel time share "
+               "(kernels[].kernel_time_share is null), and no size is guessed.</li>\n",
+            drawn - have_share, drawn, drawn == 1 ? " has" : "s have");
+  else
+    fputs("no point to draw.</li>\n", f);
   fputs("<li>Colour: the verdict's cause (below).  Hover a point for its kernel.</li>\n</ul>\n", f);
 
   /* The legend table: every kernel, and why one has no point. */

@@ -54,7 +54,7 @@ typedef struct pc_roof_point {
   const char *label;     /* shown on hover and in the legend */
   double ai, gflops;     /* measured; a point only when both are > 0 */
   double from_ai, from_gflops; /* a diff: where it was (NaN: no arrow) */
-  double share;          /* area: share of the region's kernel time; NaN: fixed size */
+  double share;          /* area: share of the region's kernel time; NaN: one size (then all are) */
   perfcheck_cause cause; /* colour */
   const char *cause_before; /* a diff: the earlier verdict's cause word, or NULL */
   char why[200];         /* when there is no point: why (filled by pc_roof_point_set) */

@@ -159,8 +159,12 @@ PAGE_FACTS = r"""
     if (e.closest('details:not([open])')) return;
     if (e.scrollWidth > e.clientWidth + 1) out.overflow.push(e.tagName + ': ' + e.textContent.slice(0, 80));
   });
-  if (document.documentElement.scrollWidth > window.innerWidth + 1)
-    out.overflow.push('the page is wider than the window: ' + document.documentElement.scrollWidth);
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+    const wide = Array.from(document.querySelectorAll('body *')).filter(e => r(e).right > window.innerWidth + 1 &&
+      !Array.from(e.children).some(c => r(c).right > window.innerWidth + 1));
+    out.overflow.push('the page is wider than the window: ' + document.documentElement.scrollWidth + ' px (' +
+      wide.slice(0, 3).map(e => e.tagName + '.' + e.className + ' "' + e.textContent.slice(0, 40) + '"').join(', ') + ')');
+  }
   document.querySelectorAll('article').forEach(a => out.articles.push({id: a.id,
     bands: Array.from(a.querySelectorAll('g.band')).map(g => ({step: +g.dataset.step, state: g.dataset.state}))}));
   document.querySelectorAll('table.roof-legend tbody tr').forEach(tr => {
@@ -327,7 +331,7 @@ def main():
         for i, k in enumerate(truth["kernels"]):
             d = k.get("derived", {})
             if positive(d.get("arithmetic_intensity")) and positive(d.get("gflops")):
-                expect[i] = (d["arithmetic_intensity"], d["gflops"], k["name"])
+                expect[i] = (d["arithmetic_intensity"], d["gflops"], k.get("display_name") or k["name"])
         kernels_n = len(truth["kernels"])
     pts = {p["k"]: p for p in facts["points"]}
     check(facts["plot"] is not None, "the page has a roofline")
