@@ -53,24 +53,38 @@ static int pc_cmp_signature(const pc_kernel *a, const pc_kernel *b) {
   return pc_cmp_dbl(a->dynamic_smem, b->dynamic_smem);
 }
 
-static int pc_cmp_with_region(const void *x, const void *y) {
-  const pc_entry *a = x, *b = y;
-  int c = pc_cmp_signature(a->k, b->k);
-  if (!c) c = pc_cmp_str(a->k->region, b->k->region);
-  if (!c) c = (a->index > b->index) - (a->index < b->index); /* report order inside a group */
+/* The keys a pairing pass compares after the signature. */
+enum { PC_KEY_NAME = 1, PC_KEY_REGION = 2 };
+
+/* What the pairing passes compare, in sort order: the signature, then (for
+ * the name-first order) the full name, then the region, then the name.  A
+ * pass's keys are always a prefix of its list's sort order. */
+static int pc_cmp_keys(const pc_kernel *a, const pc_kernel *b, int keys, int name_first) {
+  int c = pc_cmp_signature(a, b);
+  if (!c && name_first && (keys & PC_KEY_NAME)) c = pc_cmp_str(a->name, b->name);
+  if (!c && (keys & PC_KEY_REGION)) c = pc_cmp_str(a->region, b->region);
+  if (!c && !name_first && (keys & PC_KEY_NAME)) c = pc_cmp_str(a->name, b->name);
   return c;
 }
 
-static int pc_cmp_without_region(const void *x, const void *y) {
+/* Sort orders: signature, name, region (name first) or signature, region,
+ * name; then report order inside a group. */
+static int pc_cmp_name_first(const void *x, const void *y) {
   const pc_entry *a = x, *b = y;
-  int c = pc_cmp_signature(a->k, b->k);
-  if (!c) c = (a->index > b->index) - (a->index < b->index);
-  return c;
+  int c = pc_cmp_keys(a->k, b->k, PC_KEY_NAME | PC_KEY_REGION, 1);
+  return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* One merge walk over two sorted lists: equal keys pair in order.
- * pair_b[j] gets the index in a of b's partner. */
-static void pc_pair_walk(pc_entry *ea, size_t na, pc_entry *eb, size_t nb, int with_region, size_t *pair_b) {
+static int pc_cmp_region_first(const void *x, const void *y) {
+  const pc_entry *a = x, *b = y;
+  int c = pc_cmp_keys(a->k, b->k, PC_KEY_NAME | PC_KEY_REGION, 0);
+  return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* One merge walk over two lists sorted alike: entries whose `keys` are equal
+ * pair in order.  pair_b[j] gets the index in a of b's partner. */
+static void pc_pair_walk(pc_entry *ea, size_t na, pc_entry *eb, size_t nb, int keys, int name_first,
+                         size_t *pair_b) {
   size_t i = 0, j = 0;
   while (i < na && j < nb) {
     if (ea[i].used) {
@@ -81,8 +95,7 @@ static void pc_pair_walk(pc_entry *ea, size_t na, pc_entry *eb, size_t nb, int w
       j++;
       continue;
     }
-    int c = pc_cmp_signature(ea[i].k, eb[j].k);
-    if (!c && with_region) c = pc_cmp_str(ea[i].k->region, eb[j].k->region);
+    int c = pc_cmp_keys(ea[i].k, eb[j].k, keys, name_first);
     if (c < 0) {
       i++;
     } else if (c > 0) {
@@ -145,6 +158,10 @@ typedef struct pc_derived_def {
 static const pc_derived_def pc_diff_derived[] = {
     {"sectors_per_request_ld", offsetof(pc_derived, sectors_per_request_ld), +1},
     {"sectors_per_request_st", offsetof(pc_derived, sectors_per_request_st), +1},
+    /* Bytes used of each fetched sector: fewer is worse (the coalescing rule). */
+    {"bytes_per_sector_ld", offsetof(pc_derived, bytes_per_sector_ld), -1},
+    {"bytes_per_sector_st", offsetof(pc_derived, bytes_per_sector_st), -1},
+    {"bytes_per_sector_ldgsts", offsetof(pc_derived, bytes_per_sector_ldgsts), -1},
     {"threads_per_instruction", offsetof(pc_derived, threads_per_instruction), -1},
     {"threads_per_instruction_pred_on", offsetof(pc_derived, threads_per_instruction_pred_on), -1},
     {"achieved_occupancy_pct", offsetof(pc_derived, achieved_occupancy_pct), -1},
@@ -208,7 +225,9 @@ static pc_change pc_compare_value(pc_mlist *l, const char *name, double a, doubl
 static void pc_side_fill(pc_diff_side *s, const pc_kernel *k) {
   if (!k) {
     s->launches = 0;
-    s->dur_min = s->dur_median = s->dur_max = s->ai = s->gflops = PC_NULL;
+    s->dur_min = s->dur_median = s->dur_max = s->ai = s->gflops = s->total = s->share = PC_NULL;
+    s->busiest_pipe.name = s->busiest_pipe.metric = s->busiest_memory.name = s->busiest_memory.metric = NULL;
+    s->busiest_pipe.pct = s->busiest_memory.pct = PC_NULL;
     memset(&s->verdict, 0, sizeof s->verdict);
     s->verdict.cause = PERFCHECK_CAUSE_NONE;
     s->verdict.value = s->verdict.threshold = PC_NULL;
@@ -217,9 +236,17 @@ static void pc_side_fill(pc_diff_side *s, const pc_kernel *k) {
   }
   s->launches = k->launches;
   s->dur_min = k->dur_min_ns, s->dur_median = k->dur_median_ns, s->dur_max = k->dur_max_ns;
+  s->total = k->total_ns, s->share = k->time_share;
   s->ai = k->derived.arithmetic_intensity, s->gflops = k->derived.gflops;
+  s->busiest_pipe = k->busiest_pipe, s->busiest_memory = k->busiest_memory; /* static names */
   s->verdict = k->diag.verdict;
   s->bound = k->diag.bound;
+}
+
+/* A busiest unit that changed name (measured on both sides): moved. */
+static pc_change pc_unit_change(const pc_unit_load *a, const pc_unit_load *b) {
+  if (!a->name || !b->name) return PC_CHANGE_SAME;
+  return strcmp(a->name, b->name) == 0 ? PC_CHANGE_SAME : PC_CHANGE_MOVED;
 }
 
 /* Folds one change into a pair's overall change. */
@@ -245,6 +272,7 @@ static int pc_diff_kernel_fill(pc_diff_kernel *dk, const pc_kernel *ka, const pc
   dk->time_band_pct = band;
   dk->time_change_pct = PC_NULL;
   dk->time = dk->verdict = PC_CHANGE_NOT_COMPARABLE;
+  dk->busiest_pipe = dk->busiest_memory = PC_CHANGE_SAME;
   dk->overall = PC_CHANGE_SAME;
   if (dk->presence != PC_PAIRED) return 0;
 
@@ -254,9 +282,18 @@ static int pc_diff_kernel_fill(pc_diff_kernel *dk, const pc_kernel *ka, const pc
   pc_fold(&dk->overall, dk->time);
   pc_fold(&dk->overall, dk->verdict);
 
+  dk->busiest_pipe = pc_unit_change(&ka->busiest_pipe, &kb->busiest_pipe);
+  dk->busiest_memory = pc_unit_change(&ka->busiest_memory, &kb->busiest_memory);
+  pc_fold(&dk->overall, dk->busiest_pipe);
+  pc_fold(&dk->overall, dk->busiest_memory);
+
   pc_mlist l = {0};
   const pc_metric_def *table = pc_metric_table();
   pc_fold(&dk->overall, pc_compare_value(&l, "launches", (double)ka->launches, (double)kb->launches, 0));
+  /* total_ns and kernel_time_share are not compared: the median against its
+   * noise band is the time verdict, launches are compared above, and a
+   * share moves whenever another kernel's time does.  The sides keep both
+   * and the writers show them. */
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (i == PC_M_DURATION) continue; /* the time change above, with its noise band */
     pc_fold(&dk->overall, pc_compare_value(&l, table[i].name, ka->metric[i], kb->metric[i], 0));
@@ -389,13 +426,18 @@ static perfcheck_status pc_diff_build(pc_diff *d, const pc_report *a, const pc_r
   labels_ok = 1;
   for (size_t i = 0; i < na; i++) ea[i].k = &a->kernels[i], ea[i].index = i;
   for (size_t j = 0; j < nb; j++) eb[j].k = &b->kernels[j], eb[j].index = j, pair_b[j] = (size_t)-1;
-  /* In the same region first, then in any region. */
-  qsort(ea, na, sizeof *ea, pc_cmp_with_region);
-  qsort(eb, nb, sizeof *eb, pc_cmp_with_region);
-  pc_pair_walk(ea, na, eb, nb, 1, pair_b);
-  qsort(ea, na, sizeof *ea, pc_cmp_without_region);
-  qsort(eb, nb, sizeof *eb, pc_cmp_without_region);
-  pc_pair_walk(ea, na, eb, nb, 0, pair_b);
+  /* Display name and signature always; the same full name first (two
+   * template instances can share a display name, and the reports order
+   * kernels by time, which two runs need not agree on), then in the same
+   * region first. */
+  qsort(ea, na, sizeof *ea, pc_cmp_name_first);
+  qsort(eb, nb, sizeof *eb, pc_cmp_name_first);
+  pc_pair_walk(ea, na, eb, nb, PC_KEY_NAME | PC_KEY_REGION, 1, pair_b);
+  pc_pair_walk(ea, na, eb, nb, PC_KEY_NAME, 1, pair_b);
+  qsort(ea, na, sizeof *ea, pc_cmp_region_first);
+  qsort(eb, nb, sizeof *eb, pc_cmp_region_first);
+  pc_pair_walk(ea, na, eb, nb, PC_KEY_REGION, 0, pair_b);
+  pc_pair_walk(ea, na, eb, nb, 0, 0, pair_b);
 
   d->kernels = calloc(na + nb ? na + nb : 1, sizeof *d->kernels);
   if (!d->kernels) goto done;

@@ -4,7 +4,9 @@
  * in perfcheck.h; this header exposes the model to the writers and tests.
  *
  * Kernel entries pair by display name and launch signature (grid, block,
- * dynamic shared memory), in the same region first, then in any region.
+ * dynamic shared memory): with the same full name first (two instances of a
+ * template can share a display name), in the same region first, then in
+ * any region.
  * For each pair the diff holds:
  *   - the time change of the median duration, judged against the
  *     expectations' band for durations (pc_expect_default_band_pct) and the
@@ -15,9 +17,13 @@
  *   - the verdict change (an earlier checklist step catching it, a new
  *     catch, or a different cause at the same step is worse);
  *   - every metric and derived value that moved beyond the expectations'
- *     band for two runs (pc_expect_rerun_band_pct); the checklist's numbers (sectors per request, threads per
- *     instruction, occupancy, local sectors, bank conflict and atomic
- *     shares) have a direction, and moving the wrong way is worse;
+ *     band for two runs (pc_expect_rerun_band_pct); the checklist's numbers
+ *     (sectors per request, bytes per sector, threads per instruction,
+ *     occupancy, local sectors, bank conflict and atomic shares) have a
+ *     direction, and moving the wrong way is worse; total time and share
+ *     are listed as moved;
+ *   - the busiest pipe and memory level, when another one is now the
+ *     busiest (moved);
  *   - kernels that appear or disappear (listed, not worse by themselves: a
  *     region's wall clock says whether the new work costs time).
  * Regions pair by name, parent and depth; a wall clock slower beyond the
@@ -62,7 +68,9 @@ typedef struct pc_diff_metric {
 typedef struct pc_diff_side {
   uint64_t launches;
   double dur_min, dur_median, dur_max;
+  double total, share;   /* total_ns and kernel_time_share */
   double ai, gflops;
+  pc_unit_load busiest_pipe, busiest_memory; /* names and metrics are static text */
   pc_finding verdict;
   perfcheck_bound bound;
 } pc_diff_side;
@@ -79,6 +87,7 @@ typedef struct pc_diff_kernel {
   double time_band_pct;  /* the band the change is judged against */
   pc_change time;
   pc_change verdict;
+  pc_change busiest_pipe, busiest_memory; /* MOVED when another unit is now the busiest */
   pc_diff_metric *metrics; /* beyond tolerance or measured on one side only */
   size_t nmetrics;
   size_t moved;          /* metrics beyond tolerance (any direction) */

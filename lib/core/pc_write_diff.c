@@ -44,6 +44,15 @@ static void pc_time_text(char *buf, size_t len, const pc_diff_kernel *k) {
     n = strlen(buf);
   }
   if (n < len) snprintf(buf + n, len - n, "; band %s%%)", pc_dn(p, sizeof p, k->time_band_pct));
+  n = strlen(buf);
+  if (n < len && (pc_has(k->a.total) || pc_has(k->b.total))) {
+    char t0[32], t1[32], s0[32], s1[32];
+    snprintf(buf + n, len - n, ", total %s -> %s", pc_html_ns(t0, sizeof t0, k->a.total), pc_html_ns(t1, sizeof t1, k->b.total));
+    n = strlen(buf);
+    if (n < len && (pc_has(k->a.share) || pc_has(k->b.share)))
+      snprintf(buf + n, len - n, ", share %s%% -> %s%%", pc_dn(s0, sizeof s0, k->a.share * 100),
+               pc_dn(s1, sizeof s1, k->b.share * 100));
+  }
 }
 
 static const char *pc_time_word(pc_change c) {
@@ -53,6 +62,14 @@ static const char *pc_time_word(pc_change c) {
     case PC_CHANGE_SAME: return "within noise";
     default: return "not compared";
   }
+}
+
+/* "fma 45.2%", or "-". */
+static const char *pc_unit_words(char *buf, size_t len, const pc_unit_load *u) {
+  char p[32];
+  if (!u->name) snprintf(buf, len, "-");
+  else snprintf(buf, len, "%s %s%%", u->name, pc_dn(p, sizeof p, u->pct));
+  return buf;
 }
 
 static void pc_put_printable(FILE *f, const char *s) {
@@ -81,6 +98,12 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
             k->b.verdict.step, perfcheck_cause_name(k->b.verdict.cause), pc_change_name(k->verdict));
   else
     fprintf(f, "    verdict: step %d %s (unchanged)\n", k->b.verdict.step, perfcheck_cause_name(k->b.verdict.cause));
+  if (k->busiest_pipe != PC_CHANGE_SAME)
+    fprintf(f, "    busiest pipe %s -> %s: %s\n", pc_unit_words(a, sizeof a, &k->a.busiest_pipe),
+            pc_unit_words(b, sizeof b, &k->b.busiest_pipe), pc_change_name(k->busiest_pipe));
+  if (k->busiest_memory != PC_CHANGE_SAME)
+    fprintf(f, "    busiest memory level %s -> %s: %s\n", pc_unit_words(a, sizeof a, &k->a.busiest_memory),
+            pc_unit_words(b, sizeof b, &k->b.busiest_memory), pc_change_name(k->busiest_memory));
   size_t one_side = 0;
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
   for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
@@ -217,6 +240,20 @@ static void pc_jverdict(FILE *f, const pc_finding *v) {
   fputs("}", f);
 }
 
+static void pc_junit(FILE *f, const pc_unit_load *u) {
+  if (!u->name) {
+    fputs("null", f);
+    return;
+  }
+  fputs("{\"name\": ", f);
+  pc_json_write_string(f, u->name);
+  fputs(", \"pct\": ", f);
+  pc_jnum(f, u->pct);
+  fputs(", \"metric\": ", f);
+  pc_json_write_string(f, u->metric);
+  fputs("}", f);
+}
+
 static void pc_jside(FILE *f, const pc_diff_side *s) {
   fprintf(f, "{\"launches\": %" PRIu64 ", \"duration_ns\": {\"min\": ", s->launches);
   pc_jnum(f, s->dur_min);
@@ -224,7 +261,15 @@ static void pc_jside(FILE *f, const pc_diff_side *s) {
   pc_jnum(f, s->dur_median);
   fputs(", \"max\": ", f);
   pc_jnum(f, s->dur_max);
-  fputs("}, \"arithmetic_intensity\": ", f);
+  fputs("}, \"total_ns\": ", f);
+  pc_jnum(f, s->total);
+  fputs(", \"kernel_time_share\": ", f);
+  pc_jnum(f, s->share);
+  fputs(", \"busiest_pipe\": ", f);
+  pc_junit(f, &s->busiest_pipe);
+  fputs(", \"busiest_memory\": ", f);
+  pc_junit(f, &s->busiest_memory);
+  fputs(", \"arithmetic_intensity\": ", f);
   pc_jnum(f, s->ai);
   fputs(", \"gflops\": ", f);
   pc_jnum(f, s->gflops);
@@ -294,8 +339,12 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f) {
     pc_jnum(f, k->time_change_pct);
     fputs(", \"band_pct\": ", f);
     pc_jnum(f, k->time_band_pct);
-    fprintf(f, ", \"change\": \"%s\"}, \"verdict_change\": \"%s\",\n     \"metrics\": [",
-            pc_change_name(k->time), pc_change_name(k->verdict));
+    fprintf(f,
+            ", \"change\": \"%s\"}, \"verdict_change\": \"%s\",\n     \"busiest_change\": {\"pipe\": \"%s\", "
+            "\"memory\": \"%s\"},\n     \"metrics\": [",
+            pc_change_name(k->time), pc_change_name(k->verdict),
+            k->presence == PC_PAIRED ? pc_change_name(k->busiest_pipe) : "not_comparable",
+            k->presence == PC_PAIRED ? pc_change_name(k->busiest_memory) : "not_comparable");
     for (size_t j = 0; j < k->nmetrics; j++) {
       const pc_diff_metric *m = &k->metrics[j];
       fputs(j ? ", {\"name\": " : "{\"name\": ", f);
@@ -350,6 +399,13 @@ static const char *pc_row_class(const pc_diff_kernel *k) {
 static void pc_html_metric_moves(FILE *f, const pc_diff_kernel *k) {
   char a[40], b[40];
   size_t shown = 0, one_side = 0;
+  if (k->busiest_pipe != PC_CHANGE_SAME)
+    fprintf(f, "%sbusiest pipe %s &#8594; %s <b>%s</b>", shown++ ? "<br>" : "", pc_unit_words(a, sizeof a, &k->a.busiest_pipe),
+            pc_unit_words(b, sizeof b, &k->b.busiest_pipe), pc_change_name(k->busiest_pipe));
+  if (k->busiest_memory != PC_CHANGE_SAME)
+    fprintf(f, "%sbusiest memory %s &#8594; %s <b>%s</b>", shown++ ? "<br>" : "",
+            pc_unit_words(a, sizeof a, &k->a.busiest_memory), pc_unit_words(b, sizeof b, &k->b.busiest_memory),
+            pc_change_name(k->busiest_memory));
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
   for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
   for (size_t o = 0; o < 3; o++) { /* worse first */
@@ -452,7 +508,7 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
     p->label = k->label;
     p->ai = k->b.ai, p->gflops = k->b.gflops;
     p->from_ai = k->a.ai, p->from_gflops = k->a.gflops;
-    p->share = PC_NULL;
+    p->share = k->presence == PC_REMOVED ? PC_NULL : k->b.share; /* the after run's share */
     p->cause = k->presence == PC_REMOVED ? k->a.verdict.cause : k->b.verdict.cause;
     p->cause_before = k->presence == PC_PAIRED ? perfcheck_cause_name(k->a.verdict.cause) : NULL;
     if (k->presence == PC_REMOVED)

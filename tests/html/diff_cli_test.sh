@@ -39,7 +39,7 @@ done
 
 expect_exit 1 "diff: a planted uncoalesced kernel" "$pc" diff -q "$h/occupancy.csv" "$planted"
 expect_out "  ... names the kernel" "  scaleAdd<1>, 0 B dynamic [grid 65536x1x1 block 256x1x1]"
-expect_out "  ... its time change" "    time +200.0% (median 58.14 us -> 174.4 us; band 10%): slower"
+expect_out "  ... its time change" "    time +200.0% (median 58.14 us -> 174.4 us; band 10%), total 58.14 us -> 174.4 us, share 11.27% -> 13.29%: slower"
 expect_out "  ... its verdict change" "    verdict: step 0 latency_bound -> step 3 uncoalesced_global_loads: worse"
 expect_out "  ... the checklist number" "    sectors_per_request_ld 4 -> 32 (+700.0%, tolerance 1%): worse"
 expect_out "  ... the other kernel unchanged" "Unchanged within tolerance (1): scaleAdd<4>"
@@ -52,8 +52,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "perfcheck-diff/1", d["schema"]
 assert d["worse"] == 2 and d["summary"]["same"] == 1, d["summary"]
-k = d["kernels"][0]
-assert k["label"] == "scaleAdd<1>, 0 B dynamic" and k["change"] == "worse"
+k = [x for x in d["kernels"] if x["label"] == "scaleAdd<1>, 0 B dynamic"][0]
+assert k["name"] == "scaleAdd<1>" and k["change"] == "worse"
+assert d["kernels"][0]["change"] == "worse"  # the after report's order: by total time
+assert k["before"]["total_ns"] == 58144 and k["after"]["total_ns"] == 174432, (k["before"], k["after"])
+assert k["before"]["busiest_memory"]["name"] == "dram" and k["before"]["busiest_pipe"] is None
+assert k["busiest_change"] == {"pipe": "same", "memory": "same"}, k["busiest_change"]
 assert k["before"]["verdict"]["cause"] == "latency_bound" and k["after"]["verdict"]["cause"] == "uncoalesced_global_loads"
 assert k["time"]["change"] == "worse" and k["time"]["change_pct"] == 200
 m = {x["name"]: x for x in k["metrics"]}

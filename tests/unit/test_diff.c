@@ -47,6 +47,12 @@ static const pc_diff_metric *metric(const pc_diff_kernel *k, const char *name) {
   return NULL;
 }
 
+static size_t count_of(const char *s, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
 static char *written(const pc_diff *d, perfcheck_format fmt) {
   char *buf = NULL;
   size_t len = 0;
@@ -133,7 +139,7 @@ static void plant(pc_report *r, const char *name) {
     k->metric[PC_M_LD_SECTORS] *= 8;
     k->metric[PC_M_ST_SECTORS] *= 8;
     k->metric[PC_M_DURATION] *= 3;
-    k->dur_min_ns *= 3, k->dur_median_ns *= 3, k->dur_max_ns *= 3;
+    k->dur_min_ns *= 3, k->dur_median_ns *= 3, k->dur_max_ns *= 3, k->total_ns *= 3;
     k->metric[PC_M_MEM_THROUGHPUT_PCT] = 92;
     k->metric[PC_M_DRAM_THROUGHPUT_PCT] /= 3;
   }
@@ -166,8 +172,13 @@ static void test_planted_uncoalesced(void **state) {
 
   /* The writers name it, its verdict change and its time change. */
   char *text = written(d, PERFCHECK_FORMAT_TEXT);
-  assert_non_null(strstr(text, "\nWorse (2)\n  scaleAdd<1>, 0 B dynamic [grid 65536x1x1 block 256x1x1]\n"
-                               "    time +200.0% (median 58.14 us -> 174.4 us; band 10%): slower\n"
+  /* Worse entries in the after report's order (by total time: the planted
+   * 116736 B launch first), each with its time, total and share. */
+  assert_non_null(strstr(text, "\nWorse (2)\n  scaleAdd<1>, 116736 B dynamic [grid 65536x1x1 block 256x1x1 dynamic "
+                               "smem 116736 B]\n"));
+  assert_non_null(strstr(text, "\n  scaleAdd<1>, 0 B dynamic [grid 65536x1x1 block 256x1x1]\n"
+                               "    time +200.0% (median 58.14 us -> 174.4 us; band 10%), total 58.14 us -> 174.4 us, "
+                               "share 11.27% -> 13.29%: slower\n"
                                "    verdict: step 0 latency_bound -> step 3 uncoalesced_global_loads: worse\n"));
   assert_non_null(strstr(text, "    sectors_per_request_ld 4 -> 32 (+700.0%, tolerance 1%): worse\n"));
   assert_non_null(strstr(text, "\nUnchanged within tolerance (1): scaleAdd<4>\n"));
@@ -182,8 +193,21 @@ static void test_planted_uncoalesced(void **state) {
   assert_true(pc_json_get(&root, "worse")->number == 2);
   const pc_json *ks = pc_json_get(&root, "kernels");
   assert_int_equal(ks->n, 3);
-  const pc_json *k0 = &ks->items[0];
+  const pc_json *k0 = NULL;
+  for (size_t i = 0; i < ks->n; i++)
+    if (strcmp(pc_json_get(&ks->items[i], "label")->string, "scaleAdd<1>, 0 B dynamic") == 0) k0 = &ks->items[i];
+  assert_non_null(k0);
+  assert_string_equal(pc_json_get(k0, "name")->string, "scaleAdd<1>"); /* the display name */
   assert_string_equal(pc_json_get(k0, "change")->string, "worse");
+  /* Each side's time in the export, share of it and busiest units. */
+  const pc_json *before = pc_json_get(k0, "before"), *after = pc_json_get(k0, "after");
+  assert_true(pc_json_get(before, "total_ns")->number == 58144);
+  assert_true(pc_json_get(after, "total_ns")->number == 174432);
+  assert_true(fabs(pc_json_get(before, "kernel_time_share")->number - 58144.0 / 516000.0) < 1e-9);
+  assert_int_equal(pc_json_get(before, "busiest_pipe")->type, PC_JSON_NULL);
+  assert_string_equal(pc_json_get(pc_json_get(before, "busiest_memory"), "name")->string, "dram");
+  assert_true(pc_json_get(pc_json_get(before, "busiest_memory"), "pct")->number == 67.642424);
+  assert_string_equal(pc_json_get(pc_json_get(k0, "busiest_change"), "memory")->string, "same");
   assert_string_equal(pc_json_get(k0, "verdict_change")->string, "worse");
   assert_string_equal(pc_json_get(pc_json_get(pc_json_get(k0, "after"), "verdict"), "cause")->string,
                       "uncoalesced_global_loads");
@@ -198,6 +222,9 @@ static void test_planted_uncoalesced(void **state) {
   assert_int_equal(points, 3);
   assert_int_equal(froms, 3);
   assert_non_null(strstr(html, "<tr id=\"k0\" class=\"worse\"><td>worse</td>"));
+  /* The after run's shares size the points. */
+  assert_non_null(strstr(html, "a point's area is proportional to the kernel's share"));
+  assert_int_equal(count_of(html, "data-share=\""), 3);
   assert_non_null(strstr(html, "latency_bound &#8594; uncoalesced_global_loads"));
   free(html);
   pc_diff_free(d);
@@ -425,13 +452,102 @@ static void test_notes_and_api(void **state) {
   pc_report_free(b);
 }
 
+/* Bytes used per fetched sector falling is worse (the coalescing rule);
+ * another unit becoming the busiest is listed as moved. */
+static void test_bytes_per_sector_and_busiest(void **state) {
+  (void)state;
+  pc_report *a = pc_report_new(), *b = pc_report_new();
+  pc_kernel *ka = add(a, "k", 1, 100, 100, 100), *kb = add(b, "k", 1, 100, 100, 100);
+  ka->derived.bytes_per_sector_ld = 32, kb->derived.bytes_per_sector_ld = 4;  /* worse */
+  ka->derived.bytes_per_sector_st = 8, kb->derived.bytes_per_sector_st = 32;  /* better */
+  ka->derived.bytes_per_sector_ldgsts = 16, kb->derived.bytes_per_sector_ldgsts = 16.1; /* +0.6%: same */
+  const pc_unit_def *units = pc_units(NULL);
+  ka->busiest_pipe = (pc_unit_load){units[2].name, 45, units[2].metric}; /* fma */
+  kb->busiest_pipe = (pc_unit_load){units[0].name, 93, units[0].metric}; /* tensor */
+  ka->busiest_memory = (pc_unit_load){"dram", 80, "dram__throughput.avg.pct_of_peak_sustained_elapsed"};
+  kb->busiest_memory = (pc_unit_load){"dram", 81, "dram__throughput.avg.pct_of_peak_sustained_elapsed"};
+  ka->total_ns = 1000, kb->total_ns = 1000;
+  pc_diff *d = diff(a, b);
+  const pc_diff_kernel *k = find(d, "k");
+  assert_int_equal(metric(k, "bytes_per_sector_ld")->change, PC_CHANGE_WORSE);
+  assert_true(metric(k, "bytes_per_sector_ld")->tolerance_pct == 1);
+  assert_int_equal(metric(k, "bytes_per_sector_st")->change, PC_CHANGE_BETTER);
+  assert_null(metric(k, "bytes_per_sector_ldgsts"));
+  assert_null(metric(k, "total_ns")); /* not a metric: shown with the time */
+  assert_string_equal(units[2].name, "fma");
+  assert_string_equal(units[0].name, "tensor");
+  assert_int_equal(k->busiest_pipe, PC_CHANGE_MOVED);
+  assert_int_equal(k->busiest_memory, PC_CHANGE_SAME);
+  assert_int_equal(k->overall, PC_CHANGE_WORSE);
+  assert_int_equal(d->worse, 1);
+  char *text = written(d, PERFCHECK_FORMAT_TEXT);
+  assert_non_null(strstr(text, "    bytes_per_sector_ld 32 -> 4 (-87.5%, tolerance 1%): worse\n"));
+  assert_non_null(strstr(text, "    busiest pipe fma 45% -> tensor 93%: moved\n"));
+  assert_null(strstr(text, "busiest memory level"));
+  free(text);
+  char *json = written(d, PERFCHECK_FORMAT_JSON);
+  assert_non_null(strstr(json, "\"busiest_change\": {\"pipe\": \"moved\", \"memory\": \"same\"}"));
+  assert_non_null(strstr(json, "\"busiest_pipe\": {\"name\": \"tensor\", \"pct\": 93, \"metric\": "
+                               "\"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active\"}"));
+  free(json);
+  char *html = written(d, PERFCHECK_FORMAT_HTML);
+  assert_non_null(strstr(html, "busiest pipe fma 45% &#8594; tensor 93% <b>moved</b>"));
+  free(html);
+  pc_diff_free(d);
+  pc_report_free(a);
+  pc_report_free(b);
+}
+
+/* Pairing by display name: an entry whose name changed but whose display
+ * name did not still pairs; two template instances that share a display
+ * name pair by their full names, whatever order the reports put them in. */
+static void test_pairing_display_name(void **state) {
+  (void)state;
+  pc_report *a = pc_report_new(), *b = pc_report_new();
+  pc_kernel *x = add(a, "ns::gemm<float, ns::tile<128> >", 1, 100, 100, 100);
+  x->display_name = pc_strdup("gemm<float, ...>");
+  pc_kernel *y = add(a, "ns::gemm<float, ns::tile<64> >", 1, 200, 200, 200);
+  y->display_name = pc_strdup("gemm<float, ...>");
+  /* After: the reports order by time, so the two swap places; 64 became
+   * 3x slower. */
+  pc_kernel *y2 = add(b, "ns::gemm<float, ns::tile<64> >", 1, 600, 600, 600);
+  y2->display_name = pc_strdup("gemm<float, ...>");
+  pc_kernel *x2 = add(b, "ns::gemm<float, ns::tile<128> >", 1, 100, 100, 100);
+  x2->display_name = pc_strdup("gemm<float, ...>");
+  /* Same display name, another full name (a rebuild renamed a namespace). */
+  pc_kernel *z = add(a, "old::scale<4>", 1, 50, 50, 50);
+  z->display_name = pc_strdup("scale<4>");
+  pc_kernel *z2 = add(b, "v2::scale<4>", 1, 50, 50, 50);
+  z2->display_name = pc_strdup("scale<4>");
+  pc_diff *d = diff(a, b);
+  assert_int_equal(d->added + d->removed, 0);
+  size_t slower = 0;
+  for (size_t i = 0; i < d->nkernels; i++) {
+    const pc_diff_kernel *k = &d->kernels[i];
+    assert_int_equal(k->presence, PC_PAIRED);
+    if (k->time == PC_CHANGE_WORSE) {
+      slower++;
+      assert_true(k->a.dur_median == 200 && k->b.dur_median == 600); /* tile<64> with tile<64> */
+    } else {
+      assert_int_equal(k->time, PC_CHANGE_SAME);
+    }
+  }
+  assert_int_equal(slower, 1);
+  assert_int_equal(d->worse, 1);
+  assert_string_equal(d->kernels[2].name, "scale<4>");
+  pc_diff_free(d);
+  pc_report_free(a);
+  pc_report_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_run_other_units), cmocka_unit_test(test_two_runs),
       cmocka_unit_test(test_planted_uncoalesced),  cmocka_unit_test(test_time_band),
       cmocka_unit_test(test_verdicts),             cmocka_unit_test(test_metric_directions),
       cmocka_unit_test(test_pairing),              cmocka_unit_test(test_regions),
-      cmocka_unit_test(test_notes_and_api),
+      cmocka_unit_test(test_notes_and_api),        cmocka_unit_test(test_bytes_per_sector_and_busiest),
+      cmocka_unit_test(test_pairing_display_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
