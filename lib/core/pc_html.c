@@ -198,6 +198,11 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
     snprintf(p->why, sizeof p->why, "no DRAM traffic measured (0 bytes): the intensity has no value");
   else if (!(d->flops > 0))
     snprintf(p->why, sizeof p->why, "no floating-point work measured (0 FLOP): no place on a log axis");
+  else if (pc_is_null(d->arithmetic_intensity) &&
+           (k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
+            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct")))
+    snprintf(p->why, sizeof p->why, "the tensor pipe was busy: tensor-core FLOPs are not among the counters, so "
+                                    "intensity and FLOP/s are left unknown (rule tensor_active_pct)");
   else if (pc_is_null(k->metric[PC_M_DURATION]) || pc_is_null(d->gflops))
     snprintf(p->why, sizeof p->why, "duration not measured (gpu__time_duration.sum)");
   else if (!(d->gflops > 0) || !(d->arithmetic_intensity > 0))

@@ -17,12 +17,18 @@ headless Chromium, and asserts:
     none for the others (whose legend row says why), each where the JSON's
     values put it on the page's log axes (to 0.6 px), its hover title naming
     the kernel;
+  - each point's area proportional to the kernel's kernel_time_share (the
+    JSON's, on data-share: r = 28 sqrt(share), at least 2.5 px) when every
+    drawn kernel has one, else every point one size;
   - a DRAM and an FP32 ceiling line exactly when the report's device holds
     that peak, each on its value; no tensor roof (the report has none yet);
   - every text of a box (the five bands) inside its box, every SVG text
     inside its picture, no paragraph, list item or cell whose text overflows;
   - per kernel five bands, and the band of the verdict's step red when that
-    step caught the kernel (report pages);
+    step caught the kernel, none red for at_roof or latency_bound; step 1's
+    band holds the JSON's kernel_time_share, step 2's names its busiest pipe
+    and memory level, step 3's reads bytes per sector where they were
+    measured (report pages);
   - the kernel table sorts by time when its header is clicked;
   - the file is smaller than --max-bytes (default 1,000,000).
 It writes a PNG of the whole page with --screenshot.
@@ -134,7 +140,8 @@ PAGE_FACTS = r"""
                 h: +p.getAttribute('height'), lx0: +p.dataset.lx0, lx1: +p.dataset.lx1,
                 ly0: +p.dataset.ly0, ly1: +p.dataset.ly1};
     svg.querySelectorAll('circle.point').forEach(c => out.points.push({k: +c.dataset.k,
-      cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'), title: c.querySelector('title').textContent}));
+      cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'), r: +c.getAttribute('r'),
+      share: c.dataset.share === undefined ? null : +c.dataset.share, title: c.querySelector('title').textContent}));
     svg.querySelectorAll('line.ceiling').forEach(l => out.ceilings.push({kind: l.dataset.ceiling,
       value: +l.dataset.value, x1: +l.getAttribute('x1'), y1: +l.getAttribute('y1'),
       x2: +l.getAttribute('x2'), y2: +l.getAttribute('y2')}));
@@ -166,7 +173,8 @@ PAGE_FACTS = r"""
       wide.slice(0, 3).map(e => e.tagName + '.' + e.className + ' "' + e.textContent.slice(0, 40) + '"').join(', ') + ')');
   }
   document.querySelectorAll('article').forEach(a => out.articles.push({id: a.id,
-    bands: Array.from(a.querySelectorAll('g.band')).map(g => ({step: +g.dataset.step, state: g.dataset.state}))}));
+    bands: Array.from(a.querySelectorAll('g.band')).map(g => ({step: +g.dataset.step, state: g.dataset.state,
+      lines: Array.from(g.querySelectorAll('text')).map(t => t.textContent)}))}));
   document.querySelectorAll('table.roof-legend tbody tr').forEach(tr => {
     const w = tr.querySelector('.why');
     out.legend_why.push(w ? w.textContent : null);
@@ -317,6 +325,7 @@ def main():
     check(not bad_links, "every link is inside the page" + ("" if not bad_links else ": " + ", ".join(bad_links)))
 
     # The roofline against the JSON.
+    shares = {}
     if a.diff:
         dev = truth["after_device"]
         expect = {}
@@ -324,6 +333,7 @@ def main():
             side = k.get("after")
             if side and positive(side.get("arithmetic_intensity")) and positive(side.get("gflops")):
                 expect[i] = (side["arithmetic_intensity"], side["gflops"], k["label"])
+                shares[i] = side.get("kernel_time_share")
         kernels_n = len(truth["kernels"])
     else:
         dev = truth["device"]
@@ -332,6 +342,7 @@ def main():
             d = k.get("derived", {})
             if positive(d.get("arithmetic_intensity")) and positive(d.get("gflops")):
                 expect[i] = (d["arithmetic_intensity"], d["gflops"], k.get("display_name") or k["name"])
+                shares[i] = k.get("kernel_time_share")
         kernels_n = len(truth["kernels"])
     pts = {p["k"]: p for p in facts["points"]}
     check(facts["plot"] is not None, "the page has a roofline")
@@ -357,6 +368,17 @@ def main():
             misplaced.append("%s at (%.1f, %.1f), wanted (%.1f, %.1f)" % (name, p["cx"], p["cy"], X(ai), Y(gf)))
     check(not misplaced, "every point where its intensity and FLOP/s put it, titled with its kernel" +
           ("" if not misplaced else ": " + "; ".join(misplaced[:5])))
+    scaled = bool(expect) and all(isinstance(shares.get(i), (int, float)) and shares[i] >= 0 for i in expect)
+    if scaled:
+        wrong = ["%d: share %s r %.2f, JSON share %s" % (i, p["share"], p["r"], shares[i]) for i, p in pts.items()
+                 if i in shares and (p["share"] is None or abs(p["share"] - shares[i]) > 1e-6 * max(1, shares[i]) or
+                                     abs(p["r"] - max(2.5, 28 * math.sqrt(min(shares[i], 1)))) > 0.01)]
+        check(not wrong, "every point's area is its kernel_time_share (%d points)" % len(pts) +
+              ("" if not wrong else ": " + "; ".join(wrong[:5])))
+    else:
+        radii = {p["r"] for p in pts.values()}
+        check(len(radii) <= 1 and not any(p["share"] is not None for p in pts.values()),
+              "one size for every point: a drawn kernel has no kernel_time_share")
     if not a.diff:
         missing = [i for i in range(kernels_n) if i not in expect]
         why = facts["legend_why"]
@@ -405,6 +427,38 @@ def main():
                 if red:
                     wrong.append("%s: %s but red band(s) %s" % (k["name"], v["cause"], red))
         check(not wrong, "the verdict's step is the red band" + ("" if not wrong else ": " + "; ".join(wrong[:5])))
+
+        def unit_text(u):
+            return u["name"] if u else "-"
+
+        def num(v):  # pc_html_num
+            if v == math.floor(v) and abs(v) < 1e15:
+                return "%.0f" % v
+            return "%.0f" % v if abs(v) >= 1e4 else "%.4g" % v if abs(v) >= 1e-3 else "%.3e" % v
+        wrong = []
+        for i, k in enumerate(truth["kernels"]):
+            if i >= len(arts):
+                break
+            bands = {b["step"]: b for b in arts[i]["bands"]}
+            d = k.get("derived", {})
+            pipe, mem = unit_text(d.get("busiest_pipe")), unit_text(d.get("busiest_memory"))
+            lines = bands.get(2, {}).get("lines", [])
+            if not any(l.startswith("pipe " + pipe) for l in lines) or \
+                    not any(l.startswith("memory " + mem) for l in lines):
+                wrong.append("%s: step 2 band %s, JSON busiest pipe %s, memory %s" % (k["name"], lines, pipe, mem))
+            share = k.get("kernel_time_share")
+            want1 = ("%s%% of %s time" % (num(share * 100), "kernel" if truth.get("step1_assessed") else "export")
+                     if isinstance(share, (int, float)) else "share of kernel time -")
+            if bands.get(1, {}).get("lines", ["", ""])[1:2] != [want1]:
+                wrong.append("%s: step 1 band %s, wanted %r" % (k["name"], bands.get(1, {}).get("lines"), want1))
+            b3 = bands.get(3, {})
+            if positive(d.get("bytes_per_sector_ld")) and not b3.get("lines", [""])[-1].startswith("skipped") and \
+                    not any(l.startswith(("bytes/sector ld", "cp.async", "local", "bank", "atomic"))
+                            for l in b3.get("lines", [])):
+                wrong.append("%s: bytes per sector measured, step 3 band %s" % (k["name"], b3.get("lines")))
+        check(not wrong, "step 1's band holds the kernel's share, step 2's names the busiest units, step 3's reads "
+              "bytes per sector where measured" +
+              ("" if not wrong else ": " + "; ".join(wrong[:5])))
 
     if "error" in sort:
         check(False, "the kernel table sorts: " + sort["error"])

@@ -187,15 +187,20 @@ static void test_missing_inputs(void **state) {
   pc_kernel *b = &r->kernels[1], *c = &r->kernels[2];
   b->metric[PC_M_FFMA] = b->metric[PC_M_FADD] = b->metric[PC_M_FMUL] = PC_NULL;
   c->metric[PC_M_DRAM_BYTES_READ] = PC_NULL;
+  pc_kernel *d = &r->kernels[3];
+  d->metric[PC_M_PIPE_TENSOR_PCT] = 40; /* its FLOPs are not all counted */
   pc_checklist_report(r);
+  assert_true(pc_is_null(d->derived.arithmetic_intensity) && pc_has(d->derived.dram_bytes));
   assert_true(pc_is_null(b->derived.arithmetic_intensity));
   char *html = html_of(r);
-  assert_int_equal(count(html, "<circle class=\"point\""), 2);
+  assert_int_equal(count(html, "<circle class=\"point\""), 1);
   assert_null(strstr(html, "data-k=\"1\""));
   assert_null(strstr(html, "data-k=\"2\""));
+  assert_null(strstr(html, "data-k=\"3\""));
   assert_non_null(strstr(html, "no point: FLOPs not measured"));
   assert_non_null(strstr(html, "no point: DRAM bytes not measured"));
-  assert_non_null(strstr(html, "2 of 4 kernels drawn"));
+  assert_non_null(strstr(html, "no point: the tensor pipe was busy"));
+  assert_non_null(strstr(html, "1 of 4 kernels drawn"));
   assert_no_unmeasured_numbers(html);
   free(html);
   pc_report_free(r);
