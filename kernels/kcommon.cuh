@@ -178,3 +178,51 @@ inline void kPrintDevice() {
               p.maxBlocksPerMultiProcessor, p.sharedMemPerMultiprocessor, p.sharedMemPerBlockOptin,
               p.reservedSharedMemPerBlock);
 }
+
+// Programs that need a newer GPU than the one present (TMA, wgmma: sm_90)
+// print one "skipped:" line with the reason and leave with 77, the exit
+// status ctest and the GPU tests read as "skipped", rather than fail on a
+// missing kernel image.
+inline void kRequireComputeCapability(int major, int minor, const char* what) {
+  int dev = 0;
+  KCHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p;
+  KCHECK(cudaGetDeviceProperties(&p, dev));
+  if (p.major < major || (p.major == major && p.minor < minor)) {
+    std::printf("skipped: %s needs compute capability %d.%d or newer; %s is %d.%d\n", what, major, minor,
+                p.name, p.major, p.minor);
+    std::exit(77);
+  }
+}
+
+// Compares every element with want(i), bit for bit (the reference programs
+// compute exactly representable values, so equality is the right test and a
+// NaN never passes).  Prints the first mismatch with both values' bytes.
+template <class T, class Want>
+bool kCheckEach(const char* what, const T* got, size_t n, Want&& want) {
+  for (size_t i = 0; i < n; ++i) {
+    const T w = want(i);
+    if (std::memcmp(&got[i], &w, sizeof(T)) != 0) {
+      unsigned char gb[sizeof(T)], wb[sizeof(T)];
+      std::memcpy(gb, &got[i], sizeof(T));
+      std::memcpy(wb, &w, sizeof(T));
+      std::fprintf(stderr, "FAIL %s: index %zu of %zu: got bytes", what, i, n);
+      for (size_t b = 0; b < sizeof(T); ++b) std::fprintf(stderr, " %02x", gb[b]);
+      std::fprintf(stderr, ", want");
+      for (size_t b = 0; b < sizeof(T); ++b) std::fprintf(stderr, " %02x", wb[b]);
+      std::fprintf(stderr, "\n");
+      return false;
+    }
+  }
+  return true;
+}
+
+// The number of blocks of `block` threads that covers n items.
+inline unsigned kBlocksFor(size_t n, unsigned block) {
+  const size_t b = (n + block - 1) / block;
+  if (b > 0x7fffffffu) {
+    std::fprintf(stderr, "FAIL: %zu blocks exceed the grid limit\n", b);
+    std::exit(EXIT_FAILURE);
+  }
+  return static_cast<unsigned>(b);
+}
