@@ -25,6 +25,13 @@ static void test_demangle_without_host_runtime(void **state) {
   (void)state;
   /* The point of the test: nothing in this process brought __cxa_demangle. */
   if (dlsym(RTLD_DEFAULT, "__cxa_demangle")) {
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's and UBSan's runtimes export __cxa_demangle themselves (and
+     * UBSan's needs libstdc++.so.6): a sanitized binary cannot be without
+     * one, so this case runs in the plain build only. */
+    print_message("skipped: the sanitizer runtimes put __cxa_demangle in the global scope\n");
+    skip();
+#endif
     print_message("this test binary has a C++ runtime in its global scope; it must be linked as C only\n");
     fail();
   }
