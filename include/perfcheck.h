@@ -169,7 +169,11 @@ PERFCHECK_API const char *perfcheck_bound_name(perfcheck_bound bound);
 typedef enum perfcheck_format {
   PERFCHECK_FORMAT_TEXT = 0, /* the checklist tables and a verdict line per kernel */
   PERFCHECK_FORMAT_JSON = 1, /* schema "perfcheck-report/1" (report-contract.md) */
-  PERFCHECK_FORMAT_CSV = 2   /* one row per kernel */
+  PERFCHECK_FORMAT_CSV = 2,  /* one row per kernel */
+  /* One self-contained HTML page (no network, no script needed to see it):
+   * the roofline with the device's ceilings, the five questions per kernel
+   * as bands, the regions' timelines, the kernel table. */
+  PERFCHECK_FORMAT_HTML = 3
 } perfcheck_format;
 
 
@@ -389,6 +393,57 @@ PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *co
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
  * report borrowed from a session. */
 PERFCHECK_API void perfcheck_report_destroy(perfcheck_report *report);
+
+/* ==== Comparing two reports (perfcheck diff) ============================= */
+
+/* A comparison of two reports: what got slower, which verdicts changed,
+ * which metrics moved beyond their tolerance, which kernels appeared or
+ * disappeared.  Opaque and immutable once made; any number of threads may
+ * read it.
+ *
+ * Kernel entries pair by display name and launch signature (grid, block,
+ * dynamic shared memory), in the same region first.  Tolerances are the
+ * expectations' (banner "Expectations"): durations 10%, throughputs and
+ * rates 5%; counts and ratios, exact in an expectation, get 1% between two
+ * runs (an H200 repeated store sector counts only to 0.22%).  A kernel is
+ * slower only when its
+ * median duration grew beyond the band AND the after run's fastest launch
+ * is slower than the before run's median (one slow launch is noise); faster
+ * the other way round.  A verdict is worse when an earlier checklist step
+ * now catches the kernel, when a problem appears where there was none, or
+ * when another problem takes the same step.  Sectors per request, local
+ * sectors, bank conflict and atomic shares getting higher, and threads per
+ * instruction or occupancy getting lower, are worse; other values that
+ * moved are listed.  A region whose wall clock grew beyond the band, or
+ * whose step-1 verdict got worse, is worse.  Kernels that appear or
+ * disappear are listed, not counted as worse.  docs/report-contract.md has
+ * the JSON form ("perfcheck-diff/1"). */
+typedef struct perfcheck_diff perfcheck_diff;
+
+/* Compares `before` with `after` (both only read; they may be freed once
+ * this returns).  The names say what the two are in the output ("base.json";
+ * NULL gives "before" and "after"); they are copied.  On success *out owns
+ * the diff (free it with perfcheck_diff_destroy).  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (a NULL report or out);
+ * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+PERFCHECK_API perfcheck_status perfcheck_diff_create(const perfcheck_report *before, const perfcheck_report *after,
+                                                     const char *before_name, const char *after_name,
+                                                     perfcheck_diff **out);
+
+/* How many kernel entries and regions got worse beyond tolerance: 0 means
+ * nothing did (what `perfcheck diff` exits 0 on).  0 for NULL. */
+PERFCHECK_API size_t perfcheck_diff_worse_count(const perfcheck_diff *diff);
+
+/* Writes the diff: PERFCHECK_FORMAT_TEXT (what got worse first),
+ * PERFCHECK_FORMAT_JSON (schema "perfcheck-diff/1") or PERFCHECK_FORMAT_HTML
+ * (one self-contained page with the roofline's moves).  Returns
+ * PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, or another format);
+ * PERFCHECK_ERROR_IO on a write error. */
+PERFCHECK_API perfcheck_status perfcheck_diff_write(const perfcheck_diff *diff, perfcheck_format format,
+                                                    FILE *stream);
+
+/* Frees a diff.  NULL is a no-op. */
+PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff);
 
 /* ==== Metric sets ======================================================== */
 
@@ -800,6 +855,23 @@ PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *co
   return PERFCHECK_ERROR_UNSUPPORTED;
 }
 PERFCHECK_API void perfcheck_report_destroy(perfcheck_report *report) { PERFCHECK_UNUSED_(report); }
+PERFCHECK_API perfcheck_status perfcheck_diff_create(const perfcheck_report *before, const perfcheck_report *after,
+                                                     const char *before_name, const char *after_name,
+                                                     perfcheck_diff **out) {
+  PERFCHECK_UNUSED_(before), PERFCHECK_UNUSED_(after), PERFCHECK_UNUSED_(before_name), PERFCHECK_UNUSED_(after_name);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API size_t perfcheck_diff_worse_count(const perfcheck_diff *diff) {
+  PERFCHECK_UNUSED_(diff);
+  return 0;
+}
+PERFCHECK_API perfcheck_status perfcheck_diff_write(const perfcheck_diff *diff, perfcheck_format format,
+                                                    FILE *stream) {
+  PERFCHECK_UNUSED_(diff), PERFCHECK_UNUSED_(format), PERFCHECK_UNUSED_(stream);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff) { PERFCHECK_UNUSED_(diff); }
 PERFCHECK_API const char *perfcheck_metric_list(const char *set) {
   PERFCHECK_UNUSED_(set);
   return NULL;

@@ -88,7 +88,7 @@ static perfcheck_status pc_options_copy(const perfcheck_options *in, perfcheck_o
   if (out->mode != PERFCHECK_MODE_AUTO && out->mode != PERFCHECK_MODE_TIMING && out->mode != PERFCHECK_MODE_COUNTERS)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: unknown mode %d", (int)out->mode);
   if (out->output_format != PERFCHECK_FORMAT_TEXT && out->output_format != PERFCHECK_FORMAT_JSON &&
-      out->output_format != PERFCHECK_FORMAT_CSV)
+      out->output_format != PERFCHECK_FORMAT_CSV && out->output_format != PERFCHECK_FORMAT_HTML)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: unknown output_format %d",
                    (int)out->output_format);
   if (out->per_signature == 0) out->per_signature = 1;
@@ -466,6 +466,9 @@ static void pc_write_output(perfcheck_session *s) {
       break;
     case PERFCHECK_FORMAT_CSV:
       st = pc_write_csv(s->report, f);
+      break;
+    case PERFCHECK_FORMAT_HTML:
+      st = pc_write_html(s->report, f);
       break;
     default:
       st = pc_write_text(s->report, f);

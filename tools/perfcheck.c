@@ -8,6 +8,8 @@
  *   perfcheck run [options] -- PROGRAM [ARGS...]   (perfcheck_run.c)
  *   perfcheck merge [--format F] [--output FILE] A.json B.json ...   (perfcheck_merge.c)
  *   perfcheck ceilings [--device N] [--output FILE]
+ *   perfcheck report [--format F] [--html FILE] REPORT   (perfcheck_diff.c)
+ *   perfcheck diff [--format text|json|html] BEFORE AFTER   (perfcheck_diff.c)
  *
  * Exit status: 0 done; 2 bad input or usage (the message on stderr names the
  * problem); 1 any other failure. */
@@ -20,6 +22,7 @@
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 #include "perfcheck_merge.h"
+#include "perfcheck_diff.h"
 
 enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -36,6 +39,8 @@ static const char usage_main[] =
     "  check               check performance expectations, for CI scripts\n"
     "  run -- PROGRAM      run a program built without perfcheck and report its kernels\n"
     "  merge A.json ...    combine the JSON reports of several processes into one\n"
+    "  report REPORT       write a report again: --html OUT.html for the HTML page\n"
+    "  diff BEFORE AFTER   what got worse between two runs (exit 1 if anything did)\n"
     "  ceilings            measure the GPU's DRAM bandwidth and FP32 rate (step 2)\n"
     "  help [COMMAND]      this text, or a command's\n"
     "\n"
@@ -46,7 +51,7 @@ static const char usage_main[] =
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
 
 static const char usage_diagnose[] =
-    "usage: perfcheck diagnose [--format text|json|csv] [--quiet] FILE.csv\n"
+    "usage: perfcheck diagnose [--format text|json|csv|html] [--quiet] FILE.csv\n"
     "\n"
     "Reads an Nsight Compute raw export (ncu --csv --page raw ... > FILE.csv,\n"
     "or ncu --import REPORT.ncu-rep --csv --page raw) and prints the checklist\n"
@@ -55,7 +60,8 @@ static const char usage_diagnose[] =
     "reported as not assessed.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/1) or csv\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or\n"
+    "                      html (one self-contained page)\n"
     "  -q, --quiet         no warnings on stderr (they stay in the report)\n"
     "  -h, --help          this text\n";
 
@@ -156,15 +162,17 @@ static int cmd_diagnose(int argc, char **argv) {
       quiet = 1;
     } else if (!options_done && option_is(a, "--format", "-f", &inl)) {
       const char *v = option_value(argc, argv, &i, inl);
-      if (!v) return usage_error(usage_diagnose, "%s needs a value: text, json or csv", a);
+      if (!v) return usage_error(usage_diagnose, "%s needs a value: text, json, csv or html", a);
       if (strcmp(v, "text") == 0)
         format = PERFCHECK_FORMAT_TEXT;
       else if (strcmp(v, "json") == 0)
         format = PERFCHECK_FORMAT_JSON;
       else if (strcmp(v, "csv") == 0)
         format = PERFCHECK_FORMAT_CSV;
+      else if (strcmp(v, "html") == 0)
+        format = PERFCHECK_FORMAT_HTML;
       else
-        return usage_error(usage_diagnose, "unknown format '%s' (text, json or csv)", v);
+        return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", v);
     } else if (!options_done && a[0] == '-' && a[1] != '\0') {
       return usage_error(usage_diagnose, "unknown option '%s'", a);
     } else if (!path) {
@@ -329,6 +337,10 @@ int main(int argc, char **argv) {
       fputs(usage_ceilings, stdout);
       return EXIT_DONE;
     }
+    if (strcmp(argv[2], "report") == 0 || strcmp(argv[2], "diff") == 0) {
+      fputs(argv[2][0] == 'r' ? pc_cli_report_usage : pc_cli_diff_usage, stdout);
+      return EXIT_DONE;
+    }
     return usage_error(usage_main, "no command '%s'", argv[2]);
   }
   if (strcmp(cmd, "diagnose") == 0) return cmd_diagnose(argc - 1, argv + 1);
@@ -337,6 +349,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return pc_cli_run(argc - 1, argv + 1);
   if (strcmp(cmd, "merge") == 0) return pc_cli_merge(argc - 1, argv + 1);
   if (strcmp(cmd, "ceilings") == 0) return cmd_ceilings(argc - 1, argv + 1);
+  if (strcmp(cmd, "report") == 0) return pc_cli_report(argc - 1, argv + 1);
+  if (strcmp(cmd, "diff") == 0) return pc_cli_diff(argc - 1, argv + 1);
   if (cmd[0] == '-') return usage_error(usage_main, "unknown option '%s'", cmd);
   return usage_error(usage_main, "unknown command '%s'", cmd);
 }

@@ -2,8 +2,11 @@
  * against an ncu export or a perfcheck JSON report, for CI scripts.  Public
  * API only (perfcheck.h).
  *
- *   perfcheck check --expect SPEC [--expect SPEC ...] [--junit FILE]
+ *   perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE] [--junit FILE]
  *                   [--suite NAME] [--quiet] (FILE.csv | FILE.json | -- PROGRAM ARGS...)
+ *
+ * --baseline compares the report with a stored one as `perfcheck diff`
+ * does (perfcheck_diff.c): anything worse beyond tolerance is a failure.
  *
  * With `-- PROGRAM`, the program runs under the injection library as with
  * `perfcheck run` (perfcheck_run.c; the PERFCHECK_* variables apply), its
@@ -23,14 +26,16 @@
 #include "perfcheck.h"
 #include "pc_cli.h"
 #include "perfcheck_check.h"
+#include "perfcheck_diff.h"
 #include "perfcheck_run.h"
 
 enum { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_USAGE = 2 };
 
 const char pc_cli_check_usage[] =
-    "usage: perfcheck check --expect SPEC [--expect SPEC ...] [--junit FILE]\n"
-    "                       [--suite NAME] [--quiet] FILE.csv|FILE.json\n"
+    "usage: perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE]\n"
+    "                       [--junit FILE] [--suite NAME] [--quiet] FILE.csv|FILE.json\n"
     "       perfcheck check --expect SPEC ... -- PROGRAM [ARGS...]\n"
+    "       perfcheck check --baseline BASE.json (NEW.json | -- PROGRAM [ARGS...])\n"
     "\n"
     "Checks performance expectations against an `ncu --csv --page raw` export or a\n"
     "perfcheck JSON report, or against a run of PROGRAM under the injection library\n"
@@ -49,7 +54,9 @@ const char pc_cli_check_usage[] =
     "measured is a failure.\n"
     "\n"
     "options:\n"
-    "  -e, --expect SPEC   an expectation (repeatable; at least one)\n"
+    "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
+    "  -b, --baseline BASE also compare with the stored report BASE as `perfcheck\n"
+    "                      diff BASE FILE` does: anything worse beyond tolerance fails\n"
     "  --junit FILE        also write the results as JUnit XML to FILE\n"
     "  --suite NAME        the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
@@ -81,7 +88,7 @@ static int looks_like_json(const char *path) {
 }
 
 int pc_cli_check(int argc, char **argv) {
-  const char *junit = NULL, *suite = "perfcheck", *path = NULL, *label = NULL;
+  const char *junit = NULL, *suite = "perfcheck", *path = NULL, *label = NULL, *baseline = NULL;
   int quiet = 0, program = -1, program_status = 0;
   char report_path[4096] = ""; /* the JSON report of `-- PROGRAM`, removed at the end */
   perfcheck_expectations *set = NULL;
@@ -110,6 +117,12 @@ int pc_cli_check(int argc, char **argv) {
         fprintf(stderr, "perfcheck check: bad %s\n", perfcheck_last_error_message());
         goto done;
       }
+    } else if (pc_cli_opt(a, "--baseline", "-b", &inl)) {
+      baseline = pc_cli_opt_value(argc, argv, &i, inl);
+      if (!baseline || !*baseline) {
+        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a stored report (BASE.json)", a);
+        goto done;
+      }
     } else if (pc_cli_opt(a, "--junit", NULL, &inl)) {
       junit = pc_cli_opt_value(argc, argv, &i, inl);
       if (!junit || !*junit) {
@@ -134,8 +147,8 @@ int pc_cli_check(int argc, char **argv) {
       path = a;
     }
   }
-  if (perfcheck_expectations_count(set) == 0) {
-    rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "nothing to check: give at least one --expect SPEC");
+  if (perfcheck_expectations_count(set) == 0 && !baseline) {
+    rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "nothing to check: give at least one --expect SPEC or --baseline BASE");
     goto done;
   }
   if (program >= 0) {
@@ -193,6 +206,19 @@ int pc_cli_check(int argc, char **argv) {
     rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CHECK_FAIL : CHECK_USAGE;
     goto done;
   }
+  long worse = 0;
+  if (baseline) {
+    worse = pc_cli_baseline(baseline, report, label, quiet, stdout);
+    if (worse < 0) {
+      perfcheck_report_destroy(report);
+      goto done; /* rc stays 2 */
+    }
+    if (perfcheck_expectations_count(set) == 0) {
+      perfcheck_report_destroy(report);
+      rc = worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
+      goto done;
+    }
+  }
   size_t failures = 0;
   st = perfcheck_expectations_check(set, report, &failures);
   perfcheck_report_destroy(report);
@@ -215,7 +241,7 @@ int pc_cli_check(int argc, char **argv) {
          perfcheck_expectations_count(set), perfcheck_expectations_count(set) == 1 ? "" : "s");
   put_printable(label, stdout);
   printf(")\n");
-  rc = failures || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
+  rc = failures || worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
 
   if (junit) {
     FILE *f = fopen(junit, "w");

@@ -2,7 +2,7 @@
  * run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK}) and
  * prints them as one report, diagnosed again.  Public API only.
  *
- *   perfcheck merge [--format text|json|csv] [--output FILE] [--quiet] A.json B.json ...
+ *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] A.json B.json ...
  *
  * Exit status: 0 done; 2 bad input or usage (a file that cannot be read or
  * is not a perfcheck JSON report, named on stderr; an output file that
@@ -19,7 +19,7 @@
 enum { MERGE_DONE = 0, MERGE_FAILED = 1, MERGE_USAGE = 2 };
 
 const char pc_cli_merge_usage[] =
-    "usage: perfcheck merge [--format text|json|csv] [--output FILE] [--quiet] A.json B.json ...\n"
+    "usage: perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] A.json B.json ...\n"
     "\n"
     "Combines perfcheck JSON reports of several processes (MPI ranks, forks; each\n"
     "written with PERFCHECK_OUTPUT=report.%q{OMPI_COMM_WORLD_RANK}.json and\n"
@@ -32,7 +32,7 @@ const char pc_cli_merge_usage[] =
     "report.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/1) or csv\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or html\n"
     "  -o, --output FILE   write the report to FILE instead of stdout\n"
     "  -q, --quiet         no warnings from the reader on stderr\n"
     "  -h, --help          this text\n"
@@ -69,9 +69,11 @@ int pc_cli_merge(int argc, char **argv) {
         format = PERFCHECK_FORMAT_JSON;
       } else if (v && strcmp(v, "csv") == 0) {
         format = PERFCHECK_FORMAT_CSV;
+      } else if (v && strcmp(v, "html") == 0) {
+        format = PERFCHECK_FORMAT_HTML;
       } else {
-        rc = v ? pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json or csv)", v)
-               : pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a value: text, json or csv", a);
+        rc = v ? pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json, csv or html)", v)
+               : pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a value: text, json, csv or html", a);
         break;
       }
     } else if (!options_done && pc_cli_opt(a, "--output", "-o", &inl)) {

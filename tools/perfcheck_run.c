@@ -65,7 +65,7 @@ const char pc_cli_run_usage[] =
     "  -o, --output FILE      the report's file: %p pid, %h host, %q{VAR} an\n"
     "                         environment value (an MPI rank), %% a percent sign;\n"
     "                         - stdout (PERFCHECK_OUTPUT; default stderr)\n"
-    "  -f, --format FMT       text, json or csv (PERFCHECK_FORMAT; default text)\n"
+    "  -f, --format FMT       text, json, csv or html (PERFCHECK_FORMAT; default text)\n"
     "      --progress         pass and kernel progress lines on stderr\n"
     "                         (PERFCHECK_PROGRESS=1)\n"
     "  -h, --help             this text\n"
@@ -289,8 +289,8 @@ int pc_cli_run(int argc, char **argv) {
     if (strcmp(var, "PERFCHECK_MODE") == 0 && strcmp(v, "timing") != 0 && strcmp(v, "counters") != 0)
       return pc_cli_usage_error("run", RUN_USAGE, "unknown mode '%s' (timing or counters)", v);
     if (strcmp(var, "PERFCHECK_FORMAT") == 0 && strcmp(v, "text") != 0 && strcmp(v, "json") != 0 &&
-        strcmp(v, "csv") != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "unknown format '%s' (text, json or csv)", v);
+        strcmp(v, "csv") != 0 && strcmp(v, "html") != 0)
+      return pc_cli_usage_error("run", RUN_USAGE, "unknown format '%s' (text, json, csv or html)", v);
     if (strcmp(var, "PERFCHECK_METRICS") == 0 && !strchr(v, ',') && !strstr(v, "__") && !perfcheck_metric_list(v))
       return pc_cli_usage_error("run", RUN_USAGE, "unknown metric set '%s' (default, sol, full, or a list of ncu metric names)", v);
     if ((strcmp(var, "PERFCHECK_LAUNCH_SKIP") == 0 || strcmp(var, "PERFCHECK_LAUNCH_COUNT") == 0) &&

@@ -363,13 +363,32 @@ static double pc_compute_pct(const pc_kernel *k, const pc_device *d, const char 
   return b.pct;
 }
 
-/* The larger of the two ceilings' loads, and the metric that measured it. */
-static double pc_top_pct(const pc_kernel *k, const pc_device *d, const char **metric) {
-  const char *mn = NULL, *cn = NULL;
-  const double mem = pc_memory_pct(k, d, &mn), comp = pc_compute_pct(k, d, &cn);
-  const int mem_top = pc_has(mem) && (pc_is_null(comp) || mem >= comp);
-  if (metric) *metric = mem_top ? mn : cn;
-  return mem_top ? mem : comp;
+pc_unit_load pc_checklist_ceiling(const pc_kernel *k, const pc_device *d, int memory_side) {
+  return pc_busiest(k, d, memory_side ? 1 : 0, 0);
+}
+
+/* The larger of the two sides' loads (memory on a tie). */
+int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load *top) {
+  const pc_unit_load mem = pc_busiest(k, d, 1, 0), comp = pc_busiest(k, d, 0, 0);
+  const int mem_top = pc_has(mem.pct) && (pc_is_null(comp.pct) || mem.pct >= comp.pct);
+  const pc_unit_load t = mem_top ? mem : comp;
+  if (top) *top = t;
+  if (pc_has(t.pct) && t.pct >= PC_T(PC_T_NEAR_ROOF_PCT)) return 1;
+  /* A tensor-core kernel keeps its tiles in registers and shared memory by
+   * design: with the tensor pipe high (ceiling_high_pct), its few resident
+   * warps are feeding it, and a resource limit is a finding too (seed 004
+   * Decision 1: compute SOL already high). */
+  const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]);
+  const double tp = pc_has(t1) ? (pc_has(t2) ? fmax(t1, t2) : t1) : t2;
+  if (pc_has(tp) && tp >= PC_T(PC_T_CEILING_HIGH_PCT) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
+    if (top) {
+      top->name = "tensor";
+      top->pct = tp;
+      top->metric = pc_has(t1) && tp == t1 ? PC_NAME(PC_M_PIPE_TENSOR_PCT) : PC_NAME(PC_M_PIPE_TENSOR_GMMA_PCT);
+    }
+    return 1;
+  }
+  return 0;
 }
 
 /* "the tensor pipe", "L2", ...: how a unit is named in advice. */
@@ -884,6 +903,12 @@ static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
  * threads, or a partial last warp, caps threads per instruction without any
  * branch diverging.  Then the launch configuration is the verdict
  * (partial_warps), and divergence is judged against what is possible. */
+double pc_checklist_divergence_threshold(const pc_kernel *k) {
+  const double lanes = k->derived.lanes_per_warp_max;
+  const double possible = pc_has(lanes) ? fmin(lanes, 32.0) : 32.0;
+  return fmin(PC_T(PC_T_TPI_MIN), PC_T(PC_T_LANE_USE_MIN) * possible);
+}
+
 static void pc_walk_step4(pc_walk *w, const pc_kernel *k) {
   const double tpi = k->derived.threads_per_instruction, pred = k->derived.threads_per_instruction_pred_on;
   const double thr = PC_T(PC_T_TPI_MIN), pthr = PC_T(PC_T_TPI_PRED_ON_MIN), use = PC_T(PC_T_LANE_USE_MIN);
@@ -898,7 +923,7 @@ static void pc_walk_step4(pc_walk *w, const pc_kernel *k) {
            threads, lanes);
   }
   if (pc_has(tpi)) {
-    if (tpi < thr && tpi < use * possible)
+    if (tpi < pc_checklist_divergence_threshold(k)) /* below 24, and below 3/4 of the lanes allowed */
       pc_hit(w, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS, PC_NAME(PC_M_THREAD_INST_PER_INST), tpi, thr,
              "Regroup the work so that all lanes of a warp take the same path (branch on the warp index, not "
              "the lane): only %.1f of the %.0f lanes the launch allows do work per instruction.",
@@ -971,22 +996,10 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, in
    * its peak, more resident warps add nothing, so a resource limit is a
    * finding, not the verdict.  An idle SM is never at a roof: grid_too_small
    * stays eligible. */
-  const char *top_metric = NULL;
-  double top = pc_top_pct(k, d, &top_metric);
-  int near_roof = pc_has(top) && top >= PC_T(PC_T_NEAR_ROOF_PCT);
-  /* A tensor-core kernel keeps its tiles in registers and shared memory by
-   * design: with the tensor pipe high (ceiling_high_pct), its few resident
-   * warps are feeding it, and a resource limit is a finding too (seed 004
-   * Decision 1: compute SOL already high). */
-  {
-    const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]);
-    const double t = pc_has(t1) ? (pc_has(t2) ? fmax(t1, t2) : t1) : t2;
-    if (!near_roof && pc_has(t) && t >= PC_T(PC_T_CEILING_HIGH_PCT) && t <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
-      near_roof = 1;
-      top = t;
-      top_metric = pc_has(t1) && t == t1 ? PC_NAME(PC_M_PIPE_TENSOR_PCT) : PC_NAME(PC_M_PIPE_TENSOR_GMMA_PCT);
-    }
-  }
+  pc_unit_load top_unit;
+  const int near_roof = pc_checklist_near_roof(k, d, &top_unit);
+  const char *top_metric = top_unit.metric;
+  const double top = top_unit.pct;
 
   /* Achieved occupancy averages only over the SMs that were active, so a
    * small grid can look well occupied: waves per SM tells the truth.  But a
@@ -1120,31 +1133,67 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
 }
 
+void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side) {
+  const perfcheck_bound bound = k->diag.bound;
+  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
+  const int roofline = pc_has(ai) && pc_has(ridge);
+  *memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
+                 bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
+  *compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
+                  bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
+}
+
+/* Steps 1, 3, 4 and 5 of a kernel whose derived values and diag.bound (step
+ * 2) are filled, into w; *memory_side / *compute_side say which of 3 and 4
+ * ran. */
+static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, const pc_region *region,
+                        int *memory_side, int *compute_side) {
+  memset(w, 0, sizeof *w);
+  pc_walk_step1(w, region);
+  pc_walk_step1_kernel(w, k);
+  pc_checklist_sides(k, d, memory_side, compute_side);
+  const int idle = pc_grid_idles_sms(k, d);
+  if (idle) pc_walk_grid_hit(w, k->derived.waves_per_sm);
+  if (*memory_side) pc_walk_step3(w, k);
+  /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
+   * throughput (report-contract.md, the second trap). */
+  if (*compute_side) pc_walk_step4(w, k);
+  pc_walk_step5(w, k, d, idle);
+}
+
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
   if (!k) return;
   pc_derive(k, d);
   pc_diag_reset(&k->diag);
+  k->diag.bound = pc_walk_step2(k, d);
   pc_walk w;
-  memset(&w, 0, sizeof w);
-
-  pc_walk_step1(&w, region);
-  pc_walk_step1_kernel(&w, k);
-  const perfcheck_bound bound = pc_walk_step2(k, d);
-  k->diag.bound = bound;
-  const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
-  const int roofline = pc_has(ai) && pc_has(ridge);
-  const int memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
-                          bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai < ridge);
-  const int compute_side = bound == PERFCHECK_BOUND_COMPUTE || bound == PERFCHECK_BOUND_LATENCY ||
-                           bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
-  const int idle = pc_grid_idles_sms(k, d);
-  if (idle) pc_walk_grid_hit(&w, k->derived.waves_per_sm);
-  if (memory_side) pc_walk_step3(&w, k);
-  /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
-   * throughput (report-contract.md, the second trap). */
-  if (compute_side) pc_walk_step4(&w, k);
-  pc_walk_step5(&w, k, d, idle);
+  int memory_side, compute_side;
+  pc_walk_run(&w, k, d, region, &memory_side, &compute_side);
   pc_walk_finish(&w, k, d, &k->diag);
+}
+
+void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]) {
+  memset(steps, 0, 6 * sizeof *steps);
+  if (!k) return;
+  pc_walk w;
+  int memory_side, compute_side;
+  pc_walk_run(&w, k, d, region, &memory_side, &compute_side);
+  for (size_t i = 0; i < w.n; i++) {
+    const int st = w.f[i].step;
+    if (st < 1 || st > 5) continue;
+    pc_step_view *v = &steps[st];
+    if (w.prio[i] == PC_PRIO_HIT && !v->has_hit) v->hit = w.f[i], v->has_hit = 1;
+    if (w.prio[i] == PC_PRIO_NOTE && !v->has_note) v->note = w.f[i], v->has_note = 1;
+    if (w.prio[i] == PC_PRIO_MISSING && !v->has_missing) v->missing = w.f[i], v->has_missing = 1;
+  }
+  for (int st = 1; st <= 5; st++) {
+    pc_step_view *v = &steps[st];
+    v->state = v->has_hit ? PC_STEP_CATCHES : v->has_missing ? PC_STEP_NOT_ASSESSED : PC_STEP_PASSES;
+  }
+  /* Step 2 names the bound and catches nothing. */
+  steps[2].state = k->diag.bound == PERFCHECK_BOUND_UNKNOWN ? PC_STEP_NOT_ASSESSED : PC_STEP_PASSES;
+  if (!memory_side) steps[3].state = PC_STEP_SKIPPED;
+  if (!compute_side) steps[4].state = PC_STEP_SKIPPED;
 }
 
 void pc_checklist_region(pc_region *g) {
@@ -1262,12 +1311,15 @@ void pc_checklist_report(pc_report *r) {
   }
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
-    const pc_region *region = NULL;
-    /* Kernels name their region; when several ended regions share a name,
-     * the first is taken. */
-    if (r->step1_assessed && k->region)
-      for (size_t j = 0; j < r->nregions && !region; j++)
-        if (r->regions[j].name && strcmp(r->regions[j].name, k->region) == 0) region = &r->regions[j];
-    pc_checklist_kernel(k, &r->device, region);
+    pc_checklist_kernel(k, &r->device, pc_report_kernel_region(r, k));
   }
+}
+
+const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k) {
+  /* Kernels name their region; when several ended regions share a name, the
+   * first is taken. */
+  if (!r || !k || !r->step1_assessed || !k->region) return NULL;
+  for (size_t j = 0; j < r->nregions; j++)
+    if (r->regions[j].name && strcmp(r->regions[j].name, k->region) == 0) return &r->regions[j];
+  return NULL;
 }

@@ -303,8 +303,10 @@ static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {
     o->output_format = PERFCHECK_FORMAT_JSON;
   } else if (strcmp(v, "csv") == 0) {
     o->output_format = PERFCHECK_FORMAT_CSV;
+  } else if (strcmp(v, "html") == 0) {
+    o->output_format = PERFCHECK_FORMAT_HTML;
   } else {
-    pc_config_warn(warn, "PERFCHECK_FORMAT", v, "is not one of text, json, csv", "text");
+    pc_config_warn(warn, "PERFCHECK_FORMAT", v, "is not one of text, json, csv, html", "text");
     (*bad)++;
   }
 }

@@ -460,14 +460,78 @@ void pc_checklist_region(pc_region *g);
 /* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
  * and was assessed): fills k->diag. Calls pc_derive first. */
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
+/* Which of step 3 (the memory side) and step 4 (the compute side) the walk
+ * runs for a kernel whose derived values and diag.bound are filled: step 2's
+ * bound, or the roofline when it is decisive. */
+void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side);
 /* Diagnoses every kernel and region of a report. */
 void pc_checklist_report(pc_report *r);
+/* The region a kernel's step 1 comes from, as pc_checklist_report takes it:
+ * the first ended region of its name when the report's step 1 is assessed;
+ * NULL otherwise. */
+const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k);
+
+/* What the writers draw the walk with: the rules' own inputs, from the
+ * rules' own code.
+ *
+ * The unit that sets a side's load (derived.memory_pct for memory_side 1,
+ * compute_pct for 0): the busiest memory level or pipe, or an aggregate
+ * (ncu's SOL rows, issue slots, the FP32 or DRAM rate); name NULL when none
+ * was measured. */
+pc_unit_load pc_checklist_ceiling(const pc_kernel *k, const pc_device *d, int memory_side);
+/* Step 5's near-roof rule: 1 when the larger of the two sides' loads is at
+ * occupancy_near_roof_pct or more, or the tensor pipe at ceiling_high_pct or
+ * more (then low occupancy is a finding, not the verdict).  *top (may be
+ * NULL) gets that unit. */
+int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load *top);
+/* Step 4's line: threads per instruction below this is divergent_warps
+ * (threads_per_instruction_min, or lane_use_min of the lanes the launch
+ * allows when that is lower). */
+double pc_checklist_divergence_threshold(const pc_kernel *k);
+
+/* How one step of the walk ended for a kernel. */
+typedef enum pc_step_state {
+  PC_STEP_PASSES = 0,       /* nothing caught, every input measured (notes may remain) */
+  PC_STEP_CATCHES = 1,      /* a rule of the step caught the kernel (the verdict or a finding) */
+  PC_STEP_NOT_ASSESSED = 2, /* an input was not measured (and nothing caught) */
+  PC_STEP_SKIPPED = 3       /* step 3 or 4 not run: step 2 sent the walk to the other side */
+} pc_step_state;
+
+typedef struct pc_step_view {
+  pc_step_state state;
+  int has_hit, has_note, has_missing;
+  pc_finding hit;               /* the step's first catch */
+  pc_finding note;              /* its first finding that is never a verdict */
+  pc_finding missing;           /* its first input not measured */
+} pc_step_view;
+
+/* Runs the walk of pc_checklist_kernel again, without changing anything, on
+ * a kernel whose derived values and diag.bound are filled (a diagnosed
+ * kernel, or one read from a report), and says how each step 1-5 ended:
+ * steps[1..5] (steps[0] is unused).  region as for pc_checklist_kernel. */
+void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]);
 
 /* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
 
 perfcheck_status pc_write_text(const pc_report *r, FILE *f);
 perfcheck_status pc_write_json(const pc_report *r, FILE *f);
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
+perfcheck_status pc_write_html(const pc_report *r, FILE *f);
+
+/* The name a kernel is shown and paired by: its display name when the report
+ * carries one, else `name` (never NULL). */
+const char *pc_kernel_label_name(const pc_kernel *k);
+
+/* A label per kernel entry (pc_write_text.c): the display name, plus what
+ * tells apart entries that share it ("mysteryC, 48000 B dynamic"), made
+ * printable for a terminal. */
+typedef struct pc_label {
+  char *text;   /* printable, malloc'd */
+  size_t width; /* characters */
+} pc_label;
+/* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
+ * OOM (then nothing is left allocated).  The caller frees each text. */
+int pc_kernel_labels(const pc_report *r, pc_label *labels);
 /* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
 void pc_json_write_string(FILE *f, const char *s);
 /* CSV field quoting (RFC 4180). */

@@ -161,6 +161,10 @@ double pc_expect_default_band_pct(const char *q) {
   }
 }
 
+double pc_expect_rerun_band_pct(const char *q) {
+  return pc_expect_quantity_class(q) == PC_EXPECT_EXACT ? PC_EXPECT_RERUN_EXACT_PCT : pc_expect_default_band_pct(q);
+}
+
 static const char *pc_class_noun(pc_expect_class c) {
   return c == PC_EXPECT_TIME ? "durations" : c == PC_EXPECT_RATE ? "throughputs and rates" : "this quantity";
 }
@@ -570,6 +574,12 @@ static double pc_band_pct(const pc_expectation *e) {
   return pc_has(e->tolerance_pct) ? e->tolerance_pct : pc_expect_default_band_pct(e->quantity);
 }
 
+int pc_expect_within_band(double expected, double measured, double band_pct) {
+  double tol = fabs(expected) * band_pct / 100.0;
+  double eps = PC_EXPECT_EXACT_REL * fmax(fabs(expected), fabs(measured));
+  return fabs(measured - expected) <= tol + eps;
+}
+
 /* Does measured m satisfy e with the band?  The band widens the bound in the
  * lenient direction; the tiny exact-epsilon forgives text round trips. */
 static int pc_holds(const pc_expectation *e, double m, double band_pct) {
@@ -590,7 +600,7 @@ static int pc_holds(const pc_expectation *e, double m, double band_pct) {
     case PERFCHECK_CMP_EQ:
     case PERFCHECK_CMP_WITHIN:
     default:
-      return fabs(m - v) <= tol + eps;
+      return pc_expect_within_band(v, m, band_pct);
   }
 }
 

@@ -917,6 +917,9 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
   PC_TRY(st);
   if (!kernels) return pc_jp_fail(m->p, root->offset, "not a perfcheck report (no \"kernels\" array)");
   for (size_t i = 0; i < kernels->n; i++) PC_TRY(pc_jm_kernel(m, &kernels->items[i]));
+  /* Not a JSON field: the shares are of a timeline exactly when step 1 was
+   * assessed (pc_checklist_report). */
+  for (size_t i = 0; i < r->nkernels; i++) r->kernels[i].time_share_from_timeline = r->step1_assessed;
   const pc_json *warnings = pc_jm_array(m, root, "warnings", &st);
   PC_TRY(st);
   for (size_t i = 0; warnings && i < warnings->n; i++) {

@@ -18,6 +18,8 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
       return pc_write_json(report, stream);
     case PERFCHECK_FORMAT_CSV:
       return pc_write_csv(report, stream);
+    case PERFCHECK_FORMAT_HTML:
+      return pc_write_html(report, stream);
     default:
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_write: unknown format %d",
                      (int)format);

@@ -14,19 +14,6 @@
 #define PC_TEXT_NAME_MIN 26 /* the seed's kernel column */
 #define PC_TEXT_NAME_MAX 60 /* longer labels are cut with "..." in the tables */
 
-/* The name tables print: the display name (pc_kernel_display_name), else the
- * name. */
-static const char *pc_label_name(const pc_kernel *k) {
-  if (k->display_name && *k->display_name) return k->display_name;
-  return k->name ? k->name : "";
-}
-
-/* A label per kernel entry: the display name, plus what tells apart entries that share
- * it ("mysteryC, 48000 B dynamic"), made printable. */
-typedef struct pc_label {
-  char *text;   /* printable, malloc'd */
-  size_t width; /* characters */
-} pc_label;
 
 static int pc_str_eq(const char *a, const char *b) {
   if (!a || !b) return a == b;
@@ -49,8 +36,15 @@ static int pc_cmp_name_index(const void *x, const void *y) {
   return (a->index > b->index) - (a->index < b->index); /* keep report order in a group */
 }
 
-/* Builds labels[i] for every kernel; returns 0, or -1 on OOM (labels freed). */
-static int pc_make_labels(const pc_report *r, pc_label *labels) {
+/* The name tables print and diff pairs by: the display name
+ * (pc_kernel_display_name in pc_names.c made it), else the name. */
+const char *pc_kernel_label_name(const pc_kernel *k) {
+  if (!k) return "";
+  if (k->display_name && *k->display_name) return k->display_name;
+  return k->name ? k->name : "";
+}
+
+int pc_kernel_labels(const pc_report *r, pc_label *labels) {
   size_t n = r->nkernels;
   pc_name_index *sorted = malloc((n ? n : 1) * sizeof *sorted);
   size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -60,7 +54,7 @@ static int pc_make_labels(const pc_report *r, pc_label *labels) {
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    sorted[i].name = pc_label_name(&r->kernels[i]);
+    sorted[i].name = pc_kernel_label_name(&r->kernels[i]);
     sorted[i].index = i;
   }
   /* Sorting by name puts entries that share a name side by side: the writer
@@ -105,7 +99,7 @@ static int pc_make_labels(const pc_report *r, pc_label *labels) {
         snprintf(extra, sizeof extra, ", #%zu", j - g + 1);
       /* Make the name printable first, then add the (ASCII or region) suffix. */
       char name[512];
-      pc_fmt_printable(name, sizeof name, pc_label_name(k), 400);
+      pc_fmt_printable(name, sizeof name, pc_kernel_label_name(k), 400);
       snprintf(raw, sizeof raw, "%s%s", name, extra);
       char *text = malloc(strlen(raw) * 4 + 8); /* escapes can grow a region name */
       if (!text) {
@@ -278,7 +272,7 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_label *labels = calloc(r->nkernels ? r->nkernels : 1, sizeof *labels);
-  if (!labels || pc_make_labels(r, labels) != 0) {
+  if (!labels || pc_kernel_labels(r, labels) != 0) {
     free(labels);
     pc_locale_end(&lg);
     return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_text: out of memory");

@@ -300,8 +300,10 @@ static void test_format(void **state) {
        want_.output_format = PERFCHECK_FORMAT_JSON; assert_int_equal(o->output_format, PERFCHECK_FORMAT_JSON));
   GOOD("PERFCHECK_FORMAT", "csv",
        want_.output_format = PERFCHECK_FORMAT_CSV; assert_int_equal(o->output_format, PERFCHECK_FORMAT_CSV));
-  bad("PERFCHECK_FORMAT", "xml", "is not one of text, json, csv", "text");
-  bad("PERFCHECK_FORMAT", "JSON", "is not one of text, json, csv", "text");
+  GOOD("PERFCHECK_FORMAT", "html",
+       want_.output_format = PERFCHECK_FORMAT_HTML; assert_int_equal(o->output_format, PERFCHECK_FORMAT_HTML));
+  bad("PERFCHECK_FORMAT", "xml", "is not one of text, json, csv, html", "text");
+  bad("PERFCHECK_FORMAT", "JSON", "is not one of text, json, csv, html", "text");
 }
 
 static void test_progress(void **state) {
@@ -323,7 +325,7 @@ static void test_escaped_value(void **state) {
   run_config(&r);
   assert_int_equal(r.lines, 1);
   assert_string_equal(r.warn,
-                      "perfcheck: PERFCHECK_FORMAT=\"a\\nb\\tc\\x01\\\"q\\\\\" is not one of text, json, csv; using text\n");
+                      "perfcheck: PERFCHECK_FORMAT=\"a\\nb\\tc\\x01\\\"q\\\\\" is not one of text, json, csv, html; using text\n");
   done(&r);
 
   char long_value[400];

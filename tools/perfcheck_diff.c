@@ -1,0 +1,242 @@
+/* perfcheck report: a report (JSON, or an ncu export) written in another
+ * format, the HTML page above all; perfcheck diff: two reports compared.
+ * Public API only (perfcheck.h).
+ *
+ *   perfcheck report [--format text|json|csv|html] [--output FILE] [--html FILE] [--quiet] REPORT
+ *   perfcheck diff [--format text|json|html] [--output FILE] [--quiet] BEFORE AFTER
+ *
+ * Exit status of report: 0 written; 2 bad input or usage; 1 other failures.
+ * Exit status of diff: 0 nothing got worse beyond tolerance; 1 something
+ * did (or the output could not be written); 2 bad input or usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_cli.h"
+#include "perfcheck.h"
+#include "perfcheck_diff.h"
+
+enum { CLI_DONE = 0, CLI_WORSE = 1, CLI_USAGE = 2 };
+
+const char pc_cli_report_usage[] =
+    "usage: perfcheck report [--format text|json|csv|html] [--output FILE] [--quiet] REPORT\n"
+    "       perfcheck report --html OUT.html REPORT\n"
+    "\n"
+    "Writes a report again in another format.  REPORT is a perfcheck JSON report\n"
+    "(perfcheck run --format json, perfcheck merge --format json) or an ncu raw\n"
+    "export (ncu --csv --page raw), which is diagnosed first.  The HTML page is one\n"
+    "self-contained file (no network): the roofline with the device's ceilings,\n"
+    "the five questions per kernel, the regions' timelines, the kernel table.\n"
+    "\n"
+    "options:\n"
+    "  -f, --format FMT    text (default), json, csv or html\n"
+    "  -o, --output FILE   write to FILE instead of stdout\n"
+    "  --html FILE         short for --format html --output FILE\n"
+    "  -q, --quiet         no warnings from the reader on stderr\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
+
+const char pc_cli_diff_usage[] =
+    "usage: perfcheck diff [--format text|json|html] [--output FILE] [--quiet] BEFORE AFTER\n"
+    "\n"
+    "Compares two reports (perfcheck JSON reports or ncu raw exports) of the same\n"
+    "program.  Kernels pair by display name and launch signature (the same full\n"
+    "name first).  For each pair: the time change of the median duration against\n"
+    "a noise band (durations 10%, and the after run's fastest launch must be\n"
+    "slower than the before median) with total time and share beside it, the\n"
+    "verdict change, a new busiest pipe or memory level, and every metric that\n"
+    "moved beyond the expectations' tolerance (throughputs and rates 5%, counts\n"
+    "and ratios 1%); kernels that appear or disappear are listed.  Worse:\n"
+    "slower, a worse verdict, or a checklist number (sectors per request, bytes\n"
+    "per sector, threads per instruction, occupancy, local memory, bank\n"
+    "conflicts, atomics) moving the wrong way; a region whose wall clock grew\n"
+    "beyond 10%.\n"
+    "\n"
+    "options:\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-diff/1) or html\n"
+    "  -o, --output FILE   write to FILE instead of stdout\n"
+    "  -q, --quiet         no warnings from the readers on stderr\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "exit status: 0 nothing got worse beyond tolerance, 1 something did, 2 bad\n"
+    "input or usage.  In CI: perfcheck diff base.json new.json (or perfcheck check\n"
+    "--baseline base.json new.json).\n";
+
+/* A perfcheck JSON report starts with '{' (after blanks and a BOM). */
+static int pc_cli_is_json(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int c;
+  do c = fgetc(f);
+  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB || c == 0xBF);
+  fclose(f);
+  return c == '{';
+}
+
+perfcheck_status pc_cli_read_report(const char *path, int quiet, perfcheck_report **out) {
+  return pc_cli_is_json(path) ? perfcheck_report_from_json(path, quiet, out)
+                              : perfcheck_report_from_ncu_csv(path, quiet, out);
+}
+
+/* Prints why a report could not be read; returns the exit status for it. */
+static int pc_cli_read_failed(const char *cmd, const char *path, perfcheck_status st) {
+  const char *detail = perfcheck_last_error_message();
+  if (detail && *detail && strstr(detail, path))
+    fprintf(stderr, "perfcheck %s: %s\n", cmd, detail);
+  else
+    fprintf(stderr, "perfcheck %s: %s: %s\n", cmd, path, detail && *detail ? detail : perfcheck_strerror(st));
+  return st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CLI_WORSE : CLI_USAGE;
+}
+
+static int pc_cli_format(const char *v, int allow_csv, perfcheck_format *out) {
+  if (!v) return 0;
+  if (strcmp(v, "text") == 0) *out = PERFCHECK_FORMAT_TEXT;
+  else if (strcmp(v, "json") == 0) *out = PERFCHECK_FORMAT_JSON;
+  else if (strcmp(v, "html") == 0) *out = PERFCHECK_FORMAT_HTML;
+  else if (allow_csv && strcmp(v, "csv") == 0) *out = PERFCHECK_FORMAT_CSV;
+  else return 0;
+  return 1;
+}
+
+/* Parses the options both commands share; the operands go to paths[].
+ * Returns -1 to go on, else the exit status. */
+static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **argv, int allow_csv,
+                        perfcheck_format *format, const char **output, int *quiet, const char **paths,
+                        size_t max_paths, size_t *npaths) {
+  int options_done = 0;
+  *npaths = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *inl;
+    if (!options_done && strcmp(a, "--") == 0) {
+      options_done = 1;
+    } else if (!options_done && pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
+      fputs(usage, stdout);
+      return CLI_DONE;
+    } else if (!options_done && pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
+      *quiet = 1;
+    } else if (!options_done && pc_cli_opt(a, "--format", "-f", &inl)) {
+      const char *v = pc_cli_opt_value(argc, argv, &i, inl);
+      if (!pc_cli_format(v, allow_csv, format))
+        return v ? pc_cli_usage_error(cmd, CLI_USAGE, "unknown format '%s' (%s)", v,
+                                      allow_csv ? "text, json, csv or html" : "text, json or html")
+                 : pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a value", a);
+    } else if (!options_done && pc_cli_opt(a, "--output", "-o", &inl)) {
+      *output = pc_cli_opt_value(argc, argv, &i, inl);
+      if (!*output || !**output) return pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a file name", a);
+    } else if (!options_done && allow_csv && pc_cli_opt(a, "--html", NULL, &inl)) {
+      *output = pc_cli_opt_value(argc, argv, &i, inl);
+      if (!*output || !**output) return pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a file name (OUT.html)", a);
+      *format = PERFCHECK_FORMAT_HTML;
+    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
+      return pc_cli_usage_error(cmd, CLI_USAGE, "unknown option '%s'", a);
+    } else if (*npaths == max_paths) {
+      return pc_cli_usage_error(cmd, CLI_USAGE, "too many files (also got '%s')", a);
+    } else {
+      paths[(*npaths)++] = a;
+    }
+  }
+  return -1;
+}
+
+/* Opens the output only now, so that bad input leaves an existing file as it
+ * was.  Returns NULL (message printed) when it cannot be opened. */
+static FILE *pc_cli_open_output(const char *cmd, const char *output) {
+  if (!output || strcmp(output, "-") == 0) return stdout;
+  FILE *f = fopen(output, "w");
+  if (!f) {
+    fprintf(stderr, "perfcheck %s: cannot write %s: ", cmd, output);
+    perror(NULL);
+  }
+  return f;
+}
+
+static int pc_cli_close_output(FILE *f) { return f == stdout ? fflush(f) : fclose(f); }
+
+int pc_cli_report(int argc, char **argv) {
+  perfcheck_format format = PERFCHECK_FORMAT_TEXT;
+  const char *output = NULL, *paths[1];
+  int quiet = 0;
+  size_t n = 0;
+  int rc = pc_cli_parse("report", pc_cli_report_usage, argc, argv, 1, &format, &output, &quiet, paths, 1, &n);
+  if (rc >= 0) return rc;
+  if (n != 1)
+    return pc_cli_usage_error("report", CLI_USAGE, "%s", "which report? perfcheck report --html OUT.html REPORT.json");
+  perfcheck_report *r = NULL;
+  perfcheck_status st = pc_cli_read_report(paths[0], quiet, &r);
+  if (st != PERFCHECK_OK) return pc_cli_read_failed("report", paths[0], st);
+  FILE *f = pc_cli_open_output("report", output);
+  if (!f) {
+    perfcheck_report_destroy(r);
+    return CLI_USAGE;
+  }
+  st = perfcheck_report_write(r, format, f);
+  int closed = pc_cli_close_output(f);
+  perfcheck_report_destroy(r);
+  if (st != PERFCHECK_OK || closed != 0) {
+    fprintf(stderr, "perfcheck report: writing %s failed\n", output ? output : "stdout");
+    return CLI_WORSE;
+  }
+  return CLI_DONE;
+}
+
+int pc_cli_diff(int argc, char **argv) {
+  perfcheck_format format = PERFCHECK_FORMAT_TEXT;
+  const char *output = NULL, *paths[2];
+  int quiet = 0;
+  size_t n = 0;
+  int rc = pc_cli_parse("diff", pc_cli_diff_usage, argc, argv, 0, &format, &output, &quiet, paths, 2, &n);
+  if (rc >= 0) return rc;
+  if (n != 2) return pc_cli_usage_error("diff", CLI_USAGE, "%s", "diff needs two reports: perfcheck diff BEFORE AFTER");
+  perfcheck_report *a = NULL, *b = NULL;
+  perfcheck_diff *d = NULL;
+  perfcheck_status st = pc_cli_read_report(paths[0], quiet, &a);
+  if (st != PERFCHECK_OK) return pc_cli_read_failed("diff", paths[0], st);
+  st = pc_cli_read_report(paths[1], quiet, &b);
+  if (st != PERFCHECK_OK) {
+    perfcheck_report_destroy(a);
+    return pc_cli_read_failed("diff", paths[1], st);
+  }
+  st = perfcheck_diff_create(a, b, paths[0], paths[1], &d);
+  perfcheck_report_destroy(a);
+  perfcheck_report_destroy(b);
+  if (st != PERFCHECK_OK) {
+    fprintf(stderr, "perfcheck diff: %s\n", perfcheck_last_error_message());
+    return CLI_WORSE;
+  }
+  FILE *f = pc_cli_open_output("diff", output);
+  if (!f) {
+    perfcheck_diff_destroy(d);
+    return CLI_USAGE;
+  }
+  st = perfcheck_diff_write(d, format, f);
+  int closed = pc_cli_close_output(f);
+  rc = perfcheck_diff_worse_count(d) ? CLI_WORSE : CLI_DONE;
+  perfcheck_diff_destroy(d);
+  if (st != PERFCHECK_OK || closed != 0) {
+    fprintf(stderr, "perfcheck diff: writing %s failed\n", output ? output : "stdout");
+    return CLI_WORSE;
+  }
+  return rc;
+}
+
+long pc_cli_baseline(const char *baseline_path, const perfcheck_report *after, const char *after_label, int quiet,
+                     FILE *out) {
+  perfcheck_report *base = NULL;
+  perfcheck_status st = pc_cli_read_report(baseline_path, quiet, &base);
+  if (st != PERFCHECK_OK) {
+    pc_cli_read_failed("check", baseline_path, st);
+    return -1;
+  }
+  perfcheck_diff *d = NULL;
+  st = perfcheck_diff_create(base, after, baseline_path, after_label, &d);
+  perfcheck_report_destroy(base);
+  if (st != PERFCHECK_OK) {
+    fprintf(stderr, "perfcheck check: %s\n", perfcheck_last_error_message());
+    return -1;
+  }
+  long worse = (long)perfcheck_diff_worse_count(d);
+  if (!quiet || worse) perfcheck_diff_write(d, PERFCHECK_FORMAT_TEXT, out);
+  perfcheck_diff_destroy(d);
+  return worse;
+}
