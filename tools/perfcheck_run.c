@@ -31,6 +31,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_regex.h"
 #include "perfcheck_run.h"
 
 enum { RUN_USAGE = 2, RUN_NOT_EXECUTABLE = 126, RUN_NOT_FOUND = 127 };
@@ -298,14 +299,19 @@ int pc_cli_run(int argc, char **argv) {
       return pc_cli_usage_error("run", RUN_USAGE, "%s needs a non-negative integer, not '%s'", a, v);
     if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
       return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", a, v);
-    if (strcmp(var, "PERFCHECK_KERNELS") == 0) {
+    if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/pc_regex.c) */
+      char e[300];
+      size_t at = 0;
+      char *re = pc_kernel_filter_regex(v, &at, e, sizeof e);
+      if (!re) return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e);
+      free(re);
+    }
+    if (strcmp(var, "PERFCHECK_NVTX") == 0 && strncmp(v, "regex:", 6) == 0) {
+      char e[300];
+      size_t at = 0;
       regex_t re;
-      int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
-      if (rc != 0) {
-        char e[200];
-        regerror(rc, &re, e, sizeof e);
-        return pc_cli_usage_error("run", RUN_USAGE, "bad regular expression '%s': %s", v, e);
-      }
+      if (pc_regex_compile(&re, v + 6, &at, e, sizeof e) != 0)
+        return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
       regfree(&re);
     }
     setenv(var, v, 1);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_regex.h"
 
 /* The options' defaults, one place for the library and the environment. */
 PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
@@ -211,6 +212,35 @@ static const char *pc_config_store(FILE *warn, const char *var, const char *v, c
   return kept;
 }
 
+/* PERFCHECK_NVTX=regex:EXPR, compiled once through the guard and kept for
+ * the process (like the strings); NULL with one warning when refused. */
+static const regex_t *pc_config_nvtx_regex(const char *expr, FILE *warn, int *bad) {
+  static regex_t kept[8];
+  static char *kept_expr[8];
+  static size_t nkept;
+  for (size_t i = 0; i < nkept; i++)
+    if (strcmp(kept_expr[i], expr) == 0) return &kept[i];
+  char msg[240], why[300];
+  size_t at = 0;
+  regex_t re;
+  if (!*expr || pc_regex_compile(&re, expr, &at, msg, sizeof msg) != 0) {
+    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", *expr ? msg : "empty after regex:");
+    pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, why, "every range");
+    (*bad)++;
+    return NULL;
+  }
+  char *copy = nkept < sizeof kept / sizeof kept[0] ? pc_strdup(expr) : NULL;
+  if (!copy) {
+    regfree(&re);
+    pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, "could not be stored", "every range");
+    (*bad)++;
+    return NULL;
+  }
+  kept[nkept] = re;
+  kept_expr[nkept] = copy;
+  return &kept[nkept++];
+}
+
 /* ---- the variables ---------------------------------------------------------- */
 
 static void pc_config_mode(perfcheck_options *o, FILE *warn, int *bad) {
@@ -239,21 +269,25 @@ static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
   o->metrics = pc_config_store(warn, "PERFCHECK_METRICS", v, "default", bad);
 }
 
+/* ncu's -k vocabulary (pc_regex.h): a function name, exactly, or
+ * regex:EXPR through the regex guard; the session gets a POSIX ERE. */
 static void pc_config_kernels(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_KERNELS");
   if (!v) return;
-  regex_t re;
-  int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
-  if (rc != 0) {
-    char msg[96], why[160];
-    regerror(rc, &re, msg, sizeof msg);
-    snprintf(why, sizeof why, "is not a POSIX extended regex (%s)", msg);
+  char msg[240], why[300];
+  size_t at = 0;
+  char *re = pc_kernel_filter_regex(v, &at, msg, sizeof msg);
+  if (!re) {
+    if (strncmp(v, "regex:", 6) == 0)
+      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", msg);
+    else
+      snprintf(why, sizeof why, "is not a kernel name (%s)", msg);
     pc_config_warn(warn, "PERFCHECK_KERNELS", v, why, "every kernel");
     (*bad)++;
     return;
   }
-  regfree(&re);
-  o->kernel_regex = pc_config_store(warn, "PERFCHECK_KERNELS", v, "every kernel", bad);
+  o->kernel_regex = pc_config_store(warn, "PERFCHECK_KERNELS", re, "every kernel", bad);
+  free(re);
 }
 
 static void pc_config_u64(const char *var, uint64_t *field, const char *dflt, FILE *warn, int *bad) {
@@ -334,12 +368,27 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   pc_config_format(opt, warn, &bad);
   pc_config_progress(opt, warn, &bad);
 
-  /* Any name is a valid NVTX range name. */
+  /* Any name is a valid NVTX range name; regex:EXPR goes through the guard. */
   const char *nvtx = pc_config_get("PERFCHECK_NVTX");
-  const char *nvtx_kept = nvtx ? pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad) : NULL;
+  const char *nvtx_kept = NULL;
+  const regex_t *nvtx_re = NULL;
+  if (nvtx && strncmp(nvtx, "regex:", 6) == 0) {
+    nvtx_re = pc_config_nvtx_regex(nvtx + 6, warn, &bad);
+    if (nvtx_re) nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
+    if (!nvtx_kept) nvtx_re = NULL;
+  } else if (nvtx) {
+    nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
+  }
   if (extra) {
     extra->nvtx_include = nvtx_kept;
+    extra->nvtx_regex = nvtx_re;
     extra->progress = opt->progress;
   }
   return bad;
+}
+
+int pc_config_nvtx_match(const pc_env_config *c, const char *name) {
+  if (!c || !c->nvtx_include || !name) return 0;
+  if (c->nvtx_regex) return regexec(c->nvtx_regex, name, 0, NULL, 0) == 0;
+  return strcmp(name, c->nvtx_include) == 0;
 }

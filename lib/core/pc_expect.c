@@ -10,6 +10,7 @@
 #include "pc_core.h"
 #include "pc_expect.h"
 #include "pc_fmt.h"
+#include "pc_regex.h"
 
 /* ---- A growing string ------------------------------------------------------ */
 
@@ -249,52 +250,6 @@ static void pc_word_list(pc_expect_kind kind, char *buf, size_t len) {
   }
 }
 
-/* POSIX leaves stacked duplication symbols ("a++", "a*{2}") undefined, and
- * glibc's regcomp copies the tree once per symbol, so a few dozen of them
- * exhaust memory: refuse them, and overlong patterns, before regcomp.
- * Returns NULL when the pattern may go to regcomp, else what is wrong. */
-#define PC_EXPECT_REGEX_MAX 512
-static const char *pc_regex_refuse(const char *pat, size_t *at) {
-  size_t n = strlen(pat);
-  *at = 0;
-  if (n > PC_EXPECT_REGEX_MAX) return "the pattern is longer than 512 characters";
-  int after_dup = 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = pat[i];
-    if (c == '\\' && i + 1 < n) {
-      i++;
-      after_dup = 0;
-    } else if (c == '[') { /* a bracket expression: "]" first is literal */
-      size_t j = i + 1;
-      if (j < n && pat[j] == '^') j++;
-      if (j < n && pat[j] == ']') j++;
-      while (j < n && pat[j] != ']') {
-        if (pat[j] == '[' && j + 1 < n && (pat[j + 1] == ':' || pat[j + 1] == '.' || pat[j + 1] == '=')) {
-          const char *end = strstr(pat + j + 2, pat[j + 1] == ':' ? ":]" : pat[j + 1] == '.' ? ".]" : "=]");
-          j = end ? (size_t)(end - pat) + 2 : n;
-          continue;
-        }
-        j++;
-      }
-      i = j < n ? j : n - 1;
-      after_dup = 0;
-    } else if (c == '*' || c == '+' || c == '?' || c == '{') {
-      if (after_dup) {
-        *at = i;
-        return "stacked repetition operators (POSIX leaves them undefined; group instead: (a+)+)";
-      }
-      if (c == '{') {
-        const char *end = strchr(pat + i, '}');
-        if (end) i = (size_t)(end - pat);
-      }
-      after_dup = 1;
-    } else {
-      after_dup = 0;
-    }
-  }
-  return NULL;
-}
-
 static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, char *err, size_t errlen) {
   pc_expectation e;
   memset(&e, 0, sizeof e);
@@ -321,8 +276,8 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   if (!e.kernel) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (e.is_regex) {
     size_t at;
-    const char *why = pc_regex_refuse(e.kernel, &at);
-    if (why) {
+    char why[200];
+    if (pc_regex_check(e.kernel, &at, why, sizeof why) != 0) { /* pc_regex.h: the one guard */
       free(e.kernel);
       return pc_perr(err, errlen, ks + at + 1, "bad regular expression: %s", why);
     }
@@ -996,14 +951,8 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
   }
   if (e.is_regex) {
     size_t at;
-    const char *why = pc_regex_refuse(e.kernel, &at);
-    int rc = why ? REG_BADRPT : regcomp(&e.re, e.kernel, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      char msg[160];
-      if (why)
-        snprintf(msg, sizeof msg, "%s", why);
-      else
-        regerror(rc, &e.re, msg, sizeof msg);
+    char msg[200];
+    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* pc_regex.h: the one guard */
       e.is_regex = 0; /* nothing compiled to free */
       pc_expectation_free(&e);
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel, msg);

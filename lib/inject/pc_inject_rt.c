@@ -316,7 +316,7 @@ static void pc_rt_push(const char *name) {
   r->id = id;
   r->parent = pc_rt_nopen ? pc_rt_open[pc_rt_nopen - 1] : -1;
   r->begin = m;
-  r->gated = pc_rt_env.nvtx_include && strcmp(name, pc_rt_env.nvtx_include) == 0;
+  r->gated = pc_config_nvtx_match(&pc_rt_env, name); /* the name, or regex:EXPR */
   if (r->gated) atomic_fetch_add(&pc_rt_gate_open, 1);
   pc_rt_open[pc_rt_nopen++] = pc_rt_nranges;
   pc_rt_tl_stack[depth] = pc_rt_nranges++;
