@@ -1171,42 +1171,7 @@ PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) 
 /* ---- destroy -------------------------------------------------------------------------- */
 
 static void pc_write_output(perfcheck_session *s) {
-  char *path = pc_expand_output_path(s->opt.output);
-  if (!path) {
-    if (!s->opt.quiet) fprintf(stderr, "perfcheck: cannot expand the output path \"%s\"\n", s->opt.output);
-    return;
-  }
-  FILE *f;
-  int owned = 0;
-  if (strcmp(path, "-") == 0) {
-    f = stdout;
-  } else if (strcmp(path, "stderr") == 0) {
-    f = stderr;
-  } else {
-    f = fopen(path, "w");
-    owned = 1;
-  }
-  if (!f) {
-    if (!s->opt.quiet) fprintf(stderr, "perfcheck: cannot write the report to %s: %s\n", path, strerror(errno));
-    free(path);
-    return;
-  }
-  perfcheck_status st;
-  switch (s->opt.output_format) {
-    case PERFCHECK_FORMAT_JSON:
-      st = pc_write_json(s->report, f);
-      break;
-    case PERFCHECK_FORMAT_CSV:
-      st = pc_write_csv(s->report, f);
-      break;
-    default:
-      st = pc_write_text(s->report, f);
-      break;
-  }
-  if (owned && fclose(f) != 0) st = PERFCHECK_ERROR_IO;
-  if (!owned) fflush(f);
-  if (st != PERFCHECK_OK && !s->opt.quiet) fprintf(stderr, "perfcheck: writing the report to %s failed\n", path);
-  free(path);
+  (void)pc_report_deliver(s->report, s->opt.output_format, s->opt.output, s->opt.quiet);
 }
 
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {

@@ -3,8 +3,9 @@
  * Every variable is read by one small function that either stores a good
  * value or leaves the default and says why in one line.  The checks mirror
  * what the library would refuse later (pc_rp_plan_parse for metric lists,
- * regcomp for the kernel filter, pc_expand_output_path for output
+ * pc_regex.c for the kernel filter, pc_output.c for output
  * patterns), so that a typo costs a warning, not the whole session. */
+#define _GNU_SOURCE /* secure_getenv */
 #include "pc_config.h"
 
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_output.h"
 #include "pc_regex.h"
 
 /* The options' defaults, one place for the library and the environment. */
@@ -93,9 +95,11 @@ static void pc_config_warn(FILE *warn, const char *var, const char *value, const
   fflush(warn);
 }
 
-/* The variable's value, or NULL when unset or empty (both mean "default"). */
+/* The variable's value, or NULL when unset or empty (both mean "default").
+ * secure_getenv: a setuid/setgid or file-capability process (AT_SECURE) is
+ * configured by nobody's environment; it gets every default. */
 static const char *pc_config_get(const char *var) {
-  const char *v = getenv(var);
+  const char *v = secure_getenv(var);
   return (v && v[0]) ? v : NULL;
 }
 
@@ -161,45 +165,13 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
   }
 }
 
-/* The placeholders pc_expand_output_path knows.  Returns 0, or -1 with the
- * reason in why. */
+/* The placeholders pc_output_expand knows (pc_output.h).  Returns 0, or -1
+ * with the reason in why. */
 static int pc_config_check_output(const char *pat, char *why, size_t whylen) {
-  for (const char *s = pat; *s; s++) {
-    if (*s != '%') continue;
-    char c = s[1];
-    if (c == 'p' || c == 'h' || c == '%') {
-      s++;
-      continue;
-    }
-    if (c == 'q' && s[2] == '{') {
-      const char *name = s + 3, *close = strchr(name, '}');
-      if (!close) {
-        snprintf(why, whylen, "is not an output pattern (%%q{ without its closing })");
-        return -1;
-      }
-      size_t len = (size_t)(close - name);
-      int ok = len > 0 && len < 256 && !(name[0] >= '0' && name[0] <= '9');
-      for (size_t i = 0; ok && i < len; i++)
-        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
-      if (!ok) {
-        snprintf(why, whylen, "is not an output pattern (%%q{...} must hold an environment variable name)");
-        return -1;
-      }
-      s = close;
-      continue;
-    }
-    if (c == '\0')
-      snprintf(why, whylen, "is not an output pattern (a lone %% at the end; write %%%% for a percent sign)");
-    else if (c == 'q')
-      snprintf(why, whylen, "is not an output pattern (%%q must be followed by {VAR})");
-    else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
-      snprintf(why, whylen, "is not an output pattern (unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%)", c);
-    else
-      snprintf(why, whylen, "is not an output pattern (unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%)");
-    return -1;
-  }
-  return 0;
+  char msg[128];
+  if (pc_output_check_pattern(pat, msg, sizeof msg) == 0) return 0;
+  snprintf(why, whylen, "is not an output pattern (%s)", msg);
+  return -1;
 }
 
 /* Keeps a copy of v; on failure warns and returns NULL (counted as bad). */

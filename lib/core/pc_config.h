@@ -60,7 +60,7 @@ typedef struct pc_env_config {
  * opt->output is left NULL when PERFCHECK_OUTPUT is unset, empty or bad:
  * the caller's default destination (stderr for the injection library and
  * `perfcheck run`).  The pattern is validated, not expanded: expand it with
- * pc_expand_output_path() when writing, in the writing process (each
+ * pc_output_expand() (pc_output.h) when writing, in the writing process (each
  * process of an MPI run or a fork gets its own %p).
  *
  * Each bad value writes one line to `warn` (nothing when warn is NULL).

@@ -421,8 +421,12 @@ char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
  * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
  * _OUT_OF_MEMORY. */
 perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
-/* Expands %p %h %q{VAR} %% in an output path; returns a malloc'd string. */
-char *pc_expand_output_path(const char *pattern);
+/* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
+ * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
+ * rename, the report on stderr with one line when the file cannot be
+ * written, no file in a privileged process.  Returns 0 written, 1 written to
+ * stderr instead, -1 not written. */
+int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *pattern, int quiet);
 /* Median of n doubles (sorts a copy); NaN for n == 0. */
 double pc_median(const double *v, size_t n);
 
