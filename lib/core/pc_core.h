@@ -366,6 +366,15 @@ void pc_csv_write_field(FILE *f, const char *s);
  * line), _OUT_OF_MEMORY.  Does not run the checklist. */
 perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
                                   pc_report **out, char *err, size_t errlen);
+/* The same, streamed from `f` (a file or a pipe): memory holds a chunk, one
+ * record and the signatures, not the file (an 8-byte duration per launch row
+ * for the medians).  Rows that cannot be read (a wrong number of fields, a
+ * record cut by the end of the file) are dropped and counted; with at least
+ * one usable launch the report is returned with one warning that names the
+ * first bad line and the count, else PERFCHECK_ERROR_PARSE.  Also
+ * PERFCHECK_ERROR_IO on a read error. */
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                 size_t errlen);
 
 /* ==== Timelines (pc_timeline.c) ========================================== */
 
