@@ -475,13 +475,64 @@ static int pc_kernel_matches(const pc_expectation *e, const pc_kernel *k) {
   return strcmp(name, e->kernel) == 0 || (k->mangled && strcmp(k->mangled, e->kernel) == 0);
 }
 
+/* How many entries of the report bear each name: built once per check, so
+ * that labelling every matched entry stays linear (a scan per entry made
+ * `regex:.` over 20k kernels quadratic). */
+typedef struct pc_name_counts {
+  const char **names; /* one per distinct name, in the slots' order */
+  size_t *counts;
+  uint64_t *hashes;
+  size_t nslots;
+} pc_name_counts;
+
+static uint64_t pc_name_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
+  memset(c, 0, sizeof *c);
+  size_t n = 16;
+  while (n < 2 * r->nkernels + 2) n *= 2;
+  c->names = calloc(n, sizeof *c->names);
+  c->counts = calloc(n, sizeof *c->counts);
+  c->hashes = calloc(n, sizeof *c->hashes);
+  c->nslots = n;
+  if (!c->names || !c->counts || !c->hashes) return -1;
+  for (size_t i = 0; i < r->nkernels; i++) {
+    const char *name = r->kernels[i].name ? r->kernels[i].name : "";
+    uint64_t h = pc_name_hash(name);
+    size_t j = (size_t)h & (n - 1);
+    while (c->names[j] && !(c->hashes[j] == h && strcmp(c->names[j], name) == 0)) j = (j + 1) & (n - 1);
+    c->names[j] = name;
+    c->hashes[j] = h;
+    c->counts[j]++;
+  }
+  return 0;
+}
+
+static size_t pc_name_count(const pc_name_counts *c, const char *name) {
+  uint64_t h = pc_name_hash(name);
+  for (size_t j = (size_t)h & (c->nslots - 1); c->names[j]; j = (j + 1) & (c->nslots - 1))
+    if (c->hashes[j] == h && strcmp(c->names[j], name) == 0) return c->counts[j];
+  return 0;
+}
+
+static void pc_name_counts_free(pc_name_counts *c) {
+  free(c->names);
+  free(c->counts);
+  free(c->hashes);
+}
+
 /* The kernel's name, its launch signature when several entries share the
  * name, and its region. */
-static char *pc_kernel_label(const pc_report *r, const pc_kernel *k) {
+static char *pc_kernel_label(const pc_name_counts *counts, const pc_kernel *k) {
   const char *name = k->name ? k->name : "";
-  size_t same = 0;
-  for (size_t i = 0; i < r->nkernels; i++)
-    if (strcmp(r->kernels[i].name ? r->kernels[i].name : "", name) == 0) same++;
+  size_t same = pc_name_count(counts, name);
   pc_str b = {0};
   pc_str_add(&b, name);
   if (same > 1) {
@@ -680,12 +731,13 @@ static void pc_check_missing(const pc_expectation *e, const pc_report *r, pc_exp
   } else {
     pc_str_add(&b, "; the report has: ");
     size_t shown = 0;
+    const char *listed[8];
     for (size_t i = 0; i < r->nkernels && shown < 8; i++) {
       const char *name = r->kernels[i].name ? r->kernels[i].name : "";
       int dup = 0;
-      for (size_t j = 0; j < i; j++)
-        if (strcmp(r->kernels[j].name ? r->kernels[j].name : "", name) == 0) dup = 1;
+      for (size_t j = 0; j < shown && !dup; j++) dup = strcmp(listed[j], name) == 0; /* at most 8: linear */
       if (dup) continue;
+      listed[shown] = name;
       pc_str_printf(&b, "%s%s", shown ? ", " : "", name);
       shown++;
     }
@@ -698,6 +750,11 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
   if (failures) *failures = set ? (set->n ? set->n : 1) : 1;
   if (!set || !r) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_results_clear(set);
+  pc_name_counts counts;
+  if (pc_name_counts_build(&counts, r) != 0) {
+    pc_name_counts_free(&counts);
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   perfcheck_status st = PERFCHECK_OK;
@@ -714,7 +771,7 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
         break;
       }
       res->e = e;
-      res->kernel = pc_kernel_label(r, k);
+      res->kernel = pc_kernel_label(&counts, k);
       if (res->kernel) pc_check_one(e, k, res);
       if (!res->kernel || !res->message || !res->expected || !res->advice) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
     }
@@ -730,6 +787,7 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
     }
   }
   pc_locale_end(&lg);
+  pc_name_counts_free(&counts);
 
   pc_str text = {0};
   pc_str_add(&text, "");

@@ -2,3 +2,4 @@
 # linear costs.  Included from tests/CMakeLists.txt.
 pc_unit_test(regex)
 pc_unit_test(output)
+pc_unit_test(scale)
