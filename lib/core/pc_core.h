@@ -323,6 +323,10 @@ char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
  * _NOT_MEASURED (and *out NaN). */
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
+/* The names pc_kernel_value knows beyond the metric table (launch__*
+ * values, derived names, step, launches, durations): up to cap of them into
+ * names (static strings); returns how many there are. */
+size_t pc_kernel_value_names(const char **names, size_t cap);
 
 /* ==== Derived values and the checklist (pc_checklist.c) ================== */
 

@@ -643,8 +643,59 @@ static void pc_verdict_note(pc_str *b, const pc_kernel *k) {
   if (v->advice[0]) pc_str_printf(b, ": %s", v->advice);
 }
 
-/* Checks e against kernel k and fills res. */
-static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res) {
+/* Levenshtein distance, for "did you mean"; names are short. */
+static size_t pc_edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 128 || m > 128) return (size_t)-1;
+  size_t row[130];
+  for (size_t j = 0; j <= m; j++) row[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+/* After "no quantity named X": the nearest known name, and (when `all`) the
+ * names a quantity can be, so that a typo is fixed from the message alone. */
+static void pc_quantity_hint(pc_str *b, const char *q, int all) {
+  const char *names[PC_M_COUNT + 80];
+  size_t n = 0;
+  static const char *const words[] = {"cause", "bound"}; /* step is one of pc_kernel_value's */
+  for (size_t i = 0; i < 2; i++) names[n++] = words[i];
+  size_t extra = pc_kernel_value_names(names + n, sizeof names / sizeof names[0] - n - PC_M_COUNT);
+  n += extra;
+  const pc_metric_def *t = pc_metric_table();
+  size_t first_metric = n;
+  for (int i = 0; i < PC_M_COUNT; i++) names[n++] = t[i].name;
+  const char *best = NULL;
+  size_t bd = (size_t)-1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = pc_edit_distance(q, names[i]);
+    if (d < bd) {
+      bd = d;
+      best = names[i];
+    }
+  }
+  if (best && bd <= 3 + strlen(q) / 4) pc_str_printf(b, "; did you mean \"%s\"?", best);
+  if (!all) return;
+  pc_str_add(b, " The quantities are: ");
+  for (size_t i = 0; i < first_metric; i++) pc_str_printf(b, "%s%s", i ? ", " : "", names[i]);
+  pc_str_add(b, "; and any ncu metric the report has, such as ");
+  for (size_t i = first_metric; i < n; i++) pc_str_printf(b, "%s%s", i > first_metric ? ", " : "", names[i]);
+}
+
+/* Checks e against kernel k and fills res; `list_names`: an unknown
+ * quantity's message lists the known ones (the first result of e only). */
+static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res, int list_names) {
   pc_str b = {0};
   const char *label = res->kernel;
   const pc_finding *v = &k->diag.verdict;
@@ -692,6 +743,7 @@ static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_
                   "%s: no quantity named \"%s\" (not an ncu metric of the report, a launch__ value, a derived "
                   "name such as sectors_per_request_ld, or step, cause, bound)",
                   label, e->quantity);
+    pc_quantity_hint(&b, e->quantity, list_names);
   } else if (st != PERFCHECK_OK) {
     res->status = PERFCHECK_ERROR_NOT_MEASURED;
     const char *why = e->kind == PC_EXPECT_STEP ? (v->advice[0] ? v->advice : "the verdict was not assessed")
@@ -772,7 +824,7 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
       }
       res->e = e;
       res->kernel = pc_kernel_label(&counts, k);
-      if (res->kernel) pc_check_one(e, k, res);
+      if (res->kernel) pc_check_one(e, k, res, matched == 1);
       if (!res->kernel || !res->message || !res->expected || !res->advice) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
     }
     if (matched == 0 && st == PERFCHECK_OK) {
