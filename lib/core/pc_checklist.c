@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_fmt.h"
 
 /* ==== Thresholds ========================================================== */
 
@@ -718,7 +719,7 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
 }
 
-void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
+static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_region *region) {
   if (!k) return;
   pc_derive(k, d);
   pc_diag_reset(&k->diag);
@@ -742,7 +743,7 @@ void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *regi
   pc_walk_finish(&w, k, d, &k->diag);
 }
 
-void pc_checklist_region(pc_region *g) {
+static void pc_checklist_region_c(pc_region *g) {
   if (!g) return;
   pc_diag_reset(&g->diag);
   pc_diagnosis *dg = &g->diag;
@@ -790,9 +791,9 @@ void pc_checklist_region(pc_region *g) {
   }
 }
 
-void pc_checklist_report(pc_report *r) {
+static void pc_checklist_report_c(pc_report *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->nregions; i++) pc_checklist_region(&r->regions[i]);
+  for (size_t i = 0; i < r->nregions; i++) pc_checklist_region_c(&r->regions[i]);
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
     const pc_region *region = NULL;
@@ -801,6 +802,30 @@ void pc_checklist_report(pc_report *r) {
     if (r->step1_assessed && k->region)
       for (size_t j = 0; j < r->nregions && !region; j++)
         if (r->regions[j].name && strcmp(r->regions[j].name, k->region) == 0) region = &r->regions[j];
-    pc_checklist_kernel(k, &r->device, region);
+    pc_checklist_kernel_c(k, &r->device, region);
   }
+}
+
+/* The advice is text with numbers in it ("16.2 of 32 lanes"): written under
+ * the C locale, whatever the host program's LC_NUMERIC (a German program
+ * printed "16,2"). */
+void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_kernel_c(k, d, region);
+  pc_locale_end(&lg);
+}
+
+void pc_checklist_region(pc_region *g) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_region_c(g);
+  pc_locale_end(&lg);
+}
+
+void pc_checklist_report(pc_report *r) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_report_c(r);
+  pc_locale_end(&lg);
 }

@@ -2,6 +2,8 @@
  * report, the messages, and the JUnit writer.  The policy and the grammar
  * are documented in perfcheck.h (banner "Expectations"). */
 #include <ctype.h>
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -224,7 +226,15 @@ static size_t pc_scan_number(const char *s, size_t i, double *v) {
   if (len >= sizeof buf) return 0;
   memcpy(buf, s + i, len);
   buf[len] = '\0';
+  errno = 0;
   *v = strtod(buf, NULL);
+  /* Outside the range of a double: 1e999 is infinite, and 1e-400 must not
+   * become 0 (NaN here: the caller says "out of range"). */
+  if (errno == ERANGE && fabs(*v) < DBL_MIN) {
+    int nonzero = 0;
+    for (size_t k = 0; k < len && buf[k] != 'e' && buf[k] != 'E'; k++) nonzero |= buf[k] >= '1' && buf[k] <= '9';
+    if (nonzero) *v = PC_NULL;
+  }
   return len;
 }
 

@@ -3,6 +3,7 @@
  * docs/report-contract.md) back into a pc_report.  Needed by
  * `perfcheck check FILE.json` and `perfcheck merge`. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,8 +284,12 @@ static perfcheck_status pc_jp_number(pc_jp *p, double *out) {
   if (i - start >= sizeof buf) return pc_jp_fail(p, start, "number too long (%zu characters)", i - start);
   memcpy(buf, p->s + start, i - start);
   buf[i - start] = '\0';
+  errno = 0;
   double v = strtod(buf, NULL); /* the caller holds the C locale */
   if (!isfinite(v)) return pc_jp_fail(p, start, "number %s is out of range", buf);
+  const char *exp = strpbrk(buf, "eE"), *nonzero = strpbrk(buf, "123456789");
+  if (errno == ERANGE && fabs(v) < DBL_MIN && nonzero && (!exp || nonzero < exp)) /* 1e-400 is not 0 */
+    return pc_jp_fail(p, start, "number %s is out of range (it would read as 0)", buf);
   *out = v;
   p->i = i;
   return PERFCHECK_OK;

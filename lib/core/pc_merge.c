@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_fmt.h"
 
 /* Equal, NaN counting as equal to NaN ("both unknown"). */
 static int pc_same_double(double a, double b) { return (pc_is_null(a) && pc_is_null(b)) || a == b; }
@@ -283,7 +284,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *co
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_merge: report %zu of %zu is NULL", i + 1, n);
   pc_report *r = pc_report_new();
   if (!r) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_report_merge: out of memory");
+  pc_locale_guard lg; /* the warnings' numbers, whatever the host's LC_NUMERIC */
+  pc_locale_begin(&lg);
   perfcheck_status st = pc_merge_into(reports, n, r);
+  pc_locale_end(&lg);
   if (st != PERFCHECK_OK) {
     pc_report_free(r);
     return pc_fail(st, "perfcheck_report_merge: out of memory");

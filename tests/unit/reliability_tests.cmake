@@ -3,3 +3,4 @@
 pc_unit_test(regex)
 pc_unit_test(output)
 pc_unit_test(scale)
+pc_unit_test(locale)
