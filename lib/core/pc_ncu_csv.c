@@ -113,7 +113,8 @@ static size_t pc_src_peek(pc_src *s, size_t want, int *rc) {
 static int pc_src_line(pc_src *s, size_t *len, int *has_nl) {
   size_t scanned = 0;
   for (;;) {
-    const char *nl = memchr(s->win + s->pos + scanned, '\n', s->end - s->pos - scanned);
+    const size_t avail = s->end - s->pos - scanned;
+    const char *nl = avail ? memchr(s->win + s->pos + scanned, '\n', avail) : NULL;
     if (nl) {
       *len = (size_t)(nl - (s->win + s->pos));
       *has_nl = 1;
@@ -1502,6 +1503,12 @@ static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const 
   x.src.line = 1;
   if (f) {
     x.src.f = f;
+    x.src.win = malloc(PC_NCU_CHUNK_BYTES); /* never NULL: pointers into it are formed before the first read */
+    if (!x.src.win) {
+      if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    x.src.cap = PC_NCU_CHUNK_BYTES;
   } else {
     x.src.win = (char *)(uintptr_t)(data ? data : ""); /* read only: an in-memory source never fills */
     x.src.cap = x.src.end = len;
@@ -1509,6 +1516,7 @@ static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const 
   }
   x.r = pc_report_new();
   if (!x.r) {
+    if (f) free(x.src.win);
     if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
     return PERFCHECK_ERROR_OUT_OF_MEMORY;
   }
