@@ -346,9 +346,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
  * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
- * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, or not a
- * perfcheck report; perfcheck_last_error_message() says "FILE:LINE:COLUMN:
- * what"), PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+ * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
+ * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;
+ * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
 
 /* Combines the reports of several processes (MPI ranks, forks, each written
@@ -526,7 +527,8 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  * default band, below).  KERNEL runs to the last ':' of the spec, so names
  * with "::" need no quoting.  Spaces around OP, VALUE and the tolerance are
  * allowed.  A malformed spec is refused with the column of the first wrong
- * character.
+ * character; so is a number outside the range of a double (1e999, 1e-400:
+ * never read as infinity or 0).
  *
  * Tolerance policy, so that nobody writes a flaky test by accident:
  *   exact      counts, ratios (sectors per request, threads per

@@ -23,7 +23,7 @@
  * | `PERFCHECK_LAUNCH_COUNT`  | non-negative integer: matching launches to profile at most; `0` no limit (ncu's `-c`) | `0` (no limit) |
  * | `PERFCHECK_PER_SIGNATURE` | positive integer: profiled launches per distinct kernel signature | `1`                    |
  * | `PERFCHECK_NVTX`          | an NVTX range name, exactly, or `regex:EXPR`: profile only inside such ranges (ncu's `--nvtx-include`) | everywhere |
- * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank), `%%` a percent sign; `-` stdout, `stderr` stderr | stderr |
+ * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | stderr |
  * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
  * | `PERFCHECK_PROGRESS`      | `0` \| `1`: "pass k/n, kernel i/m" lines on stderr           | `0`                             |
  *

@@ -16,9 +16,17 @@
  * ==PROF==/==WARNING==/==ERROR== lines between rows.
  *
  * Robustness: the reader takes any bytes.  It is one linear pass over the
- * input (no rescans of a long line), every failure is PERFCHECK_ERROR_PARSE
- * with "file:line: what", and an unusable value inside a good export becomes
- * NaN with a warning that names the kernel, the metric and the reason.
+ * input (no rescans of a long line), streamed: a file or pipe is read in
+ * chunks into a window that holds one record at a time, so memory grows
+ * with the distinct signatures (and 8 bytes per launch for the medians),
+ * not with the file.  A row that cannot be read (a wrong number of fields,
+ * a quoted field cut by the end of the file) is dropped and counted; with at
+ * least one usable launch the report stands with one warning naming the
+ * first bad line ("file:line: what") and how many rows were dropped, else
+ * the failure is PERFCHECK_ERROR_PARSE with "file:line: what".  An unusable
+ * value inside a good export (a ',' outside a thousands group, an exponent
+ * outside the double range, "n/a") becomes NaN with a warning that names
+ * the kernel, the metric and the reason.
  */
 #include <errno.h>
 #include <float.h>
