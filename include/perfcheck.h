@@ -19,12 +19,15 @@
  * caller sets to sizeof(struct) (the *_init functions do it), so that a newer
  * library can tell how much of the struct an older caller knows.
  *
- * Thread-safety, once for all: perfcheck_strerror, perfcheck_cause_name,
- * perfcheck_bound_name, perfcheck_version_* and the *_init functions are
- * safe from any thread.  A session may be used from several threads (every
- * session function takes the session's lock), and kernels launched from any
- * host thread are attributed to the open region.  A report is immutable once
- * returned: any number of threads may read it.
+ * Thread-safety, once for all (and on each function): perfcheck_strerror,
+ * perfcheck_cause_name, perfcheck_bound_name, perfcheck_version_* and the
+ * *_init functions are safe from any thread.  A session may be used from
+ * several threads (every session function takes the session's lock), and
+ * kernels launched from any host thread are attributed to the open region.
+ * A report is immutable once returned: any number of threads may read it.
+ * perfcheck_metric_passes may be called from any thread: CUPTI's host API
+ * runs behind one lock inside perfcheck.  An expectations set is used by one
+ * thread at a time.  Error messages are per thread.
  *
  * Exports: libperfcheck.so exports the perfcheck_* functions below and two
  * more, pc_inject_initialize and pc_inject_nvtx_initialize.  Those two are
@@ -105,19 +108,22 @@ typedef enum perfcheck_status {
 } perfcheck_status;
 
 /* Static text for a status; never NULL, never allocated.  An unknown value
- * gives "unknown perfcheck status". */
+ * gives "unknown perfcheck status".
+ * Thread-safe. */
 PERFCHECK_API const char *perfcheck_strerror(perfcheck_status status);
 
 /* The detail of the last call that failed on this thread ("cuptiSubscribe_v2:
  * CUPTI is in use by Nsight Compute", "mystery.csv:3: ..."), or "" if none.
  * The text is thread-local and valid until the next perfcheck call on this
- * thread. */
+ * thread.
+ * Thread-safe (the text is this thread's own). */
 PERFCHECK_API const char *perfcheck_last_error_message(void);
 
 /* ==== Version calls ====================================================== */
 
 /* The library's version, as PERFCHECK_VERSION_STRING/NUMBER were when it was
- * built; compare with the macros to detect a header/library mismatch. */
+ * built; compare with the macros to detect a header/library mismatch.
+ * Thread-safe. */
 PERFCHECK_API const char *perfcheck_version_string(void);
 PERFCHECK_API unsigned perfcheck_version_number(void);
 
@@ -159,9 +165,11 @@ typedef enum perfcheck_bound {
   PERFCHECK_BOUND_LATENCY = 3
 } perfcheck_bound;
 
-/* The cause word as the JSON report spells it ("divergent_warps"); static. */
+/* The cause word as the JSON report spells it ("divergent_warps"); static.
+ * Thread-safe. */
 PERFCHECK_API const char *perfcheck_cause_name(perfcheck_cause cause);
-/* "memory", "compute", "latency" or "unknown"; static. */
+/* "memory", "compute", "latency" or "unknown"; static.
+ * Thread-safe. */
 PERFCHECK_API const char *perfcheck_bound_name(perfcheck_bound bound);
 
 /* ==== Options ============================================================ */
@@ -193,7 +201,13 @@ typedef struct perfcheck_options {
    * optionally starting with a set name ("default,smsp__inst_executed.sum").
    * NULL means "default".  Copied at create. */
   const char *metrics;
-  /* POSIX extended regex on the demangled kernel name (ncu's -k); NULL: all. */
+  /* POSIX extended regex searched in the demangled kernel name without its
+   * return type and parameters; NULL: all.  The program's own pattern is
+   * compiled as given, through the regex guard (at most 512 characters,
+   * bounded repetition, no back-references); PERFCHECK_KERNELS and `perfcheck run --kernels` take
+   * ncu's -k vocabulary (a function name matched exactly, or regex:EXPR
+   * through the regex guard that bounds compile and match cost) and arrive
+   * here as such a regex. */
   const char *kernel_regex;
   uint64_t launch_skip;     /* matching launches to skip before profiling (ncu's -s) */
   uint64_t launch_count;    /* matching launches to profile at most; 0: no limit (ncu's -c) */
@@ -203,13 +217,24 @@ typedef struct perfcheck_options {
   int quiet;                /* nonzero: no one-line notes on stderr (they stay in the report) */
   /* When set, the report is also written to this path when the session is
    * destroyed (and, under the injection library, at exit).  `%p` is the pid,
-   * `%h` the host name, `%q{VAR}` an environment value, `%%` a percent sign.
-   * "-" is stdout, "stderr" is stderr.  NULL: not written. */
+   * `%h` the host name, `%q{VAR}` an environment value (unset or empty: the
+   * pid, with a one-line warning), `%%` a percent sign; values of %h and
+   * %q{VAR} are made one path component ('/' and control characters become
+   * '_').  "-" is stdout, "stderr" is stderr.  NULL: not written.
+   * The file is written to a temporary file in its folder (O_EXCL,
+   * O_NOFOLLOW) renamed into place, so a planted symlink is never followed
+   * and a reader never sees half a report; when it cannot be written the
+   * report goes to stderr after one line saying why.  A process of a
+   * `perfcheck run` that is not the run's root writes PATH with ".PID"
+   * before its extension when the pattern has no %p.  A privileged process
+   * (setuid, setgid, file capabilities) writes no file: one line on stderr
+   * says so. */
   const char *output;
   perfcheck_format output_format;
 } perfcheck_options;
 
-/* Fills *options with the defaults and sets options->size.  NULL is ignored. */
+/* Fills *options with the defaults and sets options->size.  NULL is ignored.
+ * Thread-safe (it writes *options only). */
 PERFCHECK_API void perfcheck_options_init(perfcheck_options *options);
 
 /* Fills *options as perfcheck_options_init does, then from the PERFCHECK_*
@@ -283,14 +308,20 @@ typedef struct perfcheck_region_info {
   const char *advice;
 } perfcheck_region_info;
 
-/* Number of kernel entries / regions in a report; 0 for NULL. */
+/* Number of kernel entries / regions in a report; 0 for NULL.
+ * Thread-safe: a report is only read, by any number of threads at once (a
+ * session's borrowed report only while no thread begins, ends or destroys that
+ * session). */
 PERFCHECK_API size_t perfcheck_report_kernel_count(const perfcheck_report *report);
 PERFCHECK_API size_t perfcheck_report_region_count(const perfcheck_report *report);
 
 /* Copies entry `index` into *out (up to out->size bytes).
  * Returns PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, or out->size
  * too small for the `size` field), PERFCHECK_ERROR_NOT_FOUND (index out of
- * range).  The strings stay owned by the report. */
+ * range).  The strings stay owned by the report.
+ * Thread-safe: a report is only read, by any number of threads at once (a
+ * session's borrowed report only while no thread begins, ends or destroys that
+ * session). */
 PERFCHECK_API perfcheck_status perfcheck_report_kernel(const perfcheck_report *report, size_t index,
                                                        perfcheck_kernel_info *out);
 PERFCHECK_API perfcheck_status perfcheck_report_region(const perfcheck_report *report, size_t index,
@@ -302,12 +333,17 @@ PERFCHECK_API perfcheck_status perfcheck_report_region(const perfcheck_report *r
  * threads_per_instruction, achieved_occupancy_pct, ...).
  * Returns PERFCHECK_OK with *out set; PERFCHECK_ERROR_NOT_FOUND for an unknown
  * name or index; PERFCHECK_ERROR_NOT_MEASURED when the name is known but no
- * value was measured (*out is NaN then). */
+ * value was measured (*out is NaN then).
+ * Thread-safe: a report is only read, by any number of threads at once (a
+ * session's borrowed report only while no thread begins, ends or destroys that
+ * session). */
 PERFCHECK_API perfcheck_status perfcheck_report_kernel_value(const perfcheck_report *report, size_t index,
                                                              const char *name, double *out);
 
 /* Writes the report to an open stream.  Returns PERFCHECK_OK,
- * PERFCHECK_ERROR_INVALID_ARGUMENT, or PERFCHECK_ERROR_IO on a write error. */
+ * PERFCHECK_ERROR_INVALID_ARGUMENT, or PERFCHECK_ERROR_IO on a write error.
+ * Thread-safe (the report is only read); threads writing to one stream at once
+ * interleave their output. */
 PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *report,
                                                       perfcheck_format format, FILE *stream);
 
@@ -328,12 +364,22 @@ PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report
 PERFCHECK_API void perfcheck_free(void *memory);
 
 /* Reads an `ncu --csv --page raw` export and diagnoses every launch in it;
- * no GPU is needed.  On success *out owns a new report (free it with
+ * no GPU is needed.  The file (or pipe) is streamed: memory holds one chunk,
+ * one row and the distinct launch signatures (plus 8 bytes per launch for
+ * the median durations), never the whole export, and there is no size
+ * limit.  On success *out owns a new report (free it with
  * perfcheck_report_destroy).  Unusable values become NaN with a warning in the
- * report and on stderr (unless `quiet`).  Returns PERFCHECK_OK,
+ * report and on stderr (unless `quiet`): a ',' that is not a thousands
+ * separator between groups of three ("96,384000"), an exponent outside the
+ * range of a double ("1e-400"), "n/a", NaN.  A damaged export (a row with
+ * the wrong number of fields, the last row cut short when ncu was stopped)
+ * keeps every complete row: PERFCHECK_OK with one warning naming the first
+ * bad line and how many rows were dropped, when at least one launch is
+ * usable.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
  * PERFCHECK_ERROR_PARSE (not an ncu raw export; perfcheck_last_error_message()
- * names the file and line), PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * names the file and line), PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
                                                              perfcheck_report **out);
 
@@ -346,9 +392,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
  * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
- * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, or not a
- * perfcheck report; perfcheck_last_error_message() says "FILE:LINE:COLUMN:
- * what"), PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+ * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
+ * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;
+ * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
 
 /* The same from memory: `text` holds `len` bytes of a JSON report (no NUL
@@ -391,7 +438,8 @@ PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *co
 
 /* Frees a report obtained from perfcheck_report_from_ncu_csv (or another
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
- * report borrowed from a session. */
+ * report borrowed from a session.
+ * Not while another thread still reads the report. */
 PERFCHECK_API void perfcheck_report_destroy(perfcheck_report *report);
 
 /* ==== Comparing two reports (perfcheck diff) ============================= */
@@ -448,7 +496,8 @@ PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff);
 /* ==== Metric sets ======================================================== */
 
 /* The ncu metric names of a set ("default", "sol" or "full"), comma-separated,
- * ready for `ncu --metrics`; static text, NULL for an unknown set. */
+ * ready for `ncu --metrics`; static text, NULL for an unknown set.
+ * Thread-safe (static text). */
 PERFCHECK_API const char *perfcheck_metric_list(const char *set);
 
 /* How many replay passes CUPTI needs to collect `metrics` (a set name or a
@@ -463,7 +512,10 @@ PERFCHECK_API const char *perfcheck_metric_list(const char *set);
  * unknown on that chip; the message names it; *passes counts the rest);
  * PERFCHECK_ERROR_UNSUPPORTED (unknown chip);
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; PERFCHECK_ERROR_NO_DRIVER /
- * PERFCHECK_ERROR_NO_DEVICE (chip NULL without a GPU). */
+ * PERFCHECK_ERROR_NO_DEVICE (chip NULL without a GPU).
+ * Thread-safe: CUPTI's host API keeps process-wide state, so perfcheck
+ * serialises its host-API calls (these and a session's metric configuration)
+ * behind one lock; calls from several threads take turns. */
 PERFCHECK_API perfcheck_status perfcheck_metric_passes(const char *metrics, const char *chip, int *passes);
 
 /* ==== Sessions =========================================================== */
@@ -490,7 +542,8 @@ PERFCHECK_API perfcheck_status perfcheck_session_create(const perfcheck_options 
  * to the innermost open region.  Also opens an NVTX range of the same name.
  * Returns PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT (NULL session or
  * name); PERFCHECK_ERROR_INERT (collection stopped earlier; the region is not
- * opened); PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * opened); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe (takes the session's lock). */
 PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *session, const char *region);
 
 /* Closes the innermost open region: waits for its GPU work, collects its
@@ -498,23 +551,30 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *sessio
  * PERFCHECK_ERROR_INVALID_ARGUMENT; PERFCHECK_ERROR_NO_REGION (end without
  * begin); PERFCHECK_ERROR_KERNEL_FAULT (a kernel faulted: the region is closed
  * with what was collected, and the session goes inert);
- * PERFCHECK_ERROR_INERT. */
+ * PERFCHECK_ERROR_INERT.
+ * Thread-safe (takes the session's lock); kernels of every thread belong to the
+ * region it ends. */
 PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *session);
 
 /* The session's report so far (every region ended so far).  The report is
  * borrowed: valid until the next begin, end or destroy on this session; do not
- * destroy it.  Returns PERFCHECK_OK or PERFCHECK_ERROR_INVALID_ARGUMENT. */
+ * destroy it.  Returns PERFCHECK_OK or PERFCHECK_ERROR_INVALID_ARGUMENT.
+ * Thread-safe (takes the session's lock); the report it gives is valid only
+ * until another thread begins, ends or destroys the session. */
 PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *session,
                                                         const perfcheck_report **out);
 
 /* Detail of the session's last failure or note, "" if none; valid until the
- * next call on the session. */
+ * next call on the session.
+ * Thread-safe to call; the text is the session's latest, valid until any
+ * thread's next call on the session. */
 PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *session);
 
 /* Detaches from CUDA and frees the session.  Regions still open are closed
  * first; when options->output was set, the report (those regions included)
  * is written there, else it is gone with the session: read it before.  NULL
- * is a no-op. */
+ * is a no-op.
+ * Not while another thread still uses the session or its report. */
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *session);
 
 /* ==== Ceilings =========================================================== */
@@ -552,7 +612,11 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  *             "ns::k"); every entry of that name is checked (one entry per
  *             launch signature); or "regex:PATTERN", a POSIX extended
  *             regular expression searched in the name (anchor it with ^ and
- *             $), and every entry it matches is checked.
+ *             $), and every entry it matches is checked.  PATTERN goes
+ *             through the regex guard: at most 512 characters, counts up to
+ *             255, counted repetition nested at most 2 deep, at most 512
+ *             atoms once repetitions are written out, no back-references,
+ *             no stacked operators; a refusal names the rule.
  *   quantity  any name perfcheck_report_kernel_value accepts (an ncu metric
  *             of the contract, a launch__* value, a derived name such as
  *             sectors_per_request_ld, threads_per_instruction,
@@ -571,7 +635,8 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  * default band, below).  KERNEL runs to the last ':' of the spec, so names
  * with "::" need no quoting.  Spaces around OP, VALUE and the tolerance are
  * allowed.  A malformed spec is refused with the column of the first wrong
- * character.
+ * character; so is a number outside the range of a double (1e999, 1e-400:
+ * never read as infinity or 0).
  *
  * Tolerance policy, so that nobody writes a flaky test by accident:
  *   exact      counts, ratios (sectors per request, threads per
@@ -596,7 +661,9 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  * Never a silent pass: a kernel that is not in the report, a quantity that
  * was not measured (NaN), an unknown quantity, and a cause or bound
  * expectation on a kernel whose verdict is not_assessed / unknown are
- * failures, each with its own message.
+ * failures, each with its own message (an unknown quantity's names the
+ * nearest known one and, in the first result of its expectation, lists them
+ * all; `perfcheck check` treats it as bad input, exit 2).
  *
  * Thread-safety: a set is used by one thread at a time (checking stores its
  * results in the set); different sets are independent.  perfcheck_expect is
@@ -656,21 +723,27 @@ typedef struct perfcheck_expectation_result {
 } perfcheck_expectation_result;
 
 /* Fills *e with the defaults (comparison <=, tolerance NaN) and sets e->size.
- * NULL is ignored. */
+ * NULL is ignored.
+ * Thread-safe (it writes *e only). */
 PERFCHECK_API void perfcheck_expectation_init(perfcheck_expectation *e);
 
 /* Creates an empty set.  Returns PERFCHECK_OK (*out owns the set),
  * PERFCHECK_ERROR_INVALID_ARGUMENT (out NULL) or
- * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_expectations_create(perfcheck_expectations **out);
 
-/* Frees a set and its results.  NULL is a no-op. */
+/* Frees a set and its results.  NULL is a no-op.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API void perfcheck_expectations_destroy(perfcheck_expectations *set);
 
 /* Adds an expectation from a spec string (copied).  Returns PERFCHECK_OK;
  * PERFCHECK_ERROR_INVALID_ARGUMENT (NULL); PERFCHECK_ERROR_PARSE (malformed:
  * perfcheck_last_error_message() says `expectation "SPEC": column N: what`;
- * nothing is added); PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * nothing is added); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API perfcheck_status perfcheck_expectations_add(perfcheck_expectations *set, const char *spec);
 
 /* Adds an expectation from parts (copied).  Returns PERFCHECK_OK;
@@ -678,11 +751,15 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add(perfcheck_expectations
  * quantity, unknown comparison, non-finite value or negative tolerance, a
  * word for a number or a number for cause/bound, an unknown word, an order
  * comparison on a word, a bad regex; the message says which);
- * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expectations *set,
                                                                 const perfcheck_expectation *e);
 
-/* Number of expectations in the set; 0 for NULL. */
+/* Number of expectations in the set; 0 for NULL.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API size_t perfcheck_expectations_count(const perfcheck_expectations *set);
 
 /* Checks every expectation against `report` (borrowed for the call only):
@@ -693,21 +770,27 @@ PERFCHECK_API size_t perfcheck_expectations_count(const perfcheck_expectations *
  * count never passes by accident.  Returns PERFCHECK_OK (all hold),
  * PERFCHECK_ERROR_EXPECTATION_FAILED (some failed),
  * PERFCHECK_ERROR_INVALID_ARGUMENT (set or report NULL),
- * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). The report is only read. */
 PERFCHECK_API perfcheck_status perfcheck_expectations_check(perfcheck_expectations *set,
                                                             const perfcheck_report *report, size_t *failures);
 
 /* Results of the last check: their number (0 for NULL or before a check),
  * and result `index` copied into *out (up to out->size bytes).  Returns
  * PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, out->size too small)
- * or PERFCHECK_ERROR_NOT_FOUND (index out of range). */
+ * or PERFCHECK_ERROR_NOT_FOUND (index out of range).
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API size_t perfcheck_expectations_result_count(const perfcheck_expectations *set);
 PERFCHECK_API perfcheck_status perfcheck_expectations_result(const perfcheck_expectations *set, size_t index,
                                                              perfcheck_expectation_result *out);
 
 /* The messages of the last check's failures, one a line (no final newline);
  * "" when none failed or for NULL.  Owned by the set, valid until its next
- * add, check or destroy. */
+ * add, check or destroy.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_expectations *set);
 
 /* Writes the last check as a JUnit XML document: one <testcase> per result
@@ -715,7 +798,9 @@ PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_e
  * the message for each failed one.  Every string is escaped, and characters
  * that XML 1.0 cannot hold (control characters, bytes that are not UTF-8)
  * are replaced by U+FFFD.  suite NULL means "perfcheck".  Returns
- * PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT or PERFCHECK_ERROR_IO. */
+ * PERFCHECK_OK, PERFCHECK_ERROR_INVALID_ARGUMENT or PERFCHECK_ERROR_IO.
+ * Not thread-safe on one set: a set is used by one thread at a time (different
+ * sets are independent). */
 PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,
                                                                   const char *suite, FILE *stream);
 
@@ -730,7 +815,8 @@ PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char
 
 /* The failure messages of this thread's last perfcheck_expect, one a line
  * ("" when it passed); thread-local, valid until the next perfcheck_expect
- * on this thread; long texts are cut at 8 KiB with "...". */
+ * on this thread; long texts are cut at 8 KiB with "...".
+ * Thread-safe (the text is this thread's own). */
 PERFCHECK_API const char *perfcheck_expect_message(void);
 
 /* Session conveniences.  perfcheck_session_expect records an expectation on

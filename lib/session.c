@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core/pc_core.h"
+#include "core/pc_regex.h"
 #include "core/pc_snapshot.h"
 #include "gpu/pc_gpu.h"
 #include "pc_session.h"
@@ -191,12 +192,13 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
   s->opt.kernel_regex = s->kernel_regex;
   s->opt.output = s->output;
   if (s->kernel_regex) {
-    int rc = regcomp(&s->re, s->kernel_regex, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      char e[200];
-      regerror(rc, &s->re, e, sizeof e);
-      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: kernel_regex \"%s\": %s",
-                   s->kernel_regex, e);
+    /* The one guard (pc_regex.c) that bounds compile and match cost, for a
+     * program's own pattern as for PERFCHECK_KERNELS's. */
+    char e[300];
+    size_t at = 0;
+    if (pc_regex_compile(&s->re, s->kernel_regex, &at, e, sizeof e) != 0) {
+      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT,
+                   "perfcheck_session_create: kernel_regex \"%s\" (at character %zu): %s", s->kernel_regex, at + 1, e);
       goto fail;
     }
     s->has_re = 1;
@@ -439,45 +441,7 @@ PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const
 /* ---- destroy -------------------------------------------------------------------------- */
 
 static void pc_write_output(perfcheck_session *s) {
-  char *path = pc_expand_output_path(s->opt.output);
-  if (!path) {
-    if (!s->opt.quiet) fprintf(stderr, "perfcheck: cannot expand the output path \"%s\"\n", s->opt.output);
-    return;
-  }
-  FILE *f;
-  int owned = 0;
-  if (strcmp(path, "-") == 0) {
-    f = stdout;
-  } else if (strcmp(path, "stderr") == 0) {
-    f = stderr;
-  } else {
-    f = fopen(path, "w");
-    owned = 1;
-  }
-  if (!f) {
-    if (!s->opt.quiet) fprintf(stderr, "perfcheck: cannot write the report to %s: %s\n", path, strerror(errno));
-    free(path);
-    return;
-  }
-  perfcheck_status st;
-  switch (s->opt.output_format) {
-    case PERFCHECK_FORMAT_JSON:
-      st = pc_write_json(s->report, f);
-      break;
-    case PERFCHECK_FORMAT_CSV:
-      st = pc_write_csv(s->report, f);
-      break;
-    case PERFCHECK_FORMAT_HTML:
-      st = pc_write_html(s->report, f);
-      break;
-    default:
-      st = pc_write_text(s->report, f);
-      break;
-  }
-  if (owned && fclose(f) != 0) st = PERFCHECK_ERROR_IO;
-  if (!owned) fflush(f);
-  if (st != PERFCHECK_OK && !s->opt.quiet) fprintf(stderr, "perfcheck: writing the report to %s failed\n", path);
-  free(path);
+  (void)pc_report_deliver(s->report, s->opt.output_format, s->opt.output, s->opt.quiet);
 }
 
 PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {

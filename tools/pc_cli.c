@@ -5,31 +5,40 @@
 #include <stdio.h>
 #include <string.h>
 
-int pc_cli_opt(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
-  *inline_value = NULL;
-  if (shortname && strcmp(arg, shortname) == 0) return 1;
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) != 0) return 0;
-  if (arg[n] == '\0') return 1;
-  if (arg[n] == '=') {
-    *inline_value = arg + n + 1;
-    return 1;
-  }
-  return 0;
+void pc_cli_getopt_reset(void) {
+  optind = 0; /* glibc: full re-initialisation */
+  opterr = 0; /* our messages, not getopt's */
 }
 
-const char *pc_cli_opt_value(int argc, char **argv, int *i, const char *inline_value) {
-  if (inline_value) return inline_value;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
+int pc_cli_getopt_error(const char *cmd, int c, char **argv, int status) {
+  const char *arg = optind > 0 ? argv[optind - 1] : "?";
+  char name[128];
+  if (strncmp(arg, "--", 2) == 0 || !optopt) {
+    snprintf(name, sizeof name, "%s", arg); /* "--output" as written */
+    char *eq = strchr(name, '=');
+    if (eq && c == ':') *eq = '\0';
+  } else {
+    snprintf(name, sizeof name, "-%c", optopt); /* one letter of "-qx" */
+  }
+  if (c == ':') return pc_cli_usage_error(cmd, status, "%s needs a value", name);
+  return pc_cli_usage_error(cmd, status, "unknown option '%s'", name);
 }
 
 int pc_cli_usage_error(const char *cmd, int status, const char *fmt, ...) {
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "perfcheck %s: ", cmd);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\n(perfcheck %s --help for the usage)\n", cmd);
+  fprintf(stderr, "perfcheck %s: %s\n(perfcheck %s --help for the usage)\n", cmd, msg, cmd);
   return status;
+}
+
+int pc_cli_format(const char *v) {
+  if (!v) return -1;
+  if (strcmp(v, "text") == 0) return 0;
+  if (strcmp(v, "json") == 0) return 1;
+  if (strcmp(v, "csv") == 0) return 2;
+  if (strcmp(v, "html") == 0) return 3;
+  return -1;
 }

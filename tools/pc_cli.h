@@ -1,14 +1,24 @@
-/* pc_cli.h: option parsing shared by the `perfcheck` subcommands. */
+/* pc_cli.h: option parsing shared by the `perfcheck` subcommands.
+ *
+ * Every subcommand parses with glibc's getopt_long (`+` mode for run, whose
+ * PROGRAM's own options must not be taken), and a short option means the
+ * same thing in every subcommand that has it:
+ *   -h --help   -f --format   -q --quiet   -o --output   -e --expect
+ *   -d --device   -p --passes   -k --kernels   -s --launch-skip   -c --launch-count
+ * (-k, -s and -c are ncu's; the other options are long only.) */
 #ifndef PC_CLI_H
 #define PC_CLI_H
 
-/* Matches "--name", the short form "-n" (may be NULL) and "--name=VALUE";
- * *inline_value gets VALUE for the last form, else NULL. */
-int pc_cli_opt(const char *arg, const char *longname, const char *shortname, const char **inline_value);
+#include <getopt.h>
 
-/* The option's value: the inline one, else the next argument (advancing *i);
- * NULL when there is none. */
-const char *pc_cli_opt_value(int argc, char **argv, int *i, const char *inline_value);
+/* Resets getopt for a subcommand's argv (argv[0] is the subcommand). */
+void pc_cli_getopt_reset(void);
+
+/* After getopt_long returned '?' (unknown option) or ':' (a missing value):
+ * prints the usage error naming the option as the user wrote it, e.g.
+ * "unknown option '--frobnicate'" or "--output needs a value", and returns
+ * `status`. */
+int pc_cli_getopt_error(const char *cmd, int c, char **argv, int status);
 
 /* Prints "perfcheck CMD: <message>" and a pointer to CMD's help on stderr;
  * returns `status` (the usage exit status). */
@@ -17,5 +27,8 @@ int pc_cli_usage_error(const char *cmd, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* "text", "json", "csv", "html" -> 0, 1, 2, 3 (perfcheck_format); -1 otherwise. */
+int pc_cli_format(const char *v);
 
 #endif /* PC_CLI_H */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "perfcheck.h"
+#include "pc_cli.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 #include "perfcheck_merge.h"
@@ -76,11 +77,11 @@ static const char usage_metrics[] =
     "on this machine's device 0 (needs a driver).\n"
     "\n"
     "options:\n"
-    "  -s, --set SET       default (every question, fewest passes), sol (adds the\n"
+    "      --set SET       default (every question, fewest passes), sol (adds the\n"
     "                      two speed-of-light percentages) or full\n"
-    "  -m, --metrics LIST  with --passes: a list as perfcheck_options.metrics takes\n"
+    "      --metrics LIST  with --passes: a list as perfcheck_options.metrics takes\n"
     "  -p, --passes        print the pass count instead of the list\n"
-    "  -c, --chip NAME     with --passes: the chip\n"
+    "      --chip NAME     with --passes: the chip\n"
     "  -h, --help          this text\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
@@ -98,27 +99,6 @@ static int usage_error(const char *usage, const char *fmt, ...) {
   fputs("\n\n", stderr);
   fputs(usage, stderr);
   return EXIT_USAGE;
-}
-
-/* Matches "--name", "-n", and "--name=VALUE" (value through *inline_value). */
-static int option_is(const char *arg, const char *longname, const char *shortname, const char **inline_value) {
-  if (inline_value) *inline_value = NULL;
-  if (shortname && strcmp(arg, shortname) == 0) return 1;
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) != 0) return 0;
-  if (arg[n] == '\0') return 1;
-  if (arg[n] == '=' && inline_value) {
-    *inline_value = arg + n + 1;
-    return 1;
-  }
-  return 0;
-}
-
-/* The value of an option: inline ("--format=json") or the next argument. */
-static const char *option_value(int argc, char **argv, int *i, const char *inline_value) {
-  if (inline_value) return inline_value;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
 }
 
 /* Statuses that mean "your input or your request" get exit status 2. */
@@ -150,36 +130,33 @@ static int cmd_diagnose(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   int quiet = 0;
   const char *path = NULL;
-  int options_done = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    if (!options_done && strcmp(a, "--") == 0) {
-      options_done = 1;
-    } else if (!options_done && option_is(a, "--help", "-h", NULL)) {
-      fputs(usage_diagnose, stdout);
-      return EXIT_DONE;
-    } else if (!options_done && option_is(a, "--quiet", "-q", NULL)) {
-      quiet = 1;
-    } else if (!options_done && option_is(a, "--format", "-f", &inl)) {
-      const char *v = option_value(argc, argv, &i, inl);
-      if (!v) return usage_error(usage_diagnose, "%s needs a value: text, json, csv or html", a);
-      if (strcmp(v, "text") == 0)
-        format = PERFCHECK_FORMAT_TEXT;
-      else if (strcmp(v, "json") == 0)
-        format = PERFCHECK_FORMAT_JSON;
-      else if (strcmp(v, "csv") == 0)
-        format = PERFCHECK_FORMAT_CSV;
-      else if (strcmp(v, "html") == 0)
-        format = PERFCHECK_FORMAT_HTML;
-      else
-        return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", v);
-    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      return usage_error(usage_diagnose, "unknown option '%s'", a);
-    } else if (!path) {
-      path = a;
-    } else {
-      return usage_error(usage_diagnose, "one FILE.csv at a time (also got '%s')", a);
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, ":f:qh", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(usage_diagnose, stdout);
+        return EXIT_DONE;
+      case 'q':
+        quiet = 1;
+        break;
+      case 'f': {
+        int fm = pc_cli_format(optarg);
+        if (fm < 0) return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", optarg);
+        format = (perfcheck_format)fm;
+        break;
+      }
+      default:
+        return pc_cli_getopt_error("diagnose", c, argv, EXIT_USAGE);
     }
+  }
+  for (int i = optind; i < argc; i++) {
+    if (path) return usage_error(usage_diagnose, "one FILE.csv at a time (also got '%s')", argv[i]);
+    path = argv[i];
   }
   if (!path) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
 
@@ -198,28 +175,36 @@ static int cmd_diagnose(int argc, char **argv) {
 static int cmd_metrics(int argc, char **argv) {
   const char *set = NULL, *list = NULL, *chip = NULL;
   int passes = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    if (option_is(a, "--help", "-h", NULL)) {
-      fputs(usage_metrics, stdout);
-      return EXIT_DONE;
-    } else if (option_is(a, "--passes", "-p", NULL)) {
-      passes = 1;
-    } else if (option_is(a, "--set", "-s", &inl)) {
-      if (!(set = option_value(argc, argv, &i, inl)))
-        return usage_error(usage_metrics, "%s needs a value: default, sol or full", a);
-    } else if (option_is(a, "--metrics", "-m", &inl)) {
-      if (!(list = option_value(argc, argv, &i, inl)))
-        return usage_error(usage_metrics, "%s needs a comma-separated metric list", a);
-    } else if (option_is(a, "--chip", "-c", &inl)) {
-      if (!(chip = option_value(argc, argv, &i, inl)))
-        return usage_error(usage_metrics, "%s needs a chip name (GH100, AD102, ...)", a);
-    } else if (a[0] == '-') {
-      return usage_error(usage_metrics, "unknown option '%s'", a);
-    } else {
-      return usage_error(usage_metrics, "unexpected argument '%s'", a);
+  static const struct option longopts[] = {{"set", required_argument, NULL, 'S'},
+                                           {"metrics", required_argument, NULL, 'M'},
+                                           {"chip", required_argument, NULL, 'C'},
+                                           {"passes", no_argument, NULL, 'p'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, ":ph", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(usage_metrics, stdout);
+        return EXIT_DONE;
+      case 'p':
+        passes = 1;
+        break;
+      case 'S':
+        set = optarg;
+        break;
+      case 'M':
+        list = optarg;
+        break;
+      case 'C':
+        chip = optarg;
+        break;
+      default:
+        return pc_cli_getopt_error("metrics", c, argv, EXIT_USAGE);
     }
   }
+  if (optind < argc) return usage_error(usage_metrics, "unexpected argument '%s'", argv[optind]);
   if (set && list) return usage_error(usage_metrics, "%s", "give --set or --metrics, not both");
   if (!passes && (list || chip))
     return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes");
@@ -261,22 +246,32 @@ static const char usage_ceilings[] =
 static int cmd_ceilings(int argc, char **argv) {
   int device = 0;
   const char *output = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      fputs(usage_ceilings, stdout);
-      return EXIT_DONE;
-    } else if ((strcmp(a, "-d") == 0 || strcmp(a, "--device") == 0) && i + 1 < argc) {
-      char *end = NULL;
-      long v = strtol(argv[++i], &end, 10);
-      if (!end || *end || v < 0 || v > 1024) return usage_error(usage_ceilings, "bad device '%s'", argv[i]);
-      device = (int)v;
-    } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-      output = argv[++i];
-    } else {
-      return usage_error(usage_ceilings, "unknown or incomplete option '%s'", a);
+  static const struct option longopts[] = {{"device", required_argument, NULL, 'd'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, ":d:o:h", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(usage_ceilings, stdout);
+        return EXIT_DONE;
+      case 'd': {
+        char *end = NULL;
+        long v = strtol(optarg, &end, 10);
+        if (!*optarg || !end || *end || v < 0 || v > 1024) return usage_error(usage_ceilings, "bad device '%s'", optarg);
+        device = (int)v;
+        break;
+      }
+      case 'o':
+        output = optarg;
+        break;
+      default:
+        return pc_cli_getopt_error("ceilings", c, argv, EXIT_USAGE);
     }
   }
+  if (optind < argc) return usage_error(usage_ceilings, "unexpected argument '%s'", argv[optind]);
   double bw = 0, fl = 0;
   perfcheck_status st = perfcheck_measure_ceilings(device, output, &bw, &fl);
   if (st != PERFCHECK_OK) {

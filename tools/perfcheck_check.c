@@ -1,6 +1,7 @@
 /* perfcheck check: checks expectations ("mysteryA:sectors_per_request_ld<=4.5")
- * against an ncu export or a perfcheck JSON report, for CI scripts.  Public
- * API only (perfcheck.h).
+ * against an ncu export or a perfcheck JSON report, for CI scripts.  The
+ * public API (perfcheck.h), and lib/core/pc_output.c to write --junit's file
+ * (a temporary file renamed into place).
  *
  *   perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE] [--junit FILE]
  *                   [--suite NAME] [--quiet] (FILE.csv | FILE.json | -- PROGRAM ARGS...)
@@ -10,12 +11,18 @@
  *
  * With `-- PROGRAM`, the program runs under the injection library as with
  * `perfcheck run` (perfcheck_run.c; the PERFCHECK_* variables apply), its
- * JSON report goes to a temporary file, and that is checked.
+ * JSON report goes to a temporary folder, and that is checked.
  *
- * Exit status: 0 every expectation holds; 1 one or more failed (the
- * messages on stdout), or PROGRAM exited non-zero; 2 bad input (a malformed
- * expectation, with its column; a file that cannot be read; a usage error;
- * a PROGRAM that cannot run or wrote no report). */
+ * Exit status (issue 9 item 7): 0 every expectation holds; 1 an expectation
+ * read correctly does not hold (the messages on stdout: a value out of
+ * bounds, a kernel not in the report, a quantity not measured), PROGRAM
+ * exited non-zero, or the results could not be written; 2 bad input (a
+ * malformed expectation, with its column; an unknown cause word or bound
+ * word; an unknown quantity, with the nearest name and the list of valid
+ * ones; a file that cannot be read; a usage error; a PROGRAM that cannot run
+ * or wrote no report). */
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_diff.h"
 #include "perfcheck_run.h"
@@ -51,19 +59,21 @@ const char pc_cli_check_usage[] =
     "bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
     "a 10% band and throughputs a 5% band by default; `+-N%` after VALUE sets\n"
     "another (`+-0%`: exact).  A kernel not in the report or a quantity not\n"
-    "measured is a failure.\n"
+    "measured is a failure (exit 1); a malformed SPEC, an unknown cause word or an\n"
+    "unknown quantity is bad input (exit 2, with the names that are valid).\n"
     "\n"
     "options:\n"
     "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
     "  -b, --baseline BASE also compare with the stored report BASE as `perfcheck\n"
     "                      diff BASE FILE` does: anything worse beyond tolerance fails\n"
-    "  --junit FILE        also write the results as JUnit XML to FILE\n"
-    "  --suite NAME        the JUnit suite and class name (default: perfcheck)\n"
+    "      --junit FILE    also write the results as JUnit XML to FILE\n"
+    "      --suite NAME    the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero; 2 bad input\n"
-    "or usage, or PROGRAM could not run or wrote no report (no GPU).\n";
+    "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero, or the\n"
+    "results could not be written; 2 bad input or usage (a malformed SPEC, an\n"
+    "unknown quantity or cause word), or PROGRAM could not run or wrote no report.\n";
 
 /* Kernel names come from the report: keep terminal control sequences out. */
 static void put_printable(const char *s, FILE *f) {
@@ -87,65 +97,131 @@ static int looks_like_json(const char *path) {
   return c == '{';
 }
 
+/* For the JUnit file (pc_output_write_file). */
+static int write_junit(FILE *f, void *ctx) {
+  const void *const *c = ctx;
+  return perfcheck_expectations_write_junit(c[0], c[1], f) == PERFCHECK_OK ? 0 : -1;
+}
+
+/* An expectation whose quantity no kernel of the report knows is bad input
+ * (a typo), not a failed check: the results of such an expectation are all
+ * NOT_FOUND while the kernel was there.  Prints each (its first message
+ * names the nearest quantity and lists them all) and returns how many. */
+static size_t unknown_quantities(const perfcheck_expectations *set, const perfcheck_report *report) {
+  size_t n = perfcheck_expectations_result_count(set), bad = 0, kernels = perfcheck_report_kernel_count(report);
+  const char *last_spec = NULL;
+  for (size_t i = 0; i < n; i++) {
+    perfcheck_expectation_result res;
+    res.size = sizeof res;
+    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK || res.status != PERFCHECK_ERROR_NOT_FOUND) continue;
+    if (!res.quantity || !strcmp(res.quantity, "cause") || !strcmp(res.quantity, "bound")) continue;
+    if (last_spec && strcmp(last_spec, res.spec) == 0) continue; /* one line per expectation */
+    int known = kernels == 0; /* no kernel at all: the kernel is what is missing */
+    for (size_t k = 0; k < kernels && !known; k++) {
+      double v;
+      known = perfcheck_report_kernel_value(report, k, res.quantity, &v) != PERFCHECK_ERROR_NOT_FOUND;
+    }
+    if (known) continue;
+    /* The kernel-missing message ("no kernel named ...") is a failure, not this. */
+    if (res.message && strstr(res.message, "no quantity named") == NULL) continue;
+    last_spec = res.spec;
+    bad++;
+    fputs("perfcheck check: bad expectation \"", stderr);
+    put_printable(res.spec ? res.spec : "", stderr);
+    fputs("\": unknown quantity: ", stderr);
+    put_printable(res.message ? res.message : res.quantity, stderr);
+    fputc('\n', stderr);
+  }
+  return bad;
+}
+
+/* Removes the folder of `-- PROGRAM`'s report and what the run left in it
+ * (the reports of its other processes, REPORT.PID.json). */
+static void remove_report_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char p[4200];
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
 int pc_cli_check(int argc, char **argv) {
   const char *junit = NULL, *suite = "perfcheck", *path = NULL, *label = NULL, *baseline = NULL;
   int quiet = 0, program = -1, program_status = 0;
-  char report_path[4096] = ""; /* the JSON report of `-- PROGRAM`, removed at the end */
+  char report_dir[4096] = "", report_path[4200] = ""; /* `-- PROGRAM`'s report, removed at the end */
   perfcheck_expectations *set = NULL;
   if (perfcheck_expectations_create(&set) != PERFCHECK_OK) {
     fprintf(stderr, "perfcheck check: out of memory\n");
     return CHECK_USAGE;
   }
   int rc = CHECK_USAGE;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    if (strcmp(a, "--") == 0) {
+  /* Options stop at the first "--": what follows is the program. */
+  int nopt = argc;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0) {
+      nopt = i;
       program = i + 1;
       break;
     }
-    if (pc_cli_opt(a, "--help", "-h", &inl)) {
-      fputs(pc_cli_check_usage, stdout);
-      rc = CHECK_PASS;
-      goto done;
-    } else if (pc_cli_opt(a, "--expect", "-e", &inl)) {
-      const char *spec = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!spec) {
-        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs an expectation, e.g. 'mysteryA:sectors_per_request_ld<=4.5'", a);
+  static const struct option longopts[] = {{"expect", required_argument, NULL, 'e'},
+                                           {"baseline", required_argument, NULL, 'b'},
+                                           {"junit", required_argument, NULL, 'J'},
+                                           {"suite", required_argument, NULL, 'S'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(nopt, argv, ":e:b:qh", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(pc_cli_check_usage, stdout);
+        rc = CHECK_PASS;
         goto done;
-      }
-      if (perfcheck_expectations_add(set, spec) != PERFCHECK_OK) {
-        fprintf(stderr, "perfcheck check: bad %s\n", perfcheck_last_error_message());
+      case 'e':
+        if (perfcheck_expectations_add(set, optarg) != PERFCHECK_OK) {
+          fprintf(stderr, "perfcheck check: bad %s\n", perfcheck_last_error_message());
+          goto done;
+        }
+        break;
+      case 'b':
+        baseline = optarg;
+        if (!*baseline) {
+          rc = pc_cli_usage_error("check", CHECK_USAGE, "--baseline needs a stored report (BASE.json)");
+          goto done;
+        }
+        break;
+      case 'J':
+        junit = optarg;
+        if (!*junit) {
+          rc = pc_cli_usage_error("check", CHECK_USAGE, "--junit needs a file name");
+          goto done;
+        }
+        break;
+      case 'S':
+        suite = optarg;
+        break;
+      case 'q':
+        quiet = 1;
+        break;
+      default:
+        rc = pc_cli_getopt_error("check", c, argv, CHECK_USAGE);
         goto done;
-      }
-    } else if (pc_cli_opt(a, "--baseline", "-b", &inl)) {
-      baseline = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!baseline || !*baseline) {
-        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a stored report (BASE.json)", a);
-        goto done;
-      }
-    } else if (pc_cli_opt(a, "--junit", NULL, &inl)) {
-      junit = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!junit || !*junit) {
-        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a file name", a);
-        goto done;
-      }
-    } else if (pc_cli_opt(a, "--suite", NULL, &inl)) {
-      suite = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!suite) {
-        rc = pc_cli_usage_error("check", CHECK_USAGE, "%s needs a name", a);
-        goto done;
-      }
-    } else if (pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
-      quiet = 1;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      rc = pc_cli_usage_error("check", CHECK_USAGE, "unknown option '%s'", a);
-      goto done;
-    } else if (path) {
-      rc = pc_cli_usage_error("check", CHECK_USAGE, "one report at a time (got '%s' and '%s')", path, a);
-      goto done;
-    } else {
-      path = a;
     }
+  }
+  for (int i = optind; i < nopt; i++) {
+    if (path) {
+      rc = pc_cli_usage_error("check", CHECK_USAGE, "one report at a time (got '%s' and '%s')", path, argv[i]);
+      goto done;
+    }
+    path = argv[i];
   }
   if (perfcheck_expectations_count(set) == 0 && !baseline) {
     rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "nothing to check: give at least one --expect SPEC or --baseline BASE");
@@ -161,17 +237,17 @@ int pc_cli_check(int argc, char **argv) {
       goto done;
     }
     /* The program runs under the injection library, which writes its JSON
-     * report to a file of ours at exit. */
+     * report into a folder of ours at exit (its other processes write
+     * report.PID.json beside it; all go when we are done). */
     const char *tmp = getenv("TMPDIR");
-    snprintf(report_path, sizeof report_path, "%s/perfcheck-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(report_path);
-    if (fd < 0) {
-      fprintf(stderr, "perfcheck check: cannot create a temporary file in %s: ", tmp && *tmp ? tmp : "/tmp");
-      perror(NULL);
-      report_path[0] = '\0';
+    snprintf(report_dir, sizeof report_dir, "%s/perfcheck-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(report_dir)) {
+      fprintf(stderr, "perfcheck check: cannot create a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+              strerror(errno));
+      report_dir[0] = '\0';
       goto done;
     }
-    close(fd);
+    snprintf(report_path, sizeof report_path, "%s/report.json", report_dir);
     setenv("PERFCHECK_OUTPUT", report_path, 1);
     setenv("PERFCHECK_FORMAT", "json", 1);
     int ran = 0;
@@ -221,10 +297,17 @@ int pc_cli_check(int argc, char **argv) {
   }
   size_t failures = 0;
   st = perfcheck_expectations_check(set, report, &failures);
-  perfcheck_report_destroy(report);
   if (st != PERFCHECK_OK && st != PERFCHECK_ERROR_EXPECTATION_FAILED) {
+    perfcheck_report_destroy(report);
     fprintf(stderr, "perfcheck check: %s\n", perfcheck_last_error_message());
     rc = CHECK_FAIL;
+    goto done;
+  }
+  /* A typo in a quantity is bad input (2), never a regression (1). */
+  size_t unknown = unknown_quantities(set, report);
+  perfcheck_report_destroy(report);
+  if (unknown) {
+    rc = CHECK_USAGE;
     goto done;
   }
   size_t n = perfcheck_expectations_result_count(set);
@@ -242,24 +325,22 @@ int pc_cli_check(int argc, char **argv) {
   put_printable(label, stdout);
   printf(")\n");
   rc = failures || worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "perfcheck check: writing the results to stdout failed: %s\n", strerror(errno));
+    rc = CHECK_FAIL; /* as the other commands: a lost result is no pass */
+  }
 
   if (junit) {
-    FILE *f = fopen(junit, "w");
-    if (!f) {
-      fprintf(stderr, "perfcheck check: cannot write %s: ", junit);
-      perror(NULL);
-      rc = CHECK_USAGE;
-      goto done;
-    }
-    st = perfcheck_expectations_write_junit(set, suite, f);
-    if (fclose(f) != 0 || st != PERFCHECK_OK) {
-      fprintf(stderr, "perfcheck check: writing %s failed\n", junit);
+    const void *ctx[2] = {set, suite};
+    char why[800];
+    if (pc_output_write_file(junit, write_junit, (void *)ctx, why, sizeof why) != 0) {
+      fprintf(stderr, "perfcheck check: cannot write %s: %s\n", junit, why);
       rc = CHECK_USAGE;
     }
   }
 done:
   fflush(stdout);
-  if (report_path[0]) unlink(report_path);
+  if (report_dir[0]) remove_report_dir(report_dir);
   perfcheck_expectations_destroy(set);
   return rc;
 }

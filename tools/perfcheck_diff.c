@@ -89,52 +89,59 @@ static int pc_cli_read_failed(const char *cmd, const char *path, perfcheck_statu
   return st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CLI_WORSE : CLI_USAGE;
 }
 
-static int pc_cli_format(const char *v, int allow_csv, perfcheck_format *out) {
-  if (!v) return 0;
-  if (strcmp(v, "text") == 0) *out = PERFCHECK_FORMAT_TEXT;
-  else if (strcmp(v, "json") == 0) *out = PERFCHECK_FORMAT_JSON;
-  else if (strcmp(v, "html") == 0) *out = PERFCHECK_FORMAT_HTML;
-  else if (allow_csv && strcmp(v, "csv") == 0) *out = PERFCHECK_FORMAT_CSV;
-  else return 0;
+/* The formats a command writes: html always; csv for report only. */
+static int pc_cli_format_of(const char *v, int allow_csv, perfcheck_format *out) {
+  const int f = pc_cli_format(v);
+  if (f < 0 || (f == PERFCHECK_FORMAT_CSV && !allow_csv)) return 0;
+  *out = (perfcheck_format)f;
   return 1;
 }
 
-/* Parses the options both commands share; the operands go to paths[].
- * Returns -1 to go on, else the exit status. */
+/* Parses the options both commands share (getopt_long, pc_cli.h's
+ * letters); the operands go to paths[].  Returns -1 to go on, else the exit
+ * status. */
 static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **argv, int allow_csv,
                         perfcheck_format *format, const char **output, int *quiet, const char **paths,
                         size_t max_paths, size_t *npaths) {
-  int options_done = 0;
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"html", required_argument, NULL, 'H'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   *npaths = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    if (!options_done && strcmp(a, "--") == 0) {
-      options_done = 1;
-    } else if (!options_done && pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
-      fputs(usage, stdout);
-      return CLI_DONE;
-    } else if (!options_done && pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
-      *quiet = 1;
-    } else if (!options_done && pc_cli_opt(a, "--format", "-f", &inl)) {
-      const char *v = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!pc_cli_format(v, allow_csv, format))
-        return v ? pc_cli_usage_error(cmd, CLI_USAGE, "unknown format '%s' (%s)", v,
-                                      allow_csv ? "text, json, csv or html" : "text, json or html")
-                 : pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a value", a);
-    } else if (!options_done && pc_cli_opt(a, "--output", "-o", &inl)) {
-      *output = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!*output || !**output) return pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a file name", a);
-    } else if (!options_done && allow_csv && pc_cli_opt(a, "--html", NULL, &inl)) {
-      *output = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!*output || !**output) return pc_cli_usage_error(cmd, CLI_USAGE, "%s needs a file name (OUT.html)", a);
-      *format = PERFCHECK_FORMAT_HTML;
-    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      return pc_cli_usage_error(cmd, CLI_USAGE, "unknown option '%s'", a);
-    } else if (*npaths == max_paths) {
-      return pc_cli_usage_error(cmd, CLI_USAGE, "too many files (also got '%s')", a);
-    } else {
-      paths[(*npaths)++] = a;
+  pc_cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(usage, stdout);
+        return CLI_DONE;
+      case 'q':
+        *quiet = 1;
+        break;
+      case 'f':
+        if (!pc_cli_format_of(optarg, allow_csv, format))
+          return pc_cli_usage_error(cmd, CLI_USAGE, "unknown format '%s' (%s)", optarg,
+                                    allow_csv ? "text, json, csv or html" : "text, json or html");
+        break;
+      case 'o':
+        *output = optarg;
+        if (!**output) return pc_cli_usage_error(cmd, CLI_USAGE, "--output needs a file name");
+        break;
+      case 'H':
+        if (!allow_csv) return pc_cli_usage_error(cmd, CLI_USAGE, "unknown option '--html'");
+        *output = optarg;
+        if (!**output) return pc_cli_usage_error(cmd, CLI_USAGE, "--html needs a file name (OUT.html)");
+        *format = PERFCHECK_FORMAT_HTML;
+        break;
+      default:
+        return pc_cli_getopt_error(cmd, c, argv, CLI_USAGE);
     }
+  }
+  for (int i = optind; i < argc; i++) {
+    if (*npaths == max_paths) return pc_cli_usage_error(cmd, CLI_USAGE, "too many files (also got '%s')", argv[i]);
+    paths[(*npaths)++] = argv[i];
   }
   return -1;
 }

@@ -1,6 +1,7 @@
 /* perfcheck merge: reads perfcheck JSON reports (one per process of an MPI
  * run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK}) and
- * prints them as one report, diagnosed again.  Public API only.
+ * prints them as one report, diagnosed again.  The public API, and
+ * lib/core/pc_output.c for --output (a temporary file renamed into place).
  *
  *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] A.json B.json ...
  *
@@ -14,6 +15,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_output.h"
 #include "perfcheck_merge.h"
 
 enum { MERGE_DONE = 0, MERGE_FAILED = 1, MERGE_USAGE = 2 };
@@ -33,16 +35,28 @@ const char pc_cli_merge_usage[] =
     "\n"
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or html\n"
-    "  -o, --output FILE   write the report to FILE instead of stdout\n"
+    "  -o, --output FILE   write the report to FILE instead of stdout (through a\n"
+    "                      temporary file renamed into place)\n"
     "  -q, --quiet         no warnings from the reader on stderr\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
 
+/* For --output (pc_output_write_file). */
+typedef struct merge_out {
+  const perfcheck_report *report;
+  perfcheck_format format;
+} merge_out;
+
+static int write_merged(FILE *f, void *ctx) {
+  const merge_out *m = ctx;
+  return perfcheck_report_write(m->report, m->format, f) == PERFCHECK_OK ? 0 : -1;
+}
+
 int pc_cli_merge(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   const char *output = NULL;
-  int quiet = 0, options_done = 0;
+  int quiet = 0;
   /* The files are argv entries: at most argc of them. */
   const char **paths = calloc((size_t)(argc > 0 ? argc : 1), sizeof *paths);
   if (!paths) {
@@ -51,44 +65,46 @@ int pc_cli_merge(int argc, char **argv) {
   }
   size_t npaths = 0;
   int rc = MERGE_DONE;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    if (!options_done && strcmp(a, "--") == 0) {
-      options_done = 1;
-    } else if (!options_done && pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
-      fputs(pc_cli_merge_usage, stdout);
-      free(paths);
-      return MERGE_DONE;
-    } else if (!options_done && pc_cli_opt(a, "--quiet", "-q", &inl) && !inl) {
-      quiet = 1;
-    } else if (!options_done && pc_cli_opt(a, "--format", "-f", &inl)) {
-      const char *v = pc_cli_opt_value(argc, argv, &i, inl);
-      if (v && strcmp(v, "text") == 0) {
-        format = PERFCHECK_FORMAT_TEXT;
-      } else if (v && strcmp(v, "json") == 0) {
-        format = PERFCHECK_FORMAT_JSON;
-      } else if (v && strcmp(v, "csv") == 0) {
-        format = PERFCHECK_FORMAT_CSV;
-      } else if (v && strcmp(v, "html") == 0) {
-        format = PERFCHECK_FORMAT_HTML;
-      } else {
-        rc = v ? pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json, csv or html)", v)
-               : pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a value: text, json, csv or html", a);
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  while (rc == MERGE_DONE && (c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'h':
+        fputs(pc_cli_merge_usage, stdout);
+        free(paths);
+        return MERGE_DONE;
+      case 'q':
+        quiet = 1;
+        break;
+      case 'f': {
+        int fm = pc_cli_format(optarg);
+        if (fm < 0)
+          rc = pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json, csv or html)", optarg);
+        else
+          format = (perfcheck_format)fm;
         break;
       }
-    } else if (!options_done && pc_cli_opt(a, "--output", "-o", &inl)) {
-      output = pc_cli_opt_value(argc, argv, &i, inl);
-      if (!output || !*output) {
-        rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a file name", a);
+      case 'o':
+        output = optarg;
+        if (!*output) rc = pc_cli_usage_error("merge", MERGE_USAGE, "--output needs a file name");
         break;
-      }
-    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      rc = pc_cli_usage_error("merge", MERGE_USAGE, "unknown option '%s'", a);
-      break;
-    } else {
-      paths[npaths++] = a;
+      case ':':
+        rc = strncmp(argv[optind - 1], "--output", 8) == 0 || strcmp(argv[optind - 1], "-o") == 0
+                 ? pc_cli_usage_error("merge", MERGE_USAGE, "%s needs a file name", argv[optind - 1])
+                 : pc_cli_getopt_error("merge", c, argv, MERGE_USAGE);
+        break;
+      default:
+        rc = pc_cli_getopt_error("merge", c, argv, MERGE_USAGE);
+        break;
     }
   }
+  if (rc == MERGE_DONE)
+    for (int i = optind; i < argc; i++) paths[npaths++] = argv[i];
   if (rc == MERGE_DONE && npaths == 0)
     rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "merge needs at least one perfcheck JSON report: perfcheck merge A.json B.json ...");
   if (rc != MERGE_DONE) {
@@ -123,19 +139,21 @@ int pc_cli_merge(int argc, char **argv) {
       rc = MERGE_FAILED;
     }
   }
-  /* The output is opened only now, so that bad input leaves an existing
-   * file as it was. */
+  /* The output is written only now, through a temporary file renamed into
+   * place, so that bad input or a failed write leaves an existing file as it
+   * was. */
   if (rc == MERGE_DONE) {
-    FILE *f = output ? fopen(output, "w") : stdout;
-    if (!f) {
-      fprintf(stderr, "perfcheck merge: cannot write %s: ", output);
-      perror(NULL);
-      rc = MERGE_USAGE;
+    if (output) {
+      merge_out m = {merged, format};
+      char why[800];
+      if (pc_output_write_file(output, write_merged, &m, why, sizeof why) != 0) {
+        fprintf(stderr, "perfcheck merge: cannot write %s: %s\n", output, why);
+        rc = strncmp(why, "writing failed", 14) == 0 ? MERGE_FAILED : MERGE_USAGE;
+      }
     } else {
-      perfcheck_status st = perfcheck_report_write(merged, format, f);
-      int closed = output ? fclose(f) : fflush(f);
-      if (st != PERFCHECK_OK || closed != 0) {
-        fprintf(stderr, "perfcheck merge: writing the report to %s failed\n", output ? output : "stdout");
+      perfcheck_status st = perfcheck_report_write(merged, format, stdout);
+      if (st != PERFCHECK_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "perfcheck merge: writing the report to stdout failed\n");
         rc = MERGE_FAILED;
       }
     }

@@ -1,22 +1,34 @@
 /* perfcheck run: runs a program that was not built with perfcheck under the
  * injection library, libperfcheck_inject.so, which writes the report when
  * the program exits (lib/inject/pc_inject.c).  This command only sets the
- * environment (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, LD_PRELOAD and
- * the PERFCHECK_* variables of its options), runs the program and passes its
- * exit status on.
+ * environment (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, LD_PRELOAD,
+ * PERFCHECK_ROOT_PID in the program only, and the PERFCHECK_* variables of
+ * its options), runs the program, passes signals on to it and its exit
+ * status back.
  *
- *   perfcheck run [--mode timing|counters] [--metrics SET] [--kernels REGEX]
- *                 [--launch-skip N] [--launch-count N] [--per-signature N]
- *                 [--nvtx NAME] [--output FILE] [--format F] [--progress]
+ *   perfcheck run [--mode timing|counters] [--metrics SET] [-k|--kernels NAME|regex:EXPR]
+ *                 [-s|--launch-skip N] [-c|--launch-count N] [--per-signature N]
+ *                 [--nvtx NAME|regex:EXPR] [-o|--output FILE] [-f|--format F] [--progress]
  *                 [--] PROGRAM [ARGS...]
  *
- * Where the injection library is: $PERFCHECK_INJECT_LIB; else next to the
+ * Options are parsed by getopt_long in `+` mode: the first argument that is
+ * not an option is PROGRAM, and PROGRAM's own options are its own.  Each
+ * value is checked as the library will check it (lib/core/pc_regex.c and
+ * pc_output.c are compiled in), so that a typo stops here with exit 2.
+ *
+ * Where the injection library is: $PERFCHECK_INJECT_LIB (which must load and
+ * export InitializeInjection: checked in a child process); else next to the
  * libperfcheck.so this command runs with; else ../lib (and ../LIBDIR) from
- * this executable; else the build tree's; else the install libdir. */
-#define _GNU_SOURCE /* dladdr */
+ * this executable; else the build tree's; else the install libdir.
+ *
+ * A setuid or setgid PROGRAM, or one with file capabilities, is refused: it
+ * would run with privileges its user does not have, and the injection
+ * variables must not steer such a process. */
+#define _GNU_SOURCE /* dladdr, SI_KERNEL */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <regex.h>
 #include <signal.h>
@@ -27,10 +39,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_output.h"
+#include "pc_regex.h"
 #include "perfcheck_run.h"
 
 enum { RUN_USAGE = 2, RUN_NOT_EXECUTABLE = 126, RUN_NOT_FOUND = 127 };
@@ -43,40 +58,49 @@ const char pc_cli_run_usage[] =
     "writes the checklist of its kernels when it exits: on stderr, or where\n"
     "--output says.  Step 1 covers the whole run (a region named after the\n"
     "program); each NVTX push/pop range of the program is a region of its own.\n"
-    "PROGRAM's output and exit status are its own; without a usable GPU one line\n"
-    "says why profiling is off and PROGRAM runs as usual.\n"
+    "PROGRAM's output and exit status are its own; HUP, INT, QUIT, TERM, USR1,\n"
+    "USR2, WINCH and CONT sent to perfcheck go on to PROGRAM; without a usable GPU\n"
+    "one line says why profiling is off and PROGRAM runs as usual.  A setuid or\n"
+    "setgid PROGRAM (or one with file capabilities) is refused.\n"
     "\n"
     "options (each sets the environment variable named; without the option the\n"
     "variable's value, or its default, is used):\n"
-    "  -m, --mode MODE        timing or counters (PERFCHECK_MODE); default:\n"
-    "                         counters, or timing with a note when refused\n"
-    "      --metrics SET      default, sol, full, or a comma-separated list of ncu\n"
-    "                         metric names (PERFCHECK_METRICS)\n"
-    "  -k, --kernels REGEX    counters only for kernels whose name matches, POSIX\n"
-    "                         extended (PERFCHECK_KERNELS, ncu's -k)\n"
-    "  -s, --launch-skip N    matching launches to skip before profiling\n"
-    "                         (PERFCHECK_LAUNCH_SKIP, ncu's -s)\n"
-    "  -c, --launch-count N   profile at most N matching launches, 0: no limit\n"
-    "                         (PERFCHECK_LAUNCH_COUNT, ncu's -c)\n"
-    "      --per-signature N  profiled launches per kernel signature and region\n"
-    "                         (PERFCHECK_PER_SIGNATURE, default 1)\n"
-    "      --nvtx NAME        counters only inside NVTX ranges named NAME, timing\n"
-    "                         everywhere (PERFCHECK_NVTX, ncu's --nvtx-include)\n"
-    "  -o, --output FILE      the report's file: %p pid, %h host, %q{VAR} an\n"
-    "                         environment value (an MPI rank), %% a percent sign;\n"
-    "                         - stdout (PERFCHECK_OUTPUT; default stderr)\n"
-    "  -f, --format FMT       text, json, csv or html (PERFCHECK_FORMAT; default text)\n"
-    "      --progress         pass and kernel progress lines on stderr\n"
-    "                         (PERFCHECK_PROGRESS=1)\n"
-    "  -h, --help             this text\n"
+    "      --mode MODE          timing or counters (PERFCHECK_MODE); default:\n"
+    "                           counters, or timing with a note when refused\n"
+    "      --metrics SET        default, sol, full, or a comma-separated list of ncu\n"
+    "                           metric names (PERFCHECK_METRICS)\n"
+    "  -k, --kernels FILTER     counters only for these kernels, as ncu's -k: a\n"
+    "                           function name, exactly (no namespace, template\n"
+    "                           arguments or parameters), or regex:EXPR, a POSIX\n"
+    "                           extended regex searched in the name (PERFCHECK_KERNELS)\n"
+    "  -s, --launch-skip N      matching launches to skip before profiling\n"
+    "                           (PERFCHECK_LAUNCH_SKIP, ncu's -s)\n"
+    "  -c, --launch-count N     profile at most N matching launches, 0: no limit\n"
+    "                           (PERFCHECK_LAUNCH_COUNT, ncu's -c)\n"
+    "      --per-signature N    profiled launches per kernel signature and region\n"
+    "                           (PERFCHECK_PER_SIGNATURE, default 1)\n"
+    "      --nvtx NAME          counters only inside NVTX ranges named NAME (or\n"
+    "                           matching regex:EXPR), timing everywhere\n"
+    "                           (PERFCHECK_NVTX, ncu's --nvtx-include)\n"
+    "  -o, --output FILE        the report's file: %p pid, %h host, %q{VAR} an\n"
+    "                           environment value (an MPI rank; unset: the pid),\n"
+    "                           %% a percent sign; - stdout (PERFCHECK_OUTPUT;\n"
+    "                           default stderr).  Other processes of the run write\n"
+    "                           FILE with .PID before its extension.\n"
+    "  -f, --format FMT         text, json, csv or html (PERFCHECK_FORMAT; default text)\n"
+    "      --progress           pass and kernel progress lines on stderr\n"
+    "                           (PERFCHECK_PROGRESS=1)\n"
+    "  -h, --help               this text\n"
     "\n"
     "The injection library is found through PERFCHECK_INJECT_LIB, else next to\n"
     "libperfcheck.so.  Without `perfcheck run`, the same is\n"
     "  CUDA_INJECTION64_PATH=/path/to/libperfcheck_inject.so PROGRAM\n"
-    "(or LD_PRELOAD=/path/to/libperfcheck_inject.so PROGRAM).\n"
+    "(or LD_PRELOAD=/path/to/libperfcheck_inject.so PROGRAM for a program linked\n"
+    "with CUDA).\n"
     "\n"
     "exit status: PROGRAM's; 128+N when signal N ended it; 127 when PROGRAM is not\n"
-    "found, 126 when it cannot be executed; 2 on a usage error.\n";
+    "found, 126 when it cannot be executed; 2 on a usage error or a privileged\n"
+    "PROGRAM.\n";
 
 /* A non-negative decimal integer that fits `max`. */
 static int run_uint(const char *s, uint64_t max) {
@@ -100,13 +124,75 @@ static int run_try(const char *candidate, char *out, size_t len) {
   return 1;
 }
 
+/* Whether `lib` is an injection library: it loads (right class, machine,
+ * dependencies) and exports InitializeInjection.  Asked in a child process,
+ * which loads it and exits, so that nothing of it stays in this one and the
+ * loader's complaint ("invalid ELF header") comes back here instead of
+ * landing in the program's stderr. */
+static int run_is_inject_lib(const char *lib, char *why, size_t whylen) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    snprintf(why, whylen, "pipe: %s", strerror(errno));
+    return 0;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    snprintf(why, whylen, "fork: %s", strerror(errno));
+    return 0;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    const char *msg = NULL;
+    if (!h)
+      msg = dlerror();
+    else if (!dlsym(h, "InitializeInjection"))
+      msg = "it does not export InitializeInjection";
+    if (msg) {
+      ssize_t w = write(fds[1], msg, strlen(msg));
+      (void)w;
+    }
+    _exit(msg ? 1 : 0);
+  }
+  close(fds[1]);
+  char buf[512];
+  size_t n = 0;
+  for (;;) {
+    ssize_t r = read(fds[0], buf + n, sizeof buf - 1 - n);
+    if (r > 0) {
+      n += (size_t)r;
+      if (n == sizeof buf - 1) break;
+    } else if (r == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  buf[n] = '\0';
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 1;
+  snprintf(why, whylen, "%s", n ? buf : "it could not be loaded");
+  return 0;
+}
+
 /* The absolute path of libperfcheck_inject.so, or 0 with *why set. */
 static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
   const char *env = getenv("PERFCHECK_INJECT_LIB");
   if (env && *env) {
-    if (run_try(env, out, len)) return 1;
-    snprintf(why, whylen, "PERFCHECK_INJECT_LIB=%s: %s", env, strerror(errno ? errno : ENOENT));
-    return 0;
+    if (!run_try(env, out, len)) {
+      snprintf(why, whylen, "PERFCHECK_INJECT_LIB=%s: %s", env, strerror(errno ? errno : ENOENT));
+      return 0;
+    }
+    char e[600];
+    if (!run_is_inject_lib(out, e, sizeof e)) {
+      snprintf(why, whylen, "PERFCHECK_INJECT_LIB=%s is not perfcheck's injection library (%s)", env, e);
+      return 0;
+    }
+    return 1;
   }
   char cand[PATH_MAX + 64];
   /* Next to the libperfcheck.so this command runs with (build and install
@@ -167,15 +253,73 @@ static void run_preload(const char *lib) {
 
 /* ---- running the program --------------------------------------------------------- */
 
+/* The file execvp would run for `name` (searched in PATH when it has no
+ * '/'); 0 when there is none (execvp then says so). */
+static int run_resolve(const char *name, char *out, size_t len) {
+  if (strchr(name, '/')) {
+    snprintf(out, len, "%s", name);
+    return access(out, F_OK) == 0;
+  }
+  const char *path = getenv("PATH");
+  if (!path || !*path) path = "/bin:/usr/bin";
+  for (const char *p = path;;) {
+    const char *colon = strchr(p, ':');
+    size_t dl = colon ? (size_t)(colon - p) : strlen(p);
+    snprintf(out, len, "%.*s%s%s", (int)dl, p, dl ? "/" : "", name);
+    if (access(out, X_OK) == 0) {
+      struct stat sb;
+      if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) return 1;
+    }
+    if (!colon) break;
+    p = colon + 1;
+  }
+  return 0;
+}
+
+/* Why PROGRAM would run with privileges its user does not have (setuid,
+ * setgid, file capabilities), or NULL. */
+static const char *run_privileged(const char *file) {
+  struct stat sb;
+  if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) return NULL;
+  if ((sb.st_mode & S_ISUID) && sb.st_uid != geteuid()) return "setuid";
+  if ((sb.st_mode & S_ISGID) && (sb.st_mode & S_IXGRP) && sb.st_gid != getegid()) return "setgid";
+  if (getxattr(file, "security.capability", NULL, 0) > 0) return "given file capabilities";
+  return NULL;
+}
+
+/* ---- signals ------------------------------------------------------------------------ */
+
+/* What goes on to the program.  The terminal's own signals (^C, ^\, a
+ * resize: SI_KERNEL) reach the program directly, as it is in the foreground
+ * process group too: they are not sent twice.  SIGTSTP, SIGTTIN and SIGTTOU
+ * keep their default (the terminal stops the group). */
+static const int run_fwd_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+#define RUN_NSIGS (sizeof run_fwd_sigs / sizeof run_fwd_sigs[0])
+
 static volatile sig_atomic_t run_child_pid;
 
-static void run_forward(int sig) {
-  if (run_child_pid > 0) kill((pid_t)run_child_pid, sig);
+static void run_forward(int sig, siginfo_t *info, void *uctx) {
+  (void)uctx;
+  const int saved = errno;
+  if (run_child_pid > 0 && !(info && info->si_code == SI_KERNEL) && !(info && info->si_pid == run_child_pid))
+    kill((pid_t)run_child_pid, sig);
+  errno = saved;
 }
 
 int pc_run_program(const char *who, char **argv, int *ran) {
   if (ran) *ran = 0;
-  char lib[PATH_MAX], why[PATH_MAX + 128];
+  char file[PATH_MAX + 256];
+  if (run_resolve(argv[0], file, sizeof file)) {
+    const char *what = run_privileged(file);
+    if (what) {
+      fprintf(stderr,
+              "%s: %s is %s: perfcheck does not inject into a program that runs with privileges its user does not "
+              "have; run it without perfcheck\n",
+              who, argv[0], what);
+      return RUN_USAGE;
+    }
+  }
+  char lib[PATH_MAX], why[PATH_MAX + 700];
   if (run_find_inject(lib, sizeof lib, why, sizeof why)) {
     const char *c = getenv("CUDA_INJECTION64_PATH");
     if (!c || !*c) setenv("CUDA_INJECTION64_PATH", lib, 1);
@@ -189,9 +333,17 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   }
   fflush(NULL);
 
+  /* The forwarded signals are blocked from before the fork until the
+   * handlers are in place, so that none is lost or kills us meanwhile. */
+  sigset_t fwd_set, old_mask;
+  sigemptyset(&fwd_set);
+  for (size_t i = 0; i < RUN_NSIGS; i++) sigaddset(&fwd_set, run_fwd_sigs[i]);
+  sigprocmask(SIG_BLOCK, &fwd_set, &old_mask);
+
   int fds[2]; /* the child's exec error, if any; closed by a successful exec */
   if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
     fprintf(stderr, "%s: pipe: %s\n", who, strerror(errno));
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return RUN_NOT_EXECUTABLE;
   }
   pid_t pid = fork();
@@ -199,10 +351,17 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));
     close(fds[0]);
     close(fds[1]);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return RUN_NOT_EXECUTABLE;
   }
   if (pid == 0) {
     close(fds[0]);
+    /* This process is the run's root: its report keeps the --output name,
+     * the others' get .PID (lib/core/pc_output.h). */
+    char me[32];
+    snprintf(me, sizeof me, "%ld", (long)getpid());
+    setenv("PERFCHECK_ROOT_PID", me, 1);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     execvp(argv[0], argv);
     int e = errno;
     ssize_t w = write(fds[1], &e, sizeof e);
@@ -210,41 +369,34 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     _exit(RUN_NOT_FOUND);
   }
   close(fds[1]);
+
+  struct sigaction fwd, old_act[RUN_NSIGS];
+  memset(&fwd, 0, sizeof fwd);
+  fwd.sa_sigaction = run_forward;
+  fwd.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&fwd.sa_mask);
+  run_child_pid = pid;
+  for (size_t i = 0; i < RUN_NSIGS; i++) sigaction(run_fwd_sigs[i], &fwd, &old_act[i]);
+  sigprocmask(SIG_SETMASK, &old_mask, NULL); /* what came meanwhile is forwarded now */
+
   int e = 0;
   ssize_t got;
   do got = read(fds[0], &e, sizeof e);
   while (got < 0 && errno == EINTR);
   close(fds[0]);
-  if (got == (ssize_t)sizeof e) { /* exec failed */
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(e));
-    return e == ENOENT || e == ENOTDIR ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;
-  }
-  if (ran) *ran = 1;
-
-  /* The terminal sends SIGINT and SIGQUIT to the program as well: it decides.
-   * SIGTERM sent to us goes on to it. */
-  struct sigaction ign, fwd, old_int, old_quit, old_term;
-  memset(&ign, 0, sizeof ign);
-  ign.sa_handler = SIG_IGN;
-  sigemptyset(&ign.sa_mask);
-  memset(&fwd, 0, sizeof fwd);
-  fwd.sa_handler = run_forward;
-  sigemptyset(&fwd.sa_mask);
-  run_child_pid = pid;
-  sigaction(SIGINT, &ign, &old_int);
-  sigaction(SIGQUIT, &ign, &old_quit);
-  sigaction(SIGTERM, &fwd, &old_term);
   int status = 0;
   pid_t w;
   do w = waitpid(pid, &status, 0);
   while (w < 0 && errno == EINTR);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGQUIT, &old_quit, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  sigprocmask(SIG_BLOCK, &fwd_set, NULL);
   run_child_pid = 0;
+  for (size_t i = 0; i < RUN_NSIGS; i++) sigaction(run_fwd_sigs[i], &old_act[i], NULL);
+  sigprocmask(SIG_SETMASK, &old_mask, NULL);
+  if (got == (ssize_t)sizeof e) { /* exec failed */
+    fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(e));
+    return e == ENOENT || e == ENOTDIR ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;
+  }
+  if (ran) *ran = 1;
   if (w < 0) {
     fprintf(stderr, "%s: waitpid: %s\n", who, strerror(errno));
     return RUN_NOT_EXECUTABLE;
@@ -254,62 +406,84 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   return RUN_NOT_EXECUTABLE;
 }
 
-int pc_cli_run(int argc, char **argv) {
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i], *inl;
-    const char *var = NULL, *v = NULL;
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    }
-    if (a[0] != '-' || a[1] == '\0') break; /* the program */
-    if (pc_cli_opt(a, "--help", "-h", &inl) && !inl) {
-      fputs(pc_cli_run_usage, stdout);
-      return 0;
-    }
-    if (pc_cli_opt(a, "--progress", NULL, &inl) && !inl) {
-      setenv("PERFCHECK_PROGRESS", "1", 1);
-      continue;
-    }
-    if (pc_cli_opt(a, "--mode", "-m", &inl)) var = "PERFCHECK_MODE";
-    else if (pc_cli_opt(a, "--metrics", NULL, &inl)) var = "PERFCHECK_METRICS";
-    else if (pc_cli_opt(a, "--kernels", "-k", &inl)) var = "PERFCHECK_KERNELS";
-    else if (pc_cli_opt(a, "--launch-skip", "-s", &inl)) var = "PERFCHECK_LAUNCH_SKIP";
-    else if (pc_cli_opt(a, "--launch-count", "-c", &inl)) var = "PERFCHECK_LAUNCH_COUNT";
-    else if (pc_cli_opt(a, "--per-signature", NULL, &inl)) var = "PERFCHECK_PER_SIGNATURE";
-    else if (pc_cli_opt(a, "--nvtx", NULL, &inl)) var = "PERFCHECK_NVTX";
-    else if (pc_cli_opt(a, "--output", "-o", &inl)) var = "PERFCHECK_OUTPUT";
-    else if (pc_cli_opt(a, "--format", "-f", &inl)) var = "PERFCHECK_FORMAT";
-    else return pc_cli_usage_error("run", RUN_USAGE, "unknown option '%s'", a);
-    v = inl ? inl : (i + 1 < argc ? argv[++i] : NULL);
-    if (!v || !*v) return pc_cli_usage_error("run", RUN_USAGE, "%s needs a value", a);
-
-    /* The same checks the library makes, so that a typo stops here. */
-    if (strcmp(var, "PERFCHECK_MODE") == 0 && strcmp(v, "timing") != 0 && strcmp(v, "counters") != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "unknown mode '%s' (timing or counters)", v);
-    if (strcmp(var, "PERFCHECK_FORMAT") == 0 && strcmp(v, "text") != 0 && strcmp(v, "json") != 0 &&
-        strcmp(v, "csv") != 0 && strcmp(v, "html") != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "unknown format '%s' (text, json, csv or html)", v);
-    if (strcmp(var, "PERFCHECK_METRICS") == 0 && !strchr(v, ',') && !strstr(v, "__") && !perfcheck_metric_list(v))
-      return pc_cli_usage_error("run", RUN_USAGE, "unknown metric set '%s' (default, sol, full, or a list of ncu metric names)", v);
-    if ((strcmp(var, "PERFCHECK_LAUNCH_SKIP") == 0 || strcmp(var, "PERFCHECK_LAUNCH_COUNT") == 0) &&
-        !run_uint(v, UINT64_MAX))
-      return pc_cli_usage_error("run", RUN_USAGE, "%s needs a non-negative integer, not '%s'", a, v);
-    if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
-      return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", a, v);
-    if (strcmp(var, "PERFCHECK_KERNELS") == 0) {
-      regex_t re;
-      int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
-      if (rc != 0) {
-        char e[200];
-        regerror(rc, &re, e, sizeof e);
-        return pc_cli_usage_error("run", RUN_USAGE, "bad regular expression '%s': %s", v, e);
-      }
-      regfree(&re);
-    }
-    setenv(var, v, 1);
+/* Checks one option's value as the library will; 0 or the usage error. */
+static int run_check_value(const char *opt, const char *var, const char *v) {
+  if (!*v) return pc_cli_usage_error("run", RUN_USAGE, "%s needs a value", opt);
+  if (strcmp(var, "PERFCHECK_MODE") == 0 && strcmp(v, "timing") != 0 && strcmp(v, "counters") != 0)
+    return pc_cli_usage_error("run", RUN_USAGE, "unknown mode '%s' (timing or counters)", v);
+  if (strcmp(var, "PERFCHECK_FORMAT") == 0 && pc_cli_format(v) < 0)
+    return pc_cli_usage_error("run", RUN_USAGE, "unknown format '%s' (text, json, csv or html)", v);
+  if (strcmp(var, "PERFCHECK_METRICS") == 0 && !strchr(v, ',') && !strstr(v, "__") && !perfcheck_metric_list(v))
+    return pc_cli_usage_error("run", RUN_USAGE, "unknown metric set '%s' (default, sol, full, or a list of ncu metric names)", v);
+  if ((strcmp(var, "PERFCHECK_LAUNCH_SKIP") == 0 || strcmp(var, "PERFCHECK_LAUNCH_COUNT") == 0) &&
+      !run_uint(v, UINT64_MAX))
+    return pc_cli_usage_error("run", RUN_USAGE, "%s needs a non-negative integer, not '%s'", opt, v);
+  if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
+    return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", opt, v);
+  if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/pc_regex.c) */
+    char e[300];
+    size_t at = 0;
+    char *re = pc_kernel_filter_regex(v, &at, e, sizeof e);
+    if (!re) return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e);
+    free(re);
   }
-  if (i >= argc) return pc_cli_usage_error("run", RUN_USAGE, "%s", "which program? perfcheck run [options] -- PROGRAM [ARGS...]");
-  return pc_run_program("perfcheck run", argv + i, NULL);
+  if (strcmp(var, "PERFCHECK_NVTX") == 0 && strncmp(v, "regex:", 6) == 0) {
+    char e[300];
+    size_t at = 0;
+    regex_t re;
+    if (pc_regex_compile(&re, v + 6, &at, e, sizeof e) != 0)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
+    regfree(&re);
+  }
+  if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/pc_output.c */
+    char e[200];
+    if (pc_output_check_pattern(v, e, sizeof e) != 0)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e);
+  }
+  return 0;
+}
+
+int pc_cli_run(int argc, char **argv) {
+  static const struct option longopts[] = {{"mode", required_argument, NULL, 'M'},
+                                           {"metrics", required_argument, NULL, 'X'},
+                                           {"kernels", required_argument, NULL, 'k'},
+                                           {"launch-skip", required_argument, NULL, 's'},
+                                           {"launch-count", required_argument, NULL, 'c'},
+                                           {"per-signature", required_argument, NULL, 'P'},
+                                           {"nvtx", required_argument, NULL, 'N'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"format", required_argument, NULL, 'f'},
+                                           {"progress", no_argument, NULL, 'G'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  pc_cli_getopt_reset();
+  int c;
+  /* '+': stop at PROGRAM, whose own options are its own. */
+  while ((c = getopt_long(argc, argv, "+:k:s:c:o:f:h", longopts, NULL)) != -1) {
+    const char *var = NULL;
+    switch (c) {
+      case 'h':
+        fputs(pc_cli_run_usage, stdout);
+        return 0;
+      case 'G':
+        setenv("PERFCHECK_PROGRESS", "1", 1);
+        continue;
+      case 'M': var = "PERFCHECK_MODE"; break;
+      case 'X': var = "PERFCHECK_METRICS"; break;
+      case 'k': var = "PERFCHECK_KERNELS"; break;
+      case 's': var = "PERFCHECK_LAUNCH_SKIP"; break;
+      case 'c': var = "PERFCHECK_LAUNCH_COUNT"; break;
+      case 'P': var = "PERFCHECK_PER_SIGNATURE"; break;
+      case 'N': var = "PERFCHECK_NVTX"; break;
+      case 'o': var = "PERFCHECK_OUTPUT"; break;
+      case 'f': var = "PERFCHECK_FORMAT"; break;
+      default:
+        return pc_cli_getopt_error("run", c, argv, RUN_USAGE);
+    }
+    int bad = run_check_value(argv[optind - 1], var, optarg);
+    if (bad) return bad;
+    setenv(var, optarg, 1);
+  }
+  if (optind >= argc) return pc_cli_usage_error("run", RUN_USAGE, "%s", "which program? perfcheck run [options] -- PROGRAM [ARGS...]");
+  return pc_run_program("perfcheck run", argv + optind, NULL);
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_fmt.h"
 
 /* ==== Thresholds ========================================================== */
 
@@ -1161,7 +1162,7 @@ static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, cons
   pc_walk_step5(w, k, d, idle);
 }
 
-void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
+static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_region *region) {
   if (!k) return;
   pc_derive(k, d);
   pc_diag_reset(&k->diag);
@@ -1177,7 +1178,10 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
   if (!k) return;
   pc_walk w;
   int memory_side, compute_side;
+  pc_locale_guard lg; /* the findings' advice, as pc_checklist_kernel writes it */
+  pc_locale_begin(&lg);
   pc_walk_run(&w, k, d, region, &memory_side, &compute_side);
+  pc_locale_end(&lg);
   for (size_t i = 0; i < w.n; i++) {
     const int st = w.f[i].step;
     if (st < 1 || st > 5) continue;
@@ -1196,7 +1200,7 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
   if (!compute_side) steps[4].state = PC_STEP_SKIPPED;
 }
 
-void pc_checklist_region(pc_region *g) {
+static void pc_checklist_region_c(pc_region *g) {
   if (!g) return;
   pc_diag_reset(&g->diag);
   pc_diagnosis *dg = &g->diag;
@@ -1298,9 +1302,9 @@ void pc_report_sort_kernels(pc_report *r) {
   free(o);
 }
 
-void pc_checklist_report(pc_report *r) {
+static void pc_checklist_report_c(pc_report *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->nregions; i++) pc_checklist_region(&r->regions[i]);
+  for (size_t i = 0; i < r->nregions; i++) pc_checklist_region_c(&r->regions[i]);
   /* Time shares within each region's entries (the export's, offline). */
   pc_report_sort_kernels(r);
   for (size_t i = 0; i < r->nkernels;) {
@@ -1311,7 +1315,7 @@ void pc_checklist_report(pc_report *r) {
   }
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
-    pc_checklist_kernel(k, &r->device, pc_report_kernel_region(r, k));
+    pc_checklist_kernel_c(k, &r->device, pc_report_kernel_region(r, k));
   }
 }
 
@@ -1322,4 +1326,28 @@ const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k)
   for (size_t j = 0; j < r->nregions; j++)
     if (r->regions[j].name && strcmp(r->regions[j].name, k->region) == 0) return &r->regions[j];
   return NULL;
+}
+
+/* The advice is text with numbers in it ("16.2 of 32 lanes"): written under
+ * the C locale, whatever the host program's LC_NUMERIC (a German program
+ * printed "16,2"). */
+void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_kernel_c(k, d, region);
+  pc_locale_end(&lg);
+}
+
+void pc_checklist_region(pc_region *g) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_region_c(g);
+  pc_locale_end(&lg);
+}
+
+void pc_checklist_report(pc_report *r) {
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_checklist_report_c(r);
+  pc_locale_end(&lg);
 }

@@ -3,8 +3,9 @@
  * Every variable is read by one small function that either stores a good
  * value or leaves the default and says why in one line.  The checks mirror
  * what the library would refuse later (pc_rp_plan_parse for metric lists,
- * regcomp for the kernel filter, pc_expand_output_path for output
+ * pc_regex.c for the kernel filter, pc_output.c for output
  * patterns), so that a typo costs a warning, not the whole session. */
+#define _GNU_SOURCE /* secure_getenv */
 #include "pc_config.h"
 
 #include <limits.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_output.h"
+#include "pc_regex.h"
 
 /* The options' defaults, one place for the library and the environment. */
 PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {
@@ -92,9 +95,11 @@ static void pc_config_warn(FILE *warn, const char *var, const char *value, const
   fflush(warn);
 }
 
-/* The variable's value, or NULL when unset or empty (both mean "default"). */
+/* The variable's value, or NULL when unset or empty (both mean "default").
+ * secure_getenv: a setuid/setgid or file-capability process (AT_SECURE) is
+ * configured by nobody's environment; it gets every default. */
 static const char *pc_config_get(const char *var) {
-  const char *v = getenv(var);
+  const char *v = secure_getenv(var);
   return (v && v[0]) ? v : NULL;
 }
 
@@ -160,45 +165,13 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
   }
 }
 
-/* The placeholders pc_expand_output_path knows.  Returns 0, or -1 with the
- * reason in why. */
+/* The placeholders pc_output_expand knows (pc_output.h).  Returns 0, or -1
+ * with the reason in why. */
 static int pc_config_check_output(const char *pat, char *why, size_t whylen) {
-  for (const char *s = pat; *s; s++) {
-    if (*s != '%') continue;
-    char c = s[1];
-    if (c == 'p' || c == 'h' || c == '%') {
-      s++;
-      continue;
-    }
-    if (c == 'q' && s[2] == '{') {
-      const char *name = s + 3, *close = strchr(name, '}');
-      if (!close) {
-        snprintf(why, whylen, "is not an output pattern (%%q{ without its closing })");
-        return -1;
-      }
-      size_t len = (size_t)(close - name);
-      int ok = len > 0 && len < 256 && !(name[0] >= '0' && name[0] <= '9');
-      for (size_t i = 0; ok && i < len; i++)
-        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
-      if (!ok) {
-        snprintf(why, whylen, "is not an output pattern (%%q{...} must hold an environment variable name)");
-        return -1;
-      }
-      s = close;
-      continue;
-    }
-    if (c == '\0')
-      snprintf(why, whylen, "is not an output pattern (a lone %% at the end; write %%%% for a percent sign)");
-    else if (c == 'q')
-      snprintf(why, whylen, "is not an output pattern (%%q must be followed by {VAR})");
-    else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
-      snprintf(why, whylen, "is not an output pattern (unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%)", c);
-    else
-      snprintf(why, whylen, "is not an output pattern (unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%)");
-    return -1;
-  }
-  return 0;
+  char msg[128];
+  if (pc_output_check_pattern(pat, msg, sizeof msg) == 0) return 0;
+  snprintf(why, whylen, "is not an output pattern (%s)", msg);
+  return -1;
 }
 
 /* Keeps a copy of v; on failure warns and returns NULL (counted as bad). */
@@ -209,6 +182,35 @@ static const char *pc_config_store(FILE *warn, const char *var, const char *v, c
     (*bad)++;
   }
   return kept;
+}
+
+/* PERFCHECK_NVTX=regex:EXPR, compiled once through the guard and kept for
+ * the process (like the strings); NULL with one warning when refused. */
+static const regex_t *pc_config_nvtx_regex(const char *expr, FILE *warn, int *bad) {
+  static regex_t kept[8];
+  static char *kept_expr[8];
+  static size_t nkept;
+  for (size_t i = 0; i < nkept; i++)
+    if (strcmp(kept_expr[i], expr) == 0) return &kept[i];
+  char msg[240], why[300];
+  size_t at = 0;
+  regex_t re;
+  if (!*expr || pc_regex_compile(&re, expr, &at, msg, sizeof msg) != 0) {
+    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", *expr ? msg : "empty after regex:");
+    pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, why, "every range");
+    (*bad)++;
+    return NULL;
+  }
+  char *copy = nkept < sizeof kept / sizeof kept[0] ? pc_strdup(expr) : NULL;
+  if (!copy) {
+    regfree(&re);
+    pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, "could not be stored", "every range");
+    (*bad)++;
+    return NULL;
+  }
+  kept[nkept] = re;
+  kept_expr[nkept] = copy;
+  return &kept[nkept++];
 }
 
 /* ---- the variables ---------------------------------------------------------- */
@@ -239,21 +241,25 @@ static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
   o->metrics = pc_config_store(warn, "PERFCHECK_METRICS", v, "default", bad);
 }
 
+/* ncu's -k vocabulary (pc_regex.h): a function name, exactly, or
+ * regex:EXPR through the regex guard; the session gets a POSIX ERE. */
 static void pc_config_kernels(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_KERNELS");
   if (!v) return;
-  regex_t re;
-  int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
-  if (rc != 0) {
-    char msg[96], why[160];
-    regerror(rc, &re, msg, sizeof msg);
-    snprintf(why, sizeof why, "is not a POSIX extended regex (%s)", msg);
+  char msg[240], why[300];
+  size_t at = 0;
+  char *re = pc_kernel_filter_regex(v, &at, msg, sizeof msg);
+  if (!re) {
+    if (strncmp(v, "regex:", 6) == 0)
+      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", msg);
+    else
+      snprintf(why, sizeof why, "is not a kernel name (%s)", msg);
     pc_config_warn(warn, "PERFCHECK_KERNELS", v, why, "every kernel");
     (*bad)++;
     return;
   }
-  regfree(&re);
-  o->kernel_regex = pc_config_store(warn, "PERFCHECK_KERNELS", v, "every kernel", bad);
+  o->kernel_regex = pc_config_store(warn, "PERFCHECK_KERNELS", re, "every kernel", bad);
+  free(re);
 }
 
 static void pc_config_u64(const char *var, uint64_t *field, const char *dflt, FILE *warn, int *bad) {
@@ -336,11 +342,20 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   pc_config_format(opt, warn, &bad);
   pc_config_progress(opt, warn, &bad);
 
-  /* Any name is a valid NVTX range name. */
+  /* Any name is a valid NVTX range name; regex:EXPR goes through the guard. */
   const char *nvtx = pc_config_get("PERFCHECK_NVTX");
-  const char *nvtx_kept = nvtx ? pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad) : NULL;
+  const char *nvtx_kept = NULL;
+  const regex_t *nvtx_re = NULL;
+  if (nvtx && strncmp(nvtx, "regex:", 6) == 0) {
+    nvtx_re = pc_config_nvtx_regex(nvtx + 6, warn, &bad);
+    if (nvtx_re) nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
+    if (!nvtx_kept) nvtx_re = NULL;
+  } else if (nvtx) {
+    nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
+  }
   if (extra) {
     extra->nvtx_include = nvtx_kept;
+    extra->nvtx_regex = nvtx_re;
     extra->progress = opt->progress;
   }
   return bad;
@@ -352,4 +367,10 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
   int bad = pc_config_from_env(options, NULL, stderr);
   if (bad_values && bad > 0) *bad_values = (unsigned)bad;
   return PERFCHECK_OK;
+}
+
+int pc_config_nvtx_match(const pc_env_config *c, const char *name) {
+  if (!c || !c->nvtx_include || !name) return 0;
+  if (c->nvtx_regex) return regexec(c->nvtx_regex, name, 0, NULL, 0) == 0;
+  return strcmp(name, c->nvtx_include) == 0;
 }

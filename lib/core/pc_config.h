@@ -18,18 +18,20 @@
  * |---------------------------|-------------------------------------------------------------|---------------------------------|
  * | `PERFCHECK_MODE`          | `timing` \| `counters`                                      | counters, falling back to timing with a one-line note when the GPU refuses them |
  * | `PERFCHECK_METRICS`       | `default` \| `sol` \| `full` \| comma list of ncu metric names, may start with a set (`default,smsp__inst_executed.sum`) | `default` |
- * | `PERFCHECK_KERNELS`       | POSIX extended regex, searched in the demangled kernel name (ncu's `-k`) | every kernel      |
+ * | `PERFCHECK_KERNELS`       | ncu's `-k`: a function name, matched exactly (no namespace, template arguments or parameters), or `regex:EXPR`, a POSIX extended regex searched in the demangled name | every kernel |
  * | `PERFCHECK_LAUNCH_SKIP`   | non-negative integer: matching launches to skip before profiling (ncu's `-s`) | `0`           |
  * | `PERFCHECK_LAUNCH_COUNT`  | non-negative integer: matching launches to profile at most; `0` no limit (ncu's `-c`) | `0` (no limit) |
  * | `PERFCHECK_PER_SIGNATURE` | positive integer: profiled launches per distinct kernel signature | `1`                    |
- * | `PERFCHECK_NVTX`          | an NVTX range name: profile only inside ranges of that name (ncu's `--nvtx-include`) | everywhere |
- * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank), `%%` a percent sign; `-` stdout, `stderr` stderr | stderr |
+ * | `PERFCHECK_NVTX`          | an NVTX range name, exactly, or `regex:EXPR`: profile only inside such ranges (ncu's `--nvtx-include`) | everywhere |
+ * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | stderr |
  * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
  * | `PERFCHECK_PROGRESS`      | `0` \| `1`: "pass k/n, kernel i/m" lines on stderr           | `0`                             |
  *
  * What counts as bad: a word not in the list; a metric list with an empty
  * item, a character outside [A-Za-z0-9_.] or an item that is neither a set
- * nor an ncu name (ncu names have a "__"); a regex regcomp refuses; an
+ * nor an ncu name (ncu names have a "__"); a regex (regex:EXPR) that the
+ * regex guard (pc_regex.h) or regcomp refuses, or a kernel name with a
+ * control character; an
  * integer with a sign, a space, any non-digit, or too large for its field
  * (PERFCHECK_PER_SIGNATURE also 0); an output pattern with a `%` not
  * followed by p, h, q{...} or %, or a `%q{` without its `}` or with an
@@ -39,13 +41,15 @@
 #ifndef PC_CONFIG_H
 #define PC_CONFIG_H
 
+#include <regex.h>
 #include <stdio.h>
 
 #include "perfcheck.h"
 
 /* The settings that perfcheck_options has no field for. */
 typedef struct pc_env_config {
-  const char *nvtx_include; /* PERFCHECK_NVTX or NULL */
+  const char *nvtx_include;  /* PERFCHECK_NVTX or NULL */
+  const regex_t *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
   int progress;
 } pc_env_config;
 
@@ -56,7 +60,7 @@ typedef struct pc_env_config {
  * opt->output is left NULL when PERFCHECK_OUTPUT is unset, empty or bad:
  * the caller's default destination (stderr for the injection library and
  * `perfcheck run`).  The pattern is validated, not expanded: expand it with
- * pc_expand_output_path() when writing, in the writing process (each
+ * pc_output_expand() (pc_output.h) when writing, in the writing process (each
  * process of an MPI run or a fork gets its own %p).
  *
  * Each bad value writes one line to `warn` (nothing when warn is NULL).
@@ -70,5 +74,9 @@ typedef struct pc_env_config {
  * calls do not grow memory).  Not thread-safe: call it from one thread at a
  * time (start-up). */
 int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn);
+
+/* Whether an NVTX range named `name` is one PERFCHECK_NVTX selects: the name
+ * exactly, or, for regex:EXPR, EXPR found in it.  0 when c has none. */
+int pc_config_nvtx_match(const pc_env_config *c, const char *name);
 
 #endif /* PC_CONFIG_H */

@@ -430,6 +430,10 @@ int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
  * _NOT_MEASURED (and *out NaN). */
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
+/* The names pc_kernel_value knows beyond the metric table (launch__*
+ * values, derived names, step, launches, durations): up to cap of them into
+ * names (static strings); returns how many there are. */
+size_t pc_kernel_value_names(const char **names, size_t cap);
 
 /* ==== Derived values and the checklist (pc_checklist.c) ================== */
 
@@ -546,6 +550,15 @@ void pc_csv_write_field(FILE *f, const char *s);
  * line), _OUT_OF_MEMORY.  Does not run the checklist. */
 perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
                                   pc_report **out, char *err, size_t errlen);
+/* The same, streamed from `f` (a file or a pipe): memory holds a chunk, one
+ * record and the signatures, not the file (an 8-byte duration per launch row
+ * for the medians).  Rows that cannot be read (a wrong number of fields, a
+ * record cut by the end of the file) are dropped and counted; with at least
+ * one usable launch the report is returned with one warning that names the
+ * first bad line and the count, else PERFCHECK_ERROR_PARSE.  Also
+ * PERFCHECK_ERROR_IO on a read error. */
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                 size_t errlen);
 
 /* ==== Timelines (pc_timeline.c) ========================================== */
 
@@ -620,8 +633,12 @@ char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
  * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
  * _OUT_OF_MEMORY. */
 perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
-/* Expands %p %h %q{VAR} %% in an output path; returns a malloc'd string. */
-char *pc_expand_output_path(const char *pattern);
+/* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
+ * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
+ * rename, the report on stderr with one line when the file cannot be
+ * written, no file in a privileged process.  Returns 0 written, 1 written to
+ * stderr instead, -1 not written. */
+int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *pattern, int quiet);
 /* Median of n doubles (sorts a copy); NaN for n == 0. */
 double pc_median(const double *v, size_t n);
 

@@ -2,6 +2,8 @@
  * report, the messages, and the JUnit writer.  The policy and the grammar
  * are documented in perfcheck.h (banner "Expectations"). */
 #include <ctype.h>
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "pc_core.h"
 #include "pc_expect.h"
 #include "pc_fmt.h"
+#include "pc_regex.h"
 
 /* ---- A growing string ------------------------------------------------------ */
 
@@ -228,7 +231,15 @@ static size_t pc_scan_number(const char *s, size_t i, double *v) {
   if (len >= sizeof buf) return 0;
   memcpy(buf, s + i, len);
   buf[len] = '\0';
+  errno = 0;
   *v = strtod(buf, NULL);
+  /* Outside the range of a double: 1e999 is infinite, and 1e-400 must not
+   * become 0 (NaN here: the caller says "out of range"). */
+  if (errno == ERANGE && fabs(*v) < DBL_MIN) {
+    int nonzero = 0;
+    for (size_t k = 0; k < len && buf[k] != 'e' && buf[k] != 'E'; k++) nonzero |= buf[k] >= '1' && buf[k] <= '9';
+    if (nonzero) *v = PC_NULL;
+  }
   return len;
 }
 
@@ -254,53 +265,7 @@ static void pc_word_list(pc_expect_kind kind, char *buf, size_t len) {
   }
 }
 
-/* POSIX leaves stacked duplication symbols ("a++", "a*{2}") undefined, and
- * glibc's regcomp copies the tree once per symbol, so a few dozen of them
- * exhaust memory: refuse them, and overlong patterns, before regcomp.
- * Returns NULL when the pattern may go to regcomp, else what is wrong. */
-#define PC_EXPECT_REGEX_MAX 512
-static const char *pc_regex_refuse(const char *pat, size_t *at) {
-  size_t n = strlen(pat);
-  *at = 0;
-  if (n > PC_EXPECT_REGEX_MAX) return "the pattern is longer than 512 characters";
-  int after_dup = 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = pat[i];
-    if (c == '\\' && i + 1 < n) {
-      i++;
-      after_dup = 0;
-    } else if (c == '[') { /* a bracket expression: "]" first is literal */
-      size_t j = i + 1;
-      if (j < n && pat[j] == '^') j++;
-      if (j < n && pat[j] == ']') j++;
-      while (j < n && pat[j] != ']') {
-        if (pat[j] == '[' && j + 1 < n && (pat[j + 1] == ':' || pat[j + 1] == '.' || pat[j + 1] == '=')) {
-          const char *end = strstr(pat + j + 2, pat[j + 1] == ':' ? ":]" : pat[j + 1] == '.' ? ".]" : "=]");
-          j = end ? (size_t)(end - pat) + 2 : n;
-          continue;
-        }
-        j++;
-      }
-      i = j < n ? j : n - 1;
-      after_dup = 0;
-    } else if (c == '*' || c == '+' || c == '?' || c == '{') {
-      if (after_dup) {
-        *at = i;
-        return "stacked repetition operators (POSIX leaves them undefined; group instead: (a+)+)";
-      }
-      if (c == '{') {
-        const char *end = strchr(pat + i, '}');
-        if (end) i = (size_t)(end - pat);
-      }
-      after_dup = 1;
-    } else {
-      after_dup = 0;
-    }
-  }
-  return NULL;
-}
-
-static perfcheck_status pc_parse_in_c_locale(const char *spec, pc_expectation *out, char *err, size_t errlen) {
+static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, char *err, size_t errlen) {
   pc_expectation e;
   memset(&e, 0, sizeof e);
   e.tolerance_pct = PC_NULL;
@@ -326,8 +291,8 @@ static perfcheck_status pc_parse_in_c_locale(const char *spec, pc_expectation *o
   if (!e.kernel) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (e.is_regex) {
     size_t at;
-    const char *why = pc_regex_refuse(e.kernel, &at);
-    if (why) {
+    char why[200];
+    if (pc_regex_check(e.kernel, &at, why, sizeof why) != 0) { /* pc_regex.h: the one guard */
       free(e.kernel);
       return pc_perr(err, errlen, ks + at + 1, "bad regular expression: %s", why);
     }
@@ -483,7 +448,7 @@ perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, char *er
   if (!spec || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_locale_guard lg;
   pc_locale_begin(&lg);
-  perfcheck_status st = pc_parse_in_c_locale(spec, out, err, errlen);
+  perfcheck_status st = pc_parse_locked(spec, out, err, errlen);
   pc_locale_end(&lg);
   return st;
 }
@@ -525,13 +490,64 @@ static int pc_kernel_matches(const pc_expectation *e, const pc_kernel *k) {
   return strcmp(name, e->kernel) == 0 || (k->mangled && strcmp(k->mangled, e->kernel) == 0);
 }
 
+/* How many entries of the report bear each name: built once per check, so
+ * that labelling every matched entry stays linear (a scan per entry made
+ * `regex:.` over 20k kernels quadratic). */
+typedef struct pc_name_counts {
+  const char **names; /* one per distinct name, in the slots' order */
+  size_t *counts;
+  uint64_t *hashes;
+  size_t nslots;
+} pc_name_counts;
+
+static uint64_t pc_name_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
+  memset(c, 0, sizeof *c);
+  size_t n = 16;
+  while (n < 2 * r->nkernels + 2) n *= 2;
+  c->names = calloc(n, sizeof *c->names);
+  c->counts = calloc(n, sizeof *c->counts);
+  c->hashes = calloc(n, sizeof *c->hashes);
+  c->nslots = n;
+  if (!c->names || !c->counts || !c->hashes) return -1;
+  for (size_t i = 0; i < r->nkernels; i++) {
+    const char *name = r->kernels[i].name ? r->kernels[i].name : "";
+    uint64_t h = pc_name_hash(name);
+    size_t j = (size_t)h & (n - 1);
+    while (c->names[j] && !(c->hashes[j] == h && strcmp(c->names[j], name) == 0)) j = (j + 1) & (n - 1);
+    c->names[j] = name;
+    c->hashes[j] = h;
+    c->counts[j]++;
+  }
+  return 0;
+}
+
+static size_t pc_name_count(const pc_name_counts *c, const char *name) {
+  uint64_t h = pc_name_hash(name);
+  for (size_t j = (size_t)h & (c->nslots - 1); c->names[j]; j = (j + 1) & (c->nslots - 1))
+    if (c->hashes[j] == h && strcmp(c->names[j], name) == 0) return c->counts[j];
+  return 0;
+}
+
+static void pc_name_counts_free(pc_name_counts *c) {
+  free(c->names);
+  free(c->counts);
+  free(c->hashes);
+}
+
 /* The kernel's name, its launch signature when several entries share the
  * name, and its region. */
-static char *pc_kernel_label(const pc_report *r, const pc_kernel *k) {
+static char *pc_kernel_label(const pc_name_counts *counts, const pc_kernel *k) {
   const char *name = k->name ? k->name : "";
-  size_t same = 0;
-  for (size_t i = 0; i < r->nkernels; i++)
-    if (strcmp(r->kernels[i].name ? r->kernels[i].name : "", name) == 0) same++;
+  size_t same = pc_name_count(counts, name);
   pc_str b = {0};
   pc_str_add(&b, name);
   if (same > 1) {
@@ -648,8 +664,59 @@ static void pc_verdict_note(pc_str *b, const pc_kernel *k) {
   if (v->advice[0]) pc_str_printf(b, ": %s", v->advice);
 }
 
-/* Checks e against kernel k and fills res. */
-static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res) {
+/* Levenshtein distance, for "did you mean"; names are short. */
+static size_t pc_edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 128 || m > 128) return (size_t)-1;
+  size_t row[130];
+  for (size_t j = 0; j <= m; j++) row[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+/* After "no quantity named X": the nearest known name, and (when `all`) the
+ * names a quantity can be, so that a typo is fixed from the message alone. */
+static void pc_quantity_hint(pc_str *b, const char *q, int all) {
+  const char *names[PC_M_COUNT + 80];
+  size_t n = 0;
+  static const char *const words[] = {"cause", "bound"}; /* step is one of pc_kernel_value's */
+  for (size_t i = 0; i < 2; i++) names[n++] = words[i];
+  size_t extra = pc_kernel_value_names(names + n, sizeof names / sizeof names[0] - n - PC_M_COUNT);
+  n += extra;
+  const pc_metric_def *t = pc_metric_table();
+  size_t first_metric = n;
+  for (int i = 0; i < PC_M_COUNT; i++) names[n++] = t[i].name;
+  const char *best = NULL;
+  size_t bd = (size_t)-1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = pc_edit_distance(q, names[i]);
+    if (d < bd) {
+      bd = d;
+      best = names[i];
+    }
+  }
+  if (best && bd <= 3 + strlen(q) / 4) pc_str_printf(b, "; did you mean \"%s\"?", best);
+  if (!all) return;
+  pc_str_add(b, " The quantities are: ");
+  for (size_t i = 0; i < first_metric; i++) pc_str_printf(b, "%s%s", i ? ", " : "", names[i]);
+  pc_str_add(b, "; and any ncu metric the report has, such as ");
+  for (size_t i = first_metric; i < n; i++) pc_str_printf(b, "%s%s", i > first_metric ? ", " : "", names[i]);
+}
+
+/* Checks e against kernel k and fills res; `list_names`: an unknown
+ * quantity's message lists the known ones (the first result of e only). */
+static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res, int list_names) {
   pc_str b = {0};
   const char *label = res->kernel;
   const pc_finding *v = &k->diag.verdict;
@@ -697,6 +764,7 @@ static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_
                   "%s: no quantity named \"%s\" (not an ncu metric of the report, a launch__ value, a derived "
                   "name such as sectors_per_request_ld, or step, cause, bound)",
                   label, e->quantity);
+    pc_quantity_hint(&b, e->quantity, list_names);
   } else if (st != PERFCHECK_OK) {
     res->status = PERFCHECK_ERROR_NOT_MEASURED;
     const char *why = e->kind == PC_EXPECT_STEP ? (v->advice[0] ? v->advice : "the verdict was not assessed")
@@ -736,12 +804,13 @@ static void pc_check_missing(const pc_expectation *e, const pc_report *r, pc_exp
   } else {
     pc_str_add(&b, "; the report has: ");
     size_t shown = 0;
+    const char *listed[8];
     for (size_t i = 0; i < r->nkernels && shown < 8; i++) {
       const char *name = r->kernels[i].name ? r->kernels[i].name : "";
       int dup = 0;
-      for (size_t j = 0; j < i; j++)
-        if (strcmp(r->kernels[j].name ? r->kernels[j].name : "", name) == 0) dup = 1;
+      for (size_t j = 0; j < shown && !dup; j++) dup = strcmp(listed[j], name) == 0; /* at most 8: linear */
       if (dup) continue;
+      listed[shown] = name;
       pc_str_printf(&b, "%s%s", shown ? ", " : "", name);
       shown++;
     }
@@ -754,6 +823,11 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
   if (failures) *failures = set ? (set->n ? set->n : 1) : 1;
   if (!set || !r) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_results_clear(set);
+  pc_name_counts counts;
+  if (pc_name_counts_build(&counts, r) != 0) {
+    pc_name_counts_free(&counts);
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   perfcheck_status st = PERFCHECK_OK;
@@ -770,8 +844,8 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
         break;
       }
       res->e = e;
-      res->kernel = pc_kernel_label(r, k);
-      if (res->kernel) pc_check_one(e, k, res);
+      res->kernel = pc_kernel_label(&counts, k);
+      if (res->kernel) pc_check_one(e, k, res, matched == 1);
       if (!res->kernel || !res->message || !res->expected || !res->advice) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
     }
     if (matched == 0 && st == PERFCHECK_OK) {
@@ -786,6 +860,7 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
     }
   }
   pc_locale_end(&lg);
+  pc_name_counts_free(&counts);
 
   pc_str text = {0};
   pc_str_add(&text, "");
@@ -1007,14 +1082,8 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
   }
   if (e.is_regex) {
     size_t at;
-    const char *why = pc_regex_refuse(e.kernel, &at);
-    int rc = why ? REG_BADRPT : regcomp(&e.re, e.kernel, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      char msg[160];
-      if (why)
-        snprintf(msg, sizeof msg, "%s", why);
-      else
-        regerror(rc, &e.re, msg, sizeof msg);
+    char msg[200];
+    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* pc_regex.h: the one guard */
       e.is_regex = 0; /* nothing compiled to free */
       pc_expectation_free(&e);
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel, msg);

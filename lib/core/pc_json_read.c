@@ -3,6 +3,7 @@
  * docs/report-contract.md) back into a pc_report.  Needed by
  * `perfcheck check FILE.json` and `perfcheck merge`. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,6 +149,23 @@ static size_t pc_utf8_encode(unsigned cp, char out[4]) {
 /* At the opening quote.  *out is a new NUL-terminated string. */
 static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
   size_t start = p->i++;
+  /* The common string, printable ASCII without escapes, in one allocation
+   * (a report of 100k kernels holds tens of millions of them). */
+  {
+    size_t j = p->i;
+    while (j < p->len && (unsigned char)p->s[j] >= 0x20 && (unsigned char)p->s[j] < 0x80 && p->s[j] != '"' &&
+           p->s[j] != '\\')
+      j++;
+    if (j < p->len && p->s[j] == '"') {
+      char *q = malloc(j - p->i + 1);
+      if (!q) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      memcpy(q, p->s + p->i, j - p->i);
+      q[j - p->i] = '\0';
+      p->i = j + 1;
+      *out = q;
+      return PERFCHECK_OK;
+    }
+  }
   pc_jbuf b = {0};
   perfcheck_status st = PERFCHECK_OK;
   if (pc_jbuf_add(&b, "", 0)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
@@ -283,8 +301,12 @@ static perfcheck_status pc_jp_number(pc_jp *p, double *out) {
   if (i - start >= sizeof buf) return pc_jp_fail(p, start, "number too long (%zu characters)", i - start);
   memcpy(buf, p->s + start, i - start);
   buf[i - start] = '\0';
+  errno = 0;
   double v = strtod(buf, NULL); /* the caller holds the C locale */
   if (!isfinite(v)) return pc_jp_fail(p, start, "number %s is out of range", buf);
+  const char *exp = strpbrk(buf, "eE"), *nonzero = strpbrk(buf, "123456789");
+  if (errno == ERANGE && fabs(v) < DBL_MIN && nonzero && (!exp || nonzero < exp)) /* 1e-400 is not 0 */
+    return pc_jp_fail(p, start, "number %s is out of range (it would read as 0)", buf);
   *out = v;
   p->i = i;
   return PERFCHECK_OK;

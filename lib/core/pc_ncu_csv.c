@@ -16,11 +16,20 @@
  * ==PROF==/==WARNING==/==ERROR== lines between rows.
  *
  * Robustness: the reader takes any bytes.  It is one linear pass over the
- * input (no rescans of a long line), every failure is PERFCHECK_ERROR_PARSE
- * with "file:line: what", and an unusable value inside a good export becomes
- * NaN with a warning that names the kernel, the metric and the reason.
+ * input (no rescans of a long line), streamed: a file or pipe is read in
+ * chunks into a window that holds one record at a time, so memory grows
+ * with the distinct signatures (and 8 bytes per launch for the medians),
+ * not with the file.  A row that cannot be read (a wrong number of fields,
+ * a quoted field cut by the end of the file) is dropped and counted; with at
+ * least one usable launch the report stands with one warning naming the
+ * first bad line ("file:line: what") and how many rows were dropped, else
+ * the failure is PERFCHECK_ERROR_PARSE with "file:line: what".  An unusable
+ * value inside a good export (a ',' outside a thousands group, an exponent
+ * outside the double range, "n/a") becomes NaN with a warning that names
+ * the kernel, the metric and the reason.
  */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -32,7 +41,11 @@
 #include "pc_core.h"
 #include "pc_fmt.h"
 
-#define PC_NCU_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB */
+/* The export is streamed: memory holds one chunk and one record, never the
+ * file, so there is no cap on the file's size.  One record (one launch row)
+ * may take up to 64 MiB (ncu's widest rows are ~100 KiB). */
+#define PC_NCU_CHUNK_BYTES ((size_t)1 << 20)
+#define PC_NCU_MAX_RECORD_BYTES ((size_t)64 << 20)
 #define PC_NCU_MAX_COLUMNS ((size_t)100000)     /* ncu's --set full has ~2000 */
 #define PC_NCU_MAX_WARNINGS 200                 /* then one line says how many more */
 /* Distinct signatures kept: a pc_kernel is ~9 KiB, so a hostile export of
@@ -41,39 +54,134 @@
 #define PC_NCU_MAX_KERNELS 20000
 #define PC_NCU_MAX_NUMBER_CHARS 64
 
+/* ==== The input, streamed ==================================================== */
+
+/* A window onto the export: win[pos..end) is read and not yet consumed.  A
+ * file is read in chunks; the window grows only while one record (or, before
+ * the header, one line) does not fit, up to PC_NCU_MAX_RECORD_BYTES, so memory
+ * does not grow with the file.  An export in memory is its own window. */
+typedef struct pc_src {
+  FILE *f;          /* NULL: in memory */
+  char *win;        /* owned when f */
+  size_t cap, pos, end;
+  int eof;
+  int read_errno;   /* a read error (errno), 0 if none */
+  size_t line;      /* 1-based line number of win[pos] */
+} pc_src;
+
+enum { PC_SRC_OK = 0, PC_SRC_EOF = 1, PC_SRC_OOM = -1, PC_SRC_TOO_LONG = -2, PC_SRC_IO = -3 };
+
+/* Reads more: keeps win[pos..end), moved to the front; grows the window
+ * when it is full of it.  PC_SRC_OK when bytes came, PC_SRC_EOF at the end. */
+static int pc_src_fill(pc_src *s) {
+  if (!s->f || s->eof) return PC_SRC_EOF;
+  if (s->pos > 0) {
+    memmove(s->win, s->win + s->pos, s->end - s->pos);
+    s->end -= s->pos;
+    s->pos = 0;
+  }
+  if (s->end == s->cap) {
+    if (s->cap >= PC_NCU_MAX_RECORD_BYTES) return PC_SRC_TOO_LONG;
+    size_t cap = s->cap ? s->cap * 2 : PC_NCU_CHUNK_BYTES;
+    char *w = realloc(s->win, cap);
+    if (!w) return PC_SRC_OOM;
+    s->win = w;
+    s->cap = cap;
+  }
+  size_t got = fread(s->win + s->end, 1, s->cap - s->end, s->f);
+  s->end += got;
+  if (got == 0) {
+    if (ferror(s->f)) {
+      s->read_errno = errno ? errno : EIO;
+      s->eof = 1;
+      return PC_SRC_IO;
+    }
+    s->eof = 1;
+    return PC_SRC_EOF;
+  }
+  return PC_SRC_OK;
+}
+
+/* At least `want` bytes at pos, or all there are.  Returns the count there. */
+static size_t pc_src_peek(pc_src *s, size_t want, int *rc) {
+  *rc = PC_SRC_OK;
+  while (s->end - s->pos < want && !s->eof) {
+    int r = pc_src_fill(s);
+    if (r < 0 && r != PC_SRC_IO) {
+      *rc = r;
+      break;
+    }
+    if (r == PC_SRC_IO) *rc = r;
+  }
+  return s->end - s->pos;
+}
+
+/* The line at pos: its length without the '\n' (*has_nl set when there is
+ * one).  Returns PC_SRC_OK, or an error (the line does not fit). */
+static int pc_src_line(pc_src *s, size_t *len, int *has_nl) {
+  size_t scanned = 0;
+  for (;;) {
+    const size_t avail = s->end - s->pos - scanned;
+    const char *nl = avail ? memchr(s->win + s->pos + scanned, '\n', avail) : NULL;
+    if (nl) {
+      *len = (size_t)(nl - (s->win + s->pos));
+      *has_nl = 1;
+      return PC_SRC_OK;
+    }
+    scanned = s->end - s->pos;
+    if (s->eof) {
+      *len = scanned;
+      *has_nl = 0;
+      return PC_SRC_OK;
+    }
+    int r = pc_src_fill(s);
+    if (r == PC_SRC_OOM || r == PC_SRC_TOO_LONG) return r;
+  }
+}
+
+/* Consumes `n` bytes of which `lines` were newlines. */
+static void pc_src_skip(pc_src *s, size_t n, size_t lines) {
+  s->pos += n;
+  s->line += lines;
+}
+
 /* ==== CSV records ========================================================== */
 
 typedef struct pc_csv {
-  const char *p, *end;
-  size_t line;  /* 1-based line number of *p */
   char *buf;    /* the current record's fields, unescaped, each NUL-terminated */
   size_t len, cap;
   size_t *off;  /* field i starts at buf + off[i] */
   size_t n, cap_off;
 } pc_csv;
 
-enum { PC_CSV_EOF = 0, PC_CSV_RECORD = 1, PC_CSV_UNTERMINATED = -1, PC_CSV_OOM = -2, PC_CSV_TOO_WIDE = -3 };
+enum {
+  PC_CSV_EOF = 0,
+  PC_CSV_RECORD = 1,
+  PC_CSV_NEED_MORE = 2,
+  PC_CSV_UNTERMINATED = -1,
+  PC_CSV_OOM = -2,
+  PC_CSV_TOO_WIDE = -3,
+  PC_CSV_TOO_LONG = -4,
+  PC_CSV_IO = -5
+};
 
-static int pc_csv_put(pc_csv *c, const char *s, size_t n) {
-  if (c->len + n + 1 > c->cap) {
-    size_t cap = c->cap ? c->cap : 256;
-    while (cap < c->len + n + 1) {
-      if (cap > SIZE_MAX / 2) return -1;
-      cap *= 2;
-    }
-    char *b = realloc(c->buf, cap);
-    if (!b) return -1;
-    c->buf = b;
-    c->cap = cap;
+static int pc_csv_reserve(pc_csv *c, size_t more) {
+  if (c->len + more + 1 <= c->cap) return 0;
+  size_t cap = c->cap ? c->cap : 4096;
+  while (cap < c->len + more + 1) {
+    if (cap > SIZE_MAX / 2) return -1;
+    cap *= 2;
   }
-  if (n) memcpy(c->buf + c->len, s, n);
-  c->len += n;
+  char *b = realloc(c->buf, cap);
+  if (!b) return -1;
+  c->buf = b;
+  c->cap = cap;
   return 0;
 }
 
 static int pc_csv_push_field(pc_csv *c) {
   if (c->n == c->cap_off) {
-    size_t cap = c->cap_off ? c->cap_off * 2 : 64;
+    size_t cap = c->cap_off ? c->cap_off * 2 : 512;
     size_t *o = realloc(c->off, cap * sizeof *o);
     if (!o) return -1;
     c->off = o;
@@ -83,83 +191,88 @@ static int pc_csv_push_field(pc_csv *c) {
   return 0;
 }
 
-/* Reads one record (RFC 4180, with ncu's habits: every field quoted, LF or
- * CRLF).  Quoted fields may hold commas, doubled quotes and newlines.  Bytes
- * after a closing quote are kept (lenient), as is a lone quote inside an
- * unquoted field. */
-static int pc_csv_next(pc_csv *c, size_t max_fields) {
-  if (c->p >= c->end) return PC_CSV_EOF;
+/* One record from s[0..n) (RFC 4180, with ncu's habits: every field quoted,
+ * LF or CRLF; quoted fields may hold commas, doubled quotes and newlines;
+ * bytes after a closing quote are kept (lenient), as is a lone quote inside
+ * an unquoted field).  One pass, no rescans.  Returns PC_CSV_RECORD with
+ * *used bytes (the '\n' included); PC_CSV_NEED_MORE when the record runs past
+ * n and more input may come (`eof` 0); PC_CSV_UNTERMINATED at the end inside
+ * a quoted field; PC_CSV_TOO_WIDE past max_fields; PC_CSV_OOM. */
+static int pc_csv_record(pc_csv *c, const char *s, size_t n, int eof, size_t max_fields, size_t *used) {
   c->n = 0;
   c->len = 0;
+  size_t i = 0;
   for (;;) {
     if (c->n >= max_fields) return PC_CSV_TOO_WIDE;
     if (pc_csv_push_field(c)) return PC_CSV_OOM;
-    if (c->p < c->end && *c->p == '"') {
-      c->p++;
+    if (i < n && s[i] == '"') {
+      i++;
       for (;;) {
-        const char *q = memchr(c->p, '"', (size_t)(c->end - c->p));
-        if (!q) return PC_CSV_UNTERMINATED;
-        for (const char *t = c->p; (t = memchr(t, '\n', (size_t)(q - t))) != NULL; t++) c->line++;
-        if (pc_csv_put(c, c->p, (size_t)(q - c->p))) return PC_CSV_OOM;
-        c->p = q + 1;
-        if (c->p < c->end && *c->p == '"') {
-          if (pc_csv_put(c, "\"", 1)) return PC_CSV_OOM;
-          c->p++;
+        size_t j = i;
+        while (j < n && s[j] != '"') j++;
+        if (j >= n) return eof ? PC_CSV_UNTERMINATED : PC_CSV_NEED_MORE;
+        if (pc_csv_reserve(c, j - i + 1)) return PC_CSV_OOM;
+        memcpy(c->buf + c->len, s + i, j - i);
+        c->len += j - i;
+        i = j + 1;
+        if (i < n && s[i] == '"') { /* a doubled quote */
+          c->buf[c->len++] = '"';
+          i++;
           continue;
         }
+        if (i >= n && !eof) return PC_CSV_NEED_MORE; /* a doubled quote may follow */
         break;
       }
     }
     /* The unquoted field, or what follows a closing quote, up to , or LF. */
-    const char *s = c->p;
-    while (c->p < c->end && *c->p != ',' && *c->p != '\n') c->p++;
-    size_t l = (size_t)(c->p - s);
-    if (c->p < c->end && *c->p == '\n' && l > 0 && s[l - 1] == '\r') l--;
-    if (pc_csv_put(c, s, l) || pc_csv_put(c, "", 0)) return PC_CSV_OOM;
+    size_t j = i;
+    while (j < n && s[j] != ',' && s[j] != '\n') j++;
+    if (j >= n && !eof) return PC_CSV_NEED_MORE;
+    size_t l = j - i;
+    if (j < n && s[j] == '\n' && l > 0 && s[i + l - 1] == '\r') l--;
+    if (pc_csv_reserve(c, l + 1)) return PC_CSV_OOM;
+    memcpy(c->buf + c->len, s + i, l);
+    c->len += l;
     c->buf[c->len++] = '\0';
-    if (c->p < c->end && *c->p == ',') {
-      c->p++;
+    if (j < n && s[j] == ',') {
+      i = j + 1;
       continue;
     }
-    if (c->p < c->end && *c->p == '\n') {
-      c->p++;
-      c->line++;
-    }
+    *used = j < n ? j + 1 : j;
     return PC_CSV_RECORD;
   }
 }
 
 static const char *pc_csv_field(const pc_csv *c, size_t i) { return c->buf + c->off[i]; }
 
-/* Skips blank lines and ncu's own message lines (==PROF==, ==WARNING==,
- * ==ERROR==) at the start of a record.  Returns the ==ERROR== line, if that
- * was the last thing skipped, through *error_line (NULL otherwise). */
-static void pc_csv_skip_noise(pc_csv *c, const char **error_line, size_t *error_len) {
-  *error_line = NULL;
-  while (c->p < c->end) {
-    if (*c->p == '\n') {
-      c->p++;
-      c->line++;
-      continue;
+/* The next record of the source: PC_CSV_RECORD (and *line its first line),
+ * PC_CSV_EOF, or an error. */
+static int pc_csv_next(pc_csv *c, pc_src *s, size_t max_fields, size_t *line) {
+  *line = s->line;
+  for (;;) {
+    if (s->pos >= s->end && s->eof) return PC_CSV_EOF;
+    size_t used = 0;
+    int rc = pc_csv_record(c, s->win + s->pos, s->end - s->pos, s->eof, max_fields, &used);
+    if (rc == PC_CSV_RECORD) {
+      size_t lines = 0;
+      for (const char *t = s->win + s->pos, *e = t + used; (t = memchr(t, '\n', (size_t)(e - t))) != NULL; t++)
+        lines++;
+      pc_src_skip(s, used, lines);
+      return rc;
     }
-    if (*c->p == '\r' && c->p + 1 < c->end && c->p[1] == '\n') {
-      c->p += 2;
-      c->line++;
-      continue;
-    }
-    if (c->end - c->p >= 2 && c->p[0] == '=' && c->p[1] == '=') {
-      const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
-      const char *stop = eol ? eol : c->end;
-      if (c->end - c->p >= 9 && memcmp(c->p, "==ERROR==", 9) == 0) {
-        *error_line = c->p;
-        *error_len = (size_t)(stop - c->p);
-        return; /* the caller notes it, then calls again */
+    if (rc != PC_CSV_NEED_MORE) {
+      if (rc == PC_CSV_UNTERMINATED) { /* the rest of the input, consumed */
+        size_t lines = 0;
+        for (const char *t = s->win + s->pos, *e = s->win + s->end; (t = memchr(t, '\n', (size_t)(e - t))) != NULL; t++)
+          lines++;
+        pc_src_skip(s, s->end - s->pos, lines);
       }
-      c->p = eol ? eol + 1 : c->end;
-      if (eol) c->line++;
-      continue;
+      return rc;
     }
-    return;
+    int r = pc_src_fill(s);
+    if (r == PC_SRC_OOM) return PC_CSV_OOM;
+    if (r == PC_SRC_TOO_LONG) return PC_CSV_TOO_LONG;
+    if (r == PC_SRC_IO) return PC_CSV_IO;
   }
 }
 
@@ -184,13 +297,18 @@ typedef enum pc_num_status {
   PC_NUM_NA,
   PC_NUM_NAN,
   PC_NUM_NONFINITE,
-  PC_NUM_NOT_A_NUMBER
+  PC_NUM_NOT_A_NUMBER,
+  PC_NUM_BAD_GROUPING, /* a ',' that is not a thousands separator */
+  PC_NUM_RANGE         /* outside the range of a double (1e-400) */
 } pc_num_status;
 
-/* Parses an ncu number: [+-]digits with optional ',' thousands separators,
- * optional fraction and exponent.  *decimals is the number of digits after
- * the point (how precise a scaled value was printed).  Call under the C
- * locale (strtod). */
+/* Parses an ncu number: [+-]digits, optional fraction and exponent; ','
+ * separates thousands only as ncu writes them, between groups of three in
+ * the integer part ("1,234,567", "12,345.5"); "96,384000" or "1,23" is
+ * PC_NUM_BAD_GROUPING, never 96384000.  An exponent outside the range of a
+ * double is PC_NUM_RANGE (1e-400 is not 0) or PC_NUM_NONFINITE (1e400).
+ * *decimals is the number of digits after the point (how precise a scaled
+ * value was printed).  Call under the C locale (strtod). */
 static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) {
   *out = PC_NULL;
   *decimals = 0;
@@ -208,26 +326,37 @@ static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) 
   }
   char buf[PC_NCU_MAX_NUMBER_CHARS + 4];
   size_t o = 0, i = 0;
-  int digits = 0, in_frac = 0, in_exp = 0, exp_digits = 0;
+  int digits = 0, in_frac = 0, in_exp = 0, exp_digits = 0, mantissa_nonzero = 0;
+  int grouped = 0, group = 0, bad_group = 0; /* thousands groups of the integer part */
   if (s[i] == '+' || s[i] == '-') buf[o++] = s[i++];
   for (; i < n; i++) {
     char ch = s[i];
     if (o >= PC_NCU_MAX_NUMBER_CHARS) return PC_NUM_NOT_A_NUMBER;
     if (ch >= '0' && ch <= '9') {
       buf[o++] = ch;
-      if (in_exp)
+      if (in_exp) {
         exp_digits++;
-      else {
+      } else {
         digits++;
-        if (in_frac) (*decimals)++;
+        if (ch != '0') mantissa_nonzero = 1;
+        if (in_frac)
+          (*decimals)++;
+        else
+          group++;
       }
-    } else if (ch == ',' && !in_frac && !in_exp && digits > 0 && i + 1 < n && s[i + 1] >= '0' &&
-               s[i + 1] <= '9') {
-      continue; /* thousands separator */
+    } else if (ch == ',' && !in_frac && !in_exp) {
+      /* 1 to 3 digits before the first separator, exactly 3 between. */
+      if (group == 0 || group > 3 || (grouped && group != 3)) bad_group = 1;
+      grouped = 1;
+      group = 0;
     } else if (ch == '.' && !in_frac && !in_exp) {
+      if (grouped && group != 3) bad_group = 1;
+      grouped = 0;
       in_frac = 1;
       buf[o++] = ch;
     } else if ((ch == 'e' || ch == 'E') && !in_exp && digits > 0) {
+      if (grouped && group != 3) bad_group = 1;
+      grouped = 0;
       in_exp = 1;
       buf[o++] = ch;
       if (i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-')) buf[o++] = s[++i];
@@ -235,12 +364,16 @@ static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) 
       return PC_NUM_NOT_A_NUMBER;
     }
   }
+  if (grouped && group != 3) bad_group = 1;
   if (digits == 0 || (in_exp && exp_digits == 0)) return PC_NUM_NOT_A_NUMBER;
+  if (bad_group) return PC_NUM_BAD_GROUPING;
   buf[o] = '\0';
   char *end = NULL;
+  errno = 0;
   double v = strtod(buf, &end);
   if (!end || *end != '\0') return PC_NUM_NOT_A_NUMBER;
   if (!isfinite(v)) return PC_NUM_NONFINITE;
+  if (errno == ERANGE && (v == 0 || fabs(v) < DBL_MIN) && mantissa_nonzero) return PC_NUM_RANGE;
   *out = v;
   return PC_NUM_OK;
 }
@@ -395,6 +528,13 @@ static const char *const pc_dev_names[PC_D_COUNT] = {
     "device__attribute_clock_rate",
 };
 
+/* A raw kernel name and its short name (pc_kernel_short_name), remembered. */
+typedef struct pc_name_memo {
+  char *raw, *shortname;
+  uint64_t hash;
+} pc_name_memo;
+#define PC_NCU_MAX_MEMO 65536
+
 /* The parser's state.  Column indexes are -1 when the export lacks them. */
 typedef struct pc_sig {
   char *key;       /* short name, grid, block, dynamic smem */
@@ -409,6 +549,7 @@ typedef struct pc_ncu {
   char *err;
   size_t errlen;
   pc_report *r;
+  pc_src src;
   pc_csv csv;
   size_t ncols;
   size_t header_line;
@@ -436,6 +577,19 @@ typedef struct pc_ncu {
   size_t suppressed;  /* warnings not listed past PC_NCU_MAX_WARNINGS */
   size_t empty_names; /* rows without a kernel name */
   size_t over_cap;    /* rows of signatures past PC_NCU_MAX_KERNELS */
+  /* Damage: rows that could not be read, and the first of them. */
+  size_t bad_rows;
+  size_t first_bad_line;
+  char first_bad[240];
+  int rest_unreadable; /* reading stopped there: the rest of the file is not CSV */
+  size_t launch_rows;  /* rows read as launches (merged or not) */
+  /* Units of each column, parsed once (factor 1 when none). */
+  pc_unit *unit;
+  /* Demangled short names by raw kernel name (rows repeat a few names). */
+  pc_name_memo *memo;
+  size_t nmemo, cap_memo;
+  size_t *memo_slots;
+  size_t nmemo_slots;
 } pc_ncu;
 
 static void pc_ncu_warn(pc_ncu *x, const char *fmt, ...)
@@ -492,6 +646,8 @@ static const char *pc_num_reason(pc_num_status st) {
     case PC_NUM_NAN: return "NaN";
     case PC_NUM_NONFINITE: return "not a finite number";
     case PC_NUM_NOT_A_NUMBER: return "not a number";
+    case PC_NUM_BAD_GROUPING: return "a ',' that is not a thousands separator (groups of three)";
+    case PC_NUM_RANGE: return "outside the range of a double";
     default: return "unusable";
   }
 }
@@ -553,7 +709,9 @@ static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
   }
   x->units = calloc(x->ncols, sizeof *x->units);
   x->header = calloc(x->ncols, sizeof *x->header);
-  if (!x->units || !x->header) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  x->unit = malloc(x->ncols * sizeof *x->unit);
+  if (!x->units || !x->header || !x->unit) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  for (size_t i = 0; i < x->ncols; i++) x->unit[i] = pc_parse_unit(NULL);
   for (size_t i = 0; i < x->ncols; i++)
     if (!(x->header[i] = pc_strdup(pc_csv_field(c, i))))
       return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
@@ -568,6 +726,7 @@ static perfcheck_status pc_ncu_keep_units(pc_ncu *x) {
     if (!*u) continue;
     x->units[i] = pc_strdup(u);
     if (!x->units[i]) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    x->unit[i] = pc_parse_unit(u);
   }
   return PERFCHECK_OK;
 }
@@ -583,7 +742,7 @@ static pc_num_status pc_ncu_cell(const pc_ncu *x, long col, int snap_kib, double
   double v;
   pc_num_status st = pc_parse_number(pc_csv_field(&x->csv, (size_t)col), &v, &decimals);
   if (st != PC_NUM_OK) return st;
-  pc_unit u = pc_parse_unit(x->units[col]);
+  pc_unit u = x->unit[col];
   double scaled = v * u.factor;
   if (!isfinite(scaled)) return PC_NUM_NONFINITE;
   if (snap_kib && u.is_bytes && u.factor > 1.0) {
@@ -872,11 +1031,14 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
     double v;
     pc_num_status st = pc_ncu_cell(x, col, 0, &v);
     if (st != PC_NUM_OK) {
-      char shown[96];
-      if (st == PC_NUM_NOT_A_NUMBER) {
+      char shown[160];
+      if (st == PC_NUM_NOT_A_NUMBER || st == PC_NUM_BAD_GROUPING || st == PC_NUM_RANGE) {
         char val[64];
         pc_fmt_printable(val, sizeof val, pc_csv_field(&x->csv, (size_t)col), 20);
-        snprintf(shown, sizeof shown, "\"%s\" is not a number", val);
+        snprintf(shown, sizeof shown, "\"%s\" is %s", val,
+                 st == PC_NUM_NOT_A_NUMBER ? "not a number"
+                 : st == PC_NUM_RANGE      ? "outside the range of a double"
+                                           : "not a number (a ',' outside a group of three digits)");
       } else {
         snprintf(shown, sizeof shown, "%s", pc_num_reason(st));
       }
@@ -909,6 +1071,55 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
   }
 }
 
+/* The short name of a raw kernel name, remembered (a million rows repeat a
+ * few hundred names).  NULL when out of memory. */
+static const char *pc_ncu_short_name(pc_ncu *x, const char *kname, size_t klen) {
+  uint64_t h = pc_hash(kname, klen);
+  if (x->nmemo_slots) {
+    for (size_t j = (size_t)h & (x->nmemo_slots - 1); x->memo_slots[j]; j = (j + 1) & (x->nmemo_slots - 1)) {
+      const pc_name_memo *m = &x->memo[x->memo_slots[j] - 1];
+      if (m->hash == h && strcmp(m->raw, kname) == 0) return m->shortname;
+    }
+  }
+  if (pc_ensure(&x->scratch, &x->scratch_cap, klen + 1)) return NULL;
+  pc_kernel_short_name(kname, x->scratch, klen + 1);
+  const char *shortname = x->scratch[0] ? x->scratch : kname;
+  if (x->nmemo >= PC_NCU_MAX_MEMO) return shortname; /* hostile: no more memory for names */
+  if ((x->nmemo + 1) * 2 > x->nmemo_slots) {
+    size_t ns = x->nmemo_slots ? x->nmemo_slots * 2 : 256;
+    size_t *slots = calloc(ns, sizeof *slots);
+    if (!slots) return NULL;
+    for (size_t i = 0; i < x->nmemo; i++) {
+      size_t j = (size_t)x->memo[i].hash & (ns - 1);
+      while (slots[j]) j = (j + 1) & (ns - 1);
+      slots[j] = i + 1;
+    }
+    free(x->memo_slots);
+    x->memo_slots = slots;
+    x->nmemo_slots = ns;
+  }
+  if (x->nmemo == x->cap_memo) {
+    size_t cap = x->cap_memo ? x->cap_memo * 2 : 64;
+    pc_name_memo *m = realloc(x->memo, cap * sizeof *m);
+    if (!m) return NULL;
+    x->memo = m;
+    x->cap_memo = cap;
+  }
+  pc_name_memo *m = &x->memo[x->nmemo];
+  m->raw = pc_strdup(kname);
+  m->shortname = pc_strdup(shortname);
+  m->hash = h;
+  if (!m->raw || !m->shortname) {
+    free(m->raw);
+    free(m->shortname);
+    return NULL;
+  }
+  size_t j = (size_t)h & (x->nmemo_slots - 1);
+  while (x->memo_slots[j]) j = (j + 1) & (x->nmemo_slots - 1);
+  x->memo_slots[j] = ++x->nmemo;
+  return m->shortname;
+}
+
 /* One launch row. */
 static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
   const char *kname = pc_csv_field(&x->csv, (size_t)x->col_kernel);
@@ -919,10 +1130,9 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
     return PERFCHECK_OK;
   }
   size_t klen = strlen(kname);
-  if (pc_ensure(&x->scratch, &x->scratch_cap, klen + 1))
-    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-  pc_kernel_short_name(kname, x->scratch, klen + 1);
-  const char *shortname = x->scratch[0] ? x->scratch : kname;
+  const char *shortname = pc_ncu_short_name(x, kname, klen);
+  if (!shortname) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  x->launch_rows++;
 
   unsigned grid[3], block[3];
   pc_ncu_dims(x, x->col_grid, PC_L_GRID_X, PC_L_GRID_SIZE, grid);
@@ -1049,98 +1259,179 @@ static void pc_ncu_free(pc_ncu *x) {
   }
   free(x->units);
   free(x->header);
+  free(x->unit);
   for (size_t i = 0; i < x->nsigs; i++) {
     free(x->sigs[i].key);
     free(x->sigs[i].dur);
   }
   free(x->sigs);
   free(x->slots);
+  for (size_t i = 0; i < x->nmemo; i++) {
+    free(x->memo[i].raw);
+    free(x->memo[i].shortname);
+  }
+  free(x->memo);
+  free(x->memo_slots);
   free(x->scratch);
   free(x->key);
   free(x->csv.buf);
   free(x->csv.off);
+  if (x->src.f) free(x->src.win);
+}
+
+/* What a record-level failure means, for a message. */
+static const char *pc_ncu_csv_what(int rc, char *buf, size_t len) {
+  switch (rc) {
+    case PC_CSV_UNTERMINATED:
+      return "a quoted field opened here is not closed before the end of the file (truncated export?)";
+    case PC_CSV_TOO_WIDE:
+      snprintf(buf, len, "more than %zu columns", PC_NCU_MAX_COLUMNS);
+      return buf;
+    case PC_CSV_TOO_LONG:
+      snprintf(buf, len, "a record longer than %zu MiB", PC_NCU_MAX_RECORD_BYTES >> 20);
+      return buf;
+    case PC_CSV_IO:
+      return "read error";
+    default:
+      return "out of memory";
+  }
 }
 
 static perfcheck_status pc_ncu_csv_error(pc_ncu *x, int rc, size_t line) {
-  switch (rc) {
-    case PC_CSV_UNTERMINATED:
-      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
-                          "a quoted field opened here is not closed before the end of the file "
-                          "(truncated export?)");
-    case PC_CSV_TOO_WIDE:
-      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line, "more than %zu columns",
-                          PC_NCU_MAX_COLUMNS);
-    default:
-      return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  char buf[96];
+  if (rc == PC_CSV_OOM) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  if (rc == PC_CSV_IO)
+    return pc_ncu_error(x, PERFCHECK_ERROR_IO, line, "read error: %s", strerror(x->src.read_errno));
+  return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line, "%s", pc_ncu_csv_what(rc, buf, sizeof buf));
+}
+
+/* A row that cannot be read: dropped and counted; the first one is named. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void pc_ncu_bad_row(pc_ncu *x, size_t line, const char *fmt, ...) {
+  if (x->bad_rows++ == 0) {
+    x->first_bad_line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->first_bad, sizeof x->first_bad, fmt, ap);
+    va_end(ap);
   }
+}
+
+/* Skips blank lines and ncu's own message lines (==PROF==, ==WARNING==,
+ * ==ERROR==) at the start of a record; an ==ERROR== line becomes a warning
+ * (the first ten).  Returns 0, or a PC_CSV_ error. */
+static int pc_ncu_skip_noise(pc_ncu *x, size_t *error_lines) {
+  pc_src *s = &x->src;
+  for (;;) {
+    int rc;
+    size_t have = pc_src_peek(s, 9, &rc);
+    if (rc == PC_SRC_OOM) return PC_CSV_OOM;
+    if (have == 0) return 0;
+    const char *p = s->win + s->pos;
+    if (p[0] == '\n') {
+      pc_src_skip(s, 1, 1);
+      continue;
+    }
+    if (p[0] == '\r' && have >= 2 && p[1] == '\n') {
+      pc_src_skip(s, 2, 1);
+      continue;
+    }
+    if (have >= 2 && p[0] == '=' && p[1] == '=') {
+      int is_error = have >= 9 && memcmp(p, "==ERROR==", 9) == 0;
+      size_t len;
+      int has_nl;
+      rc = pc_src_line(s, &len, &has_nl);
+      if (rc == PC_SRC_OOM) return PC_CSV_OOM;
+      if (rc == PC_SRC_TOO_LONG) return PC_CSV_TOO_LONG;
+      if (is_error && (*error_lines)++ < 10) {
+        char text[200], raw[160];
+        size_t n = len < sizeof raw - 1 ? len : sizeof raw - 1;
+        memcpy(raw, s->win + s->pos, n);
+        raw[n] = '\0';
+        pc_fmt_printable(text, sizeof text, raw, 150);
+        pc_ncu_warn(x, "%s:%zu: ncu reported: %s", x->name, s->line, text);
+      }
+      pc_src_skip(s, len + (has_nl ? 1 : 0), has_nl ? 1 : 0);
+      continue;
+    }
+    return 0;
+  }
+}
+
+/* The header: the first record with a "Kernel Name" field.  Lines without
+ * that text are skipped without being parsed (the program's own output). */
+static perfcheck_status pc_ncu_find_header(pc_ncu *x) {
+  pc_src *s = &x->src;
+  pc_csv *c = &x->csv;
+  size_t first_line = 0;
+  for (;;) {
+    size_t len;
+    int has_nl;
+    int rc = pc_src_line(s, &len, &has_nl);
+    if (rc == PC_SRC_OOM) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    if (rc == PC_SRC_TOO_LONG)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, s->line, "a line longer than %zu MiB: not an ncu export",
+                          PC_NCU_MAX_RECORD_BYTES >> 20);
+    if (len == 0 && !has_nl) break; /* the end */
+    const char *p = s->win + s->pos;
+    if (!first_line && len > 0 && !(len == 1 && p[0] == '\r')) first_line = s->line;
+    if (!pc_find(p, len, "Kernel Name", 11)) {
+      pc_src_skip(s, len + (has_nl ? 1 : 0), has_nl ? 1 : 0);
+      continue;
+    }
+    size_t line;
+    int r = pc_csv_next(c, s, PC_NCU_MAX_COLUMNS, &line);
+    if (r == PC_CSV_EOF) break;
+    if (r < 0) return pc_ncu_csv_error(x, r, line);
+    for (size_t i = 0; i < c->n; i++)
+      if (strcmp(pc_csv_field(c, i), "Kernel Name") == 0) {
+        x->header_line = line;
+        return PERFCHECK_OK;
+      }
+  }
+  if (s->read_errno) return pc_ncu_csv_error(x, PC_CSV_IO, s->line);
+  if (!first_line)
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, 1, "empty file; expected an `ncu --csv --page raw` export");
+  return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, first_line,
+                      "not an ncu export: no header row with a \"Kernel Name\" column (export "
+                      "with `ncu --csv --page raw`)");
 }
 
 static perfcheck_status pc_ncu_parse(pc_ncu *x) {
   pc_csv *c = &x->csv;
-  /* The header: the first record with a "Kernel Name" field.  Lines without
-   * that text are skipped without being parsed (the program's own output). */
-  int found = 0;
-  size_t first_line = 0;
-  while (c->p < c->end) {
-    if (!first_line && *c->p != '\n' && *c->p != '\r') first_line = c->line;
-    const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
-    const char *stop = eol ? eol : c->end;
-    if (!pc_find(c->p, (size_t)(stop - c->p), "Kernel Name", 11)) {
-      c->p = eol ? eol + 1 : c->end;
-      c->line++;
-      continue;
-    }
-    size_t line = c->line;
-    int rc = pc_csv_next(c, PC_NCU_MAX_COLUMNS);
-    if (rc < 0) return pc_ncu_csv_error(x, rc, line);
-    for (size_t i = 0; i < c->n && !found; i++)
-      if (strcmp(pc_csv_field(c, i), "Kernel Name") == 0) found = 1;
-    if (found) {
-      x->header_line = line;
-      break;
-    }
-  }
-  if (!found) {
-    if (!first_line)
-      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, 1,
-                          "empty file; expected an `ncu --csv --page raw` export");
-    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, first_line,
-                        "not an ncu export: no header row with a \"Kernel Name\" column (export "
-                        "with `ncu --csv --page raw`)");
-  }
-  perfcheck_status st = pc_ncu_map_header(x);
+  perfcheck_status st = pc_ncu_find_header(x);
+  if (st != PERFCHECK_OK) return st;
+  st = pc_ncu_map_header(x);
   if (st != PERFCHECK_OK) return st;
 
   size_t error_lines = 0;
   int first = 1;
   for (;;) {
-    const char *eline;
-    size_t elen = 0;
-    pc_csv_skip_noise(c, &eline, &elen);
-    if (eline) {
-      if (error_lines++ < 10) {
-        char text[200];
-        char raw[160];
-        size_t n = elen < sizeof raw - 1 ? elen : sizeof raw - 1;
-        memcpy(raw, eline, n);
-        raw[n] = '\0';
-        pc_fmt_printable(text, sizeof text, raw, 150);
-        pc_ncu_warn(x, "%s:%zu: ncu reported: %s", x->name, c->line, text);
-      }
-      const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
-      c->p = eol ? eol + 1 : c->end;
-      if (eol) c->line++;
+    int rc = pc_ncu_skip_noise(x, &error_lines);
+    if (rc < 0) {
+      if (rc == PC_CSV_OOM) return pc_ncu_csv_error(x, rc, x->src.line);
+      char buf[96];
+      pc_ncu_bad_row(x, x->src.line, "%s", pc_ncu_csv_what(rc, buf, sizeof buf));
+      x->rest_unreadable = 1;
+      break;
+    }
+    size_t line;
+    rc = pc_csv_next(c, &x->src, PC_NCU_MAX_COLUMNS, &line);
+    if (rc == PC_CSV_EOF) break;
+    if (rc == PC_CSV_OOM) return pc_ncu_csv_error(x, rc, line);
+    if (rc < 0) {
+      /* A cut-short or damaged tail: what was read before it is kept. */
+      char buf[96];
+      pc_ncu_bad_row(x, line, "%s", pc_ncu_csv_what(rc, buf, sizeof buf));
+      if (rc != PC_CSV_UNTERMINATED) x->rest_unreadable = 1;
+      break;
+    }
+    if (c->n != x->ncols) {
+      pc_ncu_bad_row(x, line, "%zu fields where the header (line %zu) has %zu", c->n, x->header_line, x->ncols);
       continue;
     }
-    size_t line = c->line;
-    int rc = pc_csv_next(c, PC_NCU_MAX_COLUMNS);
-    if (rc == PC_CSV_EOF) break;
-    if (rc < 0) return pc_ncu_csv_error(x, rc, line);
-    if (c->n != x->ncols)
-      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
-                          "%zu fields where the header (line %zu) has %zu: the file is cut short "
-                          "or is not an ncu export",
-                          c->n, x->header_line, x->ncols);
     const char *kname = pc_csv_field(c, (size_t)x->col_kernel);
     if (strcmp(kname, "Kernel Name") == 0) {
       /* The header again (ncu writes one per profiled process): skip it and
@@ -1165,18 +1456,32 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
         continue;
       }
     }
-    if (!x->device_read && pc_csv_field(c, (size_t)x->col_kernel)[0] != '\0') {
+    if (!x->device_read && kname[0] != '\0') {
       pc_ncu_read_device(x);
       x->device_read = 1;
     }
     st = pc_ncu_row(x, line);
     if (st != PERFCHECK_OK) return st;
   }
-  if (x->r->nkernels == 0)
-    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, c->line,
+  if (x->src.read_errno) return pc_ncu_csv_error(x, PC_CSV_IO, x->src.line);
+  if (x->r->nkernels == 0) {
+    if (x->bad_rows)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, x->first_bad_line,
+                          "%s; %zu row%s could not be read and none before %s was a complete launch row",
+                          x->first_bad, x->bad_rows, x->bad_rows == 1 ? "" : "s",
+                          x->bad_rows == 1 ? "it" : "them");
+    return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, x->src.line,
                         "the header (line %zu) is followed by no launch: ncu profiled no kernel "
                         "(check its --kernel-name filter)",
                         x->header_line);
+  }
+  if (x->bad_rows)
+    pc_report_warn(x->r, x->quiet,
+                   "%s:%zu: %s; %zu row%s dropped%s, %zu launch row%s kept (a damaged or cut-short export: was "
+                   "ncu stopped before it finished?)",
+                   x->name, x->first_bad_line, x->first_bad, x->bad_rows, x->bad_rows == 1 ? "" : "s",
+                   x->rest_unreadable ? " and the rest of the file not read" : "", x->launch_rows,
+                   x->launch_rows == 1 ? "" : "s");
   pc_ncu_finish(x);
   pc_ncu_warn_missing(x);
   if (x->over_cap)
@@ -1192,10 +1497,11 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
-                                  pc_report **out, char *err, size_t errlen) {
+/* Reads from `f` (streamed) or from data[0..len) (f NULL). */
+static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const char *name, int quiet,
+                                   pc_report **out, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
-  if (!out || (!data && len)) {
+  if (!out || (!f && !data && len)) {
     if (err && errlen) snprintf(err, errlen, "pc_ncu_csv_parse: NULL argument");
     return PERFCHECK_ERROR_INVALID_ARGUMENT;
   }
@@ -1206,11 +1512,23 @@ perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name
   x.quiet = quiet;
   x.err = err;
   x.errlen = errlen;
-  x.csv.p = data ? data : "";
-  x.csv.end = x.csv.p + len;
-  x.csv.line = 1;
+  x.src.line = 1;
+  if (f) {
+    x.src.f = f;
+    x.src.win = malloc(PC_NCU_CHUNK_BYTES); /* never NULL: pointers into it are formed before the first read */
+    if (!x.src.win) {
+      if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    x.src.cap = PC_NCU_CHUNK_BYTES;
+  } else {
+    x.src.win = (char *)(uintptr_t)(data ? data : ""); /* read only: an in-memory source never fills */
+    x.src.cap = x.src.end = len;
+    x.src.eof = 1;
+  }
   x.r = pc_report_new();
   if (!x.r) {
+    if (f) free(x.src.win);
     if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
     return PERFCHECK_ERROR_OUT_OF_MEMORY;
   }
@@ -1231,20 +1549,38 @@ perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name
   return PERFCHECK_OK;
 }
 
+perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
+                                  pc_report **out, char *err, size_t errlen) {
+  return pc_ncu_run(NULL, data, len, name, quiet, out, err, errlen);
+}
+
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                 size_t errlen) {
+  if (!f) {
+    if (err && errlen) snprintf(err, errlen, "pc_ncu_csv_read: NULL stream");
+    if (out) *out = NULL;
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  }
+  return pc_ncu_run(f, NULL, 0, name, quiet, out, err, errlen);
+}
+
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
                                                              perfcheck_report **out) {
   if (out) *out = NULL;
   if (!path || !out)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_ncu_csv: %s is NULL",
                    path ? "out" : "path");
-  char *data;
-  size_t len;
-  perfcheck_status st = pc_read_file(path, PC_NCU_MAX_FILE_BYTES, "an ncu export", &data, &len);
-  if (st != PERFCHECK_OK) return st;
+  FILE *f = fopen(path, "rb");
+  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    return pc_fail(PERFCHECK_ERROR_IO, "%s: is a directory", path);
+  }
   char err[512];
   pc_report *r = NULL;
-  st = pc_ncu_csv_parse(data, len, path, quiet, &r, err, sizeof err);
-  free(data);
+  perfcheck_status st = pc_ncu_csv_read(f, path, quiet, &r, err, sizeof err);
+  fclose(f);
   if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
   pc_checklist_report(r);
   *out = r;

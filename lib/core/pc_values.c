@@ -16,13 +16,17 @@ static double pc_dims(const unsigned v[3]) {
 
 /* The named values beyond the metric table.  Derived values are read from
  * k->derived, which pc_checklist_kernel (pc_derive) fills. */
-static int pc_named_value(const pc_kernel *k, const char *name, double *v) {
+typedef struct pc_named {
+  const char *name;
+  double value;
+} pc_named;
+#define PC_NAMED_MAX 64
+
+/* The table of named values for kernel k; returns its length. */
+static size_t pc_named_table(const pc_kernel *k, pc_named *out) {
   const pc_attributes *a = &k->attr;
   const pc_derived *d = &k->derived;
-  struct {
-    const char *name;
-    double value;
-  } t[] = {
+  const pc_named t[] = {
       /* ncu's launch statistics and occupancy values (not CUPTI metrics). */
       {"launch__registers_per_thread", a->registers_per_thread},
       {"launch__shared_mem_per_block_static", a->static_smem},
@@ -67,13 +71,32 @@ static int pc_named_value(const pc_kernel *k, const char *name, double *v) {
       {"duration_ns_median", k->dur_median_ns},
       {"duration_ns_max", k->dur_max_ns},
   };
-  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+  size_t n = sizeof t / sizeof t[0];
+  _Static_assert(sizeof t / sizeof t[0] <= PC_NAMED_MAX, "PC_NAMED_MAX");
+  memcpy(out, t, sizeof t);
+  return n;
+}
+
+static int pc_named_value(const pc_kernel *k, const char *name, double *v) {
+  pc_named t[PC_NAMED_MAX];
+  size_t n = pc_named_table(k, t);
+  for (size_t i = 0; i < n; i++) {
     if (strcmp(t[i].name, name) == 0) {
       *v = t[i].value;
       return 1;
     }
   }
   return 0;
+}
+
+size_t pc_kernel_value_names(const char **names, size_t cap) {
+  pc_kernel k;
+  pc_kernel_init(&k);
+  pc_named t[PC_NAMED_MAX];
+  size_t n = pc_named_table(&k, t);
+  for (size_t i = 0; i < n && i < cap; i++) names[i] = t[i].name;
+  pc_kernel_free(&k);
+  return n;
 }
 
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out) {

@@ -12,12 +12,24 @@
 
 void pc_csv_write_field(FILE *f, const char *s) {
   if (!s) return;
-  int quote = strpbrk(s, ",\"\r\n") != NULL;
+  int quote = strpbrk(s, ",\"") != NULL;
   if (quote) fputc('"', f);
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     if (*p == '"') {
       fputs("\"\"", f);
+      p++;
+      continue;
+    }
+    if (*p < 0x20 || *p == 0x7f) { /* a kernel name's control characters: visible, never raw (a terminal would act on ESC) */
+      if (*p == '\n')
+        fputs("\\n", f);
+      else if (*p == '\t')
+        fputs("\\t", f);
+      else if (*p == '\r')
+        fputs("\\r", f);
+      else
+        fprintf(f, "\\x%02x", *p);
       p++;
       continue;
     }

@@ -360,6 +360,18 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
   return k;
 }
 
+/* ==== The host-API lock ====================================================== */
+
+/* CUPTI's Profiler Host API keeps process-wide state of its own (helgrind
+ * saw 1,000 races inside it with perfcheck_metric_passes called from 8
+ * threads), so every host-API sequence of this file runs under one lock:
+ * pc_host_mu, recursive, because validation and configuration nest (a pass
+ * count opens a host object, validates, configures).  It guards CUPTI's
+ * host state only, no data of ours.  Lock order: pc_host_mu before
+ * pc_prof_lock.  The host API calls nothing back, so holding it across a
+ * CUPTI call cannot deadlock. */
+static pthread_mutex_t pc_host_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
 /* ==== Host objects, validation, config images =============================== */
 
 static void pc_list_chips(char *buf, size_t len) {
@@ -374,8 +386,8 @@ static void pc_list_chips(char *buf, size_t len) {
   }
 }
 
-perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
-                                 pc_err *err) {
+static perfcheck_status pc_rp_host_open_u(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
+                                          pc_err *err) {
   *out = NULL;
   if (!chip || !chip[0]) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no chip name");
   perfcheck_status st = pc_rp_nvperf_load(err);
@@ -401,7 +413,7 @@ perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_P
   return PERFCHECK_OK;
 }
 
-void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
+static void pc_rp_host_close_u(CUpti_Profiler_Host_Object *host) {
   if (!host) return;
   CUpti_Profiler_Host_Deinitialize_Params p = PC_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
   p.pHostObject = host;
@@ -431,8 +443,8 @@ static void pc_remove_extra(pc_rp_plan *plan, size_t i) {
   plan->nextra--;
 }
 
-perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
-                                     int remove_extras, pc_err *err) {
+static perfcheck_status pc_rp_plan_validate_u(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
+                                              int remove_extras, pc_err *err) {
   char reason[320];
   pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
@@ -545,9 +557,9 @@ fail:
                     "%s (chip %s, %zu metrics)", e.msg, chip, n);
 }
 
-perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
-                                      int remove_extras, CUpti_Profiler_Host_Object **host_out,
-                                      uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
+static perfcheck_status pc_rp_plan_configure_u(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
+                                               int remove_extras, CUpti_Profiler_Host_Object **host_out,
+                                               uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
   if (host_out) *host_out = NULL;
   *config = NULL;
   *config_size = 0;
@@ -612,7 +624,7 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
 
 /* ==== Pass counts ============================================================ */
 
-perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
+static perfcheck_status pc_rp_count_passes_u(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
   pc_err_clear(err);
   if (!plan || !passes || !chip) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_count_passes: NULL argument");
   *passes = 0;
@@ -626,6 +638,48 @@ perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *pas
   size_t size = 0;
   st = pc_rp_plan_configure(chip, NULL, plan, 1, NULL, &config, &size, passes, err);
   free(config);
+  return st;
+}
+
+
+/* ---- the locked entry points (pc_rp_internal.h) ------------------------------ */
+
+perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
+                                 pc_err *err) {
+  pthread_mutex_lock(&pc_host_mu);
+  perfcheck_status st = pc_rp_host_open_u(chip, avail, out, err);
+  pthread_mutex_unlock(&pc_host_mu);
+  return st;
+}
+
+void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
+  pthread_mutex_lock(&pc_host_mu);
+  pc_rp_host_close_u(host);
+  pthread_mutex_unlock(&pc_host_mu);
+}
+
+perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
+                                     int remove_extras, pc_err *err) {
+  pthread_mutex_lock(&pc_host_mu);
+  perfcheck_status st = pc_rp_plan_validate_u(host, chip, plan, remove_extras, err);
+  pthread_mutex_unlock(&pc_host_mu);
+  return st;
+}
+
+perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
+                                      int remove_extras, CUpti_Profiler_Host_Object **host_out,
+                                      uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
+  pthread_mutex_lock(&pc_host_mu);
+  perfcheck_status st =
+      pc_rp_plan_configure_u(chip, avail, plan, remove_extras, host_out, config, config_size, passes, err);
+  pthread_mutex_unlock(&pc_host_mu);
+  return st;
+}
+
+perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
+  pthread_mutex_lock(&pc_host_mu);
+  perfcheck_status st = pc_rp_count_passes_u(chip, plan, passes, err);
+  pthread_mutex_unlock(&pc_host_mu);
   return st;
 }
 

@@ -8,10 +8,11 @@
  *     supported way; it works whatever the program links (static cudart
  *     included): launches are seen through CUPTI callbacks, no CUDA symbol
  *     is interposed.
- *   LD_PRELOAD=libperfcheck_inject.so: the constructor sets
- *     CUDA_INJECTION64_PATH to this library when it is unset (the driver reads
- *     it at cuInit, which comes later), so the driver calls InitializeInjection
- *     the same way.
+ *   LD_PRELOAD=libperfcheck_inject.so: in a program that is a CUDA program
+ *     when it starts (device code in the executable, or libcudart/libcuda
+ *     loaded), the constructor sets CUDA_INJECTION64_PATH to this library
+ *     when it is unset (the driver reads it at cuInit, which comes later), so
+ *     the driver calls InitializeInjection the same way.
  *   NVTX_INJECTION64_PATH=libperfcheck_inject.so (set by both, when unset):
  *     each NVTX-using module calls InitializeInjectionNvtx2 (NVTX 3) or
  *     InitializeInjectionNvtx (the NVTX 2 library, libnvToolsExt.so.1) at its
@@ -20,18 +21,20 @@
  *     that the ranges reach the CUPTI NVTX callbacks the runtime enables.
  * Those three functions are all the library exports (inject.map).
  *
- * A program that never touches CUDA is left alone: the constructor only
- * reads and sets two environment variables and registers an exit check;
- * nothing loads CUPTI or calls CUDA until the driver calls
- * InitializeInjection (or an NVTX call asks for CUPTI).
+ * A program that never touches CUDA is left alone: the constructor reads two
+ * environment variables, looks at the executable's section headers once and
+ * registers an exit check that opens no file; it sets CUDA_INJECTION64_PATH
+ * and NVTX_INJECTION64_PATH only in a CUDA program; nothing loads CUPTI or
+ * calls CUDA until the driver calls InitializeInjection (or an NVTX call
+ * asks for CUPTI).  A privileged process (AT_SECURE) is not touched at all.
  *
  * "perfcheck: profiling off: REASON", one line on stderr, whenever profiling
  * cannot happen in a program that uses CUDA; the program runs on untouched.
  * When the driver never called InitializeInjection (no driver, the
  * toolkit's stub, another tool's CUDA_INJECTION64_PATH), the exit check says
- * why, if the program is a CUDA program: it holds device code (an ELF section
- * .nv_fatbin or .nvFatBinSegment, in the executable or a loaded library) or
- * loaded libcudart/libcuda.
+ * why, if the program is a CUDA program: its executable holds device code
+ * (an ELF section .nv_fatbin or .nvFatBinSegment) or it loaded
+ * libcudart/libcuda.
  *
  * One copy of libperfcheck per process: when the program links libperfcheck
  * itself, that copy is the one used (found by its soname), so the process
@@ -40,7 +43,7 @@
  * (pc_inject_rt.c); one that creates it later finds the injected session in
  * place (PERFCHECK_ERROR_SESSION_EXISTS).
  */
-#define _GNU_SOURCE /* dladdr, dl_iterate_phdr, RTLD_NOLOAD */
+#define _GNU_SOURCE /* dladdr, dl_iterate_phdr, RTLD_NOLOAD, secure_getenv */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -54,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,27 +151,31 @@ done:
   return found;
 }
 
+/* A loaded library that is CUDA's, by its name alone (no file is opened). */
 static int pc_ld_object_is_cuda(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   const char *name = info->dlpi_name;
   if (!name || !*name) return 0; /* the executable (checked apart) or the vdso */
   const char *base = strrchr(name, '/');
   base = base ? base + 1 : name;
-  /* Ours and the tools' own libraries are no evidence; nor is the driver
-   * when NVTX made us load it. */
-  if (strncmp(base, "libperfcheck", 12) == 0 || strncmp(base, "libcupti", 8) == 0 ||
-      strncmp(base, "libnvperf", 9) == 0)
-    return 0;
+  /* The driver is no evidence when NVTX made us load it. */
   if (strncmp(base, "libcudart.so", 12) == 0 ||
-      (strncmp(base, "libcuda.so", 10) == 0 && !atomic_load(&pc_ld_nvtx_asked)) || pc_ld_has_fatbin(name)) {
+      (strncmp(base, "libcuda.so", 10) == 0 && !atomic_load(&pc_ld_nvtx_asked))) {
     *(int *)data = 1;
     return 1;
   }
   return 0;
 }
 
+/* -1 not looked at yet; else whether the executable holds device code
+ * (static cudart: nvcc's default).  Read once, in the constructor. */
+static int pc_ld_exe_fatbin = -1;
+
+/* A CUDA program: its executable holds device code, or it loaded the CUDA
+ * runtime or driver.  Opens one file at most (the executable, once). */
 static int pc_ld_cuda_program(void) {
-  if (pc_ld_has_fatbin("/proc/self/exe")) return 1;
+  if (pc_ld_exe_fatbin < 0) pc_ld_exe_fatbin = pc_ld_has_fatbin("/proc/self/exe");
+  if (pc_ld_exe_fatbin) return 1;
   int found = 0;
   dl_iterate_phdr(pc_ld_object_is_cuda, &found);
   return found;
@@ -176,7 +184,7 @@ static int pc_ld_cuda_program(void) {
 /* The driver never called InitializeInjection: say why, once, if the
  * program uses CUDA. */
 static void pc_ld_exit_check(void) {
-  if (atomic_load(&pc_ld_cuinit)) return;
+  if (atomic_load(&pc_ld_cuinit) || atomic_load(&pc_ld_exiting)) return;
   if (!pc_ld_cuda_program()) return;
   atomic_store(&pc_ld_exiting, 1);
   if (pc_ld_other[0]) {
@@ -218,12 +226,19 @@ static void pc_ld_exit_check(void) {
     pc_ld_off("cuInit failed with error %d", r);
   else
     pc_ld_off("the driver did not call InitializeInjection (CUDA_INJECTION64_PATH=%s)",
-              getenv("CUDA_INJECTION64_PATH") ? getenv("CUDA_INJECTION64_PATH") : "unset");
+              secure_getenv("CUDA_INJECTION64_PATH") ? secure_getenv("CUDA_INJECTION64_PATH") : "unset");
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
 __attribute__((constructor)) static void pc_ld_init(void) {
+  /* A privileged process (setuid, setgid, capabilities) is left alone: the
+   * loader ignores LD_PRELOAD there unless the file is in a trusted
+   * directory, and nothing from the environment may steer it. */
+  if (getauxval(AT_SECURE)) {
+    atomic_store(&pc_ld_exiting, 1);
+    return;
+  }
   Dl_info info;
   if (dladdr((void *)pc_ld_init, &info) && info.dli_fname && info.dli_fname[0]) {
     if (!realpath(info.dli_fname, pc_ld_self)) snprintf(pc_ld_self, sizeof pc_ld_self, "%s", info.dli_fname);
@@ -235,13 +250,19 @@ __attribute__((constructor)) static void pc_ld_init(void) {
       pc_ld_dir[0] = '\0';
   }
   if (pc_ld_self[0] == '/') {
-    const char *c = getenv("CUDA_INJECTION64_PATH");
-    if (!c || !*c)
-      setenv("CUDA_INJECTION64_PATH", pc_ld_self, 1);
-    else if (!pc_ld_same_file(c, pc_ld_self))
-      snprintf(pc_ld_other, sizeof pc_ld_other, "%s", c);
-    const char *n = getenv("NVTX_INJECTION64_PATH");
-    if (!n || !*n) setenv("NVTX_INJECTION64_PATH", pc_ld_self, 1);
+    const char *c = secure_getenv("CUDA_INJECTION64_PATH");
+    const char *n = secure_getenv("NVTX_INJECTION64_PATH");
+    if (c && *c && !pc_ld_same_file(c, pc_ld_self)) snprintf(pc_ld_other, sizeof pc_ld_other, "%s", c);
+    /* Preloaded alone: the driver finds us through these at cuInit.  Set
+     * only in a program that is a CUDA program when it starts (device code
+     * in the executable, or the CUDA runtime or driver already loaded), so
+     * that the environment of one that never touches CUDA stays as it was;
+     * one that loads CUDA later (Python) needs `perfcheck run` or
+     * CUDA_INJECTION64_PATH. */
+    if ((!c || !*c || !n || !*n) && pc_ld_cuda_program()) {
+      if (!c || !*c) setenv("CUDA_INJECTION64_PATH", pc_ld_self, 1);
+      if (!n || !*n) setenv("NVTX_INJECTION64_PATH", pc_ld_self, 1);
+    }
   }
   atexit(pc_ld_exit_check);
 }

@@ -58,7 +58,7 @@
  * actions and writes nothing at its exit.  A child that execs starts afresh
  * (the environment still names the injection library).
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, secure_getenv */
 #include <cupti.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +74,7 @@
 
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
+#include "../core/pc_output.h"
 #include "../gpu/pc_activity.h"
 #include "../gpu/pc_call.h"
 #include "../gpu/pc_capture.h"
@@ -290,7 +291,7 @@ static void pc_rt_push(const char *name) {
   } else {
     pc_rt_nranges++;
     pc_rt_tl_stack[depth] = id;
-    pc_rt_tl_gated[depth] = pc_rt_env.nvtx_include && strcmp(name, pc_rt_env.nvtx_include) == 0;
+    pc_rt_tl_gated[depth] = (unsigned char)pc_config_nvtx_match(&pc_rt_env, name); /* the name, or regex:EXPR */
     if (pc_rt_tl_gated[depth]) atomic_fetch_add(&pc_rt_gate_open, 1);
   }
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
@@ -471,6 +472,18 @@ int pc_inject_initialize(int abi) {
   }
   int idle = PC_RT_IDLE;
   if (!atomic_compare_exchange_strong(&pc_rt_state, &idle, PC_RT_WAITING)) return 1;
+  if (pc_output_privileged()) { /* setuid, setgid, capabilities: nobody's environment configures it */
+    atomic_store(&pc_rt_state, PC_RT_DONE);
+    pc_rt_off("this process runs with privileges its user does not have (setuid, setgid or file capabilities)");
+    return 1;
+  }
+  /* The first CUDA process of a run is its root, unless `perfcheck run`
+   * named one: the others write PATH.PID (pc_output.h). */
+  if (!secure_getenv("PERFCHECK_ROOT_PID")) {
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    setenv("PERFCHECK_ROOT_PID", pid, 0);
+  }
   pc_config_from_env(&pc_rt_opt, &pc_rt_env, stderr);
   pc_rt_opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
   if (!pc_rt_opt.output) pc_rt_opt.output = "stderr";

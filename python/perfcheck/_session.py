@@ -307,8 +307,11 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
       note), "timing" or "counters" (PERFCHECK_MODE);
     - ``metrics``: "default", "sol", "full", or ncu metric names (a str
       with commas or a list; may start with a set) (PERFCHECK_METRICS);
-    - ``kernels``: the kernel filter, as PERFCHECK_KERNELS spells it
-      (ncu's -k);
+    - ``kernels``: a POSIX extended regex searched in each kernel's name
+      (its demangled name without return type and parameters), as the C
+      API's ``perfcheck_options.kernel_regex``; it goes through the same
+      regex guard as PERFCHECK_KERNELS's ``regex:EXPR`` (the environment
+      variable also takes a bare function name, ncu's -k);
     - ``launch_skip``, ``launch_count`` (0: no limit), ``per_signature``:
       which launches get counters (ncu's -s, -c);
     - ``progress``: a stderr line per profiled kernel;

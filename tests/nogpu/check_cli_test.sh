@@ -77,6 +77,34 @@ printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
 expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
 expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
 expect_run 0 "usage: perfcheck check" -- --help
+# Issue 9 item 7: a typo is bad input (2), never a regression (1).
+expect_run 2 'unknown quantity: mysteryA: no quantity named "sectors_per_request_requets_ld"' -- \
+  --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv"
+expect_run 2 'did you mean "sectors_per_request_ld"? The quantities are: cause, bound, launch__registers_per_thread' -- \
+  --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv"
+expect_run 2 'unknown quantity' -- --expect 'regex:^mystery:sector_per_request_ld<=4' "$tmp/seed.json"
+expect_run 2 'unknown cause word "divergnt" (one of: none, not_the_slow_part,' -- --expect 'mysteryB:cause==divergnt' "$csv"
+expect_run 2 'unknown bound word' -- --expect 'mysteryB:bound==fast' "$csv"
+expect_run 2 'column 10: expected a quantity' -- --expect 'mysteryA:<=4' "$csv"
+# ... while an expectation read correctly that does not hold stays 1.
+expect_run 1 "no kernel named \"mysteryD\"" -- --expect 'mysteryD:sectors_per_request_ld<=4' "$csv"
+# A result that cannot be written is no pass (issue 14): stdout on /dev/full.
+if [ -w /dev/full ]; then
+  out=$("$pc" check --quiet --expect 'mysteryA:step==3' "$csv" 2>&1 >/dev/full)
+  rc=$?
+  if [ "$rc" -eq 1 ] && grep -qF "writing the results to stdout failed" <<<"$out"; then
+    echo "ok: exit 1: perfcheck check > /dev/full"
+  else
+    echo "FAILED: perfcheck check > /dev/full -> exit $rc (want 1): $out"
+    fails=$((fails + 1))
+  fi
+fi
+# --junit goes through a temporary file and rename: a folder that does not
+# exist is an error (2) and leaves nothing behind.
+expect_run 2 "cannot write $tmp/no/such/j.xml: cannot create a file in $tmp/no/such" -- --quiet \
+  --expect 'mysteryA:step==3' --junit "$tmp/no/such/j.xml" "$csv"
+# Short options mean the same in every subcommand (issue 9 item 6).
+expect_run 0 "0 of 1 check failed" -- -q -e 'mysteryA:step==3' "$csv"
 
 # JUnit: written on failure too, and valid XML with the right counts.
 expect_run 1 "2 of 5 checks failed" -- --quiet --junit "$tmp/out.xml" --suite 'seed <000>' \

@@ -280,12 +280,12 @@ def test_configure():
         perfcheck.configure(per_signature=0)
     with pytest.raises(ValueError):
         perfcheck.configure(launch_skip=True)
-    perfcheck.configure(mode="timing", metrics=["default", "smsp__inst_executed.sum"], kernels="regex:^gemm",
+    perfcheck.configure(mode="timing", metrics=["default", "smsp__inst_executed.sum"], kernels="^gemm",
                         launch_skip=2, launch_count=3, per_signature=1, progress=True, nvtx=False, quiet=True,
                         output="/tmp/report-%p.json", format="json")
     from perfcheck import _lib, _session
     opts, keep = _session._options(_lib.get())
-    assert (opts.mode, opts.metrics, opts.kernel_regex) == (1, b"default,smsp__inst_executed.sum", b"regex:^gemm")
+    assert (opts.mode, opts.metrics, opts.kernel_regex) == (1, b"default,smsp__inst_executed.sum", b"^gemm")
     assert (opts.launch_skip, opts.launch_count, opts.per_signature) == (2, 3, 1)
     assert (opts.progress, opts.emit_nvtx, opts.quiet, opts.output, opts.output_format) == (
         1, 0, 1, b"/tmp/report-%p.json", 1)

@@ -163,7 +163,7 @@ print(ran, perfcheck.status().active)
 
 def test_configure_and_environment(double):
     p, log = double(r'''
-perfcheck.configure(mode="timing", metrics=["sol"], kernels="regex:^gemm", launch_skip=2, launch_count=5,
+perfcheck.configure(mode="timing", metrics=["sol"], kernels="^gemm", launch_skip=2, launch_count=5,
                     nvtx=False, output="out-%p.json", format="json")
 with perfcheck.region("a"):
     pass
@@ -175,10 +175,10 @@ perfcheck.close()
 perfcheck.configure()                 # back to the environment
 with perfcheck.region("b"):
     pass
-''', env={"PERFCHECK_MODE": "counters", "PERFCHECK_LAUNCH_COUNT": "9", "PERFCHECK_KERNELS": "^conv"})
+''', env={"PERFCHECK_MODE": "counters", "PERFCHECK_LAUNCH_COUNT": "9", "PERFCHECK_KERNELS": "regex:^conv"})
     assert p.stdout.strip() == "ERROR_SESSION_EXISTS"
     creates = [c for c in calls(log) if c.startswith("create ")]
-    assert creates[0] == ("create mode=1 metrics=sol kernels=regex:^gemm skip=2 count=5 per_signature=1 nvtx=0 "
+    assert creates[0] == ("create mode=1 metrics=sol kernels=^gemm skip=2 count=5 per_signature=1 nvtx=0 "
                           "quiet=0 output=out-%p.json format=1")
     assert creates[1] == ("create mode=2 metrics=- kernels=^conv skip=0 count=9 per_signature=1 nvtx=1 "
                           "quiet=0 output=- format=0")

@@ -191,7 +191,11 @@ def main():
     raw = run(binary, "diagnose", "--format", "csv", "--quiet", data + "/ncu_hostile_names.csv")
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
     check(rows[0][:3] == ["name", "region", "grid"], "csv: header %r" % rows[0][:3])
-    check([r[0] for r in rows[1:]] == want, "csv: names %r" % [r[0] for r in rows[1:]])
+    # Control characters are visible escapes in CSV, never raw (issue 14).
+    want_csv = [n.replace("\n", "\\n").replace("\t", "\\t").replace("\x01", "\\x01").replace("\x1b", "\\x1b")
+                for n in want]
+    check([r[0] for r in rows[1:]] == want_csv, "csv: names %r" % [r[0] for r in rows[1:]])
+    check(not any(c < " " for r in rows for f in r for c in f), "csv: a raw control character")
     check(all(len(r) == len(rows[0]) for r in rows), "csv: ragged rows")
     raw = run(binary, "diagnose", "--format", "csv", "--quiet", data + "/t4_seed000.csv")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")))

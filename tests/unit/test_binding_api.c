@@ -188,7 +188,7 @@ static void test_options_from_env(void **state) {
 
   setenv("PERFCHECK_MODE", "timing", 1);
   setenv("PERFCHECK_METRICS", "sol", 1);
-  setenv("PERFCHECK_KERNELS", "^gemm", 1);
+  setenv("PERFCHECK_KERNELS", "regex:^gemm", 1); /* ncu's -k vocabulary: regex:EXPR is EXPR */
   setenv("PERFCHECK_LAUNCH_SKIP", "3", 1);
   setenv("PERFCHECK_LAUNCH_COUNT", "7", 1);
   setenv("PERFCHECK_PER_SIGNATURE", "2", 1);

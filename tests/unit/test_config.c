@@ -211,13 +211,29 @@ static void test_metrics(void **state) {
 
 static void test_kernels(void **state) {
   (void)state;
-  GOOD("PERFCHECK_KERNELS", "^mystery[AB]$", want_.kernel_regex = "^mystery[AB]$";
+  /* ncu's vocabulary (issue 9 item 6): regex:EXPR is a regex; the inputs of
+   * these four checks gained the "regex:" prefix, their results are as before. */
+  GOOD("PERFCHECK_KERNELS", "regex:^mystery[AB]$", want_.kernel_regex = "^mystery[AB]$";
        assert_string_equal(o->kernel_regex, "^mystery[AB]$"));
-  GOOD("PERFCHECK_KERNELS", "gemm|conv(2d)?", want_.kernel_regex = "gemm|conv(2d)?";
+  GOOD("PERFCHECK_KERNELS", "regex:gemm|conv(2d)?", want_.kernel_regex = "gemm|conv(2d)?";
        assert_string_equal(o->kernel_regex, "gemm|conv(2d)?"));
-  bad("PERFCHECK_KERNELS", "(", "is not a POSIX extended regex (", "every kernel");
-  bad("PERFCHECK_KERNELS", "mystery[AB", "is not a POSIX extended regex (", "every kernel");
-  bad("PERFCHECK_KERNELS", "a{2,1}", "is not a POSIX extended regex (", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:(", "is not a usable POSIX extended regex (", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:mystery[AB", "is not a usable POSIX extended regex (", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:a{2,1}", "is not a usable POSIX extended regex (", "every kernel");
+  /* A bare name is the function name, exactly, as ncu's -k NAME. */
+  GOOD("PERFCHECK_KERNELS", "mysteryA", want_.kernel_regex = "^(.*::)?mysteryA(<.*)?$";
+       assert_string_equal(o->kernel_regex, "^(.*::)?mysteryA(<.*)?$"));
+  GOOD("PERFCHECK_KERNELS", "scaleAdd<4>", want_.kernel_regex = "^(.*::)?scaleAdd<4>$";
+       assert_string_equal(o->kernel_regex, "^(.*::)?scaleAdd<4>$"));
+  GOOD("PERFCHECK_KERNELS", "(", want_.kernel_regex = "^(.*::)?\\((<.*)?$";
+       assert_string_equal(o->kernel_regex, "^(.*::)?\\((<.*)?$"));
+  bad("PERFCHECK_KERNELS", "regex:", "needs an expression", "every kernel");
+  bad("PERFCHECK_KERNELS", "bad\tname", "is not a kernel name (a control character", "every kernel");
+  /* The regex guard (pc_regex.h), the same rules as expectations'. */
+  bad("PERFCHECK_KERNELS", "regex:((a{255}){255}){255}", "rule \"nesting\"", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:(a{255}){255}", "rule \"expansion\"", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:(x|xx)+\\1y", "rule \"backref\"", "every kernel");
+  bad("PERFCHECK_KERNELS", "regex:a{256}", "rule \"count\"", "every kernel");
 }
 
 static void test_launch_skip(void **state) {
@@ -268,7 +284,17 @@ static void test_per_signature(void **state) {
 static void test_nvtx(void **state) {
   (void)state;
   GOOD("PERFCHECK_NVTX", "train step", assert_string_equal(x->nvtx_include, "train step"));
-  GOOD("PERFCHECK_NVTX", "forward/layer1", assert_string_equal(x->nvtx_include, "forward/layer1"));
+  GOOD("PERFCHECK_NVTX", "forward/layer1", assert_string_equal(x->nvtx_include, "forward/layer1");
+       assert_null(x->nvtx_regex); assert_true(pc_config_nvtx_match(x, "forward/layer1"));
+       assert_false(pc_config_nvtx_match(x, "forward/layer12")));
+  /* regex:EXPR, through the regex guard. */
+  GOOD("PERFCHECK_NVTX", "regex:^step [0-9]+$", assert_string_equal(x->nvtx_include, "regex:^step [0-9]+$");
+       assert_non_null(x->nvtx_regex); assert_true(pc_config_nvtx_match(x, "step 12"));
+       assert_false(pc_config_nvtx_match(x, "step x")); assert_false(pc_config_nvtx_match(x, NULL)));
+  bad("PERFCHECK_NVTX", "regex:(x|xx)+\\1y", "rule \"backref\"", "every range");
+  bad("PERFCHECK_NVTX", "regex:[a", "is not a usable POSIX extended regex", "every range");
+  bad("PERFCHECK_NVTX", "regex:", "empty after regex:", "every range");
+  assert_false(pc_config_nvtx_match(NULL, "x"));
 }
 
 static void test_output(void **state) {
@@ -363,7 +389,7 @@ static void test_several_bad(void **state) {
 
 static void test_strings_outlive_environment(void **state) {
   (void)state;
-  setenv("PERFCHECK_KERNELS", "^abc$", 1);
+  setenv("PERFCHECK_KERNELS", "regex:^abc$", 1);
   setenv("PERFCHECK_NVTX", "step", 1);
   setenv("PERFCHECK_METRICS", "sol", 1);
   setenv("PERFCHECK_OUTPUT", "o.%p", 1);
@@ -371,7 +397,7 @@ static void test_strings_outlive_environment(void **state) {
   run_config(&r1);
   assert_ptr_not_equal(r1.opt.kernel_regex, getenv("PERFCHECK_KERNELS")); /* a copy */
   /* The environment changes and the config is read again. */
-  setenv("PERFCHECK_KERNELS", "^xyz$", 1);
+  setenv("PERFCHECK_KERNELS", "regex:^xyz$", 1);
   setenv("PERFCHECK_NVTX", "other", 1);
   unsetenv("PERFCHECK_METRICS");
   setenv("PERFCHECK_OUTPUT", "o.%p", 1);

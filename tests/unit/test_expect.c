@@ -228,6 +228,8 @@ static void test_parse_errors(void **state) {
       {"mysteryA:sectors_per_request_ld<=inf", 34, "expected a number"},
       {"mysteryA:sectors_per_request_ld<=nan", 34, "expected a number"},
       {"mysteryA:sectors_per_request_ld<=1e999", 34, "out of range"},
+      {"mysteryA:sectors_per_request_ld<=1e-400", 34, "out of range"}, /* not 0 (issue 14) */
+      {"mysteryA:gpu__time_duration.sum within 5% of 2e-330", 46, "out of range"},
       {"mysteryA:sectors_per_request_ld<=4 5", 36, "unexpected"},
       {"mysteryB:cause<divergent_warps", 15, "== or != only"},
       {"mysteryB:cause!=divergent", 17, "unknown cause word \"divergent\""},

@@ -88,6 +88,7 @@ static void test_parse_errors(void **state) {
       {"[-]", "t:1:3: ", "invalid number"},
       {"[1e]", "t:1:4: ", "exponent"},
       {"[1e999]", "t:1:2: ", "out of range"},
+      {"[1e-400]", "t:1:2: ", "out of range (it would read as 0)"}, /* not 0 (issue 14) */
       {"[+1]", "t:1:2: ", "unexpected '+'"},
       {"NaN", "t:1:1: ", "unexpected 'N'"},
       {"[Infinity]", "t:1:2: ", "unexpected 'I'"},

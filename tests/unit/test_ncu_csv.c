@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* fopencookie */
 /* The ncu CSV reader (pc_ncu_csv.c): real layouts, unit conversion, merging
  * of launches, unusable values, hostile names, and bad input of every kind
  * (each a clear PERFCHECK_ERROR_PARSE naming the file and line, in linear
@@ -365,16 +366,32 @@ static void expect_parse_error(const char *path, perfcheck_status want, const ch
   if (what) assert_non_null(strstr(msg, what));
 }
 
+/* A damaged export: the complete rows kept, one warning naming the first bad
+ * line and the count of dropped rows. */
+static void expect_damaged(const char *path, const char *where, const char *what, size_t kernels, size_t dropped) {
+  pc_report *r = NULL;
+  perfcheck_status st = perfcheck_report_from_ncu_csv(path, 1, &r);
+  if (st != PERFCHECK_OK) fail_msg("%s: %s", path, perfcheck_last_error_message());
+  assert_int_equal(r->nkernels, kernels);
+  char count[64];
+  snprintf(count, sizeof count, "; %zu row%s dropped", dropped, dropped == 1 ? "" : "s");
+  if (!has_warning(r, where, what, count)) {
+    print_warnings(r);
+    fail_msg("%s: no warning with \"%s\", \"%s\", \"%s\"", path, where, what, count);
+  }
+  pc_report_free(r);
+}
+
 static void test_bad_inputs(void **state) {
   (void)state;
   expect_parse_error(DATA("bad/empty.csv"), PERFCHECK_ERROR_PARSE, "bad/empty.csv:1: ", "empty");
   expect_parse_error(DATA("bad/not_ncu.csv"), PERFCHECK_ERROR_PARSE, "bad/not_ncu.csv:1: ", "Kernel Name");
   expect_parse_error(DATA("bad/random.bin"), PERFCHECK_ERROR_PARSE, "bad/random.bin:", "not an ncu export");
-  /* Header on line 1, units on 2, launches on 3 and 4: the cut one is 4. */
-  expect_parse_error(DATA("bad/truncated_quote.csv"), PERFCHECK_ERROR_PARSE, "bad/truncated_quote.csv:4: ",
-                     "not closed");
-  expect_parse_error(DATA("bad/truncated_row.csv"), PERFCHECK_ERROR_PARSE, "bad/truncated_row.csv:4: ",
-                     "fields where the header");
+  /* Header on line 1, units on 2, launches on 3 and 4: the cut one is 4.
+   * Since issue 14 the complete row is kept (status OK, not PARSE) and the
+   * warning names the cut one, with the same text the error had. */
+  expect_damaged(DATA("bad/truncated_quote.csv"), "bad/truncated_quote.csv:4: ", "not closed", 1, 1);
+  expect_damaged(DATA("bad/truncated_row.csv"), "bad/truncated_row.csv:4: ", "fields where the header", 1, 1);
   expect_parse_error(DATA("bad/header_only.csv"), PERFCHECK_ERROR_PARSE, "bad/header_only.csv:3: ", "no launch");
   expect_parse_error(DATA("bad/details_page.csv"), PERFCHECK_ERROR_PARSE, "bad/details_page.csv:1: ",
                      "--page raw");
@@ -435,10 +452,11 @@ static void test_layout_variations(void **state) {
       "\"\",\"nsecond\"\n"
       "\"two\nlines\",\"5\"\n"
       "\"short\"\n";
-  assert_int_equal(parse_str(nl, &r, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_null(r);
-  print_message("%s\n", err);
-  assert_non_null(strstr(err, "mem.csv:5: 1 fields where the header (line 1) has 2"));
+  /* (Issue 14: the bad row is dropped with a warning, the good one kept.) */
+  assert_int_equal(parse_str(nl, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(r->nkernels, 1);
+  assert_true(has_warning(r, "mem.csv:5: 1 fields where the header (line 1) has 2", "1 row dropped", NULL));
+  pc_report_free(r);
 
   /* A header with "Kernel Name" but no metric column. */
   assert_int_equal(parse_str("\"ID\",\"Kernel Name\"\n\"0\",\"k\"\n", &r, err, sizeof err), PERFCHECK_ERROR_PARSE);
@@ -574,6 +592,260 @@ static void test_junk_100mb(void **state) {
   check_junk((size_t)20 << 20, fill_wide_row, "one wide row");
 }
 
+
+/* ---- numbers (issue 14 item 4) ---------------------------------------------- */
+
+static double one_duration(const char *value, pc_report **keep) {
+  char text[256], err[512];
+  snprintf(text, sizeof text, "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"%s\"\n", value);
+  pc_report *r = NULL;
+  if (parse_str(text, &r, err, sizeof err) != PERFCHECK_OK) fail_msg("%s: %s", value, err);
+  double v = r->kernels[0].metric[PC_M_DURATION];
+  if (keep)
+    *keep = r;
+  else
+    pc_report_free(r);
+  return v;
+}
+
+static void test_numbers(void **state) {
+  (void)state;
+  /* Thousands separators in groups of three, as ncu writes them. */
+  assert_near(one_duration("1,234,567", NULL), 1234567, 0);
+  assert_near(one_duration("12,345.5", NULL), 12345.5, 0);
+  assert_near(one_duration("+1,000", NULL), 1000, 0);
+  assert_near(one_duration("999", NULL), 999, 0);
+  assert_near(one_duration("1.5e3", NULL), 1500, 0);
+  /* Anything else is a bad value: null and a warning, never a guess. */
+  static const char *const bad_group[] = {"96,384000", "1,23", ",123", "1,2345", "1234,567", "1,234,56", "12,34.5",
+                                          "1,,234"};
+  for (size_t i = 0; i < sizeof bad_group / sizeof bad_group[0]; i++) {
+    pc_report *r = NULL;
+    assert_nan(one_duration(bad_group[i], &r));
+    char shown[64];
+    snprintf(shown, sizeof shown, "\"%s\" is not a number (a ',' outside a group of three digits)", bad_group[i]);
+    if (!has_warning(r, "mem.csv:3: kernel k: gpu__time_duration.sum: ", shown, "not measured")) {
+      print_warnings(r);
+      fail_msg("no warning for %s", bad_group[i]);
+    }
+    pc_report_free(r);
+  }
+  /* Exponents outside the double range: an error, not 0 or infinity. */
+  static const char *const range[] = {"1e-400", "2.5e-320", "-3e-330"};
+  for (size_t i = 0; i < sizeof range / sizeof range[0]; i++) {
+    pc_report *r = NULL;
+    assert_nan(one_duration(range[i], &r));
+    assert_true(has_warning(r, "gpu__time_duration.sum", "is outside the range of a double", NULL));
+    pc_report_free(r);
+  }
+  pc_report *r = NULL;
+  assert_nan(one_duration("1e400", &r));
+  assert_true(has_warning(r, "gpu__time_duration.sum", "not a finite number", NULL));
+  pc_report_free(r);
+  assert_near(one_duration("0e-400", NULL), 0, 0); /* zero is zero */
+  assert_near(one_duration("0.000", NULL), 0, 0);
+
+  /* The issue's case: a duration written with a decimal comma in an H200
+   * export is not read as 96 billion; the step that needs it is not assessed
+   * rather than judged on a made-up number. */
+  FILE *f = fopen(DATA("h200/mystery.csv"), "rb");
+  assert_non_null(f);
+  char *text = calloc(1, 1 << 16);
+  size_t n = fread(text, 1, (1 << 16) - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  /* gpu__time_duration.avg, .max, .min and .sum of the one launch. */
+  size_t replaced = 0;
+  for (char *hit = text; (hit = strstr(hit, "\"96.384000\"")) != NULL; hit += 3, replaced++) hit[3] = ',';
+  assert_int_equal(replaced, 4);
+  char err[512];
+  assert_int_equal(pc_ncu_csv_parse(text, n, "comma.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  const pc_kernel *a = find_kernel(r, "mysteryA", NAN);
+  assert_nan(a->metric[PC_M_DURATION]);
+  assert_nan(a->dur_median_ns);
+  assert_true(has_warning(r, "comma.csv:3: kernel mysteryA: gpu__time_duration.sum: \"96,384000\"", NULL, NULL));
+  pc_report_free(r);
+  free(text);
+}
+
+/* ---- streaming and damaged exports (issue 14 items 2 and 5) ------------------------ */
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  buf[n] = '\0';
+  *len = (size_t)n;
+  return buf;
+}
+
+/* The same report from memory and from a stream that delivers 1 byte at a
+ * time through a pipe-like FILE (fopencookie: every record crosses reads). */
+typedef struct trickle {
+  const char *p;
+  size_t n, at, step;
+} trickle;
+
+static ssize_t trickle_read(void *c, char *buf, size_t size) {
+  trickle *t = c;
+  size_t k = t->n - t->at;
+  if (k > t->step) k = t->step;
+  if (k > size) k = size;
+  memcpy(buf, t->p + t->at, k);
+  t->at += k;
+  return (ssize_t)k;
+}
+
+static void assert_same_report(const pc_report *a, const pc_report *b) {
+  assert_int_equal(a->nkernels, b->nkernels);
+  assert_int_equal(a->nwarnings, b->nwarnings);
+  for (size_t i = 0; i < a->nkernels; i++) {
+    assert_string_equal(a->kernels[i].name, b->kernels[i].name);
+    assert_int_equal(a->kernels[i].launches, b->kernels[i].launches);
+    for (int m = 0; m < PC_M_COUNT; m++) {
+      double x = a->kernels[i].metric[m], y = b->kernels[i].metric[m];
+      if (!((isnan(x) && isnan(y)) || x == y)) fail_msg("kernel %zu metric %d: %g vs %g", i, m, x, y);
+    }
+  }
+  for (size_t i = 0; i < a->nwarnings; i++) assert_string_equal(a->warnings[i], b->warnings[i]);
+}
+
+static void test_streamed_equals_memory(void **state) {
+  (void)state;
+  static const char *const files[] = {"h200/mystery.csv", "h200/occupancy.base-units.csv", "t4_seed000.csv",
+                                      "ncu_hostile_names.csv", "ncu_unusable_values.csv", "bad/truncated_quote.csv"};
+  static const size_t steps[] = {1, 7, 4096};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", PERFCHECK_TEST_DATA, files[i]);
+    size_t n;
+    char *text = read_all(path, &n);
+    pc_report *mem = NULL;
+    char err[512];
+    assert_int_equal(pc_ncu_csv_parse(text, n, "x.csv", 1, &mem, err, sizeof err), PERFCHECK_OK);
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+      trickle t = {text, n, 0, steps[s]};
+      cookie_io_functions_t io = {trickle_read, NULL, NULL, NULL};
+      FILE *f = fopencookie(&t, "r", io);
+      assert_non_null(f);
+      setvbuf(f, NULL, _IONBF, 0);
+      pc_report *st = NULL;
+      assert_int_equal(pc_ncu_csv_read(f, "x.csv", 1, &st, err, sizeof err), PERFCHECK_OK);
+      fclose(f);
+      assert_same_report(mem, st);
+      pc_report_free(st);
+    }
+    pc_report_free(mem);
+    free(text);
+  }
+}
+
+/* A record larger than the first read chunk (1 MiB): a 3 MiB kernel name. */
+static void test_big_record(void **state) {
+  (void)state;
+  const size_t big = (size_t)3 << 20;
+  size_t cap = big + 256, n = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  n += (size_t)snprintf(text, cap, "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"");
+  memset(text + n, 'k', big);
+  n += big;
+  n += (size_t)snprintf(text + n, cap - n, "\",\"5\"\n\"small\",\"7\"\n");
+  trickle t = {text, n, 0, 65536};
+  cookie_io_functions_t io = {trickle_read, NULL, NULL, NULL};
+  FILE *f = fopencookie(&t, "r", io);
+  pc_report *r = NULL;
+  char err[512];
+  assert_int_equal(pc_ncu_csv_read(f, "big.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  fclose(f);
+  assert_int_equal(r->nkernels, 2);
+  assert_int_equal(strlen(r->kernels[0].name), big);
+  assert_string_equal(r->kernels[1].name, "small");
+  pc_report_free(r);
+  free(text);
+}
+
+/* ncu killed mid-run: the export cut at any byte.  Every cut that leaves a
+ * complete launch row gives those rows (and says what was dropped when a row
+ * was cut); a cut before the first one is a parse error naming the file. */
+static void test_cut_anywhere(void **state) {
+  (void)state;
+  size_t n;
+  char *text = read_all(DATA("h200/mystery.csv"), &n);
+  /* Where each launch row ends (rows 3..6; the units row is line 2). */
+  size_t ends[8], nends = 0, line = 1;
+  for (size_t i = 0; i < n; i++)
+    if (text[i] == '\n' && ++line >= 4 && nends < 8) ends[nends++] = i + 1;
+  assert_int_equal(nends, 4);
+  size_t ok = 0, errors = 0;
+  for (size_t cut = 1; cut <= n; cut += 37) {
+    size_t complete = 0;
+    for (size_t k = 0; k < nends; k++)
+      if (ends[k] <= cut) complete++;
+    pc_report *r = NULL;
+    char err[512];
+    perfcheck_status st = pc_ncu_csv_parse(text, cut, "cut.csv", 1, &r, err, sizeof err);
+    if (complete == 0) {
+      /* Nothing usable yet (or the cut row alone, which may read as a row
+       * with fewer fields): a clean error. */
+      if (st == PERFCHECK_OK) {
+        /* A row cut exactly at a field boundary still has the wrong count. */
+        fail_msg("cut at %zu: no complete row, yet OK with %zu kernels", cut, r->nkernels);
+      }
+      assert_null(r);
+      assert_non_null(strstr(err, "cut.csv:"));
+      errors++;
+      continue;
+    }
+    if (st != PERFCHECK_OK) fail_msg("cut at %zu (%zu complete rows): %s", cut, complete, err);
+    size_t launches = 0;
+    for (size_t k = 0; k < r->nkernels; k++) launches += r->kernels[k].launches;
+    assert_int_equal(launches, complete);
+    int at_boundary = cut == ends[complete - 1];
+    if (!at_boundary && !has_warning(r, "cut.csv:", "1 row dropped", NULL)) {
+      print_warnings(r);
+      fail_msg("cut at %zu: no warning about the cut row", cut);
+    }
+    pc_report_free(r);
+    ok++;
+  }
+  print_message("%zu cuts kept rows, %zu had none\n", ok, errors);
+  assert_true(ok > 100 && errors > 100);
+  free(text);
+}
+
+/* One damaged row in the middle: the rows before and after are kept. */
+static void test_damaged_middle(void **state) {
+  (void)state;
+  const char *text =
+      "\"Kernel Name\",\"gpu__time_duration.sum\",\"launch__grid_size\"\n"
+      "\"\",\"nsecond\",\"\"\n"
+      "\"a\",\"1\",\"1\"\n"
+      "\"b\",\"2\"\n"                  /* a missing field */
+      "\"c\",\"3\",\"1\",\"extra\"\n" /* one too many */
+      "\"d\",\"4\",\"1\"\n";
+  pc_report *r = NULL;
+  char err[512];
+  assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(r->nkernels, 2);
+  assert_string_equal(r->kernels[0].name, "a");
+  assert_string_equal(r->kernels[1].name, "d");
+  assert_true(has_warning(r, "mem.csv:4: 2 fields where the header (line 1) has 3; 2 rows dropped, 2 launch rows kept",
+                          NULL, NULL));
+  pc_report_free(r);
+  /* Only damaged rows: exit 2's error, with the first bad line. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"a\"\n\"b\",\"1\",\"2\"\n", &r, err,
+                             sizeof err),
+                   PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err, "mem.csv:2: 1 fields where the header (line 1) has 2; 2 rows could not be read"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_t4_seed000_values), cmocka_unit_test(test_t4_seed000_verdicts),
@@ -582,6 +854,11 @@ int main(void) {
       cmocka_unit_test(test_hostile_names),     cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_layout_variations), cmocka_unit_test(test_many_signatures),
       cmocka_unit_test(test_junk_100mb),
+      cmocka_unit_test(test_numbers),
+      cmocka_unit_test(test_streamed_equals_memory),
+      cmocka_unit_test(test_big_record),
+      cmocka_unit_test(test_cut_anywhere),
+      cmocka_unit_test(test_damaged_middle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

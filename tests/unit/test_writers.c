@@ -94,8 +94,13 @@ static void test_csv_field(void **state) {
   check_csv("scaleAdd<4>", "scaleAdd<4>");
   check_csv("a,b", "\"a,b\"");
   check_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
-  check_csv("two\nlines", "\"two\nlines\"");
-  check_csv("cr\r", "\"cr\r\"");
+  /* Control characters are written visibly, never raw (issue 14: a kernel
+   * name's ESC reached the terminal, a newline split the row); these two
+   * expected a quoted raw newline and CR before. */
+  check_csv("two\nlines", "two\\nlines");
+  check_csv("cr\r", "cr\\r");
+  check_csv("ctrl\x01\x1b[31mk\t\x7f", "ctrl\\x01\\x1b[31mk\\t\\x7f");
+  check_csv("a,\nb", "\"a,\\nb\"");
   check_csv("bad\xff", "bad\xef\xbf\xbd");
 }
 

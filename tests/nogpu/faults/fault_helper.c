@@ -1,0 +1,42 @@
+/* A helper for the fault matrix (run.sh): the library's own code paths that
+ * need no GPU, driven from the command line.
+ *
+ *   fault_helper deliver PATTERN FORMAT EXPORT.csv
+ *       reads the export and writes its report where PATTERN says, by the
+ *       rules a session's output follows (pc_report_deliver): exit 0 written,
+ *       1 written to stderr instead, 3 not written, 2 bad arguments.
+ *   fault_helper config
+ *       reads the PERFCHECK_* environment as the injection library does and
+ *       prints the options it got (warnings on stderr). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_config.h"
+#include "pc_core.h"
+
+int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "deliver") == 0) {
+    perfcheck_format fmt = strcmp(argv[3], "json") == 0 ? PERFCHECK_FORMAT_JSON
+                           : strcmp(argv[3], "csv") == 0 ? PERFCHECK_FORMAT_CSV
+                                                         : PERFCHECK_FORMAT_TEXT;
+    perfcheck_report *r = NULL;
+    if (perfcheck_report_from_ncu_csv(argv[4], 1, &r) != PERFCHECK_OK) {
+      fprintf(stderr, "fault_helper: %s\n", perfcheck_last_error_message());
+      return 2;
+    }
+    int rc = pc_report_deliver(r, fmt, argv[2], 0);
+    perfcheck_report_destroy(r);
+    return rc == 0 ? 0 : rc == 1 ? 1 : 3;
+  }
+  if (argc == 2 && strcmp(argv[1], "config") == 0) {
+    perfcheck_options o;
+    pc_env_config x;
+    int bad = pc_config_from_env(&o, &x, stderr);
+    printf("bad=%d kernel_regex=%s output=%s nvtx=%s\n", bad, o.kernel_regex ? o.kernel_regex : "(none)",
+           o.output ? o.output : "(none)", x.nvtx_include ? x.nvtx_include : "(none)");
+    return 0;
+  }
+  fprintf(stderr, "usage: fault_helper deliver PATTERN FORMAT EXPORT.csv | fault_helper config\n");
+  return 2;
+}

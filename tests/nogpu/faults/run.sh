@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# The fault matrix (issue 14 item 10): every failure of the issue, and the
+# faults covered before, as a user or an attacker would meet them, on a
+# machine without a usable GPU.  Each case checks the exit status, that a
+# program's own output and exit status are unchanged, that a report is
+# where it must be and valid (python3's json), that nothing is clobbered,
+# and, for the cases marked (valgrind), that memcheck finds no error and no
+# leak.  Ends with "N passed, N failed"; exit 0 only when none failed.
+#
+#   run.sh PERFCHECK SHIM HELPER DATA_DIR [--app CUDA_APP] [--plain PLAIN_APP]
+#          [--stub STUB_DIR] [--no-valgrind] [--sanitized]
+#
+# PERFCHECK the perfcheck command, SHIM libperfcheck_inject.so, HELPER
+# fault_helper (the library's output rules without a GPU), DATA_DIR
+# tests/data; CUDA_APP a CUDA program built by plain nvcc, PLAIN_APP a C
+# program without CUDA (tests/nogpu/inject_plain.c), STUB_DIR a folder
+# whose libcuda.so.1 is the toolkit's stub.  --sanitized (an ASan build):
+# the cases that preload the injection library into a program not built with
+# ASan, or that limit virtual memory, are skipped (ASan cannot run there).
+set -u
+PC=$1 SHIM=$2 HELPER=$3 DATA=$4
+shift 4
+APP="" PLAIN="" STUB="" VALGRIND=1 SAN=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --app) APP=$2; shift 2 ;;
+    --plain) PLAIN=$2; shift 2 ;;
+    --stub) STUB=$2; shift 2 ;;
+    --no-valgrind) VALGRIND=0; shift ;;
+    --sanitized) SAN=1 VALGRIND=0; shift ;; # ASan: no preloading into foreign programs, no ulimit -v
+    *) echo "run.sh: unknown argument $1"; exit 2 ;;
+  esac
+done
+command -v valgrind >/dev/null 2>&1 || VALGRIND=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; [ -s "$tmp/err" ] && sed 's/^/    stderr: /' "$tmp/err" | head -5; }
+skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
+# san_skip NAME: true (and the case skipped) in an ASan build, where the
+# ASan-built injection library cannot be preloaded into other programs.
+san_skip() { [ "$SAN" = 1 ] && skip "$1" "ASan build: no preloading into programs built without ASan"; }
+
+# run_case CMD...: runs CMD with stdout in $tmp/out, stderr in $tmp/err; sets rc.
+run_case() {
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+has() { grep -qF -- "$2" "$1"; }
+json_ok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="perfcheck-report/1"' "$1" 2>/dev/null; }
+VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+  --error-exitcode=99)
+# vg_case NAME WANT_RC CMD...: the same command under memcheck.
+vg_case() {
+  local name=$1 want=$2
+  shift 2
+  if [ "$VALGRIND" = 0 ]; then
+    skip "$name (valgrind)" "no valgrind in this build"
+    return
+  fi
+  "${VG[@]}" "$@" >/dev/null 2>"$tmp/vg"
+  local r=$?
+  if [ "$r" = "$want" ]; then pass "$name (valgrind)"; else
+    cp "$tmp/vg" "$tmp/err"
+    fail "$name (valgrind)" "exit $r, want $want"
+  fi
+}
+
+T4=$DATA/t4_seed000.csv
+H200=$DATA/h200/mystery.csv
+for f in "$PC" "$SHIM" "$HELPER" "$T4" "$H200"; do [ -e "$f" ] || { echo "FAIL missing $f"; exit 1; }; done
+
+# ==== Reports: never lost, never clobbered (item 1) ===========================
+
+# 1. The folder does not exist: one line, then the report, on stderr.
+run_case "$HELPER" deliver "$tmp/no/such/dir/r.json" json "$T4"
+python3 - "$tmp/err" <<'E' >/dev/null 2>&1
+import json, sys
+t = open(sys.argv[1]).read()
+line, rest = t.split("\n", 1)
+assert "cannot write the report to" in line and "here it is on stderr instead" in line
+json.loads(rest)
+E
+if [ "$rc" = 1 ] && [ $? = 0 ] && [ ! -e "$tmp/no" ]; then pass "missing folder: the report on stderr, valid JSON"; else fail "missing folder" "exit $rc"; fi
+
+# 2. %q{VAR} unset: the pid, one warning line; never r..json.
+run_case env -u PC_RANK "$HELPER" deliver "$tmp/r.%q{PC_RANK}.json" json "$T4"
+n=$(ls "$tmp" | grep -c '^r\.[0-9][0-9]*\.json$')
+if [ "$rc" = 0 ] && [ "$n" = 1 ] && [ ! -e "$tmp/r..json" ] && has "$tmp/err" "which is unset; using the process id" &&
+  json_ok "$tmp"/r.[0-9]*.json; then pass "%q{RANK} unset: r.PID.json and a warning"; else fail "%q unset" "exit $rc, $n files"; fi
+rm -f "$tmp"/r.*.json
+
+# 3. %q{VAR} with "/.." stays one path component.
+mkdir -p "$tmp/d"
+run_case env PC_RANK="/../../escape" "$HELPER" deliver "$tmp/d/r.%q{PC_RANK}.json" json "$T4"
+if [ "$rc" = 0 ] && [ -f "$tmp/d/r._.._.._escape.json" ] && [ ! -e "$tmp/escape.json" ]; then
+  pass "%q{RANK}=/../../escape: one component"; else fail "%q with /.." "exit $rc: $(ls "$tmp/d")"; fi
+rm -rf "$tmp/d"
+
+# 4. %q{VAR} with a newline and an escape sequence.
+run_case env PC_RANK=$'a\nb\033[31m' "$HELPER" deliver "$tmp/r.%q{PC_RANK}.json" json "$T4"
+if [ "$rc" = 0 ] && [ -f "$tmp/r.a_b_[31m.json" ]; then pass "%q{RANK} with a newline: sanitised"; else fail "%q newline" "exit $rc: $(ls "$tmp")"; fi
+rm -f "$tmp"/r.*.json
+
+# 5. A symlink planted at the output name: replaced, its target untouched.
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/planted.json"
+run_case "$HELPER" deliver "$tmp/planted.json" json "$T4"
+if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim")" = precious ] && [ ! -L "$tmp/planted.json" ] && json_ok "$tmp/planted.json"; then
+  pass "symlink at the output: not followed"; else fail "symlink at the output" "exit $rc"; fi
+
+# 6. The output name is a folder: the report goes to stderr.
+mkdir "$tmp/adir.json"
+run_case "$HELPER" deliver "$tmp/adir.json" text "$T4"
+if [ "$rc" = 1 ] && has "$tmp/err" "cannot replace" && has "$tmp/err" "mysteryA: step 3"; then
+  pass "output is a folder: report on stderr"; else fail "output is a folder" "exit $rc"; fi
+rmdir "$tmp/adir.json"
+
+# 7. The disk fills up while writing (RLIMIT_FSIZE: EFBIG): the old report
+# stays whole, no temporary is left, and the new one goes to stderr (a pipe).
+echo old >"$tmp/keep.json"
+(trap '' XFSZ; ulimit -f 4; exec "$HELPER" deliver "$tmp/keep.json" json "$T4") 2>&1 | cat >"$tmp/err"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 1 ] && [ "$(cat "$tmp/keep.json")" = old ] && [ -z "$(ls -A "$tmp" | grep '\.tmp$')" ] &&
+  has "$tmp/err" "writing failed" && has "$tmp/err" '"schema": "perfcheck-report/1"'; then
+  pass "disk full: old report untouched, no temporary, report on stderr"; else fail "disk full" "exit $rc"; fi
+
+# 8-9. One name per process of a run: the root keeps it, the others get .PID.
+if ! san_skip "run: root and children"; then
+run_case "$PC" run -- "$HELPER" deliver "$tmp/root.json" json "$T4"
+if [ "$rc" = 0 ] && json_ok "$tmp/root.json"; then pass "run: the root writes root.json"; else fail "run root" "exit $rc"; fi
+run_case "$PC" run -- sh -c "'$HELPER' deliver '$tmp/kids.json' json '$T4'; '$HELPER' deliver '$tmp/kids.json' json '$T4'"
+n=$(ls "$tmp" | grep -c '^kids\.[0-9][0-9]*\.json$')
+if [ "$rc" = 0 ] && [ "$n" = 2 ] && [ ! -e "$tmp/kids.json" ]; then pass "run: two exec'd children, two files"; else
+  fail "run children" "exit $rc, $n files: $(ls "$tmp")"; fi
+rm -f "$tmp"/kids.*.json "$tmp/root.json"
+
+# 10. run sets PERFCHECK_ROOT_PID to the program's own pid.
+run_case "$PC" run -- sh -c 'echo "$PERFCHECK_ROOT_PID $$"'
+set -- $(cat "$tmp/out")
+if [ "$rc" = 0 ] && [ "${1:-x}" = "${2:-y}" ]; then pass "run: PERFCHECK_ROOT_PID is the program"; else fail "ROOT_PID" "$(cat "$tmp/out")"; fi
+fi
+
+# 11. A privileged process (setuid to another user) writes no report file.
+if [ "$SAN" = 1 ]; then
+  skip "privileged process" "ASan build (ASan refuses to run setuid)"
+elif [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+  cp "$HELPER" "$tmp/suid_helper" && chown nobody "$tmp/suid_helper" && chmod 4755 "$tmp/suid_helper"
+  mkdir -p "$tmp/pub" && chmod 777 "$tmp/pub"
+  run_case "$tmp/suid_helper" deliver "$tmp/pub/priv.json" json "$T4"
+  if [ "$rc" = 3 ] && [ ! -e "$tmp/pub/priv.json" ] && has "$tmp/err" "no report written" &&
+    [ "$(wc -l <"$tmp/err")" = 1 ]; then pass "privileged process: no file, one line"
+  elif [ "$rc" = 0 ] && [ -e "$tmp/pub/priv.json" ] && mount | grep -q nosuid; then
+    skip "privileged process" "setuid has no effect here (nosuid mount)"
+  else fail "privileged process" "exit $rc"; fi
+  # 12. ... and perfcheck run refuses to inject into a setuid program.
+  run_case "$PC" run -- "$tmp/suid_helper" config
+  if [ "$rc" = 2 ] && has "$tmp/err" "is setuid: perfcheck does not inject" && [ ! -s "$tmp/out" ]; then
+    pass "run refuses a setuid program"; else fail "run setuid" "exit $rc"; fi
+else
+  skip "privileged process" "needs root and a nobody user"
+  skip "run refuses a setuid program" "needs root and a nobody user"
+fi
+
+# 13. "-" is stdout.
+run_case "$HELPER" deliver - json "$T4"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "output - is stdout"; else fail "output -" "exit $rc"; fi
+
+# 14-15. Bad output patterns: refused by run, one warning from the environment.
+run_case "$PC" run --output 'r%x' -- true
+if [ "$rc" = 2 ] && has "$tmp/err" "unknown %x"; then pass "run --output r%x refused"; else fail "run --output r%x" "exit $rc"; fi
+run_case env PERFCHECK_OUTPUT='r%x' "$HELPER" config
+if [ "$rc" = 0 ] && has "$tmp/out" "output=(none)" && has "$tmp/err" 'PERFCHECK_OUTPUT="r%x" is not an output pattern'; then
+  pass "PERFCHECK_OUTPUT=r%x: one warning, default"; else fail "PERFCHECK_OUTPUT=r%x" "exit $rc"; fi
+
+# ==== Damaged exports (item 2), numbers (item 4) ===============================
+
+head -c $(( $(stat -c %s "$H200") - 500 )) "$H200" >"$tmp/cut.csv"   # ncu killed mid-row
+run_case "$PC" diagnose --format json "$tmp/cut.csv"
+if [ "$rc" = 0 ] && has "$tmp/err" "cut.csv:6: " && has "$tmp/err" "1 row dropped, 3 launch rows kept" &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(k["launches"] for k in d["kernels"])==3' "$tmp/out"; then
+  pass "cut export: 3 rows kept, the cut one named"; else fail "cut export" "exit $rc"; fi
+vg_case "cut export" 0 "$PC" diagnose --quiet "$tmp/cut.csv"
+
+python3 - "$H200" "$tmp/hole.csv" <<'E'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+lines[3] = lines[3].rsplit(",", 1)[0]   # one row with a missing field
+open(sys.argv[2], "w").write("\n".join(lines))
+E
+run_case "$PC" diagnose --quiet --format json "$tmp/hole.csv"
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(k["launches"] for k in d["kernels"])==3' "$tmp/out"; then
+  pass "a row with a missing field: the others kept"; else fail "missing field" "exit $rc"; fi
+run_case "$PC" diagnose "$tmp/hole.csv"
+if has "$tmp/err" "hole.csv:4: 388 fields where the header (line 1) has 389; 1 row dropped"; then pass "missing field: file:line named";
+else fail "missing field message" "$(head -c 300 "$tmp/err")"; fi
+
+python3 - "$H200" "$tmp/onlybad.csv" <<'E'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+open(sys.argv[2], "w").write("\n".join(lines[:2] + [l.rsplit(",", 1)[0] for l in lines[2:6]]) + "\n")
+E
+run_case "$PC" diagnose "$tmp/onlybad.csv"
+if [ "$rc" = 2 ] && has "$tmp/err" "onlybad.csv:3: " && has "$tmp/err" "4 rows could not be read"; then
+  pass "only damaged rows: exit 2, first bad line"; else fail "only damaged rows" "exit $rc"; fi
+for f in empty not_ncu random.bin header_only details_page; do
+  p=$DATA/bad/$f; [ -e "$p" ] || p=$DATA/bad/$f.csv
+  run_case "$PC" diagnose "$p"
+  if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && has "$tmp/err" "$(basename "$p"):"; then pass "bad export $(basename "$p"): exit 2, named";
+  else fail "bad export $f" "exit $rc"; fi
+done
+vg_case "random bytes" 2 "$PC" diagnose --quiet "$DATA/bad/random.bin"
+
+sed 's/"96\.384000"/"96,384000"/g' "$H200" >"$tmp/comma.csv"
+run_case "$PC" diagnose --format json "$tmp/comma.csv"
+if [ "$rc" = 0 ] && has "$tmp/err" '"96,384000" is not a number' &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=[k for k in d["kernels"] if k["name"]=="mysteryA"][0]; assert k["metrics"]["gpu__time_duration.sum"] is None' "$tmp/out"; then
+  pass "96,384000 is a bad value (null), not 96 billion"; else fail "thousands separator" "exit $rc"; fi
+vg_case "thousands separator" 0 "$PC" diagnose --quiet "$tmp/comma.csv"
+sed 's/"96\.384000"/"1e-400"/g' "$H200" >"$tmp/tiny.csv"
+run_case "$PC" diagnose --format json "$tmp/tiny.csv"
+if [ "$rc" = 0 ] && has "$tmp/err" '"1e-400" is outside the range of a double'; then pass "1e-400 in an export: a bad value, not 0";
+else fail "1e-400 export" "exit $rc"; fi
+
+run_case sh -c "cat '$H200' | '$PC' diagnose --quiet /dev/stdin"
+if [ "$rc" = 0 ] && has "$tmp/out" "mysteryA: step 3"; then pass "an export through a pipe"; else fail "pipe" "exit $rc"; fi
+sed 's/$/\r/' "$T4" >"$tmp/crlf.csv"
+run_case "$PC" diagnose --quiet "$tmp/crlf.csv"
+if [ "$rc" = 0 ] && has "$tmp/out" "mysteryA: step 3"; then pass "a CRLF export"; else fail "CRLF" "exit $rc"; fi
+
+# Hostile kernel names: CSV carries no raw control character, JSON stays valid.
+run_case "$PC" diagnose --quiet --format csv "$DATA/ncu_hostile_names.csv"
+if [ "$rc" = 0 ] && ! LC_ALL=C grep -q $'[\x01-\x08\x0b\x0c\x0e-\x1f\x1b]' "$tmp/out" && has "$tmp/out" 'ctrl\x01\x1b[31mkernel'; then
+  pass "hostile names: CSV escapes control characters"; else fail "hostile CSV" "exit $rc"; fi
+run_case "$PC" diagnose --quiet --format json "$DATA/ncu_hostile_names.csv"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "hostile names: valid JSON"; else fail "hostile JSON" "exit $rc"; fi
+
+# ==== Regexes (item 3) ==========================================================
+
+# 1 GB, 20 s: the guard must answer long before (ASan maps terabytes of
+# shadow memory: there, the time limit only).
+limit() { if [ "$SAN" = 1 ]; then (ulimit -t 20; "$@"); else (ulimit -v 1000000; ulimit -t 20; "$@"); fi; }
+run_case limit "$PC" check --expect 'regex:((a{255}){255}){255}:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "regex ((a{255}){255}){255}: refused"; else fail "nested repetition" "exit $rc"; fi
+vg_case "regex guard" 2 "$PC" check --expect 'regex:(a{255}){255}:step>=0' "$T4"
+run_case limit "$PC" check --expect 'regex:(x|xx)+\1y:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "backref"'; then pass "regex (x|xx)+\\1y: refused"; else fail "backref" "exit $rc"; fi
+run_case "$PC" run --kernels 'regex:(x|xx)+\1y' -- true
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "backref"'; then pass "run --kernels regex: guarded"; else fail "run --kernels guard" "exit $rc"; fi
+run_case "$PC" run --nvtx 'regex:((a{2}){2}){2}' -- true
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "run --nvtx regex: guarded"; else fail "run --nvtx guard" "exit $rc"; fi
+run_case env PERFCHECK_KERNELS='regex:(x|xx)+\1y' "$HELPER" config
+if has "$tmp/out" "kernel_regex=(none)" && has "$tmp/err" 'rule "backref"'; then pass "PERFCHECK_KERNELS regex: guarded, one warning";
+else fail "PERFCHECK_KERNELS guard" "$(cat "$tmp/out")"; fi
+run_case env PERFCHECK_KERNELS='gemm' "$HELPER" config
+if has "$tmp/out" 'kernel_regex=^(.*::)?gemm(<.*)?$'; then pass "PERFCHECK_KERNELS=gemm: exact function name";
+else fail "exact kernel name" "$(cat "$tmp/out")"; fi
+# The worst accepted pattern against a 1 KiB template name: fast.
+python3 - "$T4" "$tmp/long.csv" <<'E'
+import sys
+t = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(t.replace("mysteryB(", "mysteryB<" + "a" * 1024 + ">("))
+E
+run_case limit "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:step>=0' "$tmp/long.csv"
+if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then pass "worst accepted regex on a 1 KiB name: answered";
+else fail "worst accepted regex" "exit $rc"; fi
+
+# ==== perfcheck check: exit codes ===============================================
+
+run_case "$PC" check --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'did you mean "sectors_per_request_ld"'; then pass "check: unknown quantity is exit 2";
+else fail "unknown quantity" "exit $rc"; fi
+vg_case "unknown quantity" 2 "$PC" check --quiet --expect 'mysteryA:sector_per_request_ld<=4' "$T4"
+run_case "$PC" check --expect 'mysteryB:cause==divergnt' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" "unknown cause word"; then pass "check: unknown cause word is exit 2"; else fail "unknown cause" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryA:step 3' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" "column 15"; then pass "check: malformed spec is exit 2"; else fail "malformed spec" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryA:sectors_per_request_ld<=1e-400' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" "out of range"; then pass "check: 1e-400 is out of range, not 0"; else fail "1e-400 spec" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryD:step==0' "$T4"
+if [ "$rc" = 1 ] && has "$tmp/out" 'no kernel named "mysteryD"'; then pass "check: a missing kernel is exit 1"; else fail "missing kernel" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryA:sectors_per_request_ld<=4.5' "$T4"
+if [ "$rc" = 1 ] && has "$tmp/out" "FAIL mysteryA: sectors_per_request_ld is 31.91"; then pass "check: a regression is exit 1"; else fail "regression" "exit $rc"; fi
+if [ -w /dev/full ]; then
+  "$PC" check --expect 'mysteryA:step==3' "$T4" >/dev/full 2>"$tmp/err"; rc=$?
+  if [ "$rc" = 1 ]; then pass "check > /dev/full is exit 1"; else fail "check > /dev/full" "exit $rc"; fi
+else skip "check > /dev/full" "no /dev/full"; fi
+run_case "$PC" check --quiet --expect 'mysteryA:step==3' --junit "$tmp/no/such/j.xml" "$T4"
+if [ "$rc" = 2 ] && [ ! -e "$tmp/no" ]; then pass "check --junit to a missing folder: exit 2"; else fail "junit missing folder" "exit $rc"; fi
+
+# ==== merge ======================================================================
+
+"$PC" diagnose --quiet --format json "$T4" >"$tmp/a.json"
+"$PC" diagnose --quiet --format json "$H200" >"$tmp/b.json"
+run_case "$PC" merge --format json "$tmp/a.json" "$tmp/b.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "merge of two reports"; else fail "merge" "exit $rc"; fi
+vg_case "merge" 0 "$PC" merge --quiet "$tmp/a.json" "$tmp/b.json"
+printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
+run_case "$PC" merge "$tmp/a.json" "$tmp/bad.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "bad.json:2:"; then pass "merge of malformed JSON: exit 2, line named"; else fail "merge bad JSON" "exit $rc"; fi
+sed 's/"launches": 1,/"launches": 1e-400,/' "$tmp/a.json" >"$tmp/tiny.json"
+run_case "$PC" merge "$tmp/tiny.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "out of range"; then pass "merge: 1e-400 in JSON is out of range"; else fail "1e-400 JSON" "exit $rc"; fi
+echo precious >"$tmp/victim2"
+ln -s "$tmp/victim2" "$tmp/m.json"
+run_case "$PC" merge --format json --output "$tmp/m.json" "$tmp/a.json"
+if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim2")" = precious ] && [ ! -L "$tmp/m.json" ] && json_ok "$tmp/m.json"; then
+  pass "merge --output over a symlink: not followed"; else fail "merge symlink" "exit $rc"; fi
+run_case "$PC" merge --output "$tmp/none/m.json" "$tmp/a.json"
+if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ]; then pass "merge --output to a missing folder: exit 2"; else fail "merge missing folder" "exit $rc"; fi
+
+# ==== perfcheck run: programs, signals, environment (items 6, 7, 9) =============
+
+run_case "$PC" run -- "$tmp/no-such-program"
+if [ "$rc" = 127 ] && has "$tmp/err" "cannot run"; then pass "run: missing program is 127"; else fail "missing program" "exit $rc"; fi
+mkdir -p "$tmp/adir"
+run_case "$PC" run -- "$tmp/adir"
+if [ "$rc" = 126 ]; then pass "run: a folder is 126"; else fail "folder" "exit $rc"; fi
+if ! san_skip "run: programs and signals"; then
+run_case "$PC" run -- sh -c 'echo out; echo err >&2; exit 7'
+if [ "$rc" = 7 ] && [ "$(cat "$tmp/out")" = out ] && [ "$(cat "$tmp/err")" = err ]; then pass "run: output and exit status unchanged";
+else fail "output unchanged" "exit $rc"; fi
+run_case "$PC" run -- sh -c 'kill -TERM $$'
+if [ "$rc" = 143 ]; then pass "run: death by signal is 128+N"; else fail "signal death" "exit $rc"; fi
+# (Job control on: a script's background job would start with INT and QUIT
+# ignored, and a shell cannot trap a signal ignored on entry.)
+for sig in HUP INT QUIT TERM USR1 USR2 WINCH CONT; do
+  rm -f "$tmp/out" # "ready" must come from this run
+  set -m
+  "$PC" run -- sh -c "trap 'echo got $sig; exit 5' $sig; echo ready; while :; do sleep 0.05; done" >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  set +m
+  for _ in $(seq 100); do grep -q ready "$tmp/out" 2>/dev/null && break; sleep 0.05; done
+  kill -"$sig" "$pid"
+  (trap - EXIT; sleep 10; kill -9 "$pid" 2>/dev/null) & watchdog=$! # (a killed subshell would run our EXIT trap)
+  wait "$pid"
+  rc=$?
+  kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
+  if [ "$rc" = 5 ] && has "$tmp/out" "got $sig"; then pass "run forwards SIG$sig, the program's exit status stays"; else
+    fail "SIG$sig" "exit $rc: $(cat "$tmp/out")"; fi
+done
+fi
+PLAINPROG=${PLAIN:-/bin/echo}
+direct_out=$("$PLAINPROG" 4 2>/dev/null; echo "rc=$?")
+direct_err=$("$PLAINPROG" 4 2>&1 >/dev/null)
+# same_program: the program's stdout, stderr (but perfcheck's one line) and
+# exit status as when run directly.
+same_program() {
+  [ "$(cat "$tmp/out"; echo "rc=$rc")" = "$direct_out" ] && [ "$(grep -v '^perfcheck: ' "$tmp/err")" = "$direct_err" ] &&
+    [ "$(grep -c '^perfcheck: ' "$tmp/err")" = 1 ]
+}
+run_case env PERFCHECK_INJECT_LIB=/bin/ls "$PC" run -- "$PLAINPROG" 4
+if same_program && has "$tmp/err" "PERFCHECK_INJECT_LIB=/bin/ls is not perfcheck's injection library"; then
+  pass "PERFCHECK_INJECT_LIB=/bin/ls: one line, program unchanged"; else fail "INJECT_LIB=/bin/ls" "exit $rc"; fi
+run_case env PERFCHECK_INJECT_LIB="$tmp/missing.so" "$PC" run -- "$PLAINPROG" 4
+if same_program && has "$tmp/err" "profiling off"; then pass "PERFCHECK_INJECT_LIB missing: one line, program unchanged";
+else fail "INJECT_LIB missing" "exit $rc"; fi
+run_case "$PC" run -m timing -- true
+if [ "$rc" = 2 ] && has "$tmp/err" "unknown option '-m'"; then pass "run -m: no such short option (one meaning per letter)"; else fail "run -m" "exit $rc"; fi
+run_case "$PC" metrics -s default
+if [ "$rc" = 2 ]; then pass "metrics -s: no such short option"; else fail "metrics -s" "exit $rc"; fi
+
+# The shim leaves a program that never touches CUDA alone: no variable added.
+if ! san_skip "shim: programs without CUDA"; then
+run_case env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH LD_PRELOAD="$SHIM" sh -c 'echo "${CUDA_INJECTION64_PATH-unset} ${NVTX_INJECTION64_PATH-unset}"'
+if [ "$rc" = 0 ] && [ "$(cat "$tmp/out")" = "unset unset" ] && [ ! -s "$tmp/err" ]; then pass "shim: no variable added to a program without CUDA";
+else fail "shim environment" "$(cat "$tmp/out")"; fi
+if [ -n "$PLAIN" ]; then
+  direct=$("$PLAIN" 3 2>&1; echo "rc=$?")
+  got=$(LD_PRELOAD="$SHIM" "$PLAIN" 3 2>&1; echo "rc=$?")
+  if [ "$got" = "$direct" ]; then pass "shim: a program without CUDA unchanged"; else fail "shim plain program" "$got"; fi
+fi
+fi
+
+# No driver, and the toolkit's stub driver: a CUDA program runs as it would,
+# with one "profiling off" line.
+if [ -n "$APP" ] && [ -x "$APP" ]; then
+  for envname in stub none; do
+    if [ "$envname" = stub ]; then
+      [ -n "$STUB" ] && [ -e "$STUB/libcuda.so.1" ] || { skip "CUDA program, stub driver" "no stub"; continue; }
+      E=(env LD_LIBRARY_PATH="$STUB")
+    else
+      if python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' >/dev/null 2>&1; then skip "CUDA program, no driver" "this machine has a driver"; continue; fi
+      E=(env)
+    fi
+    direct_out=$("${E[@]}" "$APP" 2>/dev/null; echo "rc=$?")
+    "${E[@]}" "$PC" run -- "$APP" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    got_out=$(cat "$tmp/out"; echo "rc=$rc")
+    lines=$(grep -c '^perfcheck: ' "$tmp/err")
+    if [ "$got_out" = "$direct_out" ] && [ "$lines" = 1 ] && has "$tmp/err" "perfcheck: profiling off: "; then
+      pass "CUDA program, $envname driver: unchanged, one line"; else fail "CUDA program, $envname driver" "$lines perfcheck lines"; fi
+  done
+else
+  skip "CUDA program, no/stub driver" "no CUDA program built (no nvcc)"
+fi
+
+echo
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
+[ "$failed" = 0 ]
