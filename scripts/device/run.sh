@@ -12,7 +12,9 @@
 #
 # Stages (default: env build tests demo): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
-# snapshots.  Logs go under $OUT (one tarball plus summary.txt: at most 8
+# snapshots inproc (the corpus's Python programs in process, compared with
+# tests/data/corpus's ncu rows by tests/corpus/check_expected.py).
+# TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
 # the tarball: the coordinator commits that folder as tests/data/snapshots/,
@@ -63,7 +65,7 @@ for s in $stages; do
       ;;
     tests)
       say "tests: the README's ctest (every label; GPU tests run one at a time as ctest orders them)"
-      timeout 540 ctest --test-dir build --output-on-failure > "$R/ctest.log" 2>&1
+      timeout ${TESTS_TIMEOUT_S:-540} ctest --test-dir build --output-on-failure > "$R/ctest.log" 2>&1
       echo "ctest rc=$?" >> "$R/ctest.log"
       grep -E 'tests passed|tests failed|Failed|\*\*\*|ctest rc=' "$R/ctest.log" | tail -40 | tee -a "$OUT/summary.txt"
       ;;
@@ -161,6 +163,24 @@ PY
       say "bench"
       BENCH_BUDGET_S=${BENCH_BUDGET_S:-200} timeout 270 "$ROOT/scripts/device/bench.sh" "$BUILD" "$R/bench" > "$R/bench.log" 2>&1; echo "bench rc=$?" >> "$R/bench.log"
       tail -40 "$R/bench.log" | tee -a "$OUT/summary.txt"
+      ;;
+    inproc)
+      say "inproc: the corpus's Python programs under perfcheck run (counters), against the ncu rows of tests/data/corpus"
+      I=$R/inproc
+      mkdir -p "$I"
+      args=()
+      for sc in triton_ops cupy_ops torch_ops jax_ops; do
+        cap=60; [ "$sc" = torch_ops ] && cap=100; [ "$sc" = jax_ops ] && cap=45
+        start=$(date +%s)
+        CORPUS_DEADLINE_S=$((cap - 20)) timeout -k 5 "$cap" "$BUILD/bin/perfcheck" run --format json \
+          --output "$I/$sc.json" -- python3 "$ROOT/scripts/device/corpus/$sc.py" > "$I/$sc.log" 2>&1
+        echo "$sc in process: rc=$? report $([ -s "$I/$sc.json" ] && wc -c < "$I/$sc.json" || echo missing) B, $(( $(date +%s) - start ))s" \
+          | tee -a "$OUT/summary.txt"
+        [ -s "$I/$sc.json" ] && args+=(--inprocess "$sc=$I/$sc.json")
+      done
+      [ ${#args[@]} -gt 0 ] && python3 "$ROOT/tests/corpus/check_expected.py" --perfcheck "$BUILD/bin/perfcheck" \
+        "$ROOT/tests/data/corpus/h200-2026-12-01" "${args[@]}" > "$I/check.txt" 2>&1
+      tail -25 "$I/check.txt" | tee -a "$OUT/summary.txt"
       ;;
     snapshots)
       say "snapshots: regions recorded in process (PERFCHECK_SNAPSHOT_DIR), for tests/data/snapshots/"
