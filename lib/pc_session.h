@@ -54,6 +54,10 @@ void pc_session_end_all(perfcheck_session *s);
  * touch): for the injection library at process exit. */
 void pc_session_keep_cupti_at_exit(void);
 
+/* The process is exiting: regions ended from now on ask the driver for no
+ * function attributes (pc_gpu_mark_exit, pc_gpu.h). */
+void pc_session_mark_exit(void);
+
 /* Adds a warning line to the session's report (and stderr unless quiet). */
 void pc_session_note(perfcheck_session *s, const char *text);
 

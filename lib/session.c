@@ -151,6 +151,7 @@ static void pc_session_free(perfcheck_session *s) {
 }
 
 void pc_session_keep_cupti_at_exit(void) { pc_gpu_keep_cupti(); }
+void pc_session_mark_exit(void) { pc_gpu_mark_exit(); }
 
 /* The report's own facts once the GPU side is up. */
 static void pc_session_report_facts(perfcheck_session *s, const pc_gpu_started *g) {

@@ -52,6 +52,10 @@ static atomic_int pc_gpu_keep;
 
 void pc_gpu_keep_cupti(void) { atomic_store(&pc_gpu_keep, 1); }
 
+static atomic_int pc_gpu_exit_flag;
+void pc_gpu_mark_exit(void) { atomic_store(&pc_gpu_exit_flag, 1); }
+int pc_gpu_exiting(void) { return atomic_load(&pc_gpu_exit_flag); }
+
 static void pc_gpu_teardown(pc_rp *rp) {
   pc_capture_set_active(0);
   if (atomic_load(&pc_gpu_keep)) { /* process exit under injection: see pc_gpu.h */

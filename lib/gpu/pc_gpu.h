@@ -68,6 +68,15 @@ void pc_gpu_stop(void);
  * must not run without a subscriber (a PyTorch script died in libcupti at
  * exit on the H200 when perfcheck unsubscribed first). */
 void pc_gpu_keep_cupti(void);
+/* The process is exiting (the injection library's exit handler or signal
+ * watcher): regions harvested from now on read no function attributes from
+ * the driver.  C++ destructors that ran before our exit handler have unloaded
+ * the program's CUDA libraries, and a CUkernel handle of theirs dangles
+ * (cuKernelGetFunction crashed inside libcuda at exit of a PyTorch script on
+ * the H200, 2026-12-01): such signatures take registers and shared memory
+ * from their activity record, and say so. */
+void pc_gpu_mark_exit(void);
+int pc_gpu_exiting(void);
 
 /* ---- state ----------------------------------------------------------------------------- */
 

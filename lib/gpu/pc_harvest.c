@@ -199,7 +199,12 @@ static void pc_sig_attributes(uint32_t gid, pc_sig_info *si, pc_snap_sig *g, con
   pc_err_clear(&why);
   int is_kernel = 0;
   perfcheck_status st = PERFCHECK_ERROR_NOT_FOUND;
-  if (si->f) st = pc_funcinfo_attributes(si->ctx, si->f, 1, si->grid, si->block, si->dynamic_smem, dev, &a, &is_kernel, &why);
+  if (si->f && !pc_gpu_exiting())
+    st = pc_funcinfo_attributes(si->ctx, si->f, 1, si->grid, si->block, si->dynamic_smem, dev, &a, &is_kernel, &why);
+  else if (si->f) /* pc_gpu.h, pc_gpu_mark_exit: the handle may dangle */
+    pc_err_set(&why, PERFCHECK_ERROR_NOT_FOUND,
+               "function attributes not asked: the region ended at process exit, when the program's CUDA "
+               "libraries may be unloaded; registers and shared memory from the kernel's activity record");
   g->attr_new = 1;
   if (st == PERFCHECK_OK) {
     /* why: the occupancy call alone failed (the model answered). */

@@ -135,6 +135,7 @@ static void pc_rt_finish(void) {
   const uint64_t dropped = pc_rt_dropped;
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 
+  pc_session_mark_exit(); /* libraries may be unloaded by now: no attribute calls */
   pc_session_end_all(s); /* the recorded ranges, then the whole-program region */
   if (dropped) {
     char note[200];
