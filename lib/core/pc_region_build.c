@@ -400,8 +400,8 @@ typedef struct pc_sig_spans {
   uint64_t launches, profiled;
 } pc_sig_spans;
 
-static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st, const pc_region *g, uint32_t sig,
-                          const pc_sig_spans *sp) {
+/* The device a signature ran on: the report's, or its context's. */
+static pc_device pc_sig_device(const pc_snapshot *s, const pc_report *r, const pc_build_state *st, uint32_t sig) {
   const pc_snap_sig *si = &s->sigs[sig];
   const int ord = si->context < s->ncontexts ? s->contexts[si->context].device : -1;
   pc_device dev = r->device;
@@ -409,6 +409,14 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
     const pc_device *d = pc_snapshot_device(s, ord);
     if (d) dev = *d;
   }
+  return dev;
+}
+
+static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st, const pc_region *g, uint32_t sig,
+                          const pc_sig_spans *sp) {
+  const pc_snap_sig *si = &s->sigs[sig];
+  const int ord = si->context < s->ncontexts ? s->contexts[si->context].device : -1;
+  pc_device dev = pc_sig_device(s, r, st, sig);
   pc_acc a;
   pc_kernel *k = pc_accumulate(s, sig, &a) == 0 ? pc_report_add_kernel(r) : NULL;
   if (!k || (si->mangled ? pc_kernel_set_names(k, si->mangled, NULL) : pc_kernel_set_names(k, NULL, "(unknown)"))) {
@@ -453,7 +461,7 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   pc_kernel_counters(s, r, st, k, &a, sp->profiled, si->not_profiled);
   free(a.xsum);
   free(a.xcnt);
-  pc_checklist_kernel(k, &dev, s->program ? NULL : g);
+  /* The walk runs once the region's time shares are known (pc_region_kernels). */
 }
 
 /* ---- the whole region -------------------------------------------------------------------------- */
@@ -482,6 +490,8 @@ static void pc_region_kernels(const pc_snapshot *s, pc_report *r, pc_build_state
   /* Sort key: signature, then the flags that matter, then duration. */
   for (size_t i = 0; i < n; i++) v[i].group = (v[i].group << 3) | (v[i].tag & 7u);
   pc_span_sort(v, n, PC_SPAN_BY_GROUP_DURATION);
+  const size_t first = r->nkernels;
+  uint32_t *sigs = malloc((n ? n : 1) * sizeof *sigs); /* each entry's signature */
   for (size_t i = 0; i < n;) {
     const uint32_t sig = v[i].group >> 3;
     size_t off[8] = {0}, cnt[8] = {0};
@@ -492,9 +502,20 @@ static void pc_region_kernels(const pc_snapshot *s, pc_report *r, pc_build_state
     }
     enum { P = PC_SNAP_PROFILED, N = PC_SNAP_NOTIME };
     pc_sig_spans sp = {v + off[0], v + off[P], cnt[0], cnt[P], cnt[0] + cnt[P] + cnt[N] + cnt[N | P], cnt[P] + cnt[N | P]};
+    const size_t before = r->nkernels;
     if (sp.launches && sig < s->nsigs) pc_add_kernel(s, r, st, g, sig, &sp);
+    if (r->nkernels > before && sigs) sigs[r->nkernels - 1 - first] = sig;
     i = j;
   }
+  /* Step 1 per kernel needs every entry's time: the shares of the region's
+   * summed kernel time (from the timeline: in process), then the walk. */
+  pc_kernel_time_shares(r->kernels + first, r->nkernels - first, 1);
+  for (size_t i = first; i < r->nkernels; i++) {
+    pc_kernel *k = &r->kernels[i];
+    const pc_device dev = sigs ? pc_sig_device(s, r, st, sigs[i - first]) : r->device;
+    pc_checklist_kernel(k, &dev, s->program ? NULL : g);
+  }
+  free(sigs);
   /* Signatures profiled in this region whose kernels left no span. */
   for (size_t i = 0; i < s->nprofiled; i++) {
     const pc_snap_profiled *p = &s->profiled[i];

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,17 @@ static void test_mystery(void **state) {
     assert_non_null(k->demangled); /* demangled in every process */
     assert_int_equal(k->device_ordinal, 0);
     assert_true(pc_has(k->total_ns) && k->total_ns > 0);
+  }
+  /* Step 1 per kernel in process: each entry's share of the region's summed
+   * kernel time, from the timeline (the four kernels' totals), known before
+   * the walk runs. */
+  double sum = 0;
+  for (size_t i = 0; i < x.report->nkernels; i++) sum += x.report->kernels[i].total_ns;
+  for (size_t i = 0; i < x.report->nkernels; i++) {
+    const pc_kernel *k = &x.report->kernels[i];
+    assert_true(pc_has(k->time_share));
+    assert_int_equal(k->time_share_from_timeline, 1);
+    assert_true(fabs(k->time_share - k->total_ns / sum) < 1e-12);
   }
   /* Every profiled launch has its host interval, so step 1 saw the cut. */
   assert_int_equal(x.snap->nprofiled, 4);
