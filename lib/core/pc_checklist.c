@@ -220,6 +220,13 @@ double pc_threshold_value(const char *key) {
  * "unknown". */
 static double pc_nonneg(double v) { return (isfinite(v) && v >= 0) ? v : PC_NULL; }
 
+/* The larger of two measured values of a kernel (one unit's two metrics);
+ * either alone when the other was not measured. */
+static double pc_larger(const pc_kernel *k, pc_metric_id a, pc_metric_id b) {
+  const double x = pc_nonneg(k->metric[a]), y = pc_nonneg(k->metric[b]);
+  return pc_has(x) ? (pc_has(y) ? fmax(x, y) : x) : y;
+}
+
 /* a / b for counts; NaN when either is unknown or negative, or b is 0. */
 static double pc_ratio(double a, double b) {
   a = pc_nonneg(a);
@@ -379,8 +386,8 @@ int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load 
    * design: with the tensor pipe high (ceiling_high_pct), its few resident
    * warps are feeding it, and a resource limit is a finding too (seed 004
    * Decision 1: compute SOL already high). */
-  const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]);
-  const double tp = pc_has(t1) ? (pc_has(t2) ? fmax(t1, t2) : t1) : t2;
+  const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]);
+  const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
   if (pc_has(tp) && tp >= PC_T(PC_T_CEILING_HIGH_PCT) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
     if (top) {
       top->name = "tensor";
@@ -541,9 +548,8 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
     /* Tensor-core FLOPs are not counted: with the tensor pipe busy, the
      * CUDA-core FLOPs are not the kernel's, so intensity and FLOP/s stay
      * unknown rather than wrong. */
-    const double t1 = pc_nonneg(m[PC_M_PIPE_TENSOR_PCT]), t2 = pc_nonneg(m[PC_M_PIPE_TENSOR_GMMA_PCT]);
-    const double thr = PC_T(PC_T_TENSOR_ACTIVE_PCT);
-    if ((pc_has(t1) && t1 > thr) || (pc_has(t2) && t2 > thr)) o->arithmetic_intensity = o->gflops = PC_NULL;
+    const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
+    if (pc_has(tp) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT)) o->arithmetic_intensity = o->gflops = PC_NULL;
   }
   o->memory_pct = pc_memory_pct(k, d, NULL);
   o->compute_pct = pc_compute_pct(k, d, NULL);
@@ -859,8 +865,7 @@ static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
    * kernel waits on. */
   const double bthr = PC_T(PC_T_BANK_CONFLICT_SHARE_MAX);
   if (pc_has(dv->bank_conflict_share)) {
-    const double l1a = pc_nonneg(m[PC_M_L1_THROUGHPUT_PCT]), l1b = pc_nonneg(m[PC_M_L1_WAVEFRONTS_PCT]);
-    const double l1 = pc_has(l1a) ? (pc_has(l1b) ? fmax(l1a, l1b) : l1a) : l1b;
+    const double l1 = pc_larger(k, PC_M_L1_THROUGHPUT_PCT, PC_M_L1_WAVEFRONTS_PCT);
     const int busy = pc_is_null(l1) || l1 >= PC_T(PC_T_CEILING_HIGH_PCT);
     if (dv->bank_conflict_share > bthr && busy)
       pc_hit(w, 3, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS, PC_BANK, dv->bank_conflict_share, bthr,
