@@ -12,7 +12,7 @@
 #
 # Stages (default: env build tests demo): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
-# snapshots inproc (the corpus's Python programs in process, compared with
+# snapshots inproc diffruns torchstep ncuwall (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
@@ -209,6 +209,94 @@ PY
       timeout 120 ncu --csv --page raw --metrics "$("$BUILD/bin/perfcheck" metrics)" \
         "$BUILD/tests/gpu/gpu_record_regions" streams plain > "$S/streams.ncu.csv" 2> "$S/streams.ncu.log"
       echo "ncu streams rc=$?" | tee -a "$OUT/summary.txt"
+      ;;
+    diffruns)
+      say "diffruns: perfcheck diff of two runs of one program, and across a planted uncoalesced change (gpu.diff_runs)"
+      PERFCHECK_DIFF_KEEP=$R/diff timeout 240 ctest --test-dir build -R '^gpu\.diff_runs$' --output-on-failure > "$R/diffruns.log" 2>&1
+      echo "ctest rc=$?" >> "$R/diffruns.log"
+      grep -E 'PASS|FAIL|worse kernels|tests passed|ctest rc=' "$R/diffruns.log" | tail -30 | tee -a "$OUT/summary.txt"
+      ;;
+    torchstep)
+      say "torchstep: examples/python/torch_step.py plain, in process (perfcheck.region) and under perfcheck run; 5 alternating runs"
+      T=$R/torchstep
+      mkdir -p "$T"
+      ex=$ROOT/examples/python/torch_step.py
+      for i in 1 2 3 4 5; do
+        for m in plain inproc run; do
+          s0=$(date +%s.%N)
+          case $m in
+            plain) timeout 120 python3 "$ex" --plain > "$T/$m.$i.log" 2>&1 ;;
+            inproc) PYTHONPATH=$ROOT/python PERFCHECK_LIBRARY=$BUILD/lib/libperfcheck.so.0 timeout 120 python3 "$ex" \
+                      $([ $i = 1 ] && echo --json "$T/inproc.report.json") > "$T/$m.$i.log" 2>&1 ;;
+            run) timeout 120 "$BUILD/bin/perfcheck" run --format json --output "$T/run.$i.report.json" -- python3 "$ex" --plain \
+                   > "$T/$m.$i.log" 2>&1 ;;
+          esac
+          rc=$?
+          echo "RESULT mode=$m run=$i rc=$rc wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.3f", a - b}') $(grep -h '^torch_step:' "$T/$m.$i.log")"
+        done
+      done > "$T/results.txt"
+      python3 - "$T/results.txt" <<'PY' | tee "$T/summary.txt" | tee -a "$OUT/summary.txt"
+import re, statistics, sys
+w, loop, rcs = {}, {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r"mode=(\S+) run=\d+ rc=(\d+) wall_s=([0-9.]+)(.*)", line)
+    if not m: continue
+    mode = m.group(1)
+    rcs.setdefault(mode, []).append(int(m.group(2)))
+    w.setdefault(mode, []).append(float(m.group(3)))
+    t = re.search(r"steps in ([0-9.]+) ms", m.group(4))
+    if t: loop.setdefault(mode, []).append(float(t.group(1)))
+for mode in w:
+    print("%-7s rc %s  process wall median %.2f s (min %.2f max %.2f)  20-step loop median %s ms" % (
+        mode, rcs[mode], statistics.median(w[mode]), min(w[mode]), max(w[mode]),
+        "%.1f" % statistics.median(loop[mode]) if mode in loop else "-"))
+if "plain" in w:
+    for mode in ("inproc", "run"):
+        if mode in w:
+            print("%s/plain: process wall %.2f, loop %s" % (mode, statistics.median(w[mode]) / statistics.median(w["plain"]),
+                  "%.2f" % (statistics.median(loop[mode]) / statistics.median(loop["plain"])) if mode in loop and "plain" in loop else "-"))
+PY
+      sed -n '1,40p' "$T/inproc.1.log" | tee -a "$OUT/summary.txt"
+      ;;
+    ncuwall)
+      say "ncuwall: the default set's passes, and wall time plain / perfcheck run (counters, default set) / ncu --metrics of the same list; 5 alternating runs"
+      W=$R/ncuwall
+      mkdir -p "$W"
+      list=$("$BUILD/bin/perfcheck" metrics)
+      echo "$list" > "$W/metrics.txt"
+      "$BUILD/bin/perfcheck" metrics --passes > "$W/passes.txt" 2>&1
+      "$BUILD/bin/perfcheck" metrics --passes --chip GH100 >> "$W/passes.txt" 2>&1
+      echo "default set passes (device 0, then --chip GH100): $(tr '\n' ' ' < "$W/passes.txt")" | tee -a "$OUT/summary.txt"
+      for p in mystery access_widths; do
+        for i in 1 2 3 4 5; do
+          for m in plain perfcheck ncu; do
+            s0=$(date +%s.%N)
+            case $m in
+              plain) timeout 120 "$BUILD/kernels/$p" --profile > "$W/$p.$m.$i.log" 2>&1 ;;
+              perfcheck) timeout 120 "$BUILD/bin/perfcheck" run --mode counters --format json --output "$W/$p.pc.$i.json" \
+                           -- "$BUILD/kernels/$p" --profile > "$W/$p.$m.$i.log" 2>&1 ;;
+              ncu) timeout 120 ncu --clock-control none --metrics "$list" --csv --page raw "$BUILD/kernels/$p" --profile \
+                     > "$W/$p.$m.$i.log" 2>&1 ;;
+            esac
+            echo "RESULT prog=$p mode=$m run=$i rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.3f", a - b}')"
+          done
+        done
+      done > "$W/results.txt"
+      python3 - "$W/results.txt" <<'PY' | tee "$W/summary.txt" | tee -a "$OUT/summary.txt"
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"prog=(\S+) mode=(\S+) run=\d+ rc=(\d+) wall_s=([0-9.]+)", line)
+    if m: v.setdefault((m.group(1), m.group(2)), []).append((int(m.group(3)), float(m.group(4))))
+for p in sorted({k[0] for k in v}):
+    med = {m: statistics.median(x[1] for x in v[(p, m)]) for m in ("plain", "perfcheck", "ncu") if (p, m) in v}
+    for m, t in med.items():
+        xs = [x[1] for x in v[(p, m)]]
+        print("%-14s %-9s rc %s wall median %.3f s (min %.3f max %.3f)" % (p, m, sorted({x[0] for x in v[(p, m)]}), t, min(xs), max(xs)))
+    if all(k in med for k in ("plain", "perfcheck", "ncu")):
+        a, b = med["perfcheck"] - med["plain"], med["ncu"] - med["plain"]
+        print("%-14s added wall: perfcheck %.3f s, ncu %.3f s, perfcheck/ncu %.2f" % (p, a, b, a / b if b > 0 else float("nan")))
+PY
       ;;
     *)
       say "unknown stage $s"
