@@ -96,7 +96,8 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                       "step 3: a warp using at most this many bytes of each 32-byte sector it fetches (loads, "
                       "stores, cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is "
                       "uncoalesced; right for every access width.  For loads, what L1 serves again (the sectors' "
-                      "L1 hit share h) costs nothing more: they are judged at bytes / (1 - h), capped at 32",
+                      "L1 hit share h) costs nothing more: they are judged at bytes / (1 - h), capped at 32, "
+                      "unless L1 is the busiest memory level at at_roof_pct or more (then every lookup counts)",
                       "seed 004 Decision 5 (\"below ~16 bytes per sector\": fetched sectors carry useful data for "
                       "less than half their capacity); seed 000 step 3"},
     [PC_T_COALESCING_SHARE_MIN] = {"coalescing_traffic_share_min", 0.1,
@@ -703,8 +704,9 @@ static void pc_walk_step1(pc_walk *w, const pc_region *region) {
     pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
     if (f)
       pc_finding_set(f, 1, PERFCHECK_CAUSE_NOT_ASSESSED, PC_SHARE, PC_NULL, PC_T(PC_T_KERNEL_SHARE_MIN),
-                     "Step 1 was not assessed: there is no wall clock for this kernel (an ncu export has none), "
-                     "so time the program with Nsight Systems or a perfcheck region to see whether it is the slow "
+                     "Step 1 was not assessed: there is no region wall clock for this kernel (an ncu export has none; "
+                     "a program run whole answers step 1 for the program, in its region's entry), so time the "
+                     "part you care about with a perfcheck region or an NVTX range to see whether it is the slow "
                      "part.");
     return;
   }
@@ -764,9 +766,16 @@ static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
   const int minor = pc_has(share) && share < PC_T(PC_T_COALESCING_SHARE_MIN);
   if (pc_has(bps)) {
     if (bps == 0) return; /* no LDG (STG) bytes: the requests were cp.async or atomics */
-    /* What L1 serves again costs nothing more at L2. */
+    /* What L1 serves again costs nothing more at L2, but every sector is
+     * still an L1 lookup: when L1 is the busiest memory level at its roof,
+     * the hits are the traffic it waits on (lanes 2 MiB apart re-read by the
+     * next warps: 88% L1 hits, L1 at 88%, 42% slower than coalesced; H200,
+     * tests/gpu/diff_plant.cu). */
     double eff = bps;
-    const double h = ld ? dv->ld_sector_hit_share : PC_NULL;
+    const pc_unit_load *mem = &k->busiest_memory;
+    const int l1_roof = mem->name && strcmp(mem->name, "l1") == 0 && pc_has(mem->pct) &&
+                        mem->pct >= PC_T(PC_T_AT_ROOF_PCT);
+    const double h = ld && !l1_roof ? dv->ld_sector_hit_share : PC_NULL;
     if (pc_has(h)) eff = h >= 1.0 ? 32.0 : fmin(32.0, bps / (1.0 - h));
     if (eff <= bmax + 1e-9) {
       char why[96] = "";

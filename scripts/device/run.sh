@@ -12,7 +12,7 @@
 #
 # Stages (default: env build tests demo): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
-# snapshots inproc diffruns torchstep ncuwall (the corpus's Python programs in process, compared with
+# snapshots inproc diffruns torchstep ncuwall torchdiag (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
@@ -297,6 +297,26 @@ for p in sorted({k[0] for k in v}):
         a, b = med["perfcheck"] - med["plain"], med["ncu"] - med["plain"]
         print("%-14s added wall: perfcheck %.3f s, ncu %.3f s, perfcheck/ncu %.2f" % (p, a, b, a / b if b > 0 else float("nan")))
 PY
+      ;;
+    torchdiag)
+      say "torchdiag: examples/python/torch_step.py in process, 3 steps, timing then counters (60 s each); on a hang, Python and native stacks"
+      D=$R/torchdiag
+      mkdir -p "$D"
+      ex=$ROOT/examples/python/torch_step.py
+      for m in timing counters; do
+        PERFCHECK_MODE=$m PERFCHECK_PROGRESS=1 PYTHONFAULTHANDLER=1 PYTHONPATH=$ROOT/python \
+          PERFCHECK_LIBRARY=$BUILD/lib/libperfcheck.so.0 python3 "$ex" --steps 3 > "$D/$m.log" 2>&1 &
+        pid=$!
+        for t in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+        if kill -0 $pid 2>/dev/null; then
+          echo "$m: still running after 60 s: native stacks, then SIGABRT (faulthandler prints the Python stacks)" | tee -a "$OUT/summary.txt"
+          timeout 60 cuda-gdb -p $pid -batch -ex 'thread apply all bt 30' > "$D/$m.gdb.txt" 2>&1 \
+            || timeout 60 gdb -p $pid -batch -ex 'thread apply all bt 30' >> "$D/$m.gdb.txt" 2>&1
+          kill -ABRT $pid; sleep 3; kill -9 $pid 2>/dev/null
+        fi
+        wait $pid; echo "$m rc=$?" | tee -a "$OUT/summary.txt"
+        tail -12 "$D/$m.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
+      done
       ;;
     *)
       say "unknown stage $s"

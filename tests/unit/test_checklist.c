@@ -996,6 +996,24 @@ static void test_corpus_refinements(void **state) {
   assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
   pc_kernel_free(&k);
 
+  /* tests/gpu/diff_plant.cu --planted (H200, in process, 2026-12-01): lanes
+   * 2 MiB apart, 4 bytes of each sector used; the next warps re-read the
+   * sectors from L1 (14680064 of 16777216 hit), so L2 and DRAM see no waste,
+   * but L1 is the busiest level at 88% of its wavefronts and the kernel runs
+   * 42% slower than the coalesced one: every lookup counts, uncoalesced. */
+  corpus_kernel(&k, 35.745200, 15.346336, 16777216, 524288, 2097152, 524288, 4, 32, 14680064);
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 88.044910;
+  k.metric[PC_M_L2_THROUGHPUT_PCT] = 52.181844;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_string_equal(k.busiest_memory.name, "l1");
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  assert_near(k.diag.verdict.value, 4, 0);
+  /* The same hits with L1 far from its roof: they cost nothing, judged at 32. */
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 30;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_not_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  pc_kernel_free(&k);
+
   /* vectorized_layer_norm_kernel: 12.8 bytes a sector, 67683360 of
    * 83886080 sectors from L1 (81%): judged at 32, not uncoalesced. */
   corpus_kernel(&k, 72.503424, 39.092771, 83886080, 5242880, 8421397, 557056, 12.8, 31.891051, 67683360);
