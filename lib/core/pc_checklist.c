@@ -552,6 +552,15 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
     const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
     if (pc_has(tp) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT)) o->arithmetic_intensity = o->gflops = PC_NULL;
   }
+  /* DRAM bytes of a multi-pass kernel replay are not one cold run's: CUPTI
+   * 13.0 neither flushes nor controls caches between passes, so a later pass
+   * finds the data in L2 (reads 62-86% low against ncu --cache-control all on
+   * the H200) and the replay's memory restore adds write-backs (writes up to
+   * 29x high); a 1-pass collection matched ncu to 0.01%
+   * (docs/measurements/2026-11-30-h200/accuracy.md, docs/cupti.md).  Their
+   * intensity and bandwidth would put the kernel in the wrong place on a
+   * roofline: unknown instead.  Offline exports (passes 0) keep theirs. */
+  if (k->passes > 1) o->arithmetic_intensity = o->dram_gbps = PC_NULL;
   o->memory_pct = pc_memory_pct(k, d, NULL);
   o->compute_pct = pc_compute_pct(k, d, NULL);
   k->busiest_pipe = pc_busiest(k, d, 0, 1);

@@ -198,6 +198,10 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
     snprintf(p->why, sizeof p->why, "no DRAM traffic measured (0 bytes): the intensity has no value");
   else if (!(d->flops > 0))
     snprintf(p->why, sizeof p->why, "no floating-point work measured (0 FLOP): no place on a log axis");
+  else if (pc_is_null(d->arithmetic_intensity) && k->passes > 1)
+    snprintf(p->why, sizeof p->why, "DRAM bytes from a %d-pass replay (later passes find the data in L2, the memory "
+                                    "restore adds writes): intensity left unknown; collect in one pass, or profile "
+                                    "with ncu --cache-control all", k->passes);
   else if (pc_is_null(d->arithmetic_intensity) &&
            (k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
             k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct")))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_html.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \
@@ -285,6 +286,23 @@ static void test_derive_occupancy_and_waves(void **state) {
   pc_derive(&k, &d);
   assert_near(k.derived.arithmetic_intensity, 0.25, 1e-12);
   assert_near(k.derived.waves_per_sm, 16384.0 / (4 * 40), 1e-9);
+  /* In process over one pass the DRAM bytes are one run's: kept. */
+  k.passes = 1;
+  k.metric[PC_M_DURATION] = 100000;
+  pc_derive(&k, &d);
+  assert_near(k.derived.arithmetic_intensity, 0.25, 1e-12);
+  assert_true(k.derived.dram_gbps > 0);
+  /* Over six (the default set on GH100) later passes see a warm L2 and the
+   * restore's write-backs: intensity and bandwidth unknown, FLOP/s kept. */
+  k.passes = 6;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.arithmetic_intensity));
+  assert_true(isnan(k.derived.dram_gbps));
+  assert_true(k.derived.gflops > 0);
+  pc_roof_point pt;
+  pc_roof_point_set(&pt, 0, "mysteryA", &k);
+  assert_false(pc_roof_point_drawn(&pt));
+  assert_non_null(strstr(pt.why, "6-pass replay"));
   pc_kernel_free(&k);
 }
 
