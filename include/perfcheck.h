@@ -211,7 +211,8 @@ typedef struct perfcheck_options {
   const char *kernel_regex;
   uint64_t launch_skip;     /* matching launches to skip before profiling (ncu's -s) */
   uint64_t launch_count;    /* matching launches to profile at most; 0: no limit (ncu's -c) */
-  unsigned per_signature;   /* profiled launches per distinct kernel signature; 0 means 1 */
+  unsigned per_signature;   /* profiled launches per distinct kernel signature in each region name
+                               (all runs of one name share them); 0 means 1 */
   int progress;             /* nonzero: "pass k/n, kernel i/m" lines on stderr */
   int emit_nvtx;            /* nonzero (default): regions also open an NVTX range */
   int quiet;                /* nonzero: no one-line notes on stderr (they stay in the report) */

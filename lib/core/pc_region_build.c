@@ -133,6 +133,8 @@ static const char *pc_np_reason(const pc_snapshot *s, pc_not_profiled np) {
       return "not profiled: a stream capture was in progress (the range profiler would break the capture)";
     case PC_NP_NVTX:
       return "not selected for counters: launched outside the NVTX ranges named by PERFCHECK_NVTX";
+    case PC_NP_EARLIER_RUN:
+      return "profiled in an earlier run of a region of this name, whose entry is not in this report";
     default:
       break;
   }
@@ -308,8 +310,55 @@ static int pc_accumulate(const pc_snapshot *s, uint32_t sig, pc_acc *a) {
   return 0;
 }
 
+static int pc_same_str(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+/* A kernel not profiled in this run because an earlier run of a region of
+ * the same name profiled its signature: that run's counters (the last
+ * entry of the same region name, names, grid, block, shared memory and
+ * device that has them).  Returns 1 when copied. */
+static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_kernel *k) {
+  for (size_t i = r->nkernels; i-- > 0;) {
+    const pc_kernel *e = &r->kernels[i];
+    if (e == k || !e->profiled_launches || !pc_same_str(e->region, k->region) ||
+        !pc_same_str(e->mangled, k->mangled) || !pc_same_str(e->name, k->name) ||
+        memcmp(e->grid, k->grid, sizeof k->grid) || memcmp(e->block, k->block, sizeof k->block) ||
+        !(e->dynamic_smem == k->dynamic_smem || (pc_is_null(e->dynamic_smem) && pc_is_null(k->dynamic_smem))) ||
+        e->device_ordinal != k->device_ordinal)
+      continue;
+    memcpy(k->metric, e->metric, sizeof k->metric);
+    memcpy(k->metric_via_substitute, e->metric_via_substitute, sizeof k->metric_via_substitute);
+    k->passes = e->passes;
+    if (e->nextra) {
+      k->extra_names = calloc(e->nextra, sizeof *k->extra_names);
+      k->extra_values = calloc(e->nextra, sizeof *k->extra_values);
+      if (k->extra_names && k->extra_values) {
+        k->nextra = e->nextra;
+        for (size_t x = 0; x < e->nextra; x++) {
+          k->extra_names[x] = pc_strdup(e->extra_names[x]);
+          k->extra_values[x] = e->extra_values[x];
+        }
+      } else {
+        free(k->extra_names);
+        free(k->extra_values);
+        k->extra_names = NULL;
+        k->extra_values = NULL;
+      }
+    }
+    if (!st->earlier_run_noted) {
+      st->earlier_run_noted = 1;
+      pc_report_warn(r, 1,
+                     "kernels of a region's later runs carry the counters of the run that profiled them "
+                     "(profiled_launches 0 in the later runs): every run of one region name shares "
+                     "per_signature profiled launches per kernel signature");
+    }
+    return 1;
+  }
+  return 0;
+}
+
 static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_state *st, pc_kernel *k, const pc_acc *a,
                                uint64_t profiled_spans, pc_not_profiled np) {
+  if (!a->n && !profiled_spans && np == PC_NP_EARLIER_RUN && pc_counters_from_earlier_run(r, st, k)) return;
   if (!a->n) {
     k->not_measured_reason =
         pc_strdup(profiled_spans ? "the range profiler returned no result for this kernel's profiled launch (see "

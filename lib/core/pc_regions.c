@@ -18,6 +18,33 @@ uint32_t pc_regions_current(const pc_regions *t) {
   return 0;
 }
 
+/* The key of `name`: the id of its first push, or `id` when it is new.
+ * Returns 0 on out of memory. */
+static uint32_t pc_name_key(pc_regions *t, const char *name, uint32_t id) {
+  for (size_t i = 0; i < t->nnames; i++)
+    if (strcmp(t->names[i], name) == 0) return t->keys[i];
+  if (t->nnames == t->capnames) {
+    size_t nc = t->capnames ? t->capnames * 2 : 8;
+    char **n = realloc(t->names, nc * sizeof *n);
+    if (!n) return 0;
+    t->names = n;
+    uint32_t *k = realloc(t->keys, nc * sizeof *k);
+    if (!k) return 0;
+    t->keys = k;
+    t->capnames = nc;
+  }
+  char *copy = pc_strdup(name);
+  if (!copy) return 0;
+  t->names[t->nnames] = copy;
+  t->keys[t->nnames++] = id;
+  return id;
+}
+
+uint32_t pc_regions_key(const pc_regions *t, uint32_t id) {
+  const pc_open_region *r = id ? pc_find(t, id) : NULL;
+  return r ? r->key : 0;
+}
+
 uint32_t pc_regions_push(pc_regions *t, const char *name, unsigned flags, const pc_region_marks *begin) {
   if (t->n == t->cap) {
     size_t nc = t->cap ? t->cap * 2 : 8;
@@ -32,6 +59,8 @@ uint32_t pc_regions_push(pc_regions *t, const char *name, unsigned flags, const 
   memset(r, 0, sizeof *r);
   if (++t->last_id == 0) ++t->last_id;
   r->id = t->last_id;
+  r->key = pc_name_key(t, copy, r->id);
+  if (!r->key) r->key = r->id; /* out of memory for the name table: this run profiles on its own */
   r->parent = pc_regions_current(t);
   const pc_open_region *up = r->parent ? pc_find(t, r->parent) : NULL;
   r->depth = up ? up->depth + 1 : 0;
@@ -94,4 +123,10 @@ void pc_regions_clear(pc_regions *t) {
   free(t->v);
   t->v = NULL;
   t->n = t->cap = 0;
+  for (size_t i = 0; i < t->nnames; i++) free(t->names[i]);
+  free(t->names);
+  free(t->keys);
+  t->names = NULL;
+  t->keys = NULL;
+  t->nnames = t->capnames = 0;
 }

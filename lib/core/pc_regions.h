@@ -38,6 +38,9 @@ enum {
 
 typedef struct pc_open_region {
   uint32_t id;
+  uint32_t key;                 /* the id of the first region pushed with this name in the session: the
+                                   selection's budget (per_signature launches of a signature) is per key,
+                                   so a loop of regions of one name profiles each signature once */
   uint32_t parent;              /* the region current at its push; 0 none */
   int depth;                    /* the parent's depth + 1; 0 at top level */
   unsigned flags;               /* PC_RG_* */
@@ -52,6 +55,9 @@ typedef struct pc_regions {
   pc_open_region *v;            /* in push order */
   size_t n, cap;
   uint32_t last_id;             /* never reset: ids are unique in the process */
+  char **names;                 /* every name pushed since the last clear, and its key */
+  uint32_t *keys;
+  size_t nnames, capnames;
 } pc_regions;
 
 /* Pushes a region named `name` (copied) whose parent is the current region.
@@ -77,7 +83,9 @@ uint64_t pc_regions_oldest_begin(const pc_regions *t, uint32_t except);
 /* Removes region id (its end collected everything).  Its children, if any
  * are left, take its parent as theirs. */
 void pc_regions_retire(pc_regions *t, uint32_t id);
-/* Frees every entry; last_id is kept (ids stay unique). */
+/* The key of region id (pc_open_region.key), 0 for an unknown id. */
+uint32_t pc_regions_key(const pc_regions *t, uint32_t id);
+/* Frees every entry and the names' keys; last_id is kept (ids stay unique). */
 void pc_regions_clear(pc_regions *t);
 
 #endif /* PC_REGIONS_H */

@@ -1,19 +1,20 @@
 /* Which launches are range-profiled (pc_sigtab.h, "the selection policy"):
  * ncu's -k, -s, -c, then per_signature launches of each signature in each
- * region.  Runs inside launch callbacks, under the capture's gpu lock. */
+ * region name (every run of one name shares them).  Runs inside launch callbacks, under the capture's gpu lock. */
 #include "pc_sigtab.h"
 
-void pc_select_enter_region(pc_sig *s, uint32_t region) {
-  if (s->prof_region != region) {
-    s->prof_region = region;
+void pc_select_enter_region(pc_sig *s, uint32_t key) {
+  if (s->prof_region != key) {
+    s->prof_region = key;
     s->prof_count = 0;
+    s->prof_run = 0;
     s->np = PC_NP_NONE;
   }
 }
 
-int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t region, pc_not_profiled closed) {
+int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed) {
   pc_sig *s = &t->sigs[sig];
-  pc_select_enter_region(s, region);
+  pc_select_enter_region(s, key);
   /* A stream capture elsewhere may have joined this launch's stream through
    * an event, and the range profiler breaks a capture (seen on the H200);
    * PERFCHECK_NVTX: outside the named ranges, like ncu's --nvtx-include. */
@@ -30,12 +31,16 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t region, 
     if (!s->prof_count) s->np = PC_NP_SKIPPED;
     return 0;
   }
-  if (s->prof_count >= p->per_signature) return 0;
+  if (s->prof_count >= p->per_signature) {
+    if (s->prof_run != run) s->np = PC_NP_EARLIER_RUN;
+    return 0;
+  }
   if (p->launch_count && p->profiled >= p->launch_count) {
     if (!s->prof_count) s->np = PC_NP_LIMIT;
     return 0;
   }
   s->prof_count++;
+  s->prof_run = run;
   p->profiled++;
   s->np = PC_NP_NONE;
   return 1;

@@ -37,7 +37,9 @@ typedef struct pc_sig {
   unsigned grid[3], block[3], smem;
   unsigned cluster[3];          /* 0s when not a cluster launch */
   void *f;                      /* handle of the latest launch; NULL for a graph-only kernel */
-  uint32_t prof_region, prof_count; /* the selection's per-region state */
+  uint32_t prof_region, prof_count; /* the selection's state per region key (pc_open_region.key) */
+  uint32_t prof_run;            /* the region (run) of its last profiled launch */
+  uint32_t seen_run;            /* the region (run) it was last launched in */
   uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
   uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
   unsigned rec_regs, rec_static, rec_local; /* from its first activity record */
@@ -101,12 +103,16 @@ typedef struct pc_select {
   uint64_t matched, profiled;   /* running counts */
 } pc_select;
 
-/* Resets a signature's per-region state when it is first seen in `region`. */
-void pc_select_enter_region(pc_sig *s, uint32_t region);
-/* Whether to profile this launch of signature `sig` in `region`.  `closed`
+/* Resets a signature's per-region state when it is first seen under region
+ * key `key`. */
+void pc_select_enter_region(pc_sig *s, uint32_t key);
+/* Whether to profile this launch of signature `sig` in region `run`, whose
+ * key is `key` (runs of one region name share a key: a signature profiled
+ * per_signature times in an earlier run of the name is not profiled again,
+ * and its np says PC_NP_EARLIER_RUN).  `closed`
  * says why no launch may be profiled now (PC_NP_CAPTURE: a stream capture is
  * open; PC_NP_NVTX: outside the counter gate), PC_NP_NONE otherwise.
  * Updates the counts and the signature's reason (np) as ncu would. */
-int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t region, pc_not_profiled closed);
+int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
 
 #endif /* PC_SIGTAB_H */

@@ -44,6 +44,7 @@ typedef enum pc_not_profiled {
   PC_NP_FAILED,                 /* the profiled launch failed */
   PC_NP_CAPTURE,                /* a stream capture was in progress */
   PC_NP_NVTX,                   /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
+  PC_NP_EARLIER_RUN,            /* profiled in an earlier run of a region of the same name */
   PC_NP_COUNT_
 } pc_not_profiled;
 
@@ -213,6 +214,7 @@ typedef struct pc_build_state {
   int quiet;                    /* no warning lines on stderr (they stay in the report) */
   int device_ordinal;           /* whose facts report->device holds; -1 none yet */
   int multi_device_warned;
+  int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
   int dram_replay_warned;
   size_t rejected_warned;       /* rejected metrics said so far */
 } pc_build_state;

@@ -334,6 +334,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
           rec.a = sig;
           if (region) {
+            s->seen_run = region;
             if (counters) {
               /* No profiling while any stream capture is open, nor outside
                * PERFCHECK_NVTX's ranges (the gate is asked only then). */
@@ -341,9 +342,10 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
               const pc_not_profiled closed = atomic_load(&pc_capturing) > 0 ? PC_NP_CAPTURE
                                              : (gate && !gate())             ? PC_NP_NVTX
                                                                              : PC_NP_NONE;
-              profile = pc_select_decide(&pc_cap.sel, &pc_cap.tab, sig, region, closed);
+              profile = pc_select_decide(&pc_cap.sel, &pc_cap.tab, sig, region,
+                                         pc_regions_key(&pc_cap.regions, region), closed);
             } else {
-              pc_select_enter_region(s, region);
+              pc_select_enter_region(s, pc_regions_key(&pc_cap.regions, region));
               if (!s->prof_count) s->np = PC_NP_TIMING;
             }
             if (profile) {
@@ -484,7 +486,7 @@ static void pc_on_module_unload(void) {
   pc_gpu_lock();
   for (size_t i = 0; i < pc_cap.tab.nsigs; i++) {
     pc_sig *s = &pc_cap.tab.sigs[i];
-    if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_region_is_open(s->prof_region)) continue;
+    if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_region_is_open(s->seen_run)) continue;
     if (pc_table_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
     pc_pending_attr *t = &todo[ntodo++];
     t->sig = (uint32_t)i;
@@ -952,7 +954,8 @@ int pc_capture_join_kernel(const pc_kernel_record *rec, uint32_t *group, uint32_
     pc_sig *s = &pc_cap.tab.sigs[sig];
     s->seen_graph = 1;
     if (!s->f) s->f = pc_cap.tab.names[name].f_last;
-    pc_select_enter_region(s, e.region);
+    pc_select_enter_region(s, pc_regions_key(&pc_cap.regions, e.region));
+    s->seen_run = e.region;
     if (!s->prof_count) s->np = PC_NP_GRAPH;
     if (s->seen_captured) bits |= PC_SNAP_CAPTURED;
   } else {

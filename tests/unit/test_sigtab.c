@@ -148,23 +148,36 @@ static void test_selection(void **state) {
   pc_select p = {&re, 1, 2, 1, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
   /* The kernel regex sees the short demangled name (pc_names.c demangles
    * without the host's libstdc++), not the symbol. */
-  assert_int_equal(pc_select_decide(&p, &t, sc, 7, PC_NP_NONE), 0);
+  assert_int_equal(pc_select_decide(&p, &t, sc, 7, 7, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[sc].np, PC_NP_FILTERED);
-  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 0); /* the first match is skipped */
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, 7, PC_NP_NONE), 0); /* the first match is skipped */
   assert_int_equal(t.sigs[sa].np, PC_NP_SKIPPED);
-  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_CAPTURE), 0);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, 7, PC_NP_CAPTURE), 0);
   assert_int_equal(t.sigs[sa].np, PC_NP_CAPTURE);
-  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 1);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, 7, PC_NP_NONE), 1);
   assert_int_equal(t.sigs[sa].np, PC_NP_NONE);
-  assert_int_equal(pc_select_decide(&p, &t, sa, 7, PC_NP_NONE), 0); /* one per signature and region */
+  assert_int_equal(pc_select_decide(&p, &t, sa, 7, 7, PC_NP_NONE), 0); /* one per signature and region */
   assert_int_equal(t.sigs[sa].np, PC_NP_NONE);                      /* it has counters */
-  assert_int_equal(pc_select_decide(&p, &t, sa, 8, PC_NP_NONE), 1); /* a new region: again */
-  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, PC_NP_NONE), 0); /* -c 2 reached */
+  assert_int_equal(pc_select_decide(&p, &t, sa, 8, 8, PC_NP_NONE), 1); /* a new region: again */
+  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, 8, PC_NP_NONE), 0); /* -c 2 reached */
   assert_int_equal(t.sigs[sa8].np, PC_NP_LIMIT);
-  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, PC_NP_NVTX), 0);
+  assert_int_equal(pc_select_decide(&p, &t, sa8, 8, 8, PC_NP_NVTX), 0);
   assert_int_equal(t.sigs[sa8].np, PC_NP_NVTX);
   assert_int_equal(p.matched, 5);
   assert_int_equal(p.profiled, 2);
+  /* Runs of one region name (key 9: runs 9, 10, 11) share the budget: the
+   * second and third runs do not profile the signature again, and say why. */
+  pc_select q = {NULL, 0, 0, 1, 0, 0};
+  assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 1);
+  assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[sc].np, PC_NP_NONE); /* this run has its counters */
+  assert_int_equal(pc_select_decide(&q, &t, sc, 10, 9, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[sc].np, PC_NP_EARLIER_RUN);
+  assert_int_equal(pc_select_decide(&q, &t, sc, 11, 9, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[sc].np, PC_NP_EARLIER_RUN);
+  assert_int_equal(q.profiled, 1);
+  /* Another name (key 12) profiles it again. */
+  assert_int_equal(pc_select_decide(&q, &t, sc, 12, 12, PC_NP_NONE), 1);
   regfree(&re);
   pc_sigtab_free(&t);
 }
@@ -212,9 +225,19 @@ static void test_region_stack(void **state) {
   assert_true(x > prog && y > x && z > y);
   pc_regions_retire(&t, y);
   assert_int_equal(pc_regions_find(&t, z)->parent, x);
+  /* Keys: every run of one name has the key of its first run, after that
+   * run retired too; another name its own id. */
+  assert_int_equal(pc_regions_key(&t, x), x);
+  assert_int_equal(pc_regions_key(&t, z), z);
+  const uint32_t b2 = pc_regions_push(&t, "b", 0, NULL), a2 = pc_regions_push(&t, "a", 0, NULL);
+  assert_int_equal(pc_regions_key(&t, b2), b);
+  assert_int_equal(pc_regions_key(&t, a2), a);
+  assert_int_equal(pc_regions_key(&t, 999), 0);
+  pc_regions_retire(&t, a2);
+  pc_regions_retire(&t, b2);
   assert_int_equal(pc_regions_innermost(&t), z);
   pc_regions_clear(&t);
-  assert_int_equal(pc_regions_push(&t, NULL, 0, NULL), z + 1);
+  assert_int_equal(pc_regions_push(&t, NULL, 0, NULL), a2 + 1);
   assert_string_equal(t.v[0].name, "(unnamed)");
   pc_regions_clear(&t);
 }

@@ -372,6 +372,56 @@ static void test_profiled_without_result(void **state) {
   pc_snapshot_free(s);
 }
 
+/* Two runs of one region name: the first profiles the kernel, the second
+ * (np earlier_run, as the selection leaves it) carries the first's counters
+ * with profiled_launches 0 and its own times; a kernel of another shape gets
+ * none. */
+static void test_earlier_run_counters(void **state) {
+  (void)state;
+  pc_report *r = pc_report_new();
+  pc_build_state st;
+  pc_build_state_init(&st, 1);
+  pc_snapshot *s = new_snap("train_step", 1);
+  s->begin_ts = T0;
+  uint32_t a = add_sig(s, "_Z4stepPf", 132, 256, 0);
+  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+  pc_snap_profiled *p = add_profiled(s, a, 1, T0 + US, T0 + 300 * US, 20000);
+  p->values[PC_M_LD_SECTORS] = 4096, p->values[PC_M_LD_REQUESTS] = 1024;
+  s->end_ts = T0 + MS;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+
+  s = new_snap("train_step", 1);
+  s->begin_ts = T0 + 2 * MS;
+  a = add_sig(s, "_Z4stepPf", 132, 256, 0);
+  s->sigs[a].not_profiled = PC_NP_EARLIER_RUN;
+  const uint32_t b = add_sig(s, "_Z4stepPf", 264, 256, 0);
+  s->sigs[b].not_profiled = PC_NP_EARLIER_RUN;
+  add_launch(s, a, T0 + 2 * MS + US, T0 + 2 * MS + 21 * US, 2, 0);
+  add_launch(s, b, T0 + 2 * MS + 30 * US, T0 + 2 * MS + 50 * US, 3, 0);
+  s->end_ts = T0 + 3 * MS;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+
+  assert_int_equal(r->nkernels, 3);
+  const pc_kernel *first = &r->kernels[0], *later = &r->kernels[1], *other = &r->kernels[2];
+  assert_int_equal(first->profiled_launches, 1);
+  assert_int_equal(later->profiled_launches, 0);
+  assert_int_equal(later->launches, 1);
+  assert_float_equal(later->metric[PC_M_LD_SECTORS], 4096, 0);
+  assert_float_equal(later->derived.sectors_per_request_ld, 4, 0);
+  assert_int_equal(later->passes, 4);
+  assert_null(later->not_measured_reason);
+  assert_float_equal(later->dur_median_ns, 20 * US, 0); /* its own timing, not the profiled pass's */
+  assert_int_equal(other->grid[0], 264);
+  assert_true(pc_is_null(other->metric[PC_M_LD_SECTORS]));
+  assert_non_null(strstr(other->not_measured_reason, "earlier run"));
+  int said = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) said += strstr(r->warnings[i], "later runs carry the counters") != NULL;
+  assert_int_equal(said, 1);
+  pc_report_free(r);
+}
+
 /* The report's device is the first region's; a kernel on another device
  * keeps its own device's facts and ordinal. */
 static void test_devices(void **state) {
@@ -587,6 +637,7 @@ int main(void) {
       cmocka_unit_test(test_cut_clock),          cmocka_unit_test(test_launch_loop_both_modes),
       cmocka_unit_test(test_mystery_verdicts),   cmocka_unit_test(test_nested_and_graph),
       cmocka_unit_test(test_profiled_without_result), cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_earlier_run_counters),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
   };
