@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import _lib
 from ._errors import PerfcheckError
 
-FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV = 0, 1, 2
+FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML = 0, 1, 2, 3
 
 
 class _Entry:
@@ -351,6 +351,12 @@ class Report:
     def to_csv(self):
         """One row per kernel, as ``perfcheck diagnose --format csv`` writes it."""
         return self._lib.report_string(self._handle, FORMAT_CSV)
+
+    def to_html(self):
+        """The report as one self-contained HTML page (roofline, the five
+        questions per kernel, region timelines), as ``perfcheck report
+        --html`` writes it: the library's writer, nothing drawn here."""
+        return self._lib.report_string(self._handle, FORMAT_HTML)
 
     def save(self, path):
         """Writes :meth:`to_json` to ``path`` (readable by :func:`load`,

@@ -31,7 +31,7 @@ from ._errors import PerfcheckError, Status, status_of
 from ._report import from_handle_copy
 
 _MODES = {"auto": 0, "timing": 1, "counters": 2}
-_FORMATS = {"text": 0, "json": 1, "csv": 2}
+_FORMATS = {"text": 0, "json": 1, "csv": 2, "html": 3}
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
     - ``progress``: a stderr line per profiled kernel;
     - ``nvtx``: regions also open an NVTX range (default True);
     - ``quiet``: no notes on stderr (they stay in the report and status());
-    - ``output``, ``format`` ("text", "json", "csv"): where the report is
+    - ``output``, ``format`` ("text", "json", "csv", "html"): where the report is
       written when the session ends (at exit, or :func:`close`), with
       %p/%h/%q{VAR} as in PERFCHECK_OUTPUT.
 

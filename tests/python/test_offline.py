@@ -125,6 +125,19 @@ def test_json_and_csv(mystery, mystery_json):
     assert sorted(r.split(",")[0] for r in rows[1:]) == ["mysteryA", "mysteryB", "mysteryC", "mysteryC"]
 
 
+def test_html(mystery):
+    """The library's HTML writer: one page, a roofline point per kernel with
+    measured intensity and FLOP/s (the export's four), no network."""
+    page = mystery.to_html()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert page.rstrip().endswith("</html>")
+    assert page.count('<circle class="point"') == 4
+    for name in ("mysteryA", "mysteryB", "mysteryC"):
+        assert name in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in page
+
+
 def test_cli_agrees(mystery, mystery_csv):
     """The same report as `perfcheck diagnose --format json`."""
     import subprocess

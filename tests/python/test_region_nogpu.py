@@ -274,6 +274,9 @@ def test_configure():
         perfcheck.configure(mode="fast")
     with pytest.raises(ValueError):
         perfcheck.configure(format="xml")
+    perfcheck.configure(format="html")
+    from perfcheck import _lib as _l, _session as _s
+    assert _s._options(_l.get())[0].output_format == 3  # PERFCHECK_FORMAT_HTML
     with pytest.raises(ValueError):
         perfcheck.configure(launch_count=-1)
     with pytest.raises(ValueError):
