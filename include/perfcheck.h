@@ -148,7 +148,8 @@ PERFCHECK_API unsigned perfcheck_version_number(void);
   X(AT_ROOF, 14, "at_roof")                         \
   X(LATENCY_BOUND, 15, "latency_bound")             \
   X(NOT_ASSESSED, 16, "not_assessed")             \
-  X(PARTIAL_WARPS, 17, "partial_warps")
+  X(PARTIAL_WARPS, 17, "partial_warps")            \
+  X(COMMUNICATION, 18, "communication")
 
 typedef enum perfcheck_cause {
 #define PERFCHECK_CAUSE_ENUM_(name, value, word) PERFCHECK_CAUSE_##name = value,

@@ -85,13 +85,6 @@ static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
   return 0;
 }
 
-static int pc_merge_copy_region(pc_region *dst, const pc_region *src) {
-  *dst = *src;
-  dst->name = dst->parent = NULL;
-  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->parent && !(dst->parent = pc_strdup(src->parent))))
-    return -1;
-  return 0;
-}
 
 /* One merged kernel entry while the reports are walked. */
 typedef struct pc_mgroup {
@@ -129,7 +122,7 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
     if (s->step1_assessed) r->step1_assessed = 1; /* kernels of offline reports have no region anyway */
     for (size_t j = 0; j < s->nregions; j++) {
       pc_region *g = pc_report_add_region(r);
-      if (!g || pc_merge_copy_region(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      if (!g || pc_region_copy(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
     }
     for (size_t j = 0; j < s->nwarnings; j++)
       if (pc_report_warn(r, 1, "%s", s->warnings[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;

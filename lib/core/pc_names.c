@@ -406,3 +406,26 @@ int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled
   k->name = nm;
   return 0;
 }
+
+/* NCCL's kernels are named ncclDevKernel_<Coll>_<Op>_<type>_<algo>_<proto>
+ * (NCCL 2.19 on) or ncclKernel_* (before): every one starts with "nccl".
+ * Namespace qualifiers ahead of the function name are skipped. */
+int pc_name_is_communication(const char *name) {
+  if (!name) return 0;
+  const char *base = name;
+  for (const char *p = name; *p && *p != '<' && *p != '('; p++)
+    if (p[0] == ':' && p[1] == ':') base = p + 2;
+  return strncmp(base, "nccl", 4) == 0;
+}
+
+int pc_symbol_is_communication(const char *mangled) {
+  if (!mangled || !*mangled) return 0;
+  if (strncmp(mangled, "_Z", 2) != 0) return pc_name_is_communication(mangled); /* extern "C" */
+  /* NCCL's kernels are global functions: _Z[L]<length><name><parameters>.
+   * Read without demangling: this runs inside CUPTI's launch callback. */
+  const char *p = mangled + 2;
+  if (*p == 'L') p++;
+  if (*p < '1' || *p > '9') return 0;
+  while (*p >= '0' && *p <= '9') p++;
+  return strncmp(p, "nccl", 4) == 0;
+}

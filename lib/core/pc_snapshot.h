@@ -44,11 +44,12 @@ typedef enum pc_not_profiled {
   PC_NP_FAILED,                 /* the profiled launch failed */
   PC_NP_CAPTURE,                /* a stream capture was in progress */
   PC_NP_NVTX,                   /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
+  PC_NP_COMMUNICATION,          /* a communication kernel (NCCL's): never replayed */
   PC_NP_COUNT_
 } pc_not_profiled;
 
 /* "none", "timing", "graph", "filtered", "skipped", "limit", "failed",
- * "capture", "nvtx"; NULL out of range.  pc_not_profiled_parse: -1 unknown. */
+ * "capture", "nvtx", "communication"; NULL out of range.  pc_not_profiled_parse: -1 unknown. */
 const char *pc_not_profiled_name(pc_not_profiled np);
 int pc_not_profiled_parse(const char *word);
 

@@ -223,6 +223,16 @@ static void pc_put_device(FILE *f, const pc_report *r) {
           f);
 }
 
+/* A step-1 verdict in the regions' table. */
+static void pc_put_step1(FILE *f, const pc_diagnosis *dg) {
+  if (dg->verdict.step == 1)
+    fprintf(f, "  %s\n", perfcheck_cause_name(dg->verdict.cause));
+  else if (dg->verdict.cause == PERFCHECK_CAUSE_NOT_ASSESSED)
+    fputs("  not_assessed\n", f);
+  else
+    fputs("  passes\n", f);
+}
+
 static void pc_put_regions(FILE *f, const pc_report *r) {
   if (r->nregions == 0) return;
   size_t width = 20;
@@ -230,6 +240,8 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
   for (size_t i = 0; i < r->nregions; i++) {
     size_t w = pc_fmt_printable(name, sizeof name, r->regions[i].name, 60) +
                2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0);
+    if (r->regions[i].ndevices > 1 && w < 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0))
+      w = 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0); /* "  device N (0000:19:00.0)" */
     if (w > width) width = w;
   }
   static const char *const cols[] = {"wall ms", "kernel ms", "memcpy ms", "kernel %", "launches"};
@@ -250,12 +262,26 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     pc_put_num(f, 10, 3, pc_has(g->memcpy_ns) ? g->memcpy_ns / 1e6 : PC_NULL);
     pc_put_num(f, 9, 1, pc_has(g->kernel_share) ? g->kernel_share * 100.0 : PC_NULL);
     fprintf(f, " %9" PRIu64, g->launches);
-    if (g->diag.verdict.step == 1)
-      fprintf(f, "  %s\n", perfcheck_cause_name(g->diag.verdict.cause));
-    else if (g->diag.verdict.cause == PERFCHECK_CAUSE_NOT_ASSESSED)
-      fputs("  not_assessed\n", f);
-    else
-      fputs("  passes\n", f);
+    pc_put_step1(f, &g->diag);
+    /* Step 1 per device, when the region's kernels ran on more than one. */
+    for (size_t d = 0; g->ndevices > 1 && d < g->ndevices; d++) {
+      const pc_region_device *e = &g->devices[d];
+      char dev[64], pci[32];
+      pc_fmt_printable(pci, sizeof pci, e->pci_bus_id[0] ? e->pci_bus_id : "-", 16);
+      if (e->ordinal >= 0)
+        snprintf(dev, sizeof dev, "device %d (%s)", e->ordinal, pci);
+      else
+        snprintf(dev, sizeof dev, "device - (%s)", pci);
+      const size_t dl = strlen(dev);
+      fprintf(f, "%*s%s", 2 * depth + 2, "", dev);
+      for (size_t p = dl + 2 * (size_t)depth + 2; p < width; p++) fputc(' ', f);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 10, 3, pc_has(e->kernel_ns) ? e->kernel_ns / 1e6 : PC_NULL);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 9, 1, pc_has(e->kernel_share) ? e->kernel_share * 100.0 : PC_NULL);
+      fprintf(f, " %9" PRIu64, e->launches);
+      pc_put_step1(f, &e->diag);
+    }
   }
   for (size_t i = 0; i < r->nregions; i++) {
     const pc_region *g = &r->regions[i];
@@ -264,6 +290,17 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     char label[300];
     snprintf(label, sizeof label, "region %s", name);
     pc_put_finding(f, label, &g->diag.verdict);
+  }
+  /* Time in communication kernels, where there was any. */
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    for (size_t j = 0; j < g->diag.nfindings && j < PC_MAX_FINDINGS; j++) {
+      if (g->diag.findings[j].cause != PERFCHECK_CAUSE_COMMUNICATION) continue;
+      pc_fmt_printable(name, sizeof name, g->name, 120);
+      char label[300];
+      snprintf(label, sizeof label, "region %s (finding)", name);
+      pc_put_finding(f, label, &g->diag.findings[j]);
+    }
   }
 }
 
@@ -302,6 +339,24 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
       pc_put_num(f, 8, 0, k->attr.warps_per_sm);
       pc_put_num(f, 8, 1, k->attr.theoretical_occupancy_pct);
       fputc('\n', f);
+    }
+
+    /* In process: the device each kernel ran on (ordinal and PCI bus id). */
+    int devices_known = 0;
+    for (size_t i = 0; i < r->nkernels; i++) devices_known |= r->kernels[i].device_ordinal >= 0 || r->kernels[i].pci_bus_id[0];
+    if (devices_known) {
+      static const char *const cd[] = {"device", "PCI bus id"};
+      static const int wd[] = {6, 12};
+      fputs("\nDevices: where each kernel ran\n", f);
+      pc_put_header(f, "kernel", width, cd, wd, 2);
+      for (size_t i = 0; i < r->nkernels; i++) {
+        const pc_kernel *k = &r->kernels[i];
+        pc_put_label(f, &labels[i], width);
+        pc_put_num(f, 6, 0, k->device_ordinal >= 0 ? (double)k->device_ordinal : PC_NULL);
+        char pci[32];
+        pc_fmt_printable(pci, sizeof pci, k->pci_bus_id[0] ? k->pci_bus_id : "-", 16);
+        fprintf(f, " %12s\n", pci);
+      }
     }
 
     static const char *const c2[] = {"FLOP/byte", "time ms", "GB/s", "GFLOP/s"};
