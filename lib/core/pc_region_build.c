@@ -38,6 +38,7 @@ void pc_build_state_init(pc_build_state *st, int quiet) {
   memset(st, 0, sizeof *st);
   st->quiet = quiet;
   st->device_ordinal = -1;
+  st->rank = -1;
 }
 
 /* ---- the cut clock ------------------------------------------------------------------- */
@@ -646,6 +647,7 @@ perfcheck_status pc_region_build(const pc_snapshot *s, pc_report *r, pc_build_st
   }
   g->parent = s->parent ? pc_strdup(s->parent) : NULL;
   g->depth = s->depth;
+  g->rank = st->rank;
   pc_region_numbers(s, g, spans, ntimed, cuts, ncuts, work);
   unsigned char *comm = s->nsigs ? calloc(s->nsigs, 1) : NULL;
   for (size_t i = 0; comm && i < s->nsigs; i++) comm[i] = (unsigned char)pc_symbol_is_communication(s->sigs[i].mangled);

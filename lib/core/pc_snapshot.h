@@ -213,6 +213,7 @@ int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, cha
 typedef struct pc_build_state {
   int quiet;                    /* no warning lines on stderr (they stay in the report) */
   int device_ordinal;           /* whose facts report->device holds; -1 none yet */
+  int rank;                     /* the process's rank (regions[].rank); -1 unknown */
   int multi_device_warned;
   int dram_replay_warned;
   size_t rejected_warned;       /* rejected metrics said so far */

@@ -210,6 +210,15 @@ static void pc_put_device(FILE *f, const pc_report *r) {
   fprintf(f, "source: %s, metric set %s", r->source, r->metric_set);
   if (r->passes > 0) fprintf(f, ", %d passes", r->passes);
   fputc('\n', f);
+  if (r->rank >= 0 || r->world_size > 0) {
+    if (r->rank >= 0)
+      fprintf(f, "rank %d", r->rank);
+    else
+      fputs("ranks merged", f);
+    if (r->world_size > 0) fprintf(f, " of world size %d", r->world_size);
+    if (r->local_rank >= 0) fprintf(f, ", local rank %d", r->local_rank);
+    fputc('\n', f);
+  }
   char a[32], b[32], c[32];
   pc_fmt_short(a, sizeof a, pc_has(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s / 1e9 : PC_NULL);
   pc_fmt_short(b, sizeof b, pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL);
@@ -237,9 +246,12 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
   if (r->nregions == 0) return;
   size_t width = 20;
   char name[256];
+  /* A merged report of several ranks: each region says whose it is. */
+  int ranks = 0;
+  for (size_t i = 1; i < r->nregions && !ranks; i++) ranks = r->regions[i].rank != r->regions[0].rank;
   for (size_t i = 0; i < r->nregions; i++) {
     size_t w = pc_fmt_printable(name, sizeof name, r->regions[i].name, 60) +
-               2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0);
+               2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0) + (ranks ? 12 : 0);
     if (r->regions[i].ndevices > 1 && w < 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0))
       w = 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0); /* "  device N (0000:19:00.0)" */
     if (w > width) width = w;
@@ -255,6 +267,15 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     const pc_region *g = &r->regions[i];
     int depth = g->depth > 0 ? (g->depth < 10 ? g->depth : 10) : 0;
     size_t w = pc_fmt_printable(name, sizeof name, g->name, 60);
+    if (ranks) {
+      char rk[24];
+      if (g->rank >= 0)
+        snprintf(rk, sizeof rk, " [rank %d]", g->rank);
+      else
+        snprintf(rk, sizeof rk, "%s", " [rank -]");
+      snprintf(name + strlen(name), sizeof name - strlen(name), "%s", rk);
+      w += strlen(rk);
+    }
     fprintf(f, "%*s%s", 2 * depth, "", name);
     for (size_t p = w + 2 * (size_t)depth; p < width; p++) fputc(' ', f);
     pc_put_num(f, 10, 3, pc_has(g->wall_ns) ? g->wall_ns / 1e6 : PC_NULL);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pc_config.h"
 #include "pc_core.h"
 #include "pc_json.h"
 #include "pc_sigtab.h"
@@ -402,6 +403,153 @@ static void test_nccl_offline_not_judged_for_coalescing(void **state) {
   pc_report_free(r);
 }
 
+/* ---- part 3: ranks ------------------------------------------------------------------------ */
+
+static const char *const *fake_env;
+static char *fake_get(const char *name) {
+  for (const char *const *e = fake_env; e && *e; e += 2)
+    if (strcmp(e[0], name) == 0) return (char *)e[1];
+  return NULL;
+}
+
+static void place(const char *const *env, int *rank, int *world, int *local, char *bad, size_t len) {
+  fake_env = env;
+  pc_job_place(fake_get, rank, world, local, bad, len);
+}
+
+static void test_job_place(void **state) {
+  (void)state;
+  int rank, world, local;
+  char bad[256];
+  static const char *const torchrun[] = {"RANK", "3", "WORLD_SIZE", "8", "LOCAL_RANK", "1", "PMI_RANK", "0", NULL};
+  place(torchrun, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, 3);
+  assert_int_equal(world, 8);
+  assert_int_equal(local, 1);
+  assert_string_equal(bad, "");
+  static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+                                     "OMPI_COMM_WORLD_LOCAL_RANK", "1", NULL};
+  place(ompi, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, 1);
+  assert_int_equal(world, 2);
+  assert_int_equal(local, 1);
+  static const char *const pmi[] = {"PMI_RANK", "0", "PMI_SIZE", "4", NULL};
+  place(pmi, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, 0);
+  assert_int_equal(world, 4);
+  assert_int_equal(local, -1);
+  static const char *const none[] = {NULL};
+  place(none, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, -1);
+  assert_int_equal(world, -1);
+  assert_int_equal(local, -1);
+  assert_string_equal(bad, "");
+  /* Not numbers: ignored and named; the next launcher's variable is used. */
+  static const char *const junk[] = {"RANK", "one", "OMPI_COMM_WORLD_RANK", "2", "WORLD_SIZE", "0",
+                                     "LOCAL_RANK", "-1", NULL};
+  place(junk, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, 2);
+  assert_int_equal(world, -1);
+  assert_int_equal(local, -1);
+  assert_non_null(strstr(bad, "RANK=one"));
+  assert_non_null(strstr(bad, "WORLD_SIZE=0"));
+  assert_non_null(strstr(bad, "LOCAL_RANK=-1"));
+  static const char *const beyond[] = {"RANK", "2", "WORLD_SIZE", "2", NULL};
+  place(beyond, &rank, &world, &local, bad, sizeof bad);
+  assert_int_equal(rank, 2);
+  assert_int_equal(world, -1);
+  assert_non_null(strstr(bad, "rank 2 is not below the world size 2"));
+}
+
+/* One rank's report: region "step" (gemm on device 0, 70 of 100 us), the
+ * device model `model`. */
+static pc_report *rank_report(int rank, int world, const char *model) {
+  pc_snapshot *s = step_snapshot();
+  snprintf(s->devices[0].facts.name, sizeof s->devices[0].facts.name, "%s", model);
+  pc_report *r = pc_report_new();
+  pc_build_state st;
+  pc_build_state_init(&st, 1);
+  st.rank = rank;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  r->rank = rank;
+  r->world_size = world;
+  r->local_rank = rank;
+  pc_snapshot_free(s);
+  /* Through the JSON, as perfcheck merge reads the files. */
+  char *j = write_fmt(r, PERFCHECK_FORMAT_JSON);
+  pc_report_free(r);
+  pc_report *back = read_back(j);
+  free(j);
+  assert_int_equal(back->rank, rank);
+  assert_int_equal(back->world_size, world);
+  assert_int_equal(back->local_rank, rank);
+  assert_int_equal(back->regions[0].rank, rank);
+  return back;
+}
+
+static int warned(const pc_report *r, const char *what) {
+  int n = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) n += strstr(r->warnings[i], what) != NULL;
+  return n;
+}
+
+static void test_merge_ranks(void **state) {
+  (void)state;
+  pc_report *r0 = rank_report(0, 3, "NVIDIA H200"), *r2 = rank_report(2, 3, "NVIDIA H200");
+  const perfcheck_report *in[] = {r0, r2};
+  perfcheck_report *m = NULL;
+  assert_int_equal(perfcheck_report_merge(in, 2, &m), PERFCHECK_OK);
+  /* Regions per rank. */
+  assert_int_equal(m->nregions, 2);
+  assert_int_equal(m->regions[0].rank, 0);
+  assert_int_equal(m->regions[1].rank, 2);
+  assert_int_equal(m->regions[1].ndevices, 2);
+  assert_int_equal(m->rank, -1);
+  assert_int_equal(m->world_size, 3);
+  /* Kernels by signature and device model: one gemm, two launches. */
+  size_t gemms = 0;
+  for (size_t i = 0; i < m->nkernels; i++)
+    if (strcmp(m->kernels[i].name, "gemm") == 0) gemms++, assert_int_equal(m->kernels[i].launches, 2);
+  assert_int_equal(gemms, 1);
+  /* The missing rank, by number, and no other. */
+  assert_int_equal(warned(m, "merge: rank 1 of world size 3 is missing"), 1);
+  assert_int_equal(warned(m, "is missing"), 1);
+  char *j = write_fmt(m, PERFCHECK_FORMAT_JSON);
+  assert_non_null(strstr(j, "\"rank\": null,\n  \"world_size\": 3,"));
+  free(j);
+  char *t = write_fmt(m, PERFCHECK_FORMAT_TEXT);
+  assert_non_null(strstr(t, "ranks merged of world size 3\n"));
+  assert_non_null(strstr(t, "step [rank 2]"));
+  free(t);
+  perfcheck_report_destroy(m);
+
+  /* Every rank there: no missing-rank warning.  Another device model's
+   * gemm stays its own entry; a rank given twice is said. */
+  pc_report *r1 = rank_report(1, 3, "NVIDIA H100 80GB HBM3"), *r1b = rank_report(1, 3, "NVIDIA H100 80GB HBM3");
+  const perfcheck_report *all[] = {r0, r1, r2, r1b};
+  assert_int_equal(perfcheck_report_merge(all, 3, &m), PERFCHECK_OK);
+  assert_int_equal(warned(m, "is missing"), 0);
+  assert_int_equal(m->nregions, 3);
+  gemms = 0;
+  for (size_t i = 0; i < m->nkernels; i++) gemms += strcmp(m->kernels[i].name, "gemm") == 0;
+  assert_int_equal(gemms, 2);
+  perfcheck_report_destroy(m);
+  assert_int_equal(perfcheck_report_merge(all, 4, &m), PERFCHECK_OK);
+  assert_int_equal(warned(m, "merge: rank 1 is in report 2 and again in report 4"), 1);
+  perfcheck_report_destroy(m);
+
+  /* Reports without ranks (one process, no launcher): no rank warnings. */
+  r0->rank = r0->world_size = r2->rank = r2->world_size = -1;
+  assert_int_equal(perfcheck_report_merge(in, 2, &m), PERFCHECK_OK);
+  assert_int_equal(warned(m, "rank"), 0);
+  assert_int_equal(m->world_size, -1);
+  perfcheck_report_destroy(m);
+  pc_report_free(r0);
+  pc_report_free(r1);
+  pc_report_free(r1b);
+  pc_report_free(r2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_devices_and_step1_per_device),
@@ -410,6 +558,8 @@ int main(void) {
       cmocka_unit_test(test_selection_skips_nccl),
       cmocka_unit_test(test_nccl_kernel_and_region_share),
       cmocka_unit_test(test_nccl_offline_not_judged_for_coalescing),
+      cmocka_unit_test(test_job_place),
+      cmocka_unit_test(test_merge_ranks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
