@@ -254,6 +254,12 @@ static void test_communication_names(void **state) {
   assert_false(pc_symbol_is_communication("_Z4nccv"));
   assert_false(pc_symbol_is_communication("_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_"));
   assert_false(pc_symbol_is_communication(NULL));
+  /* A one-rank communicator's avg all-reduce: NCCL's oneRankReduce. */
+  assert_true(pc_symbol_is_communication("_ZN12_GLOBAL__N_113oneRankReduceI12FuncPreMulSumIfEEEvPvS3_myb"));
+  assert_true(pc_symbol_is_communication("_ZN4nccl13ncclDevKernelEv"));
+  assert_false(pc_symbol_is_communication("_ZN4nccl6helperEv"));
+  assert_false(pc_symbol_is_communication("_Z999ncclTooLong"));
+  assert_true(pc_name_is_communication("(anonymous namespace)::oneRankReduce<FuncPreMulSum<float> >"));
   assert_true(pc_name_is_communication("ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
   assert_true(pc_name_is_communication("ns::ncclKernel_AllGather<float>"));
   assert_false(pc_name_is_communication("gemm<nccl>"));
