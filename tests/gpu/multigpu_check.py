@@ -116,7 +116,8 @@ def nccl_kernels(r):
 
 def check_nccl_entries(r, where):
     ks = nccl_kernels(r)
-    check(len(ks) >= 1, "%s: NCCL kernels reported: %s" % (where, [k["name"] for k in ks]))
+    check(len(ks) >= 1, "%s: NCCL kernels reported: %s (every kernel: %s)" % (
+        where, [k["name"] for k in ks], sorted({k.get("display_name") or k["name"] for k in r["kernels"]})))
     for k in ks:
         check(k["launches"] >= 1 and k["total_ns"] is not None and k["total_ns"] > 0,
               "%s: %s: %d launches, %s ns" % (where, k["display_name"], k["launches"], k["total_ns"]))

@@ -66,7 +66,16 @@ int main(int argc, char** argv) {
   GT_REQUIRE(get(&dev, 0) == CUDA_SUCCESS, "cuDeviceGet(0)");
   CUcontext primary = nullptr, own = nullptr;
   GT_REQUIRE(retain(&primary, dev) == CUDA_SUCCESS, "cuDevicePrimaryCtxRetain");
-  const CUresult cr = create4 ? create4(&own, nullptr, 0, dev) : create2(&own, 0, dev);
+  // cuCtxCreate_v4 with empty parameters (no affinity, no CIG); NULL
+  // parameters, then the CUDA 12.4 entry point, should a driver refuse it.
+  CUresult cr = CUDA_ERROR_NOT_SUPPORTED;
+  if (create4) {
+    CUctxCreateParams params;
+    std::memset(&params, 0, sizeof params);
+    cr = create4(&own, &params, 0, dev);
+    if (cr != CUDA_SUCCESS) cr = create4(&own, nullptr, 0, dev);
+  }
+  if (cr != CUDA_SUCCESS && create2) cr = create2(&own, 0, dev);
   GT_REQUIRE(cr == CUDA_SUCCESS && own, "cuCtxCreate: %d", (int)cr);
   GT_REQUIRE(own != primary, "cuCtxCreate gave the primary context");
 

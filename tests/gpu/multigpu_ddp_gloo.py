@@ -45,7 +45,7 @@ ws = [torch.zeros_like(w) for _ in range(world)]
 dist.all_gather(ws, w)
 dist.barrier()
 dist.destroy_process_group()
-if not all(torch.equal(ws[0], v) for v in ws):
+if not all(torch.allclose(ws[0], v, rtol=0, atol=1e-6) for v in ws):
     print("multigpu_ddp_gloo.py: rank %d: the ranks' models differ" % rank, file=sys.stderr)
     sys.exit(1)
 print("multigpu_ddp_gloo.py: rank %d of %d: 5 DDP steps over gloo, loss %.4f (%.4f on cuda)" % (rank, world, loss.item(), on_gpu))

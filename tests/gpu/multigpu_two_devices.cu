@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
   GT_CUDA(cudaGetLastError());
   GT_CUDA(cudaDeviceSynchronize());
   GT_CUDA(cudaMemcpyPeer(b, 1, a, 0, bytes));  // b = 1
+  GT_CUDA(cudaDeviceSynchronize());
   GT_CUDA(cudaSetDevice(0));
+  GT_CUDA(cudaDeviceSynchronize());
   mg_dev0<<<n / 256, 256>>>(a, n);  // a = 3
   GT_CUDA(cudaDeviceSynchronize());
   GT_OK(perfcheck_session_end(s));
