@@ -417,7 +417,8 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
  *             judged against the first region of its name, i.e. the first
  *             report's that has it.
  *   ranks     the merged report's world_size is the largest of the inputs'
- *             (a warning when they disagree), its rank null; each rank of
+ *             (a warning when they disagree), its rank null unless every
+ *             input has the same one; each rank of
  *             0..world_size-1 that no input holds is named in a warning, and
  *             so is a rank given twice or a report without a rank.
  *   kernels   entries with the same signature (name, and mangled name when

@@ -132,7 +132,14 @@ static int pc_merge_ranks(const pc_report *const *in, size_t n, pc_report *r) {
     if (world > 0 && in[i]->world_size != world) disagree = 1;
     if (in[i]->world_size > world) world = in[i]->world_size;
   }
-  r->rank = r->local_rank = -1;
+  /* One rank (one report, or copies of one): the merged report is that
+   * rank's; several: no rank of its own. */
+  r->rank = in[0]->rank;
+  r->local_rank = in[0]->local_rank;
+  for (size_t i = 1; i < n; i++) {
+    if (in[i]->rank != r->rank) r->rank = -1;
+    if (in[i]->local_rank != r->local_rank) r->local_rank = -1;
+  }
   r->world_size = world;
   if (disagree && pc_report_warn(r, 1, "merge: the reports disagree on the world size; the merged report takes the "
                                        "largest, %d", world))

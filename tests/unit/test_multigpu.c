@@ -544,6 +544,15 @@ static void test_merge_ranks(void **state) {
   assert_int_equal(warned(m, "merge: rank 1 is in report 2 and again in report 4"), 1);
   perfcheck_report_destroy(m);
 
+  /* One rank's report merged alone keeps its rank (a copy of it). */
+  const perfcheck_report *one[] = {r2};
+  assert_int_equal(perfcheck_report_merge(one, 1, &m), PERFCHECK_OK);
+  assert_int_equal(m->rank, 2);
+  assert_int_equal(m->local_rank, 2);
+  assert_int_equal(m->world_size, 3);
+  assert_int_equal(warned(m, "rank 0 of world size 3 is missing"), 1);
+  perfcheck_report_destroy(m);
+
   /* Reports without ranks (one process, no launcher): no rank warnings. */
   r0->rank = r0->world_size = r2->rank = r2->world_size = -1;
   assert_int_equal(perfcheck_report_merge(in, 2, &m), PERFCHECK_OK);
