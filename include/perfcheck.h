@@ -148,7 +148,8 @@ PERFCHECK_API unsigned perfcheck_version_number(void);
   X(AT_ROOF, 14, "at_roof")                         \
   X(LATENCY_BOUND, 15, "latency_bound")             \
   X(NOT_ASSESSED, 16, "not_assessed")             \
-  X(PARTIAL_WARPS, 17, "partial_warps")
+  X(PARTIAL_WARPS, 17, "partial_warps")            \
+  X(COMMUNICATION, 18, "communication")
 
 typedef enum perfcheck_cause {
 #define PERFCHECK_CAUSE_ENUM_(name, value, word) PERFCHECK_CAUSE_##name = value,
@@ -412,11 +413,18 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
  *   device    the first report's; a report whose device or ceilings differ
  *             gives a warning.  Likewise source, metric set and passes.
  *   regions   every report's, appended in order, names unchanged (so a name
- *             can appear once per process).  A kernel's step 1 is judged
- *             against the first region of its name, i.e. the first
+ *             can appear once per process), each keeping its rank (the
+ *             report's rank when the region has none).  A kernel's step 1 is
+ *             judged against the first region of its name, i.e. the first
  *             report's that has it.
+ *   ranks     the merged report's world_size is the largest of the inputs'
+ *             (a warning when they disagree), its rank null unless every
+ *             input has the same one; each rank of
+ *             0..world_size-1 that no input holds is named in a warning, and
+ *             so is a rank given twice or a report without a rank.
  *   kernels   entries with the same signature (name, and mangled name when
- *             both know it; grid; block; dynamic shared memory) and the same
+ *             both know it; grid; block; dynamic shared memory), the same
+ *             device model (the report's device name) and the same
  *             region name are merged across reports (the k-th such entry of
  *             one report with the k-th of another, when a region ran more
  *             than once): launches and profiled_launches are summed,

@@ -31,6 +31,7 @@
  * _locked in a name means: the caller holds the lock that guards the
  * function's state (here pc_sess_global).
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pc_config.h"
 #include "core/pc_core.h"
 #include "core/pc_regex.h"
 #include "core/pc_snapshot.h"
@@ -188,6 +190,16 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
       !(s->report = pc_report_new())) {
     st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_create: out of memory");
     goto fail;
+  }
+  {
+    /* Which rank of a parallel job this process is (torchrun, mpirun,
+     * srun): every report says so, and perfcheck merge names missing ranks.
+     * secure_getenv: a privileged process reads no variable. */
+    char bad[256];
+    pc_report *r = s->report;
+    pc_job_place(secure_getenv, &r->rank, &r->world_size, &r->local_rank, bad, sizeof bad);
+    if (bad[0]) pc_report_warn(r, o.quiet, "rank variables ignored: %s", bad);
+    s->build.rank = r->rank;
   }
   s->opt.metrics = s->metrics;
   s->opt.kernel_regex = s->kernel_regex;

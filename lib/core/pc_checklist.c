@@ -51,6 +51,7 @@ enum {
   PC_T_WAVES_MIN,
   PC_T_ACHIEVED_LOW_PCT,
   PC_T_THEORETICAL_FULL_PCT,
+  PC_T_COMMUNICATION_SHARE_MAX,
   PC_T_COUNT_
 };
 
@@ -171,6 +172,14 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_THEORETICAL_FULL_PCT] = {"theoretical_occupancy_full_pct", 100,
                                    "step 5: theoretical occupancy below this % lets a resource limit be the cause",
                                    "seed 000 step 5; seed 004 Decision 3"},
+    [PC_T_COMMUNICATION_SHARE_MAX] = {"communication_share_max", 0.5,
+                                      "step 1: communication kernels (NCCL's, named nccl*) for more than this share "
+                                      "of a region's summed kernel time make communication the region's verdict when "
+                                      "its kernels are the slow part; any smaller share is a finding.  Such kernels "
+                                      "are never replayed for counters and get the verdict communication themselves",
+                                      "our rule (issue 15): a collective's time is mostly waiting for its peers, so "
+                                      "the memory and coalescing rules do not apply to it, and a region whose kernel "
+                                      "time is mostly all-reduce waits on communication, not on its compute kernels"},
 };
 
 #define PC_T(id) (pc_threshold_table[id].value)
@@ -1185,10 +1194,31 @@ static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, cons
   pc_walk_step5(w, k, d, idle);
 }
 
+/* A communication kernel (NCCL's): its time is mostly waiting for peers,
+ * so steps 2 to 5 do not judge it; step 1 names it with its time share. */
+static int pc_kernel_is_communication(const pc_kernel *k) {
+  return pc_name_is_communication(k->display_name ? k->display_name : k->name) ||
+         (k->name && pc_name_is_communication(k->name));
+}
+
+static void pc_communication_verdict(const pc_kernel *k, pc_finding *v) {
+  char share[48] = "an unmeasured share";
+  if (pc_has(k->time_share)) snprintf(share, sizeof share, "%.1f%%", k->time_share * 100.0);
+  pc_finding_set(v, 1, PERFCHECK_CAUSE_COMMUNICATION, PC_KSHARE, k->time_share, PC_NULL,
+                 "Communication kernel (NCCL), %s of the region's kernel time: never replayed for counters and not "
+                 "judged by steps 2 to 5 (its time is mostly waiting for its peers); overlap it with compute (a "
+                 "separate stream, bucketed all-reduce) or communicate less often, in larger messages.",
+                 share);
+}
+
 static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_region *region) {
   if (!k) return;
   pc_derive(k, d);
   pc_diag_reset(&k->diag);
+  if (pc_kernel_is_communication(k)) {
+    pc_communication_verdict(k, &k->diag.verdict);
+    return;
+  }
   k->diag.bound = pc_walk_step2(k, d);
   pc_walk w;
   int memory_side, compute_side;
@@ -1199,6 +1229,16 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_reg
 void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]) {
   memset(steps, 0, 6 * sizeof *steps);
   if (!k) return;
+  if (pc_kernel_is_communication(k)) { /* step 1 names it; nothing else judges it */
+    pc_locale_guard lg;
+    pc_locale_begin(&lg);
+    pc_communication_verdict(k, &steps[1].hit);
+    pc_locale_end(&lg);
+    steps[1].has_hit = 1;
+    steps[1].state = PC_STEP_CATCHES;
+    for (int st = 2; st <= 5; st++) steps[st].state = PC_STEP_SKIPPED;
+    return;
+  }
   pc_walk w;
   int memory_side, compute_side;
   pc_locale_guard lg; /* the findings' advice, as pc_checklist_kernel writes it */
@@ -1223,8 +1263,7 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
   if (!compute_side) steps[4].state = PC_STEP_SKIPPED;
 }
 
-static void pc_checklist_region_c(pc_region *g) {
-  if (!g) return;
+static void pc_region_step1(pc_region *g) {
   pc_diag_reset(&g->diag);
   pc_diagnosis *dg = &g->diag;
   if (pc_is_null(g->kernel_share)) g->kernel_share = pc_ratio(g->kernel_ns, g->wall_ns);
@@ -1269,6 +1308,54 @@ static void pc_checklist_region_c(pc_region *g) {
   } else {
     pc_finding_set(&dg->verdict, 0, PERFCHECK_CAUSE_NONE, PC_SHARE, share, min_share, "%s", "");
   }
+}
+
+/* Communication kernels' share of the region's summed kernel time: the
+ * verdict when the region's kernels are the slow part and it is above
+ * communication_share_max, else a finding. */
+static void pc_region_communication(pc_region *g) {
+  pc_diagnosis *dg = &g->diag;
+  const double share = g->communication_share, max = PC_T(PC_T_COMMUNICATION_SHARE_MAX);
+  if (!pc_has(share) || !(g->communication_ns > 0)) return;
+  pc_finding f;
+  if (share > max && dg->verdict.cause == PERFCHECK_CAUSE_NONE) {
+    pc_finding_set(&f, 1, PERFCHECK_CAUSE_COMMUNICATION, "communication_ns / (communication_ns + compute_ns)", share,
+                   max,
+                   "Communication first: NCCL kernels take %.0f%% of the region's kernel time (%.3g ms, compute "
+                   "kernels %.3g ms), so the GPU mostly waits for its peers; overlap communication with compute, or "
+                   "communicate less often in larger messages, before tuning the compute kernels.",
+                   share * 100.0, g->communication_ns / 1e6, g->compute_ns / 1e6);
+    if (dg->nfindings < PC_MAX_FINDINGS) dg->findings[dg->nfindings++] = dg->verdict;
+    dg->verdict = f;
+    return;
+  }
+  pc_finding_set(&f, 1, PERFCHECK_CAUSE_COMMUNICATION, "communication_ns / (communication_ns + compute_ns)", share,
+                 max, "NCCL kernels take %.0f%% of the region's kernel time (%.3g ms; compute kernels %.3g ms).",
+                 share * 100.0, g->communication_ns / 1e6, g->compute_ns / 1e6);
+  if (dg->nfindings < PC_MAX_FINDINGS) dg->findings[dg->nfindings++] = f;
+}
+
+static void pc_checklist_region_c(pc_region *g) {
+  if (!g) return;
+  /* Step 1 per device: the device's own busy time against the region's
+   * wall clock, by the region's rules. */
+  for (size_t i = 0; i < g->ndevices; i++) {
+    pc_region_device *e = &g->devices[i];
+    pc_region t;
+    pc_region_init(&t);
+    t.wall_ns = g->wall_ns;
+    t.kernel_ns = e->kernel_ns;
+    t.kernel_sum_ns = e->kernel_sum_ns;
+    t.gpu_idle_ns = e->gpu_idle_ns;
+    t.median_kernel_ns = e->median_kernel_ns;
+    t.short_kernel_ns = e->short_kernel_ns;
+    t.launches = e->launches;
+    pc_region_step1(&t);
+    e->kernel_share = t.kernel_share;
+    e->diag = t.diag;
+  }
+  pc_region_step1(g);
+  pc_region_communication(g);
 }
 
 void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {

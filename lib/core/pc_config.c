@@ -374,3 +374,48 @@ int pc_config_nvtx_match(const pc_env_config *c, const char *name) {
   if (c->nvtx_regex) return regexec(c->nvtx_regex, name, 0, NULL, 0) == 0;
   return strcmp(name, c->nvtx_include) == 0;
 }
+
+/* ---- the process's place in a parallel job ------------------------------------------- */
+
+/* A rank or size as the launchers write it: decimal digits only, in range. */
+static int pc_job_int(const char *v, long min, int *out) {
+  if (!v || !*v) return 0;
+  long x = 0;
+  for (const char *p = v; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    x = x * 10 + (*p - '0');
+    if (x > 16777216) return -1; /* no job has more ranks */
+  }
+  if (x < min) return -1;
+  *out = (int)x;
+  return 1;
+}
+
+void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, char *bad, size_t badlen) {
+  static const char *const ranks[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+  static const char *const sizes[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+  static const char *const locals[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"};
+  *rank = *world_size = *local_rank = -1;
+  if (bad && badlen) bad[0] = '\0';
+  size_t used = 0;
+  const struct {
+    const char *const *names;
+    size_t n;
+    long min;
+    int *out;
+  } groups[] = {{ranks, 3, 0, rank}, {sizes, 3, 1, world_size}, {locals, 2, 0, local_rank}};
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+    for (size_t i = 0; i < groups[g].n && *groups[g].out < 0; i++) {
+      const char *v = get ? get(groups[g].names[i]) : NULL;
+      if (pc_job_int(v, groups[g].min, groups[g].out) < 0 && bad && used + 1 < badlen) {
+        int k = snprintf(bad + used, badlen - used, "%s%s=%.40s", used ? ", " : "", groups[g].names[i], v);
+        if (k > 0) used += (size_t)k < badlen - used ? (size_t)k : badlen - used - 1;
+      }
+    }
+  if (*rank >= 0 && *world_size > 0 && *rank >= *world_size) {
+    if (bad && used + 1 < badlen)
+      snprintf(bad + used, badlen - used, "%srank %d is not below the world size %d", used ? ", " : "", *rank,
+               *world_size);
+    *world_size = -1;
+  }
+}

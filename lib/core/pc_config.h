@@ -79,4 +79,16 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
  * exactly, or, for regex:EXPR, EXPR found in it.  0 when c has none. */
 int pc_config_nvtx_match(const pc_env_config *c, const char *name);
 
+/* The process's place in a parallel job, from its launcher's variables:
+ * the rank from RANK (torchrun, torch.distributed), else
+ * OMPI_COMM_WORLD_RANK (Open MPI), else PMI_RANK (MPICH, Intel MPI, Slurm);
+ * the world size from WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE; the local
+ * rank from LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK.  `get` reads one
+ * variable (the session passes secure_getenv).  Each is -1 when unset; a
+ * value that is not a decimal number (a size of at least 1), or a rank not
+ * below the world size (then the size is dropped), is named in `bad` ("" when
+ * none). */
+typedef char *(*pc_env_get)(const char *name);
+void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, char *bad, size_t badlen);
+
 #endif /* PC_CONFIG_H */

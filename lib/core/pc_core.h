@@ -304,6 +304,7 @@ typedef struct pc_kernel {
   char *display_name;           /* the short name for tables (pc_kernel_display_name) */
   char *region;                 /* NULL when none */
   int device_ordinal;           /* the CUDA ordinal it ran on; -1 when unknown (offline) */
+  char pci_bus_id[16];          /* its device's PCI bus id ("0000:19:00.0"); "" when unknown (offline) */
   unsigned grid[3];
   unsigned block[3];
   double dynamic_smem;
@@ -335,6 +336,22 @@ typedef struct pc_kernel {
   pc_diagnosis diag;
 } pc_kernel;
 
+/* Step 1 of a region on one device: that device's kernel busy time against
+ * the region's wall clock (pc_region_build; a device with no kernel in the
+ * region has no entry). */
+typedef struct pc_region_device {
+  int ordinal;                  /* CUDA ordinal; -1 unknown */
+  char pci_bus_id[16];          /* "" unknown */
+  double kernel_ns;             /* union of this device's kernel intervals */
+  double kernel_sum_ns;
+  double gpu_idle_ns;           /* gaps between its kernels within their span */
+  double median_kernel_ns;
+  double short_kernel_ns;
+  uint64_t launches;            /* its kernel executions in the region */
+  double kernel_share;          /* kernel_ns / the region's wall_ns */
+  pc_diagnosis diag;            /* step 1 for this device (pc_checklist_region) */
+} pc_region_device;
+
 typedef struct pc_region {
   char *name;
   char *parent;                 /* NULL at top level */
@@ -355,8 +372,20 @@ typedef struct pc_region {
   uint64_t launches;
   uint64_t dropped_records;
   double kernel_share;          /* kernel_ns / wall_ns */
+  /* Communication (NCCL) kernels against the others, from the activity
+   * records: summed durations, and the first's share of both. */
+  double communication_ns;
+  double compute_ns;
+  double communication_share;   /* communication_ns / (communication_ns + compute_ns) */
+  int rank;                     /* the rank of the process it ran in; -1 unknown */
+  size_t ndevices;
+  pc_region_device *devices;    /* step 1 per device, by ordinal */
   pc_diagnosis diag;            /* step-1 verdict (step 0, cause NONE when it passes) */
 } pc_region;
+
+/* A deep copy of src into dst (dst overwritten; pc_region_free frees it).
+ * Returns 0, -1 on OOM (dst then holds what was copied, for pc_region_free). */
+int pc_region_copy(pc_region *dst, const pc_region *src);
 
 /* The public opaque perfcheck_report is this struct. */
 typedef struct perfcheck_report {
@@ -371,6 +400,9 @@ typedef struct perfcheck_report {
   char **warnings;
   size_t nwarnings, cap_warnings;
   int step1_assessed;           /* 0 offline: step 1 is not_assessed */
+  /* The process's place in a parallel job (RANK/WORLD_SIZE, Open MPI's,
+   * PMI's; LOCAL_RANK), read by the session; -1 unknown. */
+  int rank, world_size, local_rank;
   /* Where an in-process report's numbers came from (JSON tool.cupti and
    * tool.demangler; null offline). */
   int cupti_known;              /* 0: tool.cupti is null */
@@ -425,6 +457,14 @@ char *pc_kernel_display_name(const char *demangled, size_t max);
  * mangled name).  Fills name, mangled, demangled and display_name with
  * copies (replacing earlier ones).  Returns 0, -1 on OOM. */
 int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled);
+
+/* Communication kernels (NCCL's: ncclDevKernel_*, ncclKernel_*): never
+ * replayed for counters, not judged by steps 2 to 5, and counted apart in
+ * a region's step 1.  pc_name_is_communication takes a short or display
+ * name ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", namespaces allowed);
+ * pc_symbol_is_communication a mangled symbol (or an extern "C" name). */
+int pc_name_is_communication(const char *name);
+int pc_symbol_is_communication(const char *mangled);
 
 /* Value lookup for the public API and expectations: ncu names, aliases,
  * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or

@@ -174,6 +174,7 @@ const char *pc_html_cause_color(perfcheck_cause c) {
     case PERFCHECK_CAUSE_OCCUPANCY_BLOCKS: return "#4db6ac";
     case PERFCHECK_CAUSE_GRID_TOO_SMALL: return "#6d4c41";
     case PERFCHECK_CAUSE_NOT_ASSESSED: return "#9e9e9e";
+    case PERFCHECK_CAUSE_COMMUNICATION: return "#3949ab";
     default: return "#bdbdbd";
   }
 }

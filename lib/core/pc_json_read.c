@@ -752,10 +752,45 @@ static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
       {"short_kernel_ns", offsetof(pc_region, short_kernel_ns)},
       {"profiling_ns", offsetof(pc_region, profiling_ns)},
       {"kernel_share", offsetof(pc_region, kernel_share)},
+      {"communication_ns", offsetof(pc_region, communication_ns)},
+      {"compute_ns", offsetof(pc_region, compute_ns)},
+      {"communication_share", offsetof(pc_region, communication_share)},
   };
   PC_TRY(pc_jm_doubles(m, o, g, f, sizeof f / sizeof f[0]));
   PC_TRY(pc_jm_u64(m, o, "launches", &g->launches));
   PC_TRY(pc_jm_u64(m, o, "dropped_records", &g->dropped_records));
+  PC_TRY(pc_jm_int(m, o, "rank", -1, &g->rank));
+  if (g->rank < -1) return pc_jm_type(m, pc_json_get(o, "rank"), "rank", "a rank (0 or more) or null");
+  perfcheck_status st;
+  const pc_json *devs = pc_jm_array(m, o, "devices", &st);
+  PC_TRY(st);
+  if (devs && devs->n) {
+    if (!(g->devices = calloc(devs->n, sizeof *g->devices))) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < devs->n; i++) {
+      const pc_json *d = &devs->items[i];
+      if (d->type != PC_JSON_OBJECT) return pc_jm_type(m, d, "devices", "an array of objects");
+      pc_region_device *e = &g->devices[g->ndevices++];
+      e->ordinal = -1;
+      e->kernel_ns = e->kernel_sum_ns = e->gpu_idle_ns = e->median_kernel_ns = e->short_kernel_ns = PC_NULL;
+      e->kernel_share = PC_NULL;
+      e->diag.verdict.value = e->diag.verdict.threshold = PC_NULL;
+      e->diag.bound = PERFCHECK_BOUND_UNKNOWN;
+      PC_TRY(pc_jm_int(m, d, "ordinal", -1, &e->ordinal));
+      if (e->ordinal < -1) return pc_jm_type(m, pc_json_get(d, "ordinal"), "ordinal", "a CUDA ordinal or null");
+      PC_TRY(pc_jm_strbuf(m, d, "pci_bus_id", e->pci_bus_id, sizeof e->pci_bus_id));
+      static const pc_jfield df[] = {
+          {"kernel_ns", offsetof(pc_region_device, kernel_ns)},
+          {"kernel_sum_ns", offsetof(pc_region_device, kernel_sum_ns)},
+          {"gpu_idle_ns", offsetof(pc_region_device, gpu_idle_ns)},
+          {"median_kernel_ns", offsetof(pc_region_device, median_kernel_ns)},
+          {"short_kernel_ns", offsetof(pc_region_device, short_kernel_ns)},
+          {"kernel_share", offsetof(pc_region_device, kernel_share)},
+      };
+      PC_TRY(pc_jm_doubles(m, d, e, df, sizeof df / sizeof df[0]));
+      PC_TRY(pc_jm_u64(m, d, "launches", &e->launches));
+      PC_TRY(pc_jm_diagnosis(m, d, &e->diag));
+    }
+  }
   return pc_jm_diagnosis(m, o, &g->diag);
 }
 
@@ -807,6 +842,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   PC_TRY(pc_jm_strdup(m, o, "region", &k->region));
   PC_TRY(pc_jm_int(m, o, "device_ordinal", -1, &k->device_ordinal));
   if (k->device_ordinal < -1) return pc_jm_type(m, pc_json_get(o, "device_ordinal"), "device_ordinal", "a CUDA ordinal or null");
+  PC_TRY(pc_jm_strbuf(m, o, "pci_bus_id", k->pci_bus_id, sizeof k->pci_bus_id));
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
   PC_TRY(pc_jm_num(m, o, "dynamic_smem_bytes", &k->dynamic_smem));
@@ -929,6 +965,14 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
     if (s1->type != PC_JSON_TRUE && s1->type != PC_JSON_FALSE)
       return pc_jm_type(m, s1, "step1_assessed", "true or false");
     r->step1_assessed = s1->type == PC_JSON_TRUE;
+  }
+  static const char *const places[] = {"rank", "world_size", "local_rank"};
+  int *const place_of[] = {&r->rank, &r->world_size, &r->local_rank};
+  for (size_t i = 0; i < 3; i++) {
+    PC_TRY(pc_jm_int(m, root, places[i], -1, place_of[i]));
+    if (*place_of[i] < -1 || (i == 1 && *place_of[i] == 0))
+      return pc_jm_type(m, pc_json_get(root, places[i]), places[i], i == 1 ? "a world size (1 or more) or null"
+                                                                           : "a rank (0 or more) or null");
   }
   PC_TRY(pc_jm_tool(m, root));
   PC_TRY(pc_jm_device(m, root));

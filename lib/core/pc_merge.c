@@ -15,8 +15,18 @@ static int pc_same_double(double a, double b) { return (pc_is_null(a) && pc_is_n
 
 static int pc_same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
-/* Same signature and same region name. */
-static int pc_merge_same_key(const pc_kernel *a, const pc_kernel *b) {
+/* A kernel entry of one input report, with that report's device model
+ * (kernels merge by signature and device model: two GPU models' counters of
+ * one kernel are not one measurement). */
+typedef struct pc_mk {
+  const pc_kernel *k;
+  const char *model;
+} pc_mk;
+
+/* Same signature, same region name, same device model. */
+static int pc_merge_same_key(pc_mk ma, pc_mk mb) {
+  const pc_kernel *a = ma.k, *b = mb.k;
+  if (strcmp(ma.model, mb.model) != 0) return 0;
   if (!pc_same_str(a->name, b->name)) return 0;
   if (a->mangled && b->mangled && strcmp(a->mangled, b->mangled) != 0) return 0;
   return memcmp(a->grid, b->grid, sizeof a->grid) == 0 && memcmp(a->block, b->block, sizeof a->block) == 0 &&
@@ -25,8 +35,8 @@ static int pc_merge_same_key(const pc_kernel *a, const pc_kernel *b) {
 
 /* The same key, the mangled names compared exactly (NULL only with NULL):
  * what counts a kernel's occurrences within one report. */
-static int pc_merge_same_key_exact(const pc_kernel *a, const pc_kernel *b) {
-  return pc_merge_same_key(a, b) && pc_same_str(a->mangled, b->mangled);
+static int pc_merge_same_key_exact(pc_mk a, pc_mk b) {
+  return pc_merge_same_key(a, b) && pc_same_str(a.k->mangled, b.k->mangled);
 }
 
 static uint64_t pc_merge_mix(uint64_t h, const void *p, size_t n) {
@@ -40,8 +50,10 @@ static uint64_t pc_merge_mix(uint64_t h, const void *p, size_t n) {
 
 /* A hash of what pc_merge_same_key always compares (not the mangled name,
  * which it compares only when both entries know it). */
-static uint64_t pc_merge_hash(const pc_kernel *k) {
+static uint64_t pc_merge_hash(pc_mk m) {
+  const pc_kernel *k = m.k;
   uint64_t h = 1469598103934665603ull;
+  h = pc_merge_mix(h, m.model, strlen(m.model) + 1);
   if (k->name) h = pc_merge_mix(h, k->name, strlen(k->name));
   h = pc_merge_mix(h, "\x1f", 1);
   if (k->region) h = pc_merge_mix(h, k->region, strlen(k->region));
@@ -54,7 +66,7 @@ static uint64_t pc_merge_hash(const pc_kernel *k) {
 
 /* A key seen in the current report, and how often so far. */
 typedef struct pc_moccur {
-  const pc_kernel *k;
+  pc_mk k;
   uint64_t hash;
   size_t count;
 } pc_moccur;
@@ -85,16 +97,10 @@ static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
   return 0;
 }
 
-static int pc_merge_copy_region(pc_region *dst, const pc_region *src) {
-  *dst = *src;
-  dst->name = dst->parent = NULL;
-  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->parent && !(dst->parent = pc_strdup(src->parent))))
-    return -1;
-  return 0;
-}
 
 /* One merged kernel entry while the reports are walked. */
 typedef struct pc_mgroup {
+  pc_mk key;               /* the first entry of the group: its key */
   const pc_kernel *rep;    /* whose counters and attributes the entry keeps */
   size_t occ;              /* k-th entry of its key within its report */
   uint64_t hash;           /* of the key and occ */
@@ -115,6 +121,69 @@ static void pc_device_label(const pc_device *d, char *out, size_t len) {
            d->cc_major, d->cc_minor, d->sm_count, d->peak_dram_bytes_per_s, d->peak_fp32_flop_per_s);
 }
 
+/* The ranks of the inputs: the merged report's world size, and a warning
+ * for each rank of 0..world_size-1 that no input holds (at most 32 by
+ * number, then how many more), for a rank given twice, and for inputs
+ * that disagree on the world size.  Returns -1 on OOM. */
+static int pc_merge_ranks(const pc_report *const *in, size_t n, pc_report *r) {
+  int world = -1, disagree = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (in[i]->world_size <= 0) continue;
+    if (world > 0 && in[i]->world_size != world) disagree = 1;
+    if (in[i]->world_size > world) world = in[i]->world_size;
+  }
+  /* One rank (one report, or copies of one): the merged report is that
+   * rank's; several: no rank of its own. */
+  r->rank = in[0]->rank;
+  r->local_rank = in[0]->local_rank;
+  for (size_t i = 1; i < n; i++) {
+    if (in[i]->rank != r->rank) r->rank = -1;
+    if (in[i]->local_rank != r->local_rank) r->local_rank = -1;
+  }
+  r->world_size = world;
+  if (disagree && pc_report_warn(r, 1, "merge: the reports disagree on the world size; the merged report takes the "
+                                       "largest, %d", world))
+    return -1;
+  if (world <= 0) return 0;
+  size_t *from = calloc((size_t)world, sizeof *from); /* report index + 1 holding each rank */
+  if (!from) return -1;
+  for (size_t i = 0; i < n; i++) {
+    const int k = in[i]->rank;
+    if (k < 0 || k >= world) {
+      if (pc_report_warn(r, 1, "merge: report %zu has %s; its regions are not counted for any rank", i + 1,
+                         k < 0 ? "no rank (RANK, OMPI_COMM_WORLD_RANK or PMI_RANK was unset)" : "a rank outside the world size")) {
+        free(from);
+        return -1;
+      }
+      continue;
+    }
+    if (from[k]) {
+      if (pc_report_warn(r, 1, "merge: rank %d is in report %zu and again in report %zu", k, from[k], i + 1)) {
+        free(from);
+        return -1;
+      }
+      continue;
+    }
+    from[k] = i + 1;
+  }
+  int named = 0, more = 0;
+  for (int k = 0; k < world; k++) {
+    if (from[k]) continue;
+    if (named < 32) {
+      named++;
+      if (pc_report_warn(r, 1, "merge: rank %d of world size %d is missing: no input report holds it", k, world)) {
+        free(from);
+        return -1;
+      }
+    } else {
+      more++;
+    }
+  }
+  free(from);
+  if (more && pc_report_warn(r, 1, "merge: %d more ranks of world size %d are missing", more, world)) return -1;
+  return 0;
+}
+
 static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_report *r) {
   const pc_report *first = in[0];
   r->device = first->device;
@@ -129,7 +198,8 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
     if (s->step1_assessed) r->step1_assessed = 1; /* kernels of offline reports have no region anyway */
     for (size_t j = 0; j < s->nregions; j++) {
       pc_region *g = pc_report_add_region(r);
-      if (!g || pc_merge_copy_region(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      if (!g || pc_region_copy(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      if (g->rank < 0) g->rank = s->rank; /* each rank's regions stay its own */
     }
     for (size_t j = 0; j < s->nwarnings; j++)
       if (pc_report_warn(r, 1, "%s", s->warnings[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;
@@ -161,13 +231,14 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
     memset(oslots, 0, oslots_n * sizeof *oslots);
     for (size_t j = 0; j < s->nkernels; j++) {
       const pc_kernel *k = &s->kernels[j];
-      uint64_t h = pc_merge_hash(k);
+      const pc_mk mk = {k, s->device.name};
+      uint64_t h = pc_merge_hash(mk);
       /* k-th entry of its key within its report. */
       size_t o = (size_t)h & (oslots_n - 1);
-      while (oslots[o].k && !(oslots[o].hash == h && pc_merge_same_key_exact(oslots[o].k, k)))
+      while (oslots[o].k.k && !(oslots[o].hash == h && pc_merge_same_key_exact(oslots[o].k, mk)))
         o = (o + 1) & (oslots_n - 1);
-      if (!oslots[o].k) {
-        oslots[o].k = k;
+      if (!oslots[o].k.k) {
+        oslots[o].k = mk;
         oslots[o].hash = h;
       }
       size_t occ = oslots[o].count++;
@@ -177,7 +248,7 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
       pc_mgroup *g = NULL;
       for (; gslots[q]; q = (q + 1) & (nslots - 1)) {
         pc_mgroup *c = &grp[gslots[q] - 1];
-        if (c->hash == gh && c->occ == occ && pc_merge_same_key(c->rep, k)) {
+        if (c->hash == gh && c->occ == occ && pc_merge_same_key(c->key, mk)) {
           g = c;
           break;
         }
@@ -185,6 +256,7 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
       if (!g) {
         g = &grp[ngrp++];
         gslots[q] = ngrp;
+        g->key = mk;
         g->rep = k;
         g->occ = occ;
         g->hash = gh;
@@ -264,6 +336,7 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
         return PERFCHECK_ERROR_OUT_OF_MEMORY;
     }
   }
+  if (pc_merge_ranks(in, n, r)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (nmedian_lost &&
       pc_report_warn(r, 1,
                      "merge: %zu kernel entr%s (%s%s) combine timed launches of several reports: the median duration "

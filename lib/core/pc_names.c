@@ -406,3 +406,48 @@ int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled
   k->name = nm;
   return 0;
 }
+
+/* NCCL's kernels are named ncclDevKernel_<Coll>_<Op>_<type>_<algo>_<proto>
+ * (NCCL 2.19 on) or ncclKernel_* (before): every one starts with "nccl".
+ * A one-rank communicator's all-reduce with a scaling op (avg, premul sum)
+ * runs NCCL's (anonymous namespace)::oneRankReduce<FuncPreMulSum<T>>
+ * instead (src/device/onerank.cu): the collective's time too.  Namespace
+ * qualifiers ahead of the function name are skipped. */
+int pc_name_is_communication(const char *name) {
+  if (!name) return 0;
+  static const char anon[] = "(anonymous namespace)";
+  const char *base = name;
+  for (const char *p = name; *p && *p != '<'; p++) {
+    if (*p == '(') {
+      if (strncmp(p, anon, sizeof anon - 1) != 0) break; /* the parameter list */
+      p += sizeof anon - 2;
+      continue;
+    }
+    if (p[0] == ':' && p[1] == ':') base = p + 2;
+  }
+  return strncmp(base, "nccl", 4) == 0 || strncmp(base, "oneRankReduce", 13) == 0;
+}
+
+int pc_symbol_is_communication(const char *mangled) {
+  if (!mangled || !*mangled) return 0;
+  if (strncmp(mangled, "_Z", 2) != 0) return pc_name_is_communication(mangled); /* extern "C" */
+  /* The function's own name, read from the symbol without demangling (this
+   * runs inside CUPTI's launch callback): _Z[L]<len><name>... for a global
+   * function, _ZN<len><id>...<len><name>[I...]E... inside namespaces (the
+   * last source name before the template arguments or the end). */
+  const char *p = mangled + 2;
+  const int nested = *p == 'N';
+  if (nested) p++;
+  if (*p == 'L') p++;
+  char last[64] = "";
+  for (;;) {
+    if (*p < '1' || *p > '9') break;
+    size_t len = 0;
+    while (*p >= '0' && *p <= '9') len = len * 10 + (size_t)(*p++ - '0');
+    if (len > strlen(p)) return 0;
+    snprintf(last, sizeof last, "%.*s", (int)(len < sizeof last - 1 ? len : sizeof last - 1), p);
+    p += len;
+    if (!nested) break;
+  }
+  return last[0] && pc_name_is_communication(last);
+}

@@ -38,6 +38,7 @@ void pc_build_state_init(pc_build_state *st, int quiet) {
   memset(st, 0, sizeof *st);
   st->quiet = quiet;
   st->device_ordinal = -1;
+  st->rank = -1;
 }
 
 /* ---- the cut clock ------------------------------------------------------------------- */
@@ -135,6 +136,9 @@ static const char *pc_np_reason(const pc_snapshot *s, pc_not_profiled np) {
       return "not selected for counters: launched outside the NVTX ranges named by PERFCHECK_NVTX";
     case PC_NP_EARLIER_RUN:
       return "profiled in an earlier run of a region of this name, whose entry is not in this report";
+    case PC_NP_COMMUNICATION:
+      return "communication kernel: not replayed (a collective waits for its peers, and kernel replay would run it "
+             "again without them); its time is from the activity records";
     default:
       break;
   }
@@ -270,6 +274,88 @@ static void pc_region_numbers(const pc_snapshot *s, pc_region *g, const pc_span 
   for (size_t i = 0; i < ncuts; i++) cut_ns += (double)(cuts[i].end - cuts[i].start);
   g->profiling_ns = cut_ns;
   g->kernel_share = (pc_has(g->wall_ns) && g->wall_ns > 0) ? g->kernel_ns / g->wall_ns : PC_NULL;
+}
+
+/* The device ordinal and PCI bus id a signature's context ran on. */
+static int pc_sig_ordinal(const pc_snapshot *s, uint32_t sig, const char **pci) {
+  const pc_snap_sig *si = sig < s->nsigs ? &s->sigs[sig] : NULL;
+  const pc_snap_context *c = si && si->context < s->ncontexts ? &s->contexts[si->context] : NULL;
+  if (pci) *pci = c ? c->pci_bus_id : "";
+  return c ? c->device : -1;
+}
+
+/* Step 1 per device: each device's kernels (the nested regions' too, as
+ * the region's busy time has them) as a timeline of their own, against the
+ * region's wall clock.  `spans` as pc_region_spans made them (group =
+ * signature), the timed ones first; a device with no kernel has no entry.
+ * Communication kernels' summed durations against the others' as well. */
+static int pc_region_devices(const pc_snapshot *s, pc_region *g, const pc_span *spans, size_t ntimed,
+                             const unsigned char *comm, pc_span *work) {
+  double comm_ns = 0.0, compute_ns = 0.0;
+  for (size_t i = 0; i < ntimed; i++) {
+    const double d = (double)(spans[i].end - spans[i].start);
+    if (spans[i].group < s->nsigs && comm && comm[spans[i].group])
+      comm_ns += d;
+    else
+      compute_ns += d;
+  }
+  if (ntimed) {
+    g->communication_ns = comm_ns;
+    g->compute_ns = compute_ns;
+    g->communication_share = comm_ns + compute_ns > 0 ? comm_ns / (comm_ns + compute_ns) : PC_NULL;
+  }
+  if (!s->nlaunches) return 0;
+  int *ords = malloc(s->nlaunches * sizeof *ords);
+  if (!ords) return -1;
+  size_t nord = 0;
+  for (size_t i = 0; i < s->nlaunches; i++) {
+    const int o = pc_sig_ordinal(s, spans[i].group, NULL);
+    size_t j = 0;
+    while (j < nord && ords[j] != o) j++;
+    if (j == nord) {
+      /* by ordinal: insertion keeps them sorted */
+      size_t at = nord++;
+      while (at > 0 && ords[at - 1] > o) ords[at] = ords[at - 1], at--;
+      ords[at] = o;
+    }
+  }
+  g->devices = calloc(nord, sizeof *g->devices);
+  if (!g->devices) {
+    free(ords);
+    return -1;
+  }
+  g->ndevices = nord;
+  const double cut = pc_threshold_value("launch_overhead_max_median_kernel_ns");
+  for (size_t d = 0; d < nord; d++) {
+    pc_region_device *e = &g->devices[d];
+    e->ordinal = ords[d];
+    size_t n = 0;
+    uint64_t launches = 0;
+    double short_ns = 0.0;
+    for (size_t i = 0; i < s->nlaunches; i++) {
+      const char *pci = "";
+      if (pc_sig_ordinal(s, spans[i].group, &pci) != ords[d]) continue;
+      if (!e->pci_bus_id[0] && pci[0]) snprintf(e->pci_bus_id, sizeof e->pci_bus_id, "%s", pci);
+      launches++;
+      if (i >= ntimed) continue;
+      work[n++] = spans[i];
+      const double du = (double)(spans[i].end - spans[i].start);
+      if (du < cut) short_ns += du;
+    }
+    pc_timeline t;
+    pc_timeline_compute(work, n, &t);
+    e->kernel_ns = t.busy_ns;
+    e->kernel_sum_ns = t.sum_ns;
+    e->gpu_idle_ns = t.idle_ns;
+    e->median_kernel_ns = t.median_ns;
+    e->short_kernel_ns = short_ns;
+    e->launches = launches;
+    e->kernel_share = PC_NULL; /* pc_checklist_region: against the region's wall clock */
+    e->diag.verdict.cause = PERFCHECK_CAUSE_NONE;
+    e->diag.verdict.value = e->diag.verdict.threshold = PC_NULL;
+  }
+  free(ords);
+  return 0;
 }
 
 /* ---- one kernel entry ---------------------------------------------------------------------- */
@@ -479,6 +565,8 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
    * carry no region, so that it does not mask their own steps. */
   k->region = s->program ? NULL : pc_strdup(g->name);
   k->device_ordinal = ord;
+  if (si->context < s->ncontexts)
+    snprintf(k->pci_bus_id, sizeof k->pci_bus_id, "%s", s->contexts[si->context].pci_bus_id);
   memcpy(k->grid, si->grid, sizeof k->grid);
   memcpy(k->block, si->block, sizeof k->block);
   k->dynamic_smem = si->dynamic_smem;
@@ -608,7 +696,13 @@ perfcheck_status pc_region_build(const pc_snapshot *s, pc_report *r, pc_build_st
   }
   g->parent = s->parent ? pc_strdup(s->parent) : NULL;
   g->depth = s->depth;
+  g->rank = st->rank;
   pc_region_numbers(s, g, spans, ntimed, cuts, ncuts, work);
+  unsigned char *comm = s->nsigs ? calloc(s->nsigs, 1) : NULL;
+  for (size_t i = 0; comm && i < s->nsigs; i++) comm[i] = (unsigned char)pc_symbol_is_communication(s->sigs[i].mangled);
+  if ((s->nsigs && !comm) || pc_region_devices(s, g, spans, ntimed, comm, work))
+    pc_warn(r, st, "out of memory: region \"%s\" has no step 1 per device", g->name);
+  free(comm);
   pc_checklist_region(g);
   pc_region_warnings(s, r, st, g);
 

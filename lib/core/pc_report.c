@@ -72,6 +72,8 @@ void pc_region_init(pc_region *g) {
   g->gpu_idle_ns = g->kernel_span_ns = g->median_kernel_ns = g->kernel_share = PC_NULL;
   g->short_kernel_ns = PC_NULL;
   g->profiling_ns = PC_NULL;
+  g->communication_ns = g->compute_ns = g->communication_share = PC_NULL;
+  g->rank = -1;
   pc_diagnosis_init(&g->diag);
 }
 
@@ -79,7 +81,23 @@ void pc_region_free(pc_region *g) {
   if (!g) return;
   free(g->name);
   free(g->parent);
+  free(g->devices);
   memset(g, 0, sizeof *g);
+}
+
+int pc_region_copy(pc_region *dst, const pc_region *src) {
+  *dst = *src;
+  dst->name = dst->parent = NULL;
+  dst->devices = NULL;
+  dst->ndevices = 0;
+  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->parent && !(dst->parent = pc_strdup(src->parent))))
+    return -1;
+  if (src->ndevices && src->devices) {
+    if (!(dst->devices = malloc(src->ndevices * sizeof *dst->devices))) return -1;
+    memcpy(dst->devices, src->devices, src->ndevices * sizeof *dst->devices);
+    dst->ndevices = src->ndevices;
+  }
+  return 0;
 }
 
 pc_report *pc_report_new(void) {
@@ -90,6 +108,7 @@ pc_report *pc_report_new(void) {
   strcpy(r->metric_set, "none");
   r->step1_assessed = 1;
   r->cupti_preloaded = -1;
+  r->rank = r->world_size = r->local_rank = -1;
   return r;
 }
 

@@ -1,6 +1,7 @@
 /* Which launches are range-profiled (pc_sigtab.h, "the selection policy"):
  * ncu's -k, -s, -c, then per_signature launches of each signature in each
- * region name (every run of one name shares them).  Runs inside launch callbacks, under the capture's gpu lock. */
+ * region name (every run of one name shares them).  Runs inside launch callbacks, under the capture's gpu lock.
+ * Communication kernels (NCCL's) are never selected. */
 #include "pc_sigtab.h"
 
 void pc_select_enter_region(pc_sig *s, uint32_t key) {
@@ -20,6 +21,13 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uin
    * PERFCHECK_NVTX: outside the named ranges, like ncu's --nvtx-include. */
   if (closed != PC_NP_NONE) {
     if (!s->prof_count) s->np = (uint8_t)closed;
+    return 0;
+  }
+  /* A collective waits for its peers: under kernel replay it would run
+   * again alone and could wait forever.  Never profiled, whatever -k says,
+   * and not counted among -s/-c's matching launches. */
+  if (pc_sigtab_name_is_communication(t, s->name)) {
+    if (!s->prof_count) s->np = PC_NP_COMMUNICATION;
     return 0;
   }
   if (!pc_sigtab_name_matches(t, s->name, p->kernel_regex)) {

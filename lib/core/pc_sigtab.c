@@ -22,6 +22,7 @@ static uint32_t pc_name_new(pc_sigtab *t, const char *mangled) {
   pc_name *n = &t->names[t->nnames];
   memset(n, 0, sizeof *n);
   n->regex = -1;
+  n->comm = -1;
   if (mangled) {
     n->mangled = pc_strdup(mangled);
     if (!n->mangled) return PC_NONE;
@@ -136,6 +137,13 @@ int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const regex_t *re) {
     n->regex = regexec(re, shortn, 0, NULL, 0) == 0;
   }
   return n->regex;
+}
+
+int pc_sigtab_name_is_communication(pc_sigtab *t, uint32_t name) {
+  if (name >= t->nnames) return 0;
+  pc_name *n = &t->names[name];
+  if (n->comm < 0 && n->mangled) n->comm = (signed char)pc_symbol_is_communication(n->mangled);
+  return n->comm > 0;
 }
 
 void pc_sigtab_forget_handles(pc_sigtab *t) {

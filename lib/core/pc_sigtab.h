@@ -28,6 +28,7 @@ typedef struct pc_name {
   char *mangled;                /* NULL until known */
   void *f_last;                 /* the handle of its latest direct launch */
   signed char regex;            /* -1 unknown, 0/1: kernel_regex's verdict on its short name */
+  signed char comm;             /* -1 unknown, 0/1: a communication kernel (pc_symbol_is_communication) */
 } pc_name;
 
 typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
@@ -84,6 +85,9 @@ void pc_sigtab_ctx_dead(pc_sigtab *t, void *ctx);
 /* kernel_regex on the name's short demangled name, as the report names the
  * kernel ("scaleAdd<4>"); decided once per name.  NULL regex: 1. */
 int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const regex_t *re);
+/* Whether the name is a communication kernel's (NCCL's, pc_core.h); decided
+ * once per name, when its symbol is known (0 while it is not). */
+int pc_sigtab_name_is_communication(pc_sigtab *t, uint32_t name);
 /* A module is going: every handle is forgotten (a later module may reuse the
  * address), except CUkernels of signatures whose attributes are still to
  * be read. */

@@ -9,7 +9,8 @@
 #include "pc_snapshot.h"
 
 static const char *const pc_np_names[PC_NP_COUNT_] = {"none",    "timing", "graph",   "filtered", "skipped",
-                                                       "limit",   "failed", "capture", "nvtx",     "earlier_run"};
+                                                       "limit",   "failed", "capture", "nvtx",
+                                                       "earlier_run", "communication"};
 
 const char *pc_not_profiled_name(pc_not_profiled np) {
   return (unsigned)np < PC_NP_COUNT_ ? pc_np_names[np] : NULL;

@@ -45,11 +45,12 @@ typedef enum pc_not_profiled {
   PC_NP_CAPTURE,                /* a stream capture was in progress */
   PC_NP_NVTX,                   /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
   PC_NP_EARLIER_RUN,            /* profiled in an earlier run of a region of the same name */
+  PC_NP_COMMUNICATION,          /* a communication kernel (NCCL's): never replayed */
   PC_NP_COUNT_
 } pc_not_profiled;
 
 /* "none", "timing", "graph", "filtered", "skipped", "limit", "failed",
- * "capture", "nvtx"; NULL out of range.  pc_not_profiled_parse: -1 unknown. */
+ * "capture", "nvtx", "communication"; NULL out of range.  pc_not_profiled_parse: -1 unknown. */
 const char *pc_not_profiled_name(pc_not_profiled np);
 int pc_not_profiled_parse(const char *word);
 
@@ -213,6 +214,7 @@ int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, cha
 typedef struct pc_build_state {
   int quiet;                    /* no warning lines on stderr (they stay in the report) */
   int device_ordinal;           /* whose facts report->device holds; -1 none yet */
+  int rank;                     /* the process's rank (regions[].rank); -1 unknown */
   int multi_device_warned;
   int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
   int dram_replay_warned;

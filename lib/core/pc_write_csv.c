@@ -61,7 +61,9 @@ static const char *const pc_csv_columns[] = {
     "step", "cause", "bound", "metric", "value", "threshold", "advice",
     /* Appended (issue 10), so that earlier columns keep their places. */
     "display_name", "total_ns", "kernel_time_share", "bytes_per_sector_ld", "bytes_per_sector_st",
-    "bytes_per_sector_ldgsts", "busiest_pipe", "busiest_pipe_pct", "busiest_memory", "busiest_memory_pct"};
+    "bytes_per_sector_ldgsts", "busiest_pipe", "busiest_pipe_pct", "busiest_memory", "busiest_memory_pct",
+    /* Appended (issue 15): the device the kernel ran on. */
+    "device_ordinal", "pci_bus_id"};
 
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
   if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
@@ -124,6 +126,10 @@ perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
     pc_csv_write_field(f, k->busiest_memory.name);
     fputc(',', f);
     pc_csv_number(f, k->busiest_memory.pct);
+    fputc(',', f);
+    if (k->device_ordinal >= 0) fprintf(f, "%d", k->device_ordinal);
+    fputc(',', f);
+    pc_csv_write_field(f, k->pci_bus_id[0] ? k->pci_bus_id : NULL);
     fputc('\n', f);
   }
   pc_locale_end(&lg);

@@ -213,6 +213,27 @@ static void pc_jw_region(pc_jw *w, const pc_region *g) {
   pc_jw_u64(w, "dropped_records", g->dropped_records);
   pc_jw_num(w, "kernel_share", g->kernel_share);
   pc_jw_num(w, "profiling_ns", g->profiling_ns);
+  pc_jw_num(w, "communication_ns", g->communication_ns);
+  pc_jw_num(w, "compute_ns", g->compute_ns);
+  pc_jw_num(w, "communication_share", g->communication_share);
+  pc_jw_known_int(w, "rank", g->rank);
+  pc_jw_open(w, "devices", '[');
+  for (size_t i = 0; i < g->ndevices; i++) {
+    const pc_region_device *e = &g->devices[i];
+    pc_jw_open(w, NULL, '{');
+    pc_jw_known_int(w, "ordinal", e->ordinal);
+    pc_jw_str_or_null(w, "pci_bus_id", e->pci_bus_id);
+    pc_jw_num(w, "kernel_ns", e->kernel_ns);
+    pc_jw_num(w, "kernel_sum_ns", e->kernel_sum_ns);
+    pc_jw_num(w, "gpu_idle_ns", e->gpu_idle_ns);
+    pc_jw_num(w, "median_kernel_ns", e->median_kernel_ns);
+    pc_jw_num(w, "short_kernel_ns", e->short_kernel_ns);
+    pc_jw_u64(w, "launches", e->launches);
+    pc_jw_num(w, "kernel_share", e->kernel_share);
+    pc_jw_diagnosis(w, &e->diag);
+    pc_jw_close(w, '}');
+  }
+  pc_jw_close(w, ']');
   pc_jw_diagnosis(w, &g->diag);
   pc_jw_close(w, '}');
 }
@@ -289,6 +310,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_str(w, "mangled", k->mangled);
   pc_jw_str(w, "region", k->region);
   pc_jw_known_int(w, "device_ordinal", k->device_ordinal);
+  pc_jw_str_or_null(w, "pci_bus_id", k->pci_bus_id);
   pc_jw_dim3(w, "grid", k->grid);
   pc_jw_dim3(w, "block", k->block);
   pc_jw_num(w, "dynamic_smem_bytes", k->dynamic_smem);
@@ -357,6 +379,9 @@ perfcheck_status pc_write_json(const pc_report *r, FILE *f) {
   pc_jw_int(&w, "passes", r->passes);
   pc_jw_member(&w, "step1_assessed");
   fputs(r->step1_assessed ? "true" : "false", f);
+  pc_jw_known_int(&w, "rank", r->rank);
+  pc_jw_known_int(&w, "world_size", r->world_size);
+  pc_jw_known_int(&w, "local_rank", r->local_rank);
   pc_jw_device(&w, &r->device);
 
   pc_jw_open(&w, "regions", '[');

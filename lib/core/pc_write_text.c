@@ -210,6 +210,15 @@ static void pc_put_device(FILE *f, const pc_report *r) {
   fprintf(f, "source: %s, metric set %s", r->source, r->metric_set);
   if (r->passes > 0) fprintf(f, ", %d passes", r->passes);
   fputc('\n', f);
+  if (r->rank >= 0 || r->world_size > 0) {
+    if (r->rank >= 0)
+      fprintf(f, "rank %d", r->rank);
+    else
+      fputs("ranks merged", f);
+    if (r->world_size > 0) fprintf(f, " of world size %d", r->world_size);
+    if (r->local_rank >= 0) fprintf(f, ", local rank %d", r->local_rank);
+    fputc('\n', f);
+  }
   char a[32], b[32], c[32];
   pc_fmt_short(a, sizeof a, pc_has(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s / 1e9 : PC_NULL);
   pc_fmt_short(b, sizeof b, pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL);
@@ -223,13 +232,28 @@ static void pc_put_device(FILE *f, const pc_report *r) {
           f);
 }
 
+/* A step-1 verdict in the regions' table. */
+static void pc_put_step1(FILE *f, const pc_diagnosis *dg) {
+  if (dg->verdict.step == 1)
+    fprintf(f, "  %s\n", perfcheck_cause_name(dg->verdict.cause));
+  else if (dg->verdict.cause == PERFCHECK_CAUSE_NOT_ASSESSED)
+    fputs("  not_assessed\n", f);
+  else
+    fputs("  passes\n", f);
+}
+
 static void pc_put_regions(FILE *f, const pc_report *r) {
   if (r->nregions == 0) return;
   size_t width = 20;
   char name[256];
+  /* A merged report of several ranks: each region says whose it is. */
+  int ranks = 0;
+  for (size_t i = 1; i < r->nregions && !ranks; i++) ranks = r->regions[i].rank != r->regions[0].rank;
   for (size_t i = 0; i < r->nregions; i++) {
     size_t w = pc_fmt_printable(name, sizeof name, r->regions[i].name, 60) +
-               2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0);
+               2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0) + (ranks ? 12 : 0);
+    if (r->regions[i].ndevices > 1 && w < 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0))
+      w = 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0); /* "  device N (0000:19:00.0)" */
     if (w > width) width = w;
   }
   static const char *const cols[] = {"wall ms", "kernel ms", "memcpy ms", "kernel %", "launches"};
@@ -243,6 +267,15 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     const pc_region *g = &r->regions[i];
     int depth = g->depth > 0 ? (g->depth < 10 ? g->depth : 10) : 0;
     size_t w = pc_fmt_printable(name, sizeof name, g->name, 60);
+    if (ranks) {
+      char rk[24];
+      if (g->rank >= 0)
+        snprintf(rk, sizeof rk, " [rank %d]", g->rank);
+      else
+        snprintf(rk, sizeof rk, "%s", " [rank -]");
+      snprintf(name + strlen(name), sizeof name - strlen(name), "%s", rk);
+      w += strlen(rk);
+    }
     fprintf(f, "%*s%s", 2 * depth, "", name);
     for (size_t p = w + 2 * (size_t)depth; p < width; p++) fputc(' ', f);
     pc_put_num(f, 10, 3, pc_has(g->wall_ns) ? g->wall_ns / 1e6 : PC_NULL);
@@ -250,12 +283,26 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     pc_put_num(f, 10, 3, pc_has(g->memcpy_ns) ? g->memcpy_ns / 1e6 : PC_NULL);
     pc_put_num(f, 9, 1, pc_has(g->kernel_share) ? g->kernel_share * 100.0 : PC_NULL);
     fprintf(f, " %9" PRIu64, g->launches);
-    if (g->diag.verdict.step == 1)
-      fprintf(f, "  %s\n", perfcheck_cause_name(g->diag.verdict.cause));
-    else if (g->diag.verdict.cause == PERFCHECK_CAUSE_NOT_ASSESSED)
-      fputs("  not_assessed\n", f);
-    else
-      fputs("  passes\n", f);
+    pc_put_step1(f, &g->diag);
+    /* Step 1 per device, when the region's kernels ran on more than one. */
+    for (size_t d = 0; g->ndevices > 1 && d < g->ndevices; d++) {
+      const pc_region_device *e = &g->devices[d];
+      char dev[64], pci[32];
+      pc_fmt_printable(pci, sizeof pci, e->pci_bus_id[0] ? e->pci_bus_id : "-", 16);
+      if (e->ordinal >= 0)
+        snprintf(dev, sizeof dev, "device %d (%s)", e->ordinal, pci);
+      else
+        snprintf(dev, sizeof dev, "device - (%s)", pci);
+      const size_t dl = strlen(dev);
+      fprintf(f, "%*s%s", 2 * depth + 2, "", dev);
+      for (size_t p = dl + 2 * (size_t)depth + 2; p < width; p++) fputc(' ', f);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 10, 3, pc_has(e->kernel_ns) ? e->kernel_ns / 1e6 : PC_NULL);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 9, 1, pc_has(e->kernel_share) ? e->kernel_share * 100.0 : PC_NULL);
+      fprintf(f, " %9" PRIu64, e->launches);
+      pc_put_step1(f, &e->diag);
+    }
   }
   for (size_t i = 0; i < r->nregions; i++) {
     const pc_region *g = &r->regions[i];
@@ -264,6 +311,17 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     char label[300];
     snprintf(label, sizeof label, "region %s", name);
     pc_put_finding(f, label, &g->diag.verdict);
+  }
+  /* Time in communication kernels, where there was any. */
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    for (size_t j = 0; j < g->diag.nfindings && j < PC_MAX_FINDINGS; j++) {
+      if (g->diag.findings[j].cause != PERFCHECK_CAUSE_COMMUNICATION) continue;
+      pc_fmt_printable(name, sizeof name, g->name, 120);
+      char label[300];
+      snprintf(label, sizeof label, "region %s (finding)", name);
+      pc_put_finding(f, label, &g->diag.findings[j]);
+    }
   }
 }
 
@@ -302,6 +360,24 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
       pc_put_num(f, 8, 0, k->attr.warps_per_sm);
       pc_put_num(f, 8, 1, k->attr.theoretical_occupancy_pct);
       fputc('\n', f);
+    }
+
+    /* In process: the device each kernel ran on (ordinal and PCI bus id). */
+    int devices_known = 0;
+    for (size_t i = 0; i < r->nkernels; i++) devices_known |= r->kernels[i].device_ordinal >= 0 || r->kernels[i].pci_bus_id[0];
+    if (devices_known) {
+      static const char *const cd[] = {"device", "PCI bus id"};
+      static const int wd[] = {6, 12};
+      fputs("\nDevices: where each kernel ran\n", f);
+      pc_put_header(f, "kernel", width, cd, wd, 2);
+      for (size_t i = 0; i < r->nkernels; i++) {
+        const pc_kernel *k = &r->kernels[i];
+        pc_put_label(f, &labels[i], width);
+        pc_put_num(f, 6, 0, k->device_ordinal >= 0 ? (double)k->device_ordinal : PC_NULL);
+        char pci[32];
+        pc_fmt_printable(pci, sizeof pci, k->pci_bus_id[0] ? k->pci_bus_id : "-", 16);
+        fprintf(f, " %12s\n", pci);
+      }
     }
 
     static const char *const c2[] = {"FLOP/byte", "time ms", "GB/s", "GFLOP/s"};

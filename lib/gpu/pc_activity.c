@@ -63,9 +63,11 @@ static atomic_ullong pc_dropped;
 static atomic_ullong pc_zero_ts;
 
 static int pc_registered;
+/* MEMCPY2: peer-to-peer copies between devices (cudaMemcpyPeer), which
+ * CUPTI reports apart from MEMCPY; they count as copies (issue 15). */
 static const CUpti_ActivityKind pc_kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                              CUPTI_ACTIVITY_KIND_MEMSET};
-static int pc_kind_on[3];
+                                              CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMCPY2};
+static int pc_kind_on[4];
 
 /* The store (gpu lock). */
 typedef struct pc_kspan_array {
@@ -250,6 +252,13 @@ static void pc_decode_buffer(uint8_t *buf, size_t valid) {
         if (pc_span_append(&pc_memcpys, &s)) lost++;
         break;
       }
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: { /* a peer copy: a copy like any other */
+        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)rec;
+        if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
+        pc_span s = {m->start, m->end, m->copyKind, 0};
+        if (pc_span_append(&pc_memcpys, &s)) lost++;
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
         if (!pc_capture_any_region_locked() || m->start == 0 || m->end < m->start) break;
@@ -359,7 +368,7 @@ perfcheck_status pc_activity_start(pc_err *err) {
     for (size_t i = 0; i < sizeof pc_kinds / sizeof pc_kinds[0]; i++) {
       r = PC_CUPTI(&e, cuptiActivityEnable, pc_kinds[i]);
       if (r != CUPTI_SUCCESS) {
-        what = i == 0 ? " (CONCURRENT_KERNEL)" : i == 1 ? " (MEMCPY)" : " (MEMSET)";
+        what = i == 0 ? " (CONCURRENT_KERNEL)" : i == 1 ? " (MEMCPY)" : i == 2 ? " (MEMSET)" : " (MEMCPY2)";
         break;
       }
       pc_kind_on[i] = 1;

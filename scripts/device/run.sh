@@ -13,7 +13,8 @@
 # Stages (default: env build tests demo): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
 # snapshots inproc diffruns torchstep ncuwall torchdiag (the corpus's Python programs in process, compared with
-# tests/data/corpus's ncu rows by tests/corpus/check_expected.py).
+# tests/data/corpus's ncu rows by tests/corpus/check_expected.py) multigpu
+# (the gpu.multigpu_* tests of issue 15, log r/multigpu.log).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -74,6 +75,14 @@ for s in $stages; do
       timeout 480 ctest --test-dir build --output-on-failure -L '^gpu$' > "$R/ctest-gpu.log" 2>&1
       echo "ctest rc=$?" >> "$R/ctest-gpu.log"
       grep -E 'Test +#|tests passed|ctest rc=' "$R/ctest-gpu.log" | tee -a "$OUT/summary.txt"
+      ;;
+    multigpu)
+      # Issue 15: exactly the multi-GPU tests (tests/gpu/test_multigpu.sh);
+      # the two-device parts skip (77) on a one-GPU machine.
+      say "multigpu: ctest gpu.multigpu_* (ranks, two contexts, CUDA_VISIBLE_DEVICES, NCCL, DDP over gloo, two devices, torchrun)"
+      timeout 590 ctest --test-dir build -R '^gpu\.multigpu_' --output-on-failure > "$R/multigpu.log" 2>&1
+      echo "ctest rc=$?" >> "$R/multigpu.log"
+      grep -E 'Test +#|tests passed|tests failed|SKIP|ctest rc=' "$R/multigpu.log" | tee -a "$OUT/summary.txt"
       ;;
     demo)
       say "demo: scripts/demo.sh (the README's demo command)"

@@ -47,7 +47,7 @@ CAUSES = {"none", "not_the_slow_part", "launch_overhead", "uncoalesced_global_lo
           "uncoalesced_global_stores", "local_memory_spills", "shared_bank_conflicts",
           "atomic_contention", "divergent_warps", "occupancy_registers",
           "occupancy_shared_memory", "occupancy_warps", "occupancy_blocks", "grid_too_small",
-          "at_roof", "latency_bound", "not_assessed"}
+          "at_roof", "latency_bound", "not_assessed", "partial_warps", "communication"}
 TOP = {"schema": str, "tool": dict, "device": dict, "regions": list, "kernels": list,
        "warnings": list, "source": str, "metric_set": str, "passes": int}
 DEVICE = {"name": STR_OR_NULL, "compute_capability": STR_OR_NULL, "sm_count": (int, type(None)),

@@ -86,6 +86,32 @@ def main():
     med = [w for w in m["warnings"] if w.startswith("merge: 4 kernel entries")]
     check(len(med) == 1, "one warning about the 4 nulled medians: %s" % m["warnings"])
 
+    # Ranks (issue 15): the reports of ranks 0 and 1 of a world of 2 merge
+    # with no missing-rank warning; rank 0's alone names rank 1 missing.
+    rank_paths = []
+    for r in (0, 1):
+        d = dict(a, rank=r, world_size=2, local_rank=r)
+        rank_paths.append(os.path.join(work, "r.%d.json" % r))
+        with open(rank_paths[-1], "w") as f:
+            json.dump(d, f)
+    p = run([exe, "merge", "--quiet", "--format", "json"] + rank_paths)
+    check(p.returncode == 0, "merge of two ranks: exit %d (%s)" % (p.returncode, p.stderr))
+    mr = json.loads(p.stdout) if p.returncode == 0 else {"warnings": [], "kernels": []}
+    check(mr.get("world_size") == 2 and mr.get("rank") is None, "merged ranks: world_size %r, rank %r"
+          % (mr.get("world_size"), mr.get("rank")))
+    check(not [w for w in mr["warnings"] if "is missing" in w], "no missing rank: %s" % mr["warnings"])
+    check(len(mr["kernels"]) == len(a["kernels"]) and all(k["launches"] == 2 * next(
+        x["launches"] for x in a["kernels"] if key(x) == key(k)) for k in mr["kernels"]),
+        "two ranks' kernels merged by signature and device model")
+    p = run([exe, "merge", "--quiet", "--format", "json", rank_paths[0]])
+    m0 = json.loads(p.stdout) if p.returncode == 0 else {"warnings": []}
+    missing_w = [w for w in m0["warnings"] if "is missing" in w]
+    check(missing_w == ["merge: rank 1 of world size 2 is missing: no input report holds it"],
+          "rank 1 named missing: %s" % missing_w)
+    p = run([exe, "merge", "--quiet", rank_paths[0]])
+    check("\nrank 0 of world size 2, local rank 0\n" in p.stdout and "rank 1 of world size 2 is missing" in p.stdout,
+          "text: the world size and the missing rank")
+
     # One report merged is the report itself, byte for byte.
     p = run([exe, "merge", "--format=json", a_path])
     with open(a_path) as f:

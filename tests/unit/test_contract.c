@@ -120,6 +120,12 @@ static pc_report *full_report(void) {
   g->name = strdup("step");
   g->wall_ns = 1e6;
   g->kernel_ns = 8e5;
+  g->ndevices = 1;
+  g->devices = calloc(1, sizeof *g->devices);
+  g->devices[0].ordinal = 0;
+  snprintf(g->devices[0].pci_bus_id, sizeof g->devices[0].pci_bus_id, "%s", "0000:19:00.0");
+  g->devices[0].kernel_ns = 8e5;
+  g->devices[0].launches = 1;
   pc_kernel *k = pc_report_add_kernel(r);
   assert_int_equal(pc_kernel_set_names(k, "_Z8mysteryAPKfPfm", NULL), 0);
   k->region = strdup("step");
