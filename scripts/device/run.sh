@@ -12,7 +12,7 @@
 #
 # Stages (default: env build tests demo): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
-# snapshots inproc diffruns torchstep ncuwall torchdiag (the corpus's Python programs in process, compared with
+# snapshots inproc diffruns torchstep ncuwall torchdiag splittests (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py) multigpu
 # (the gpu.multigpu_* tests of issue 15, log r/multigpu.log).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
@@ -69,6 +69,24 @@ for s in $stages; do
       timeout ${TESTS_TIMEOUT_S:-540} ctest --test-dir build --output-on-failure > "$R/ctest.log" 2>&1
       echo "ctest rc=$?" >> "$R/ctest.log"
       grep -E 'tests passed|tests failed|Failed|\*\*\*|ctest rc=' "$R/ctest.log" | tail -40 | tee -a "$OUT/summary.txt"
+      ;;
+    splittests)
+      # The README's ctest in three parts, to fit one call: the CPU tests in
+      # parallel (no GPU use), then the GPU tests one at a time (the new
+      # gpu.multigpu_* first), then the Python ones (some use the GPU).
+      say "splittests: ctest -j\$(nproc) -LE 'gpu|python' (CPU), then -L '^gpu\$' serially (multigpu first), then -L python"
+      timeout 120 ctest --test-dir build -j"$(nproc)" -LE '^gpu$|python' --output-on-failure > "$R/ctest-cpu.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest-cpu.log"
+      timeout 200 ctest --test-dir build -L '^gpu$' -R '^gpu\.multigpu_' --output-on-failure > "$R/ctest-multigpu.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest-multigpu.log"
+      timeout ${TESTS_TIMEOUT_S:-300} ctest --test-dir build -L '^gpu$' -E '^gpu\.multigpu_' --output-on-failure > "$R/ctest-gpu.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest-gpu.log"
+      timeout 150 ctest --test-dir build -L python --output-on-failure > "$R/ctest-python.log" 2>&1
+      echo "ctest rc=$?" >> "$R/ctest-python.log"
+      for l in cpu multigpu gpu python; do
+        echo "-- $l: $(grep -E 'tests passed|tests failed' "$R/ctest-$l.log" | tail -1) $(tail -1 "$R/ctest-$l.log")"
+        grep -E '\(Failed\)|\(Timeout\)|Not Run|\*\*\*Failed' "$R/ctest-$l.log" | head -20
+      done | tee -a "$OUT/summary.txt"
       ;;
     gputests)
       say "ctest: gpu label only"
