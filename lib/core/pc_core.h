@@ -437,6 +437,8 @@ char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
 /* The demangled form of an Itanium-mangled name ("_Z..."), malloc'd; NULL
  * when the name is not mangled, cannot be demangled, or no demangler is
  * found (pc_demangler() is "" then). */
+/* The _Z part of an nvcc __nv_static_..._ symbol (a file-static kernel), else mangled itself. */
+const char *pc_symbol_core(const char *mangled);
 char *pc_demangle(const char *mangled);
 /* Where the demangler came from ("__cxa_demangle of the process",
  * "libstdc++.so.6, loaded by perfcheck", ...), "" when there is none. */

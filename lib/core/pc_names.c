@@ -56,7 +56,19 @@ const char *pc_demangler(void) {
   return pc_cxa_demangle ? pc_demangler_where : "";
 }
 
+/* nvcc names a file-static __global__ function (one in an anonymous
+ * namespace, or `static`) __nv_static_<n>__<hash>_<n>_<file>_cu_<hash>_
+ * followed by its mangled name: NCCL's oneRankReduce is
+ * __nv_static_32__b4148644_10_onerank_cu_fdf47990__ZN43_GLOBAL__N__...
+ * (H200, torch 2.11's NCCL).  The symbol's _Z part, or the symbol itself. */
+const char *pc_symbol_core(const char *mangled) {
+  if (!mangled || strncmp(mangled, "__nv_static_", 12) != 0) return mangled;
+  const char *z = strstr(mangled + 12, "__Z");
+  return z ? z + 1 : mangled;
+}
+
 char *pc_demangle(const char *mangled) {
+  mangled = pc_symbol_core(mangled);
   if (!mangled || mangled[0] != '_' || mangled[1] != 'Z') return NULL;
   pthread_once(&pc_demangle_once, pc_demangle_init);
   if (!pc_cxa_demangle) return NULL;
@@ -429,6 +441,7 @@ int pc_name_is_communication(const char *name) {
 }
 
 int pc_symbol_is_communication(const char *mangled) {
+  mangled = pc_symbol_core(mangled);
   if (!mangled || !*mangled) return 0;
   if (strncmp(mangled, "_Z", 2) != 0) return pc_name_is_communication(mangled); /* extern "C" */
   /* The function's own name, read from the symbol without demangling (this

@@ -4,7 +4,7 @@ LOCAL_RANK, MASTER_ADDR and MASTER_PORT come from the test, as a launcher
 sets them.  The ranks' gradients are all-reduced by gloo and the models
 must stay equal.  perfcheck writes a report only for a process that uses
 CUDA, so the loss is also copied through cuda:0 once (a kernel in the NVTX
-range "cuda_touch").  Exit 77 without torch or a CUDA device."""
+range "cuda_touch", pushed after CUDA started).  Exit 77 without torch or a CUDA device."""
 import os
 import sys
 
@@ -34,6 +34,10 @@ for step in range(5):
     loss.backward()
     opt.step()
 
+# CUDA first, then the range: perfcheck's session starts with the process's
+# first CUDA call, and a range pushed before it is not a region (README).
+torch.zeros(1, device="cuda")
+torch.cuda.synchronize()
 torch.cuda.nvtx.range_push("cuda_touch")
 on_gpu = (loss.detach().cuda() * 2).sum().item()
 torch.cuda.synchronize()

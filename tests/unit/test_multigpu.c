@@ -244,6 +244,8 @@ static void test_one_device_region(void **state) {
 
 /* ---- part 2: NCCL kernels --------------------------------------------------------------- */
 
+#define NV_STATIC_ONERANK "__nv_static_32__b4148644_10_onerank_cu_fdf47990__ZN43_GLOBAL__N__b4148644_10_onerank_cu_fdf4799013oneRankReduceI13FuncPreMulSumIfEEEvPvS3_myb"
+
 static void test_communication_names(void **state) {
   (void)state;
   assert_true(pc_symbol_is_communication(NCCL_ALLREDUCE));
@@ -257,6 +259,12 @@ static void test_communication_names(void **state) {
   /* A one-rank communicator's avg all-reduce: NCCL's oneRankReduce. */
   assert_true(pc_symbol_is_communication("_ZN12_GLOBAL__N_113oneRankReduceI12FuncPreMulSumIfEEEvPvS3_myb"));
   assert_true(pc_symbol_is_communication("_ZN4nccl13ncclDevKernelEv"));
+  /* The same kernel as nvcc names a file-static one (torch 2.11's NCCL on
+   * the H200): the __nv_static_ prefix before the _Z part. */
+  assert_true(pc_symbol_is_communication(NV_STATIC_ONERANK));
+  assert_ptr_equal(pc_symbol_core(NV_STATIC_ONERANK), strstr(NV_STATIC_ONERANK, "__ZN43") + 1);
+  assert_string_equal(pc_symbol_core("_Z1av"), "_Z1av");
+  assert_string_equal(pc_symbol_core("__nv_static_no_mangled_part"), "__nv_static_no_mangled_part");
   assert_false(pc_symbol_is_communication("_ZN4nccl6helperEv"));
   assert_false(pc_symbol_is_communication("_Z999ncclTooLong"));
   assert_true(pc_name_is_communication("(anonymous namespace)::oneRankReduce<FuncPreMulSum<float> >"));

@@ -47,6 +47,13 @@ static void test_demangle_without_host_runtime(void **state) {
   assert_non_null(d);
   assert_string_equal(d, k_vec_demangled);
   free(d);
+  /* nvcc's name of a file-static kernel: __nv_static_..._ then the _Z part
+   * (NCCL's oneRankReduce on the H200, torch 2.11). */
+  d = pc_demangle("__nv_static_32__b4148644_10_onerank_cu_fdf47990__ZN43_GLOBAL__N__b4148644_10_onerank_cu_"
+                  "fdf4799013oneRankReduceI13FuncPreMulSumIfEEEvPvm");
+  assert_non_null(d);
+  assert_string_equal(d, "void (anonymous namespace)::oneRankReduce<FuncPreMulSum<float> >(void*, unsigned long)");
+  free(d);
 }
 
 static void test_demangle_refuses(void **state) {
