@@ -565,7 +565,7 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
    * 13.0 neither flushes nor controls caches between passes, so a later pass
    * finds the data in L2 (reads 62-86% low against ncu --cache-control all on
    * the H200) and the replay's memory restore adds write-backs (writes up to
-   * 29x high); a 1-pass collection matched ncu to 0.01%
+   * 31 times ncu's); a 1-pass collection matched ncu to 0.01%
    * (docs/measurements/2026-11-30-h200/accuracy.md, docs/cupti.md).  Their
    * intensity and bandwidth would put the kernel in the wrong place on a
    * roofline: unknown instead.  Offline exports (passes 0) keep theirs. */

@@ -466,8 +466,9 @@ static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_stat
     pc_report_warn(r, 1,
                    "DRAM bytes come from a multi-pass kernel replay: reads can be low (a later pass finds the data "
                    "in L2; CUPTI 13.0 does not flush caches between passes) and writes high (write-backs of the "
-                   "replay's memory restore), so arithmetic intensity and DRAM throughput of short kernels are "
-                   "approximate; instruction, request and sector counts are exact");
+                   "replay's memory restore), so arithmetic intensity and DRAM GB/s are left null (no roofline point) "
+                   "and DRAM throughput percentages are approximate; instruction, request and sector counts are "
+                   "exact; a metric list that fits one pass keeps them");
   }
   if (!s->nextra) return;
   k->extra_names = calloc(s->nextra, sizeof *k->extra_names);
