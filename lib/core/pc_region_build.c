@@ -401,11 +401,13 @@ static int pc_same_str(const char *a, const char *b) { return a && b ? strcmp(a,
 /* A kernel not profiled in this run because an earlier run of a region of
  * the same name profiled its signature: that run's counters (the last
  * entry of the same region name, names, grid, block, shared memory and
- * device that has them).  Returns 1 when copied. */
+ * device that has counters, its own or copied).  Returns 1 when copied. */
 static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_kernel *k) {
   for (size_t i = r->nkernels; i-- > 0;) {
     const pc_kernel *e = &r->kernels[i];
-    if (e == k || !e->profiled_launches || !pc_same_str(e->region, k->region) ||
+    /* passes > 0: counters of its own or copied, so the nearest earlier run
+     * answers (a long loop never scans back to the first run). */
+    if (e == k || e->passes <= 0 || !pc_same_str(e->region, k->region) ||
         !pc_same_str(e->mangled, k->mangled) || !pc_same_str(e->name, k->name) ||
         memcmp(e->grid, k->grid, sizeof k->grid) || memcmp(e->block, k->block, sizeof k->block) ||
         !(e->dynamic_smem == k->dynamic_smem || (pc_is_null(e->dynamic_smem) && pc_is_null(k->dynamic_smem))) ||

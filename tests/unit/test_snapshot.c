@@ -403,7 +403,19 @@ static void test_earlier_run_counters(void **state) {
   assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
   pc_snapshot_free(s);
 
-  assert_int_equal(r->nkernels, 3);
+  /* A third run finds the second's copy (the nearest run with counters). */
+  s = new_snap("train_step", 1);
+  s->begin_ts = T0 + 4 * MS;
+  a = add_sig(s, "_Z4stepPf", 132, 256, 0);
+  s->sigs[a].not_profiled = PC_NP_EARLIER_RUN;
+  add_launch(s, a, T0 + 4 * MS + US, T0 + 4 * MS + 22 * US, 4, 0);
+  s->end_ts = T0 + 5 * MS;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+  assert_int_equal(r->nkernels, 4);
+  assert_float_equal(r->kernels[3].metric[PC_M_LD_SECTORS], 4096, 0);
+  assert_float_equal(r->kernels[3].dur_median_ns, 21 * US, 0);
+
   const pc_kernel *first = &r->kernels[0], *later = &r->kernels[1], *other = &r->kernels[2];
   assert_int_equal(first->profiled_launches, 1);
   assert_int_equal(later->profiled_launches, 0);
