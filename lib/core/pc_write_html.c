@@ -458,6 +458,48 @@ static void pc_html_segment(FILE *f, const char *cls, double x, double w, const 
           cls, x, w, PC_TL_H - 4, what, pc_html_ns(a, sizeof a, ns), pc_html_num(p, sizeof p, ns / wall * 100));
 }
 
+/* Step 1 of each device, when the region's kernels ran on more than one:
+ * a bar of its kernel busy time against the region's wall clock, and its
+ * verdict.  Devices without launches have no entry (pc_region_build). */
+static void pc_html_region_devices(FILE *f, const pc_region *g) {
+  if (g->ndevices < 2) return;
+  const double wall = g->wall_ns;
+  fputs("<ul class=\"devices\">\n", f);
+  for (size_t i = 0; i < g->ndevices; i++) {
+    const pc_region_device *d = &g->devices[i];
+    char a[32], b[32];
+    fputs("<li>", f);
+    if (pc_has(wall) && wall > 0 && pc_has(d->kernel_ns)) {
+      const double kern = fmin(d->kernel_ns, wall);
+      fprintf(f,
+              "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+              "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"device timeline\">"
+              "<rect class=\"seg-i\" x=\"0\" y=\"2\" width=\"%.0f\" height=\"%.0f\"/>",
+              PC_TL_W, PC_TL_H, PC_TL_W, PC_TL_H, PC_TL_W, PC_TL_H - 4);
+      pc_html_segment(f, "seg-k", 0, kern / wall * PC_TL_W, "this device's kernels busy", kern, wall);
+      fputs("</svg><br>", f);
+    }
+    fprintf(f, "device %d", d->ordinal);
+    if (d->pci_bus_id[0]) {
+      fputs(" (", f);
+      pc_html_text(f, d->pci_bus_id);
+      fputs(")", f);
+    }
+    fprintf(f, ": kernels busy %s (%s%% of the wall clock), %" PRIu64 " launch%s; step 1: ",
+            pc_html_ns(a, sizeof a, d->kernel_ns), pc_html_num(b, sizeof b, d->kernel_share * 100), d->launches,
+            d->launches == 1 ? "" : "es");
+    const pc_finding *v = &d->diag.verdict;
+    if (v->step == 1 && v->cause != PERFCHECK_CAUSE_NONE)
+      fprintf(f, "%s", perfcheck_cause_name(v->cause));
+    else if (v->cause == PERFCHECK_CAUSE_NOT_ASSESSED)
+      fputs("not assessed", f);
+    else
+      fputs("passes", f);
+    fputs("</li>\n", f);
+  }
+  fputs("</ul>\n", f);
+}
+
 static void pc_html_region(FILE *f, const pc_region *g) {
   char a[32], b[32], c[32], d[32], e[32];
   fprintf(f, "<div class=\"region\" style=\"margin-left:%dpx\"><h3>", 16 * (g->depth > 0 ? (g->depth < 8 ? g->depth : 8) : 0));
@@ -495,7 +537,12 @@ static void pc_html_region(FILE *f, const pc_region *g) {
     if (copies > copies_drawn + 0.5)
       fprintf(f, "; copies overlapping kernels %s (not drawn twice)", pc_html_ns(a, sizeof a, copies - copies_drawn));
     if (g->dropped_records) fprintf(f, "; %" PRIu64 " activity records dropped", g->dropped_records);
+    if (pc_has(g->communication_share) && g->communication_share > 0)
+      fprintf(f, "; communication kernels %s%% of kernel time (%s of communication against %s of compute)",
+              pc_html_num(a, sizeof a, g->communication_share * 100), pc_html_ns(b, sizeof b, g->communication_ns),
+              pc_html_ns(c, sizeof c, g->compute_ns));
     fputs(".</p>\n", f);
+    pc_html_region_devices(f, g);
   }
   const pc_finding *v = &g->diag.verdict;
   fputs("<p><b>Step 1:</b> ", f);

@@ -272,9 +272,24 @@ static void test_region_timeline(void **state) {
   g->gpu_idle_ns = 0;
   g->launches = 1;
   for (size_t i = 0; i < r->nkernels; i++) r->kernels[i].region = pc_strdup("roundtrip");
+  /* Two devices: 0.586 ms on device 0, 0.2 ms on device 1. */
+  g->devices = calloc(2, sizeof *g->devices);
+  assert_non_null(g->devices);
+  g->ndevices = 2;
+  for (int d = 0; d < 2; d++) {
+    g->devices[d].ordinal = d;
+    snprintf(g->devices[d].pci_bus_id, sizeof g->devices[d].pci_bus_id, "0000:%02x:00.0", 0x19 + d);
+    g->devices[d].kernel_ns = d ? 0.2e6 : 0.586e6;
+    g->devices[d].kernel_share = g->devices[d].kernel_ns / g->wall_ns;
+    g->devices[d].launches = 1;
+  }
   pc_checklist_report(r);
   assert_int_equal(g->diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
   char *html = html_of(r);
+  /* A bar and a line per device: 0.2 / 45.822 of 884 px is 3.86 px. */
+  assert_non_null(strstr(html, "<rect class=\"seg-k\" x=\"0.00\" y=\"2\" width=\"3.86\""));
+  assert_non_null(strstr(html, "device 1 (0000:1a:00.0): kernels busy"));
+  assert_non_null(strstr(html, "device 0 (0000:19:00.0): kernels busy"));
   /* 0.786 / 45.822 of 884 px is 15.16 px of kernels, then 44 ms of copies. */
   assert_non_null(strstr(html, "<rect class=\"seg-k\" x=\"0.00\" y=\"2\" width=\"15.16\""));
   assert_non_null(strstr(html, "<rect class=\"seg-c\" x=\"15.16\" y=\"2\" width=\"848.85\""));
