@@ -96,8 +96,9 @@ static void pc_put_printable(FILE *f, const char *s) {
 
 /* ---- Text ------------------------------------------------------------------------ */
 
-static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
-  char sig[160], t[400], a[40], b[40], c[40];
+/* "  LABEL [SIGNATURE in REGION": a kernel's first text line, without its end. */
+static void pc_text_kernel_head(FILE *f, const pc_diff_kernel *k) {
+  char sig[160];
   pc_signature_text(sig, sizeof sig, k);
   fputs("  ", f);
   pc_put_printable(f, k->label);
@@ -106,6 +107,11 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
     fputs(" in ", f);
     pc_put_printable(f, k->region);
   }
+}
+
+static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
+  char t[400], a[40], b[40], c[40];
+  pc_text_kernel_head(f, k);
   fputs("]\n", f);
   pc_time_text(t, sizeof t, k);
   fprintf(f, "    %s: %s\n", t, pc_time_word(k->time));
@@ -148,16 +154,9 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
 }
 
 static void pc_text_presence(FILE *f, const pc_diff_kernel *k) {
-  char sig[160], a[32];
+  char a[32];
   const pc_diff_side *s = k->presence == PC_ADDED ? &k->b : &k->a;
-  pc_signature_text(sig, sizeof sig, k);
-  fputs("  ", f);
-  pc_put_printable(f, k->label);
-  fprintf(f, " [%s", sig);
-  if (k->region) {
-    fputs(" in ", f);
-    pc_put_printable(f, k->region);
-  }
+  pc_text_kernel_head(f, k);
   fprintf(f, "]: %" PRIu64 " launch%s, median %s, step %d %s\n", s->launches, s->launches == 1 ? "" : "es",
           pc_html_ns(a, sizeof a, s->dur_median), s->verdict.step, perfcheck_cause_name(s->verdict.cause));
 }
