@@ -44,6 +44,20 @@ perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, p
                                size_t errlen);
 void pc_json_free(pc_json *v);
 
+/* The JSON keys of the pc_device and pc_attributes fields that are plain
+ * numbers, with their offsets: one table each for the report reader
+ * (pc_json_read.c) and the snapshot reader and writer (pc_snapshot_json.c). */
+typedef struct pc_json_field {
+  const char *key;
+  size_t offset;
+} pc_json_field;
+extern const pc_json_field pc_json_device_ints[];    /* int members of pc_device */
+extern const size_t pc_json_ndevice_ints;
+extern const pc_json_field pc_json_device_doubles[]; /* double members of pc_device */
+extern const size_t pc_json_ndevice_doubles;
+extern const pc_json_field pc_json_attributes[];     /* double members of pc_attributes */
+extern const size_t pc_json_nattributes;
+
 /* Member `key` of an object, or NULL (also when v is not an object). */
 const pc_json *pc_json_get(const pc_json *v, const char *key);
 

@@ -477,6 +477,51 @@ const pc_json *pc_json_get(const pc_json *v, const char *key) {
   return NULL;
 }
 
+/* ---- the number fields of pc_device and pc_attributes (pc_json.h) ---------- */
+
+const pc_json_field pc_json_device_ints[] = {
+    {"sm_count", offsetof(pc_device, sm_count)},
+    {"warp_size", offsetof(pc_device, warp_size)},
+    {"max_threads_per_sm", offsetof(pc_device, max_threads_per_sm)},
+    {"max_threads_per_block", offsetof(pc_device, max_threads_per_block)},
+    {"max_blocks_per_sm", offsetof(pc_device, max_blocks_per_sm)},
+    {"max_registers_per_sm", offsetof(pc_device, max_regs_per_sm)},
+    {"max_registers_per_block", offsetof(pc_device, max_regs_per_block)},
+    {"max_shared_memory_per_sm", offsetof(pc_device, max_smem_per_sm)},
+    {"max_shared_memory_per_block", offsetof(pc_device, max_smem_per_block)},
+    {"max_shared_memory_per_block_optin", offsetof(pc_device, max_smem_per_block_optin)},
+    {"reserved_shared_memory_per_block", offsetof(pc_device, reserved_smem_per_block)},
+    {"register_allocation_unit", offsetof(pc_device, reg_alloc_unit)},
+    {"warp_allocation_granularity", offsetof(pc_device, warp_alloc_granularity)},
+    {"shared_memory_allocation_unit", offsetof(pc_device, smem_alloc_unit)},
+};
+const size_t pc_json_ndevice_ints = sizeof pc_json_device_ints / sizeof pc_json_device_ints[0];
+
+const pc_json_field pc_json_device_doubles[] = {
+    {"peak_dram_bytes_per_s", offsetof(pc_device, peak_dram_bytes_per_s)},
+    {"peak_fp32_flop_per_s", offsetof(pc_device, peak_fp32_flop_per_s)},
+    {"ridge_flop_per_byte", offsetof(pc_device, ridge_flop_per_byte)},
+};
+const size_t pc_json_ndevice_doubles = sizeof pc_json_device_doubles / sizeof pc_json_device_doubles[0];
+
+const pc_json_field pc_json_attributes[] = {
+    {"registers_per_thread", offsetof(pc_attributes, registers_per_thread)},
+    {"static_smem_bytes", offsetof(pc_attributes, static_smem)},
+    {"dynamic_smem_bytes", offsetof(pc_attributes, dynamic_smem)},
+    {"local_bytes_per_thread", offsetof(pc_attributes, local_bytes_per_thread)},
+    {"max_threads_per_block", offsetof(pc_attributes, max_threads_per_block)},
+    {"blocks_per_sm", offsetof(pc_attributes, blocks_per_sm)},
+    {"warps_per_sm", offsetof(pc_attributes, warps_per_sm)},
+    {"theoretical_occupancy_pct", offsetof(pc_attributes, theoretical_occupancy_pct)},
+    {"occupancy_limit_warps", offsetof(pc_attributes, limit_warps)},
+    {"occupancy_limit_blocks", offsetof(pc_attributes, limit_blocks)},
+    {"occupancy_limit_registers", offsetof(pc_attributes, limit_registers)},
+    {"occupancy_limit_shared_mem", offsetof(pc_attributes, limit_shared_mem)},
+    {"waves_per_sm", offsetof(pc_attributes, waves_per_sm)},
+    {"model_blocks_per_sm", offsetof(pc_attributes, model_blocks_per_sm)},
+};
+const size_t pc_json_nattributes = sizeof pc_json_attributes / sizeof pc_json_attributes[0];
+
 /* ---- perfcheck-report/1 -> pc_report ------------------------------------- */
 
 typedef struct pc_jm {
@@ -601,10 +646,7 @@ static const pc_json *pc_jm_array(pc_jm *m, const pc_json *obj, const char *key,
   return v;
 }
 
-typedef struct pc_jfield {
-  const char *key;
-  size_t offset;
-} pc_jfield;
+typedef pc_json_field pc_jfield;
 
 static perfcheck_status pc_jm_doubles(pc_jm *m, const pc_json *obj, void *base, const pc_jfield *f, size_t n) {
   for (size_t i = 0; i < n; i++) PC_TRY(pc_jm_num(m, obj, f[i].key, (double *)((char *)base + f[i].offset)));
@@ -679,33 +721,9 @@ static perfcheck_status pc_jm_device(pc_jm *m, const pc_json *root) {
     dev->cc_major = maj;
     dev->cc_minor = min;
   }
-  static const struct {
-    const char *key;
-    size_t offset;
-  } ints[] = {
-      {"sm_count", offsetof(pc_device, sm_count)},
-      {"warp_size", offsetof(pc_device, warp_size)},
-      {"max_threads_per_sm", offsetof(pc_device, max_threads_per_sm)},
-      {"max_threads_per_block", offsetof(pc_device, max_threads_per_block)},
-      {"max_blocks_per_sm", offsetof(pc_device, max_blocks_per_sm)},
-      {"max_registers_per_sm", offsetof(pc_device, max_regs_per_sm)},
-      {"max_registers_per_block", offsetof(pc_device, max_regs_per_block)},
-      {"max_shared_memory_per_sm", offsetof(pc_device, max_smem_per_sm)},
-      {"max_shared_memory_per_block", offsetof(pc_device, max_smem_per_block)},
-      {"max_shared_memory_per_block_optin", offsetof(pc_device, max_smem_per_block_optin)},
-      {"reserved_shared_memory_per_block", offsetof(pc_device, reserved_smem_per_block)},
-      {"register_allocation_unit", offsetof(pc_device, reg_alloc_unit)},
-      {"warp_allocation_granularity", offsetof(pc_device, warp_alloc_granularity)},
-      {"shared_memory_allocation_unit", offsetof(pc_device, smem_alloc_unit)},
-  };
-  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-    PC_TRY(pc_jm_int(m, d, ints[i].key, -1, (int *)((char *)dev + ints[i].offset)));
-  static const pc_jfield dbl[] = {
-      {"peak_dram_bytes_per_s", offsetof(pc_device, peak_dram_bytes_per_s)},
-      {"peak_fp32_flop_per_s", offsetof(pc_device, peak_fp32_flop_per_s)},
-      {"ridge_flop_per_byte", offsetof(pc_device, ridge_flop_per_byte)},
-  };
-  PC_TRY(pc_jm_doubles(m, d, dev, dbl, sizeof dbl / sizeof dbl[0]));
+  for (size_t i = 0; i < pc_json_ndevice_ints; i++)
+    PC_TRY(pc_jm_int(m, d, pc_json_device_ints[i].key, -1, (int *)((char *)dev + pc_json_device_ints[i].offset)));
+  PC_TRY(pc_jm_doubles(m, d, dev, pc_json_device_doubles, pc_json_ndevice_doubles));
   PC_TRY(pc_jm_strbuf(m, d, "ceilings_source", dev->ceilings_source, sizeof dev->ceilings_source));
   return PERFCHECK_OK;
 }
@@ -861,23 +879,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);
   if (a) {
-    static const pc_jfield f[] = {
-        {"registers_per_thread", offsetof(pc_attributes, registers_per_thread)},
-        {"static_smem_bytes", offsetof(pc_attributes, static_smem)},
-        {"dynamic_smem_bytes", offsetof(pc_attributes, dynamic_smem)},
-        {"local_bytes_per_thread", offsetof(pc_attributes, local_bytes_per_thread)},
-        {"max_threads_per_block", offsetof(pc_attributes, max_threads_per_block)},
-        {"blocks_per_sm", offsetof(pc_attributes, blocks_per_sm)},
-        {"warps_per_sm", offsetof(pc_attributes, warps_per_sm)},
-        {"theoretical_occupancy_pct", offsetof(pc_attributes, theoretical_occupancy_pct)},
-        {"occupancy_limit_warps", offsetof(pc_attributes, limit_warps)},
-        {"occupancy_limit_blocks", offsetof(pc_attributes, limit_blocks)},
-        {"occupancy_limit_registers", offsetof(pc_attributes, limit_registers)},
-        {"occupancy_limit_shared_mem", offsetof(pc_attributes, limit_shared_mem)},
-        {"waves_per_sm", offsetof(pc_attributes, waves_per_sm)},
-        {"model_blocks_per_sm", offsetof(pc_attributes, model_blocks_per_sm)},
-    };
-    PC_TRY(pc_jm_doubles(m, a, &k->attr, f, sizeof f / sizeof f[0]));
+    PC_TRY(pc_jm_doubles(m, a, &k->attr, pc_json_attributes, pc_json_nattributes));
     const pc_json *bl = pc_json_get(a, "binding_limit");
     if (bl && bl->type != PC_JSON_NULL) {
       if (bl->type != PC_JSON_STRING) return pc_jm_type(m, bl, "binding_limit", "a string or null");

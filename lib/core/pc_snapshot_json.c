@@ -40,48 +40,7 @@
 
 /* ---- shared tables --------------------------------------------------------------------- */
 
-typedef struct pc_sj_field {
-  const char *key;
-  size_t offset;
-} pc_sj_field;
-
-static const pc_sj_field pc_sj_dev_ints[] = {
-    {"sm_count", offsetof(pc_device, sm_count)},
-    {"warp_size", offsetof(pc_device, warp_size)},
-    {"max_threads_per_sm", offsetof(pc_device, max_threads_per_sm)},
-    {"max_threads_per_block", offsetof(pc_device, max_threads_per_block)},
-    {"max_blocks_per_sm", offsetof(pc_device, max_blocks_per_sm)},
-    {"max_registers_per_sm", offsetof(pc_device, max_regs_per_sm)},
-    {"max_registers_per_block", offsetof(pc_device, max_regs_per_block)},
-    {"max_shared_memory_per_sm", offsetof(pc_device, max_smem_per_sm)},
-    {"max_shared_memory_per_block", offsetof(pc_device, max_smem_per_block)},
-    {"max_shared_memory_per_block_optin", offsetof(pc_device, max_smem_per_block_optin)},
-    {"reserved_shared_memory_per_block", offsetof(pc_device, reserved_smem_per_block)},
-    {"register_allocation_unit", offsetof(pc_device, reg_alloc_unit)},
-    {"warp_allocation_granularity", offsetof(pc_device, warp_alloc_granularity)},
-    {"shared_memory_allocation_unit", offsetof(pc_device, smem_alloc_unit)},
-};
-static const pc_sj_field pc_sj_dev_doubles[] = {
-    {"peak_dram_bytes_per_s", offsetof(pc_device, peak_dram_bytes_per_s)},
-    {"peak_fp32_flop_per_s", offsetof(pc_device, peak_fp32_flop_per_s)},
-    {"ridge_flop_per_byte", offsetof(pc_device, ridge_flop_per_byte)},
-};
-static const pc_sj_field pc_sj_attr[] = {
-    {"registers_per_thread", offsetof(pc_attributes, registers_per_thread)},
-    {"static_smem_bytes", offsetof(pc_attributes, static_smem)},
-    {"dynamic_smem_bytes", offsetof(pc_attributes, dynamic_smem)},
-    {"local_bytes_per_thread", offsetof(pc_attributes, local_bytes_per_thread)},
-    {"max_threads_per_block", offsetof(pc_attributes, max_threads_per_block)},
-    {"blocks_per_sm", offsetof(pc_attributes, blocks_per_sm)},
-    {"warps_per_sm", offsetof(pc_attributes, warps_per_sm)},
-    {"theoretical_occupancy_pct", offsetof(pc_attributes, theoretical_occupancy_pct)},
-    {"occupancy_limit_warps", offsetof(pc_attributes, limit_warps)},
-    {"occupancy_limit_blocks", offsetof(pc_attributes, limit_blocks)},
-    {"occupancy_limit_registers", offsetof(pc_attributes, limit_registers)},
-    {"occupancy_limit_shared_mem", offsetof(pc_attributes, limit_shared_mem)},
-    {"waves_per_sm", offsetof(pc_attributes, waves_per_sm)},
-    {"model_blocks_per_sm", offsetof(pc_attributes, model_blocks_per_sm)},
-};
+typedef pc_json_field pc_sj_field; /* the tables are pc_json.h's */
 #define PC_SJ_N(a) (sizeof a / sizeof a[0])
 
 static const char *const pc_sj_attr_from[] = {"none", "driver", "record"};
@@ -138,17 +97,17 @@ static void pc_sw_device(FILE *f, const pc_device *d) {
     fprintf(f, "\"%d.%d\"", d->cc_major, d->cc_minor);
   else
     fputs("null", f);
-  for (size_t i = 0; i < PC_SJ_N(pc_sj_dev_ints); i++) {
-    const int v = *(const int *)((const char *)d + pc_sj_dev_ints[i].offset);
-    pc_sw_key(f, pc_sj_dev_ints[i].key, &first);
+  for (size_t i = 0; i < pc_json_ndevice_ints; i++) {
+    const int v = *(const int *)((const char *)d + pc_json_device_ints[i].offset);
+    pc_sw_key(f, pc_json_device_ints[i].key, &first);
     if (v < 0)
       fputs("null", f);
     else
       fprintf(f, "%d", v);
   }
-  for (size_t i = 0; i < PC_SJ_N(pc_sj_dev_doubles); i++) {
-    pc_sw_key(f, pc_sj_dev_doubles[i].key, &first);
-    pc_sw_num(f, *(const double *)((const char *)d + pc_sj_dev_doubles[i].offset));
+  for (size_t i = 0; i < pc_json_ndevice_doubles; i++) {
+    pc_sw_key(f, pc_json_device_doubles[i].key, &first);
+    pc_sw_num(f, *(const double *)((const char *)d + pc_json_device_doubles[i].offset));
   }
   pc_sw_key(f, "ceilings_source", &first);
   pc_json_write_string(f, d->ceilings_source[0] ? d->ceilings_source : NULL);
@@ -158,9 +117,9 @@ static void pc_sw_device(FILE *f, const pc_device *d) {
 static void pc_sw_attributes(FILE *f, const pc_attributes *a) {
   int first = 1;
   fputc('{', f);
-  for (size_t i = 0; i < PC_SJ_N(pc_sj_attr); i++) {
-    pc_sw_key(f, pc_sj_attr[i].key, &first);
-    pc_sw_num(f, *(const double *)((const char *)a + pc_sj_attr[i].offset));
+  for (size_t i = 0; i < pc_json_nattributes; i++) {
+    pc_sw_key(f, pc_json_attributes[i].key, &first);
+    pc_sw_num(f, *(const double *)((const char *)a + pc_json_attributes[i].offset));
   }
   pc_sw_key(f, "binding_limit", &first);
   pc_json_write_string(f, a->binding == PC_LIMIT_NONE ? NULL : pc_limiter_name(a->binding));
@@ -562,12 +521,12 @@ static perfcheck_status pc_sr_device(pc_sr *r, const pc_json *o, pc_device *d) {
       return pc_sr_fail(r, cc, "\"compute_capability\": \"MAJOR.MINOR\" expected");
     d->cc_major = maj, d->cc_minor = min;
   }
-  for (size_t i = 0; i < PC_SJ_N(pc_sj_dev_ints); i++) {
+  for (size_t i = 0; i < pc_json_ndevice_ints; i++) {
     double v = 0;
-    PC_SR_TRY(pc_sr_int(r, o, pc_sj_dev_ints[i].key, 0, 2147483647.0, -1, &v));
-    *(int *)((char *)d + pc_sj_dev_ints[i].offset) = (int)v;
+    PC_SR_TRY(pc_sr_int(r, o, pc_json_device_ints[i].key, 0, 2147483647.0, -1, &v));
+    *(int *)((char *)d + pc_json_device_ints[i].offset) = (int)v;
   }
-  PC_SR_TRY(pc_sr_doubles(r, o, d, pc_sj_dev_doubles, PC_SJ_N(pc_sj_dev_doubles)));
+  PC_SR_TRY(pc_sr_doubles(r, o, d, pc_json_device_doubles, pc_json_ndevice_doubles));
   return pc_sr_strbuf(r, o, "ceilings_source", d->ceilings_source, sizeof d->ceilings_source);
 }
 
@@ -658,7 +617,7 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
   g->attr_from = (pc_snap_attr_from)from;
   PC_SR_TRY(pc_sr_bool(r, o, "attributes_new", &g->attr_new));
   PC_SR_TRY(pc_sr_member(r, o, "attributes", PC_JSON_OBJECT, 0, &v));
-  PC_SR_TRY(pc_sr_doubles(r, v, &g->attr, pc_sj_attr, PC_SJ_N(pc_sj_attr)));
+  PC_SR_TRY(pc_sr_doubles(r, v, &g->attr, pc_json_attributes, pc_json_nattributes));
   const pc_json *bl;
   PC_SR_TRY(pc_sr_member(r, v, "binding_limit", PC_JSON_STRING, 1, &bl));
   g->attr.binding = PC_LIMIT_NONE;
