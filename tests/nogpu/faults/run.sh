@@ -334,10 +334,14 @@ for sig in HUP INT QUIT TERM USR1 USR2 WINCH CONT; do
   set +m
   for _ in $(seq 100); do grep -q ready "$tmp/out" 2>/dev/null && break; sleep 0.05; done
   kill -"$sig" "$pid"
-  (trap - EXIT; sleep 10; kill -9 "$pid" 2>/dev/null) & watchdog=$! # (a killed subshell would run our EXIT trap)
+  # The watchdog is a subshell, which has our EXIT trap until its first
+  # command runs: a SIGTERM in that window ran `rm -rf "$tmp"` (seen in CI
+  # under load after the fast SIGCONT case), so it is ended with SIGKILL,
+  # which runs no trap.
+  (trap - EXIT; sleep 10; kill -9 "$pid" 2>/dev/null) & watchdog=$!
   wait "$pid"
   rc=$?
-  kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
+  kill -9 "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
   if [ "$rc" = 5 ] && has "$tmp/out" "got $sig"; then pass "run forwards SIG$sig, the program's exit status stays"; else
     fail "SIG$sig" "exit $rc: $(cat "$tmp/out")"; fi
 done
