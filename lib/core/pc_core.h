@@ -82,6 +82,27 @@ typedef enum pc_metric_id {
   PC_M_PIPE_UNIFORM_PCT,        /* sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active */
   PC_M_LD_SECTORS_HIT,          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum */
   PC_M_L2_SECTORS,              /* lts__t_sectors.sum */
+  PC_M_WARPS_ELIGIBLE,          /* smsp__warps_eligible.avg.per_cycle_active */
+  PC_M_WARPS_ACTIVE,            /* smsp__warps_active.avg.per_cycle_active */
+  PC_M_STALL_LONG_SCOREBOARD,
+  PC_M_STALL_BARRIER,
+  PC_M_STALL_MIO_THROTTLE,
+  PC_M_STALL_SHORT_SCOREBOARD,
+  PC_M_STALL_MATH_PIPE_THROTTLE,
+  PC_M_STALL_LG_THROTTLE,
+  PC_M_STALL_WAIT,
+  PC_M_STALL_NOT_SELECTED,
+  PC_M_STALL_SELECTED,
+  PC_M_STALL_DRAIN,
+  PC_M_STALL_IMC_MISS,
+  PC_M_STALL_NO_INSTRUCTION,
+  PC_M_STALL_BRANCH_RESOLVING,
+  PC_M_STALL_DISPATCH_STALL,
+  PC_M_STALL_MEMBAR,
+  PC_M_STALL_SLEEPING,
+  PC_M_STALL_TEX_THROTTLE,
+  PC_M_STALL_MISC,
+  PC_M_STALL_GMMA,
   PC_M_COUNT
 } pc_metric_id;
 

@@ -103,7 +103,31 @@
   X(LD_SECTORS_HIT, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", NULL, NULL, "sector", 3, DEF, \
     1)                                                                                             \
   /* Every L2 sector: the denominator of local memory's share. */             \
-  X(L2_SECTORS, "lts__t_sectors.sum", NULL, NULL, "sector", 3, DEF, 1)
+  X(L2_SECTORS, "lts__t_sectors.sum", NULL, NULL, "sector", 3, DEF, 1) \
+  /* Warp states (issue 19): warps a scheduler holds and how many of them   \
+   * could issue, and each stall reason per issued instruction (seed 004     \
+   * Decision 3 and "Warp stall breakdown"), as ncu's --set full spells them. */ \
+  X(WARPS_ELIGIBLE, "smsp__warps_eligible.avg.per_cycle_active", NULL, NULL, "warp", 5, FULL, 0)    \
+  X(WARPS_ACTIVE, "smsp__warps_active.avg.per_cycle_active", NULL, NULL, "warp", 5, FULL, 0) \
+  X(STALL_LONG_SCOREBOARD, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_BARRIER, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_MIO_THROTTLE, "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_SHORT_SCOREBOARD, "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_MATH_PIPE_THROTTLE, "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_LG_THROTTLE, "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_WAIT, "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_NOT_SELECTED, "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_SELECTED, "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_DRAIN, "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_IMC_MISS, "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_NO_INSTRUCTION, "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_BRANCH_RESOLVING, "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_DISPATCH_STALL, "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_MEMBAR, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_SLEEPING, "smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_TEX_THROTTLE, "smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_MISC, "smsp__average_warps_issue_stalled_misc_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0) \
+  X(STALL_GMMA, "smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio", NULL, NULL, "ratio", 5, FULL, 0)
 
 #define PC_SETS_DEF (PC_SET_DEFAULT | PC_SET_SOL | PC_SET_FULL)
 #define PC_SETS_SOL (PC_SET_SOL | PC_SET_FULL)
