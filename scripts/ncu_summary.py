@@ -4,7 +4,7 @@ numbers: what the expected verdicts of the corpus are written from.
 
     ncu_summary.py [--nvtx FILE] [--format text|csv|json] EXPORT.csv [...]
 
-EXPORT.csv is `ncu --csv --page raw` output (or `ncu --import R.ncu-rep
+EXPORT.csv is `ncu --csv --page raw` output (plain or gzip) (or `ncu --import R.ncu-rep
 --csv --page raw`), in ncu's display units or `--print-units base`: values
 are converted to base units (ns, bytes) from the units row either way.
 
@@ -32,6 +32,11 @@ Per kernel row:
               l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum,
               l1tex__m_l1tex2xbar_write_bytes_pipe_tma.sum, in MB
   thr_inst    smsp__average_thread_inst_executed_per_inst_executed.ratio
+  issue, eligible, active_warps
+              smsp__issue_active / smsp__warps_eligible / smsp__warps_active
+              (.avg.per_cycle_active): issue-slot use and warps per scheduler
+  stalls      the three largest smsp__average_warps_issue_stalled_<reason>
+              _per_issue_active.ratio (selected and not_selected are not stalls)
   occ_ach, occ_theo
               sm__warps_active.avg.pct_of_peak_sustained_active,
               sm__maximum_warps_per_active_cycle_pct
@@ -50,6 +55,7 @@ kernel rows.
 
 import argparse
 import csv
+import gzip
 import signal
 import json
 import math
@@ -61,6 +67,9 @@ import sys
 
 TIME = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9}
 PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
+# Not stalls (seed 004, Decision 3: "selected and not_selected are not stalls").
+NOT_STALLS = ("selected", "not_selected")
 PIPE = re.compile(r"^sm__(?:inst_executed_pipe_(\w+?)|pipe_(\w+?)_cycles_active)\.avg\.pct_of_peak_sustained_active$")
 
 
@@ -89,7 +98,10 @@ def number(text, unit=""):
 
 def read_export(path):
     """(header, units, rows) of a raw CSV export; rows are lists of cells."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gz else open
+    with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as f:
         lines = [l for l in f if l.startswith('"')]  # ncu's ==PROF== lines, if any, start otherwise
     table = list(csv.reader(lines))
     if not table or "ID" not in table[0]:
@@ -265,6 +277,14 @@ def summarize(path, nvtx_path=None):
                 v = r.num(name)
                 if v is not None and (best_pct is None or v > best_pct):
                     best, best_pct = (m.group(1) or (m.group(2) + ":cycles")), v
+        stalls = []
+        for name in header:
+            m = STALL.match(name)
+            if m and m.group(1) not in NOT_STALLS:
+                v = r.num(name)
+                if v is not None:
+                    stalls.append((v, m.group(1)))
+        stalls.sort(reverse=True)
         block = r.num("launch__block_size")
         if block is None and r.text("Block Size"):
             dims = [int(x) for x in re.findall(r"\d+", r.text("Block Size"))]
@@ -305,6 +325,11 @@ def summarize(path, nvtx_path=None):
             "block": block,
             "grid": r.num("launch__grid_size"),
             "regs": r.num("launch__registers_per_thread"),
+            "issue": r.num("smsp__issue_active.avg.per_cycle_active"),
+            "eligible": r.num("smsp__warps_eligible.avg.per_cycle_active"),
+            "active_warps": r.num("smsp__warps_active.avg.per_cycle_active"),
+            "not_selected": r.num("smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio"),
+            "stalls": " ".join("%s:%.2f" % (n, v) for v, n in stalls[:3]) if stalls else None,
         })
     return out
 
@@ -319,7 +344,8 @@ COLUMNS = [  # key, heading, width, format
     ("bps_ldgsts", "B/s as", 6, "%.1f"), ("spr_ld", "s/r ld", 6, "%.2f"), ("spr_st", "s/r st", 6, "%.2f"),
     ("tma_rd_mb", "TMA rdMB", 8, "%.1f"), ("tma_wr_mb", "TMA wrMB", 8, "%.1f"), ("thr_inst", "thr/i", 5, "%.1f"),
     ("occ_ach", "occ%", 5, "%.1f"), ("occ_theo", "theo%", 5, "%.1f"), ("waves", "waves", 7, "%.2f"),
-    ("block", "block", 5, "%d"),
+    ("block", "block", 5, "%d"), ("issue", "iss", 4, "%.2f"), ("eligible", "elig", 5, "%.2f"),
+    ("active_warps", "actw", 5, "%.2f"), ("stalls", "top stalls (per issue)", 60, "%s"),
 ]
 
 

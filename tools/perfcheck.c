@@ -61,7 +61,7 @@ static const char usage_diagnose[] =
     "reported as not assessed.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or\n"
     "                      html (one self-contained page)\n"
     "  -q, --quiet         no warnings on stderr (they stay in the report)\n"
     "  -h, --help          this text\n";

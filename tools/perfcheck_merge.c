@@ -35,7 +35,7 @@ const char pc_cli_merge_usage[] =
     "Differences (devices, metric sets) are warnings in the report.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or html\n"
+    "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or html\n"
     "  -o, --output FILE   write the report to FILE instead of stdout (through a\n"
     "                      temporary file renamed into place)\n"
     "  -q, --quiet         no warnings from the reader on stderr\n"

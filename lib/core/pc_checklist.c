@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* secure_getenv */
 /* The checklist: derived values and the five-step walk (seed 000's order,
  * seed 004's triage guide for what the five questions do not name).
  *
@@ -16,6 +17,7 @@
  *
  * Every number the walk compares against is in pc_threshold_table below. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +34,6 @@ enum {
   PC_T_KERNEL_SHARE_MIN,
   PC_T_CEILING_HIGH_PCT,
   PC_T_AT_ROOF_PCT,
-  PC_T_KERNEL_TIME_SHARE_MIN,
-  PC_T_NEAR_ROOF_PCT,
   PC_T_BPS_MIN,
   PC_T_COALESCING_SHARE_MIN,
   PC_T_PCT_TRUSTED_MAX,
@@ -48,51 +48,54 @@ enum {
   PC_T_TPI_PRED_ON_MIN,
   PC_T_LANE_USE_MIN,
   PC_T_TENSOR_ACTIVE_PCT,
+  PC_T_TENSOR_DOMINATED_PCT,
   PC_T_WAVES_MIN,
   PC_T_ACHIEVED_LOW_PCT,
   PC_T_THEORETICAL_FULL_PCT,
+  PC_T_OCC_CAP_SHARE,
+  PC_T_ELIGIBLE_STARVED,
+  PC_T_STALL_DOMINANT_SHARE,
   PC_T_COMMUNICATION_SHARE_MAX,
   PC_T_COUNT_
 };
 
-/* ONE table of every threshold of the walk (the README reproduces it). */
+#define PT PC_NUDGE_POINTS
+#define RL PC_NUDGE_RELATIVE
+#define NO PC_NUDGE_NONE
+
+/* ONE table of every threshold of the walk (the README reproduces it, and
+ * docs/checklist.md gives each one's source). */
 static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_LAUNCH_MIN_LAUNCHES] = {"launch_overhead_min_launches", 100,
-                                  "step 1: launch_overhead needs at least this many kernel launches in the region",
-                                  "seed 003 (4096 small launches cost 3-4 us each)"},
+                                  "step 1 (region): launch_overhead needs at least this many kernel launches in the "
+                                  "region",
+                                  "seed 003 (4096 small launches cost 3-4 us each)", RL},
     [PC_T_LAUNCH_MAX_MEDIAN_NS] = {"launch_overhead_max_median_kernel_ns", 10000,
-                                   "step 1: launch_overhead needs a median kernel shorter than this (ns)",
-                                   "seed 003 (median small kernel 2.2-3.0 us, mostly fixed cost)"},
+                                   "step 1 (region): launch_overhead needs a median kernel shorter than this (ns)",
+                                   "seed 003 (median small kernel 2.2-3.0 us, mostly fixed cost)", RL},
     [PC_T_LAUNCH_IDLE_SHARE] = {"launch_overhead_idle_share", 0.5,
-                                "step 1: launch_overhead needs the GPU idle between kernels, or running kernels shorter "
-                                "than the median threshold, for more than this share of the region's wall clock "
-                                "((gpu_idle_ns + short_kernel_ns) / wall_ns)",
+                                "step 1 (region): launch_overhead needs the GPU idle between kernels, or running "
+                                "kernels shorter than the median threshold, for more than this share of the region's "
+                                "wall clock ((gpu_idle_ns + short_kernel_ns) / wall_ns)",
                                 "seed 003 (a tiny kernel's GPU time is mostly fixed start/finish cost); seed 004 "
-                                "Decision 2A (idle gaps)"},
+                                "Decision 2A (idle gaps)",
+                                RL},
     [PC_T_KERNEL_SHARE_MIN] = {"kernel_share_min", 0.5,
-                               "step 1: kernels busy for less than this share of the region's wall clock are "
-                               "not_the_slow_part (kernel_ns / wall_ns)",
-                               "seed 000 step 1 (\"under half the wall time\")"},
+                               "step 1 (region): kernels busy for less than this share of the region's wall clock "
+                               "make the region not_the_slow_part (kernel_ns / wall_ns); its kernels keep their own "
+                               "verdicts",
+                               "seed 000 step 1 (\"under half the wall time\")", RL},
     [PC_T_CEILING_HIGH_PCT] = {"ceiling_high_pct", 60,
                                "step 2: memory or compute throughput at or above this % of peak names the bound; "
                                "both measured and below it: latency",
-                               "seed 004 Decision 2 (below ~60%: low)"},
+                               "seed 004 Decision 2 (below ~60%: low)", PT},
     [PC_T_AT_ROOF_PCT] = {"at_roof_pct", 80,
-                          "step 0: with nothing caught, the larger throughput at or above this % is at_roof, below "
-                          "it latency_bound",
-                          "seed 004 Decision 2 (above ~80%: near-limit)"},
-    [PC_T_KERNEL_TIME_SHARE_MIN] = {"kernel_time_share_min", 0.05,
-                                    "step 1, per kernel: a kernel with less than this share of its region's summed "
-                                    "kernel time (of the export's, offline) is not_the_slow_part; what its other "
-                                    "steps found stays as findings",
-                                    "seed 000 step 1 and \"an hour on a kernel that owns two percent of your run "
-                                    "time\""},
-    [PC_T_NEAR_ROOF_PCT] = {"occupancy_near_roof_pct", 80,
-                            "step 5: with a pipe or memory level at or above this % of its peak, low occupancy is a "
-                            "finding, not the verdict (grid_too_small still is); so with the tensor pipe at "
-                            "ceiling_high_pct or more (a tensor-core kernel's few warps, by design)",
-                            "seed 002 (occupancy is not the goal); seed 004 Decision 1 (low achieved occupancy "
-                            "matters \"unless ... compute or memory GPU SOL is already high\"); at_roof_pct's value"},
+                          "a unit (pipe, memory level, SM, issue slots) at or above this % of its peak is near its "
+                          "roof: with nothing else caught the kernel is at_roof (below it, latency_bound), and no "
+                          "occupancy or grid verdict is given while one is",
+                          "seed 004 Decision 2 (above ~80%: high, near-limit regime) and its occupancy-vs-utilization "
+                          "quadrant (low occupancy + high utilization: more warps add nothing); seed 002",
+                          PT},
     [PC_T_BPS_MIN] = {"bytes_per_sector_uncoalesced", 16,
                       "step 3: a warp using at most this many bytes of each 32-byte sector it fetches (loads, "
                       "stores, cp.async alike; smsp__sass_average_data_bytes_per_sector_mem_global_op_*) is "
@@ -100,89 +103,170 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                       "L1 hit share h) costs nothing more: they are judged at bytes / (1 - h), capped at 32, "
                       "unless L1 is the busiest memory level at at_roof_pct or more (then every lookup counts)",
                       "seed 004 Decision 5 (\"below ~16 bytes per sector\": fetched sectors carry useful data for "
-                      "less than half their capacity); seed 000 step 3"},
+                      "less than half their capacity); seed 000 step 3",
+                      RL},
     [PC_T_COALESCING_SHARE_MIN] = {"coalescing_traffic_share_min", 0.1,
                                    "step 3: uncoalesced loads (stores) are the verdict only when they are at least "
-                                   "this share of the kernel's global load + store sectors; below it, a finding (a "
-                                   "reduction's few scattered result stores are not its traffic)",
-                                   "our rule, from the H200 corpus: PyTorch's row sums store 4 bytes a sector for "
-                                   "0.1% of their sectors"},
+                                   "this share of the kernel's global load + store sectors; below it, a finding (at "
+                                   "most this share of the traffic could be saved)",
+                                   "seed 004 Decision 5 (judge a memory mechanism by its share of the traffic, as "
+                                   "for bank conflicts and atomics, ~10%)",
+                                   RL},
     [PC_T_PCT_TRUSTED_MAX] = {"throughput_pct_trusted_max", 105,
                               "step 2: a utilization above this % is not a measurement to judge by (ncu reports "
                               "162% and 170% for 2 us kernels): it is left out",
-                              "seed 004 Decision 0 (a metric above 100% is implausible: are the metrics "
-                              "trustworthy?)"},
+                              "seed 004 Decision 0 (values slightly above 100% are multi-pass artifacts; a large "
+                              "overshoot is not trustworthy)",
+                              PT},
     [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
                       "step 3, when bytes per sector were not measured: global load/store sectors per request at or "
                       "below this are coalesced (4: a warp's 32 floats in 128 bytes)",
-                      "seed 000 step 3; seed 004 Decision 5"},
+                      "seed 000 step 3 (a definition: 32 lanes x 4 bytes = 4 sectors; not nudged); seed 004 Decision 5",
+                      NO},
     [PC_T_SPR_VECTOR_MAX] = {"sectors_per_request_vector_max", 16,
                              "step 3, when bytes per sector were not measured: above this many sectors per request "
                              "no access width is coalesced (16: 32 lanes of 16-byte loads); between "
                              "sectors_per_request_max and this the width decides, and the step is not_assessed",
-                             "seed 000 step 3, extended to 8- and 16-byte accesses"},
+                             "seed 000 step 3, extended to 8- and 16-byte accesses (a definition: 32 lanes x 16 bytes "
+                             "= 16 sectors; not nudged)",
+                             NO},
     [PC_T_SPR_SLACK] = {"sectors_per_request_slack", 0.1,
                         "step 3: sectors per request must exceed sectors_per_request_max by more than this to count "
-                        "(an extra sector on at least 1 request in 10; a coalesced add_one read 4.002 in one H200 "
-                        "export)",
-                        "tests/data/h200/launches.cache-none.csv"},
+                        "(an extra sector on at least 1 request in 10)",
+                        "seed 000 step 3 (4 is the floor, a measured floor is never exact)", RL},
     [PC_T_LOCAL_SECTORS_MAX] = {"local_sectors_max", 0,
                                 "step 3, when the share (local_share_max) cannot be computed: local-memory sectors "
                                 "(ld + st) above this mean spills or local arrays",
-                                "seed 004 Decision 5 (local traffic present)"},
+                                "seed 004 Decision 5 (local traffic present)", NO},
     [PC_T_LOCAL_SHARE_MAX] = {"local_share_max", 0.05,
                               "step 3: local-memory sectors above this share of all traffic (local sectors over "
                               "local + max(L2 sectors, global ld + st sectors)) are local_memory_spills; any less "
                               "is a finding",
-                              "seed 004 Decision 5 (local traffic present); a share so that a TMA GEMM's 0.09% of "
-                              "local traffic (H200 corpus) is not its verdict"},
+                              "seed 004 Decision 5 (local traffic present) and its Decision 0 rule of judging a "
+                              "mechanism by its share of the work",
+                              RL},
     [PC_T_BANK_CONFLICT_SHARE_MAX] = {"bank_conflict_share_max", 0.10,
                                       "step 3: shared-memory bank conflicts above this share of shared load "
                                       "wavefronts; the verdict only when L1/shared memory is at ceiling_high_pct or "
                                       "more (else the conflicts cost nothing the kernel waits on: a finding)",
-                                      "seed 004 Decision 5 (~10% of shared-memory wavefronts)"},
+                                      "seed 004 Decision 5 (~10% of shared-memory wavefronts)", RL},
     [PC_T_ATOMIC_SHARE_MAX] = {"atomic_share_max", 0.10,
                                "step 3: L2 atom + red requests above this share of every L2 request (lts__t_requests; "
                                "in exports without it, of global ld + st requests + atom + red)",
-                               "our reading of seed 004 Decision 5 (\"relative to total L2 requests\")"},
+                               "seed 004 Decision 5 (\"relative to total L2 requests\")", RL},
     [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
                       "step 4: threads per executed instruction below this (of 32) is divergence",
-                      "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24)"},
+                      "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24)", RL},
     [PC_T_TPI_PRED_ON_MIN] = {"threads_per_instruction_pred_on_min", 24,
                               "step 4: predicated-on threads per instruction below this (a finding only)",
-                              "as threads_per_instruction_min"},
+                              "seed 004 Decision 3 (predication, below ~24)", RL},
     [PC_T_LANE_USE_MIN] = {"lane_use_min", 0.75,
                            "step 4: threads per instruction below this share of the lanes the launch allows "
                            "(block threads / warps per block) is divergence; a launch that allows fewer than "
                            "threads_per_instruction_min lanes is partial_warps",
-                           "seed 000 step 4 (24 of 32 = 0.75)"},
+                           "seed 000 step 4 (24 of 32 = 0.75)", RL},
     [PC_T_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", 1,
-                                "step 2: a tensor pipe busier than this % means the kernel's FLOPs are not all "
-                                "counted (tensor-core FLOPs are not among the counters), so arithmetic intensity and "
-                                "FLOP/s are left unknown",
-                                "our rule: a FLOP count that leaves out the tensor cores would place a GEMM far "
-                                "below its roof"},
+                                "step 2: a tensor pipe busier than this % and busier than the FMA pipe means the "
+                                "kernel's FLOPs are mostly tensor-core FLOPs, which are not among the counters: "
+                                "arithmetic intensity and FLOP/s are left unknown",
+                                "seed 004 Decision 4 (verify tensor-core ops on the tensor pipe); a FLOP count that "
+                                "leaves out the tensor cores would place a GEMM far below its roof",
+                                PT},
+    [PC_T_TENSOR_DOMINATED_PCT] = {"tensor_dominated_pct", 60,
+                                   "step 5: with the tensor pipe at or above this %, low occupancy is by design (the "
+                                   "tiles live in registers and shared memory) and is a finding",
+                                   "seed 004 Decision 1 (low achieved occupancy matters \"unless the workload is "
+                                   "dominated by Tensor Core usage\"), its high-utilization bound (~60%)",
+                                   PT},
     [PC_T_WAVES_MIN] = {"waves_min", 1,
-                        "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small, judged before step "
-                        "3 when the grid has fewer blocks than the GPU has SMs; a finding when every SM has a block "
-                        "and achieved occupancy reaches achieved_occupancy_low_pct",
-                        "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)"},
+                        "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small when no unit is near "
+                        "its roof; judged before step 3 when the grid has fewer blocks than the GPU has SMs; a "
+                        "finding when every SM has a block and achieved occupancy reaches achieved_occupancy_low_pct",
+                        "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)", RL},
     [PC_T_ACHIEVED_LOW_PCT] = {"achieved_occupancy_low_pct", 60, "step 5: achieved occupancy below this % is low",
-                               "seed 004 Decision 1 and practical thresholds"},
+                               "seed 004 Decision 1 and practical thresholds (< 60% achieved occupancy is low)", PT},
     [PC_T_THEORETICAL_FULL_PCT] = {"theoretical_occupancy_full_pct", 100,
                                    "step 5: theoretical occupancy below this % lets a resource limit be the cause",
-                                   "seed 000 step 5; seed 004 Decision 3"},
+                                   "seed 000 step 5; seed 004 Decision 3 (a definition: full; not nudged)", NO},
+    [PC_T_OCC_CAP_SHARE] = {"occupancy_cap_share", 0.5,
+                            "step 5: the resource limit is the cause only when achieved occupancy reaches this share "
+                            "of the theoretical: well below it, the launch leaves warp slots empty (a tail, uneven "
+                            "blocks) and raising the limit would not fill them (a finding)",
+                            "seed 004 Decision 3 (\"if achieved occupancy is well below theoretical: investigate "
+                            "imbalance/tail\"); seed 003 (32-thread blocks at 31.9% of 50% theoretical, 0.64 of it: "
+                            "256-thread blocks ran 2.9x faster, so 0.64 is not \"well below\")",
+                            RL},
+    [PC_T_ELIGIBLE_STARVED] = {"warps_eligible_starved", 4,
+                               "step 5: a resource limit is the cause only when the schedulers are starved: fewer "
+                               "than this many eligible warps per scheduler per cycle "
+                               "(smsp__warps_eligible.avg.per_cycle_active), when measured",
+                               "seed 004 Investigation 3.8.4 (\"if average eligible warps per cycle drops below about "
+                               "4, the scheduler is frequently starved\")",
+                               RL},
+    [PC_T_STALL_DOMINANT_SHARE] = {"stall_dominant_share", 0.30,
+                                   "step 5 and latency_bound: a stall reason above this share of the stall cycles "
+                                   "dominates; a dominant throttle (math_pipe, mio, lg, tex: a full queue) rules out "
+                                   "an occupancy verdict, and latency_bound names the dominant stall (or the two "
+                                   "largest when none dominates)",
+                                   "seed 004 Symptom 3.8.2 (\"flag any single stall category accounting for more "
+                                   "than ~30% of total stall cycles\")",
+                                   RL},
     [PC_T_COMMUNICATION_SHARE_MAX] = {"communication_share_max", 0.5,
                                       "step 1: communication kernels (NCCL's, named nccl*) for more than this share "
                                       "of a region's summed kernel time make communication the region's verdict when "
                                       "its kernels are the slow part; any smaller share is a finding.  Such kernels "
                                       "are never replayed for counters and get the verdict communication themselves",
-                                      "our rule (issue 15): a collective's time is mostly waiting for its peers, so "
-                                      "the memory and coalescing rules do not apply to it, and a region whose kernel "
-                                      "time is mostly all-reduce waits on communication, not on its compute kernels"},
+                                      "seed 000 step 1 (the slow part first) applied to a region's kernel time: "
+                                      "more than half of it waiting on peers is the region's cause",
+                                      RL},
 };
 
-#define PC_T(id) (pc_threshold_table[id].value)
+#undef PT
+#undef RL
+#undef NO
+
+/* The values in force: the table's, or PERFCHECK_THRESHOLDS's overrides,
+ * read once (pthread_once) through secure_getenv: a privileged process
+ * keeps the built-in rules. */
+static double pc_threshold_live[PC_T_COUNT_];
+static char pc_threshold_override_text[512];
+static pthread_once_t pc_threshold_once = PTHREAD_ONCE_INIT;
+
+static void pc_threshold_load(void) {
+  for (size_t i = 0; i < PC_T_COUNT_; i++) pc_threshold_live[i] = pc_threshold_table[i].value;
+  const char *env = secure_getenv("PERFCHECK_THRESHOLDS");
+  if (!env || !*env) return;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", env);
+  size_t used = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq) continue;
+    *eq = '\0';
+    char *end = NULL;
+    const double v = strtod(eq + 1, &end);
+    if (!end || *end || !isfinite(v)) continue;
+    for (size_t i = 0; i < PC_T_COUNT_; i++)
+      if (strcmp(pc_threshold_table[i].key, tok) == 0) {
+        pc_threshold_live[i] = v;
+        int n = snprintf(pc_threshold_override_text + used, sizeof pc_threshold_override_text - used, "%s%s=%g",
+                         used ? "," : "", tok, v);
+        if (n > 0 && (size_t)n < sizeof pc_threshold_override_text - used) used += (size_t)n;
+      }
+  }
+}
+
+static const double *pc_rules(void) {
+  pthread_once(&pc_threshold_once, pc_threshold_load);
+  return pc_threshold_live;
+}
+
+/* The borderline test re-walks a kernel under nudged thresholds and reads
+ * only the verdict's cause: it sets these for the re-walk (this thread only)
+ * so that the walk reads the nudged rules and skips formatting the advice. */
+static _Thread_local const double *pc_walk_rules;
+static _Thread_local int pc_walk_dry;
+#define PC_T(id) ((pc_walk_rules ? pc_walk_rules : pc_rules())[id])
 
 const pc_threshold *pc_thresholds(size_t *count) {
   if (count) *count = PC_T_COUNT_;
@@ -192,8 +276,28 @@ const pc_threshold *pc_thresholds(size_t *count) {
 double pc_threshold_value(const char *key) {
   if (!key) return PC_NULL;
   for (size_t i = 0; i < PC_T_COUNT_; i++)
-    if (strcmp(pc_threshold_table[i].key, key) == 0) return pc_threshold_table[i].value;
+    if (strcmp(pc_threshold_table[i].key, key) == 0) return pc_rules()[i];
   return PC_NULL;
+}
+
+const char *pc_threshold_overrides(void) {
+  pc_rules();
+  return pc_threshold_override_text[0] ? pc_threshold_override_text : NULL;
+}
+
+/* A threshold nudged up (dir 1) or down (dir -1) as the borderline test and
+ * the sensitivity study do: 5 points, or 10% of its value. */
+#define PC_NUDGE_POINTS_BY 5.0
+#define PC_NUDGE_RELATIVE_BY 0.10
+static double pc_nudged(size_t id, double v, int dir) {
+  switch (pc_threshold_table[id].nudge) {
+    case PC_NUDGE_POINTS:
+      return v + dir * PC_NUDGE_POINTS_BY;
+    case PC_NUDGE_RELATIVE:
+      return v * (1.0 + dir * PC_NUDGE_RELATIVE_BY);
+    default:
+      return v;
+  }
 }
 
 /* ==== Metric spellings used in findings ==================================== */
@@ -391,14 +495,15 @@ int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load 
   const int mem_top = pc_has(mem.pct) && (pc_is_null(comp.pct) || mem.pct >= comp.pct);
   const pc_unit_load t = mem_top ? mem : comp;
   if (top) *top = t;
-  if (pc_has(t.pct) && t.pct >= PC_T(PC_T_NEAR_ROOF_PCT)) return 1;
+  if (pc_has(t.pct) && t.pct >= PC_T(PC_T_AT_ROOF_PCT)) return 1;
   /* A tensor-core kernel keeps its tiles in registers and shared memory by
-   * design: with the tensor pipe high (ceiling_high_pct), its few resident
-   * warps are feeding it, and a resource limit is a finding too (seed 004
-   * Decision 1: compute SOL already high). */
+   * design: with the tensor pipe high (tensor_dominated_pct), its few
+   * resident warps are feeding it, and a resource limit is a finding too
+   * (seed 004 Decision 1: "unless the workload is dominated by Tensor Core
+   * usage"). */
   const double t1 = pc_nonneg(k->metric[PC_M_PIPE_TENSOR_PCT]);
   const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
-  if (pc_has(tp) && tp >= PC_T(PC_T_CEILING_HIGH_PCT) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
+  if (pc_has(tp) && tp >= PC_T(PC_T_TENSOR_DOMINATED_PCT) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX)) {
     if (top) {
       top->name = "tensor";
       top->pct = tp;
@@ -559,7 +664,12 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
      * CUDA-core FLOPs are not the kernel's, so intensity and FLOP/s stay
      * unknown rather than wrong. */
     const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
-    if (pc_has(tp) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT)) o->arithmetic_intensity = o->gflops = PC_NULL;
+    const double fma = pc_nonneg(k->metric[PC_M_PIPE_FMA_PCT]);
+    /* A kernel whose FMA pipe is busier than its tensor pipe does its FLOPs
+     * on the CUDA cores (mysteryB and C: tensor 1.5-2.9%, FMA 60-88%); the
+     * few tensor instructions beside them do not make the count wrong. */
+    if (pc_has(tp) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT) && !(pc_has(fma) && fma > tp))
+      o->arithmetic_intensity = o->gflops = PC_NULL;
   }
   /* DRAM bytes of a multi-pass kernel replay are not one cold run's: CUPTI
    * 13.0 neither flushes nor controls caches between passes, so a later pass
@@ -600,6 +710,10 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   else
     o->atomic_share = pc_ratio(atom + red, ldr + str + atom + red); /* NaN propagates */
 
+  o->issue_active = pc_nonneg(m[PC_M_ISSUE_ACTIVE]);
+  o->warps_active = pc_nonneg(m[PC_M_WARPS_ACTIVE]);
+  o->warps_eligible = pc_nonneg(m[PC_M_WARPS_ELIGIBLE]);
+
   o->waves_per_sm = pc_nonneg(k->attr.waves_per_sm);
   if (pc_is_null(o->waves_per_sm) && d && d->sm_count > 0 && pc_has(occ.blocks_per_sm) && occ.blocks_per_sm > 0)
     o->waves_per_sm = pc_dims(k->grid) / (occ.blocks_per_sm * d->sm_count);
@@ -632,7 +746,7 @@ static void pc_finding_vset(pc_finding *f, int step, perfcheck_cause cause, cons
   snprintf(f->metric, sizeof f->metric, "%s", metric ? metric : "");
   f->value = value;
   f->threshold = threshold;
-  if (fmt) vsnprintf(f->advice, sizeof f->advice, fmt, ap);
+  if (fmt && !pc_walk_dry) vsnprintf(f->advice, sizeof f->advice, fmt, ap);
 }
 
 static void pc_finding_set(pc_finding *f, int step, perfcheck_cause cause, const char *metric, double value,
@@ -695,47 +809,6 @@ static const char *pc_which_missing(double a, double b, const char *ratio, const
   int ma = pc_is_null(pc_nonneg(a)), mb = pc_is_null(pc_nonneg(b));
   if (ma && mb) return ratio;
   return ma ? na : nb;
-}
-
-/* Step 1 for the kernel itself: its share of its region's (or export's)
- * kernel time.  A small share is the verdict (the report leads with what
- * matters); the rest of the walk stays as findings. */
-static void pc_walk_step1_kernel(pc_walk *w, const pc_kernel *k) {
-  const double share = k->time_share, min = PC_T(PC_T_KERNEL_TIME_SHARE_MIN);
-  if (!pc_has(share) || share >= min) return;
-  if (k->time_share_from_timeline)
-    pc_hit(w, 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_KSHARE, share, min,
-           "Look at the longer kernels first: this one takes only %.1f%% of the kernel time%s, so no change to it "
-           "can matter much.",
-           share * 100.0, k->region ? " of its region" : "");
-  else
-    pc_note(w, 1, PERFCHECK_CAUSE_NOT_THE_SLOW_PART, PC_KSHARE, share, min,
-            "This kernel's profiled launches take only %.1f%% of the export's kernel time; an export holds only the "
-            "launches ncu profiled, so time the whole program (Nsight Systems, or a perfcheck region) before "
-            "setting it aside.",
-            share * 100.0);
-}
-
-/* Step 1 from the kernel's region. */
-static void pc_walk_step1(pc_walk *w, const pc_region *region) {
-  if (!region) {
-    pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
-    if (f)
-      pc_finding_set(f, 1, PERFCHECK_CAUSE_NOT_ASSESSED, PC_SHARE, PC_NULL, PC_T(PC_T_KERNEL_SHARE_MIN),
-                     "Step 1 was not assessed: there is no region wall clock for this kernel (an ncu export has none; "
-                     "a program run whole answers step 1 for the program, in its region's entry), so time the "
-                     "part you care about with a perfcheck region or an NVTX range to see whether it is the slow "
-                     "part.");
-    return;
-  }
-  const pc_finding *v = &region->diag.verdict;
-  if (v->step == 1 && v->cause != PERFCHECK_CAUSE_NONE && v->cause != PERFCHECK_CAUSE_NOT_ASSESSED) {
-    pc_finding *f = pc_walk_add(w, PC_PRIO_HIT, 1);
-    if (f) *f = *v;
-  } else if (v->cause == PERFCHECK_CAUSE_NOT_ASSESSED) {
-    pc_finding *f = pc_walk_add(w, PC_PRIO_MISSING, 0);
-    if (f) *f = *v;
-  }
 }
 
 static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
@@ -989,89 +1062,172 @@ static perfcheck_cause pc_occupancy_cause(pc_limiter l) {
 static const char *pc_occupancy_advice(pc_limiter l) {
   switch (l) {
     case PC_LIMIT_REGISTERS:
-      return "Registers per thread cap residency at %.0f block(s) per SM (%.0f%% theoretical occupancy): keep fewer "
-             "values live or set __launch_bounds__, and check that no spills appear.";
+      return "Registers per thread cap residency at %.0f block(s) per SM (%.0f%% theoretical occupancy) while %s: "
+             "keep fewer values live or set __launch_bounds__, and check that no spills appear.";
     case PC_LIMIT_SHARED_MEMORY:
       return "Shared memory per block (static + dynamic) caps residency at %.0f block(s) per SM (%.0f%% theoretical "
-             "occupancy): request less shared memory per block.";
+             "occupancy) while %s: request less shared memory per block.";
     case PC_LIMIT_WARPS:
-      return "The block size caps residency at %.0f block(s) per SM (%.0f%% theoretical occupancy): choose a block "
-             "size whose warp count divides the SM's warp slots.";
+      return "The block size caps residency at %.0f block(s) per SM (%.0f%% theoretical occupancy) while %s: choose a "
+             "block size whose warp count divides the SM's warp slots.";
     default:
-      return "The per-SM block limit is reached first, at %.0f block(s) per SM (%.0f%% theoretical occupancy): use "
-             "larger blocks so the warp slots fill.";
+      return "The per-SM block limit is reached first, at %.0f block(s) per SM (%.0f%% theoretical occupancy), while "
+             "%s: use larger blocks so the warp slots fill.";
+  }
+}
+
+/* ==== Warp stalls ========================================================== */
+
+/* Each stall reason ncu reports, what kind of wait it is, and the change
+ * NVIDIA's triage guide gives for it (seed 004, Symptom 3.8.2).  A latency
+ * stall waits on a result (more warps or more independent work hide it); a
+ * throttle waits on a full queue or a busy pipe (more warps only queue up
+ * behind it). */
+typedef enum { PC_STALL_LATENCY = 0, PC_STALL_THROTTLE = 1, PC_STALL_OTHER = 2 } pc_stall_kind;
+
+typedef struct pc_stall_def {
+  const char *reason;
+  pc_metric_id id;
+  pc_stall_kind kind;
+  const char *change; /* the one change, a clause */
+} pc_stall_def;
+
+static const pc_stall_def pc_stall_defs[] = {
+    {"long_scoreboard", PC_M_STALL_LONG_SCOREBOARD, PC_STALL_LATENCY,
+     "keep more bytes in flight per thread: issue several independent loads before using them (unroll, several "
+     "elements a thread), load 16 bytes at a time, or prefetch into shared memory (cp.async, TMA)"},
+    {"barrier", PC_M_STALL_BARRIER, PC_STALL_LATENCY,
+     "make the work between __syncthreads() even across the block's warps, or synchronize less often (fewer "
+     "barriers, warp-level sync, smaller blocks)"},
+    {"short_scoreboard", PC_M_STALL_SHORT_SCOREBOARD, PC_STALL_LATENCY,
+     "wait less on shared memory and special functions: remove bank conflicts, use fewer and wider shared-memory "
+     "accesses, cheaper math (fewer transcendentals)"},
+    {"wait", PC_M_STALL_WAIT, PC_STALL_LATENCY,
+     "give each thread more independent instructions between dependent ones (unroll, interleave independent chains): "
+     "back-to-back dependencies wait out fixed pipeline latencies"},
+    {"math_pipe_throttle", PC_M_STALL_MATH_PIPE_THROTTLE, PC_STALL_THROTTLE,
+     "do less work on the busiest math pipe (fewer or cheaper instructions, another pipe or precision): more warps "
+     "would only queue for it"},
+    {"mio_throttle", PC_M_STALL_MIO_THROTTLE, PC_STALL_THROTTLE,
+     "issue fewer, wider shared-memory accesses (16 bytes a lane) and fewer special-function calls: the MIO queue is "
+     "full"},
+    {"lg_throttle", PC_M_STALL_LG_THROTTLE, PC_STALL_THROTTLE,
+     "combine narrow global loads and stores into 16-byte vector accesses and remove local-memory spills: the "
+     "local/global queue is full"},
+    {"tex_throttle", PC_M_STALL_TEX_THROTTLE, PC_STALL_THROTTLE,
+     "issue fewer texture fetches, or read through plain global loads: the texture queue is full"},
+    {"gmma", PC_M_STALL_GMMA, PC_STALL_THROTTLE,
+     "keep the tensor cores fed: balance the TMA and wgmma pipeline stages (warps wait on warpgroup MMA)"},
+    {"drain", PC_M_STALL_DRAIN, PC_STALL_OTHER,
+     "store less at the kernel's end (reduce before storing): warps wait for their writes to drain before exiting"},
+    {"membar", PC_M_STALL_MEMBAR, PC_STALL_OTHER, "use fewer memory fences (__threadfence), or narrower scopes"},
+    {"imc_miss", PC_M_STALL_IMC_MISS, PC_STALL_OTHER,
+     "read constant memory with the same address across a warp: the immediate-constant cache misses"},
+    {"no_instruction", PC_M_STALL_NO_INSTRUCTION, PC_STALL_OTHER,
+     "fuse this kernel with its neighbours or shrink its code: warps wait for instructions (a very short kernel, or "
+     "jumps across large code)"},
+    {"branch_resolving", PC_M_STALL_BRANCH_RESOLVING, PC_STALL_OTHER, "branch less, and warp-uniformly"},
+    {"dispatch_stall", PC_M_STALL_DISPATCH_STALL, PC_STALL_OTHER,
+     "expect little from latency hiding: ready instructions wait for the dispatcher (near the issue limit)"},
+    {"sleeping", PC_M_STALL_SLEEPING, PC_STALL_OTHER, "sleep and yield less (nanosleep, spin-waits)"},
+    {"misc", PC_M_STALL_MISC, PC_STALL_OTHER, "look at the source view: a miscellaneous hardware reason dominates"},
+};
+#define PC_NSTALLS (sizeof pc_stall_defs / sizeof pc_stall_defs[0])
+
+static const pc_stall_def *pc_stall_def_of(const char *reason) {
+  for (size_t i = 0; reason && i < PC_NSTALLS; i++)
+    if (strcmp(pc_stall_defs[i].reason, reason) == 0) return &pc_stall_defs[i];
+  return NULL;
+}
+
+const char *pc_stall_reason_canonical(const char *word, const char **metric) {
+  const pc_stall_def *d = (word && *word) ? pc_stall_def_of(word) : NULL;
+  if (metric) *metric = d ? pc_metric_by_id(d->id)->name : NULL;
+  return d ? d->reason : NULL;
+}
+
+/* The dominant stall of a kernel from its measured stall reasons. */
+static void pc_stall_compute(const pc_kernel *k, pc_stall *st) {
+  memset(st, 0, sizeof *st);
+  st->per_issue = st->share = st->second_share = PC_NULL;
+  double sum = 0, top = -1, second = -1;
+  size_t ti = 0, si = 0;
+  for (size_t i = 0; i < PC_NSTALLS; i++) {
+    const double v = pc_nonneg(k->metric[pc_stall_defs[i].id]);
+    if (pc_is_null(v)) continue;
+    st->reasons_measured++;
+    sum += v;
+    if (v > top) {
+      second = top, si = ti;
+      top = v, ti = i;
+    } else if (v > second) {
+      second = v, si = i;
+    }
+  }
+  if (st->reasons_measured == 0 || !(sum > 0)) return;
+  st->reason = pc_stall_defs[ti].reason;
+  st->metric = pc_metric_by_id(pc_stall_defs[ti].id)->name;
+  st->per_issue = top;
+  st->share = top / sum;
+  if (second > 0) {
+    st->second = pc_stall_defs[si].reason;
+    st->second_share = second / sum;
   }
 }
 
 /* grid_too_small, the hit. */
 static void pc_walk_grid_hit(pc_walk *w, double waves) {
   pc_hit(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
-         "Launch more blocks: the grid fills only %.2f of one wave of the GPU's SMs, so spread independent work "
-         "(an outer loop) across more blocks.",
+         "Launch more blocks: the grid fills only %.2f of one wave of the GPU's SMs and no unit is near its roof, "
+         "so spread independent work (an outer loop) across more blocks.",
          waves);
 }
 
 /* A grid of fewer blocks than the GPU has SMs leaves SMs idle, and every
  * percentage the other steps read is of a GPU mostly idle: NVIDIA's triage
- * guide asks this first (seed 004 Decision 1), so it comes before step 3. */
+ * guide asks this first (seed 004 Decision 1), so it comes before step 3 --
+ * after the roofs: a kernel with a unit at its roof is not held back by its
+ * idle SMs (a cuDNN weight-gradient kernel on 126 of 132 SMs at 88% tensor). */
+/* Whether a kernel of a small grid has a unit at its roof across the GPU.
+ * A metric normalized by active cycles (pct_of_peak_sustained_active: the
+ * pipes, issue slots, L1) reads the SMs that had work, so it counts in
+ * proportion to them (a one-thread kernel reads 85% of L1 on its one SM);
+ * one normalized by elapsed cycles is the GPU's already (seed 004 §3.9.1:
+ * elapsed for limiter classification). */
+static int pc_grid_at_roof(const pc_kernel *k, const pc_device *d) {
+  const double blocks = pc_dims(k->grid);
+  const double fill = (d && d->sm_count > 0 && pc_has(blocks)) ? fmin(1.0, blocks / d->sm_count) : 1.0;
+  for (size_t i = 0; i < PC_NUNITS; i++) {
+    double v = pc_unit_pct(i, k, d);
+    if (pc_is_null(v)) continue;
+    const char *metric = pc_unit_defs[i].metric;
+    if (strstr(metric, "pct_of_peak_sustained_active") || strstr(metric, "per_cycle_active")) v *= fill;
+    if (v >= PC_T(PC_T_AT_ROOF_PCT)) return 1;
+  }
+  const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
+  return pc_has(tp) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX) && tp * fill >= PC_T(PC_T_TENSOR_DOMINATED_PCT);
+}
+
 static int pc_grid_idles_sms(const pc_kernel *k, const pc_device *d) {
   const double waves = k->derived.waves_per_sm, blocks = pc_dims(k->grid);
   return pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN) && d && d->sm_count > 0 && pc_has(blocks) &&
-         blocks < d->sm_count;
+         blocks < d->sm_count && !pc_grid_at_roof(k, d);
 }
 
-static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, int grid_done) {
-  const double waves = k->derived.waves_per_sm, theo = k->derived.theoretical_occupancy_pct;
-  const double ach = k->derived.achieved_occupancy_pct;
+/* Step 5's resource limit, with evidence (seed 002: occupancy is not the
+ * goal; seed 004 Decisions 1 and 3): theoretical occupancy below full caps
+ * an achieved occupancy that is low and reaches the cap, no unit is near its
+ * roof, and the warp states show schedulers with idle issue slots for want
+ * of eligible warps -- few eligible warps, and no full queue (a throttle) as
+ * the dominant stall.  Otherwise low occupancy is a finding. */
+static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d, const pc_stall *st) {
+  const double theo = k->derived.theoretical_occupancy_pct, ach = k->derived.achieved_occupancy_pct;
   const double low = PC_T(PC_T_ACHIEVED_LOW_PCT), full = PC_T(PC_T_THEORETICAL_FULL_PCT);
   const char *ach_name = PC_NAME(PC_M_WARPS_ACTIVE_PCT);
-  /* Occupancy is not the goal (seed 002): with a pipe or memory level near
-   * its peak, more resident warps add nothing, so a resource limit is a
-   * finding, not the verdict.  An idle SM is never at a roof: grid_too_small
-   * stays eligible. */
-  pc_unit_load top_unit;
-  const int near_roof = pc_checklist_near_roof(k, d, &top_unit);
-  const char *top_metric = top_unit.metric;
-  const double top = top_unit.pct;
-
-  /* Achieved occupancy averages only over the SMs that were active, so a
-   * small grid can look well occupied: waves per SM tells the truth.  But a
-   * grid with a block on every SM whose one wave reaches a healthy achieved
-   * occupancy is not too small (torch's top-k: 1024 blocks, 0.97 waves, 90%
-   * achieved): a note. */
-  const double blocks = pc_dims(k->grid);
-  const int small = pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN);
-  const int full_enough = small && d && d->sm_count > 0 && pc_has(blocks) && blocks >= d->sm_count && pc_has(ach) &&
-                          ach >= low;
-  if (small && !full_enough) {
-    if (!grid_done) pc_walk_grid_hit(w, waves);
-  } else {
-    if (full_enough)
-      pc_note(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
-              "The grid fills %.2f of one wave, with a block on every SM and %.1f%% achieved occupancy: a few more "
-              "blocks would fill the last slots, not more.",
-              waves, ach);
-    if (pc_is_null(waves)) pc_missing(w, 5, PC_WAVES, "grid size against the SMs");
-    pc_occ_view occ;
-    pc_occ_resolve(k, d, &occ);
-    if (pc_has(theo) && theo < full - 1e-6) {
-      if (pc_is_null(ach)) {
-        pc_missing(w, 5, ach_name, "occupancy");
-      } else if (ach < low) {
-        if (occ.binding != PC_LIMIT_NONE && near_roof)
-          pc_note(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low,
-                  "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: "
-                  "more resident warps would add nothing, so leave it.",
-                  ach, theo, pc_unit_words(top_metric), top);
-        else if (occ.binding != PC_LIMIT_NONE)
-          pc_hit(w, 5, pc_occupancy_cause(occ.binding), ach_name, ach, low, pc_occupancy_advice(occ.binding),
-                 occ.binding_limit, theo);
-        else
-          pc_missing(w, 5, "launch__occupancy_limit_*",
-                     occ.mismatch ? "the occupancy limiter; perfcheck's model disagrees with the blocks per SM reported"
-                                  : "the occupancy limiter");
-      }
-    } else if (pc_has(theo)) {
+  pc_occ_view occ;
+  pc_occ_resolve(k, d, &occ);
+  if (!(pc_has(theo) && theo < full - 1e-6)) {
+    if (pc_has(theo)) {
       if (pc_has(ach) && ach < low)
         pc_note(w, 5, PERFCHECK_CAUSE_LATENCY_BOUND, ach_name, ach, low,
                 "Achieved occupancy (%.1f%%) is well below the theoretical %.0f%%: look for a tail (a last wave "
@@ -1083,6 +1239,87 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, in
       /* Theoretical unknown: only a healthy achieved value clears the step. */
       pc_missing(w, 5, pc_is_null(ach) ? ach_name : PC_THEORETICAL, "occupancy");
     }
+    return;
+  }
+  if (pc_is_null(ach)) {
+    pc_missing(w, 5, ach_name, "occupancy");
+    return;
+  }
+  if (ach >= low) return;
+  if (occ.binding == PC_LIMIT_NONE) {
+    pc_missing(w, 5, "launch__occupancy_limit_*",
+               occ.mismatch ? "the occupancy limiter; perfcheck's model disagrees with the blocks per SM reported"
+                            : "the occupancy limiter");
+    return;
+  }
+  const perfcheck_cause cause = pc_occupancy_cause(occ.binding);
+  pc_unit_load top;
+  const int near_roof = pc_checklist_near_roof(k, d, &top);
+  const double cap = PC_T(PC_T_OCC_CAP_SHARE) * theo;
+  const double elig = k->derived.warps_eligible, starved = PC_T(PC_T_ELIGIBLE_STARVED);
+  const pc_stall_def *sd = pc_stall_def_of(st->reason);
+  const int throttled = sd && sd->kind == PC_STALL_THROTTLE && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE);
+  if (near_roof) {
+    pc_note(w, 5, cause, ach_name, ach, low,
+            "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: more resident "
+            "warps would add nothing, so leave it.",
+            ach, theo, pc_unit_words(top.metric), top.pct);
+  } else if (ach < cap) {
+    pc_note(w, 5, cause, ach_name, ach, cap,
+            "Achieved occupancy (%.1f%%) is well below the %.0f%% the resources allow: the launch leaves warp slots "
+            "empty (a tail, uneven blocks), so raising the limit would not fill them.",
+            ach, theo);
+  } else if (pc_has(elig) && elig >= starved) {
+    pc_note(w, 5, cause, "smsp__warps_eligible.avg.per_cycle_active", elig, starved,
+            "Occupancy is low (%.1f%% achieved) but each scheduler has %.1f eligible warps a cycle: it is not "
+            "starved of warps, so more would add nothing.",
+            ach, elig);
+  } else if (throttled) {
+    pc_note(w, 5, cause, st->metric, st->per_issue, PC_T(PC_T_STALL_DOMINANT_SHARE),
+            "Occupancy is low (%.1f%% achieved) but warps stall mostly on %s (%.0f%% of stall cycles), a full queue "
+            "or busy pipe: more warps would queue behind it.",
+            ach, st->reason, st->share * 100.0);
+  } else {
+    char why[160];
+    if (!st->reason || pc_is_null(elig))
+      snprintf(why, sizeof why, "no unit is near its roof (warp stalls not measured: collect the full set)");
+    else
+      snprintf(why, sizeof why, "no unit is near its roof and each scheduler has only %.1f eligible warps a cycle",
+               elig);
+    pc_hit(w, 5, cause, ach_name, ach, low, pc_occupancy_advice(occ.binding), occ.binding_limit, theo, why);
+  }
+}
+
+static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, int grid_done, const pc_stall *st) {
+  const double waves = k->derived.waves_per_sm, ach = k->derived.achieved_occupancy_pct;
+  const double low = PC_T(PC_T_ACHIEVED_LOW_PCT);
+  /* Achieved occupancy averages only over the SMs that were active, so a
+   * small grid can look well occupied: waves per SM tells the truth.  But a
+   * grid with a block on every SM whose one wave reaches a healthy achieved
+   * occupancy is not too small, and a grid whose kernel keeps a unit at its
+   * roof is not held back by its idle SMs: notes. */
+  const double blocks = pc_dims(k->grid);
+  const int small = pc_has(waves) && waves < PC_T(PC_T_WAVES_MIN);
+  const int full_enough = small && d && d->sm_count > 0 && pc_has(blocks) && blocks >= d->sm_count && pc_has(ach) &&
+                          ach >= low;
+  pc_unit_load top;
+  const int near_roof = small ? pc_grid_at_roof(k, d) : 0;
+  if (near_roof) pc_checklist_near_roof(k, d, &top);
+  if (small && !full_enough && !near_roof) {
+    if (!grid_done) pc_walk_grid_hit(w, waves);
+  } else {
+    if (small && near_roof)
+      pc_note(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
+              "The grid fills %.2f of one wave, but %s is at %.1f%% of its peak: more blocks would not make it "
+              "faster.",
+              waves, pc_unit_words(top.metric), top.pct);
+    else if (full_enough)
+      pc_note(w, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, PC_WAVES, waves, PC_T(PC_T_WAVES_MIN),
+              "The grid fills %.2f of one wave, with a block on every SM and %.1f%% achieved occupancy: a few more "
+              "blocks would fill the last slots, not more.",
+              waves, ach);
+    if (pc_is_null(waves)) pc_missing(w, 5, PC_WAVES, "grid size against the SMs");
+    pc_walk_occupancy(w, k, d, st);
   }
 
   const double block = pc_dims(k->block);
@@ -1092,8 +1329,10 @@ static void pc_walk_step5(pc_walk *w, const pc_kernel *k, const pc_device *d, in
             "Use a block size that is a multiple of %d: the last warp of every block runs with idle lanes.", warp);
 }
 
-/* Step 0, when no step caught the kernel. */
-static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device *d, pc_finding *v) {
+/* Step 0, when no step caught the kernel: at_roof with a unit near its
+ * roof, else latency_bound, naming the dominant stall and its change. */
+static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device *d, const pc_stall *st,
+                          pc_finding *v) {
   if (w->missing_step) {
     char more[32] = "";
     if (w->missing_more) snprintf(more, sizeof more, " and %d more", w->missing_more);
@@ -1125,10 +1364,25 @@ static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device 
                              "tuning this one.",
                    pc_unit_words(top_name), top);
   } else if (pc_has(mem) && pc_has(comp)) {
-    pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
-                   "Neither ceiling is near (%s is the busiest, at %.1f%%): read the stall reasons next (Warp State "
-                   "Statistics) to see what keeps warps from issuing.",
-                   pc_unit_words(top_name), top);
+    const pc_stall_def *sd = pc_stall_def_of(st->reason);
+    if (sd && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE)) {
+      pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
+                     "No unit is near its roof (%s is the busiest, at %.1f%%) and warps stall mostly on %s (%.0f%% "
+                     "of stall cycles): %s.",
+                     pc_unit_words(top_name), top, st->reason, st->share * 100.0, sd->change);
+    } else if (sd) {
+      const pc_stall_def *s2 = pc_stall_def_of(st->second);
+      pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
+                     "No unit is near its roof (%s is the busiest, at %.1f%%) and no stall dominates: %s %.0f%%, %s "
+                     "%.0f%% of stall cycles; first %s.",
+                     pc_unit_words(top_name), top, st->reason, st->share * 100.0, s2 ? s2->reason : "-",
+                     pc_has(st->second_share) ? st->second_share * 100.0 : 0.0, sd->change);
+    } else {
+      pc_finding_set(v, 0, PERFCHECK_CAUSE_LATENCY_BOUND, top_name, top, roof,
+                     "No unit is near its roof (%s is the busiest, at %.1f%%); the stall reasons that say what warps "
+                     "wait on were not measured: collect them (perfcheck metrics --set full, or ncu --set full).",
+                     pc_unit_words(top_name), top);
+    }
   } else {
     /* One percentage, below the roof: the other ceiling may be the near one. */
     const char *miss = pc_is_null(mem) ? PC_NAME(PC_M_DRAM_THROUGHPUT_PCT) : PC_NAME(PC_M_SM_THROUGHPUT_PCT);
@@ -1140,9 +1394,11 @@ static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device 
 }
 
 /* Moves the walk's findings into the diagnosis: the verdict is the first
- * eligible hit (steps run in the order 1, 3, 4, 5); the others go to
- * findings, hits first, then notes, then what was not assessed. */
-static void pc_walk_finish(pc_walk *w, const pc_kernel *k, const pc_device *d, pc_diagnosis *dg) {
+ * eligible hit (steps run in the order 3, 4, 5, with an idle grid first);
+ * the others go to findings, hits first, then notes, then what was not
+ * assessed. */
+static void pc_walk_finish(pc_walk *w, const pc_kernel *k, const pc_device *d, const pc_stall *st,
+                           pc_diagnosis *dg) {
   size_t vi = (size_t)-1;
   for (size_t i = 0; i < w->n; i++)
     if (w->eligible[i]) {
@@ -1152,7 +1408,7 @@ static void pc_walk_finish(pc_walk *w, const pc_kernel *k, const pc_device *d, p
   if (vi != (size_t)-1)
     dg->verdict = w->f[vi];
   else
-    pc_walk_step0(w, k, d, &dg->verdict);
+    pc_walk_step0(w, k, d, st, &dg->verdict);
   dg->nfindings = 0;
   for (int p = PC_PRIO_HIT; p <= PC_PRIO_MISSING; p++)
     for (size_t i = 0; i < w->n && dg->nfindings < PC_MAX_FINDINGS; i++)
@@ -1164,10 +1420,12 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->verdict.cause = PERFCHECK_CAUSE_NONE;
   dg->verdict.value = dg->verdict.threshold = PC_NULL;
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
+  dg->runner_up = PERFCHECK_CAUSE_NONE;
+  dg->stall.per_issue = dg->stall.share = dg->stall.second_share = PC_NULL;
 }
 
-void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side) {
-  const perfcheck_bound bound = k->diag.bound;
+static void pc_sides_of(const pc_kernel *k, const pc_device *d, perfcheck_bound bound, int *memory_side,
+                        int *compute_side) {
   const double ai = k->derived.arithmetic_intensity, ridge = d ? d->ridge_flop_per_byte : PC_NULL;
   const int roofline = pc_has(ai) && pc_has(ridge);
   *memory_side = bound == PERFCHECK_BOUND_MEMORY || bound == PERFCHECK_BOUND_LATENCY ||
@@ -1176,22 +1434,25 @@ void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side
                   bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
 }
 
-/* Steps 1, 3, 4 and 5 of a kernel whose derived values and diag.bound (step
- * 2) are filled, into w; *memory_side / *compute_side say which of 3 and 4
- * ran. */
-static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, const pc_region *region,
-                        int *memory_side, int *compute_side) {
+void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side) {
+  pc_sides_of(k, d, k->diag.bound, memory_side, compute_side);
+}
+
+/* Steps 3, 4 and 5 of a kernel whose derived values are filled, with step
+ * 2's bound given, into w; *memory_side / *compute_side say which of 3 and
+ * 4 ran.  Step 1 is the region's: a kernel's time share and rank sit beside
+ * its verdict and never replace it. */
+static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, perfcheck_bound bound,
+                        const pc_stall *st, int *memory_side, int *compute_side) {
   memset(w, 0, sizeof *w);
-  pc_walk_step1(w, region);
-  pc_walk_step1_kernel(w, k);
-  pc_checklist_sides(k, d, memory_side, compute_side);
+  pc_sides_of(k, d, bound, memory_side, compute_side);
   const int idle = pc_grid_idles_sms(k, d);
   if (idle) pc_walk_grid_hit(w, k->derived.waves_per_sm);
   if (*memory_side) pc_walk_step3(w, k);
   /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
    * throughput (report-contract.md, the second trap). */
   if (*compute_side) pc_walk_step4(w, k);
-  pc_walk_step5(w, k, d, idle);
+  pc_walk_step5(w, k, d, idle, st);
 }
 
 /* A communication kernel (NCCL's): its time is mostly waiting for peers,
@@ -1211,10 +1472,53 @@ static void pc_communication_verdict(const pc_kernel *k, pc_finding *v) {
                  share);
 }
 
-static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_region *region) {
+/* The verdict's cause under the rules in force (pc_walk_rules), no advice
+ * formatted. */
+static perfcheck_cause pc_kernel_cause_under(const pc_kernel *k, const pc_device *d, const pc_stall *st) {
+  pc_walk w;
+  int memory_side, compute_side;
+  pc_finding v;
+  const perfcheck_bound bound = pc_walk_step2(k, d);
+  pc_walk_run(&w, k, d, bound, st, &memory_side, &compute_side);
+  for (size_t i = 0; i < w.n; i++)
+    if (w.eligible[i]) return w.f[i].cause;
+  pc_walk_step0(&w, k, d, st, &v);
+  return v.cause;
+}
+
+/* Borderline: a verdict that one threshold nudged by 5 points (10% of a
+ * ratio) would change.  The runner-up is the verdict under the first such
+ * nudge, in the table's order.  Step 1's region verdicts are tested the
+ * same way (pc_region_borderline). */
+static void pc_kernel_borderline(const pc_kernel *k, const pc_device *d, pc_diagnosis *dg) {
+  const perfcheck_cause base = dg->verdict.cause;
+  if (base == PERFCHECK_CAUSE_NOT_ASSESSED || base == PERFCHECK_CAUSE_COMMUNICATION) return;
+  double t[PC_T_COUNT_];
+  memcpy(t, pc_rules(), sizeof t);
+  pc_walk_dry = 1;
+  for (size_t i = 0; i < PC_T_COUNT_ && !dg->borderline; i++) {
+    if (pc_threshold_table[i].nudge == PC_NUDGE_NONE) continue;
+    const double keep = t[i];
+    for (int dir = -1; dir <= 1 && !dg->borderline; dir += 2) {
+      t[i] = pc_nudged(i, keep, dir);
+      pc_walk_rules = t;
+      const perfcheck_cause c = pc_kernel_cause_under(k, d, &dg->stall);
+      pc_walk_rules = NULL;
+      if (c != base && c != PERFCHECK_CAUSE_NOT_ASSESSED) {
+        dg->borderline = 1;
+        dg->runner_up = c;
+      }
+    }
+    t[i] = keep;
+  }
+  pc_walk_dry = 0;
+}
+
+static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   if (!k) return;
   pc_derive(k, d);
   pc_diag_reset(&k->diag);
+  pc_stall_compute(k, &k->diag.stall);
   if (pc_kernel_is_communication(k)) {
     pc_communication_verdict(k, &k->diag.verdict);
     return;
@@ -1222,11 +1526,13 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d, const pc_reg
   k->diag.bound = pc_walk_step2(k, d);
   pc_walk w;
   int memory_side, compute_side;
-  pc_walk_run(&w, k, d, region, &memory_side, &compute_side);
-  pc_walk_finish(&w, k, d, &k->diag);
+  pc_walk_run(&w, k, d, k->diag.bound, &k->diag.stall, &memory_side, &compute_side);
+  pc_walk_finish(&w, k, d, &k->diag.stall, &k->diag);
+  pc_kernel_borderline(k, d, &k->diag);
 }
 
 void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]) {
+  (void)region; /* step 1 is the region's; a kernel's walk starts at step 2 */
   memset(steps, 0, 6 * sizeof *steps);
   if (!k) return;
   if (pc_kernel_is_communication(k)) { /* step 1 names it; nothing else judges it */
@@ -1241,22 +1547,26 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
   }
   pc_walk w;
   int memory_side, compute_side;
+  pc_stall stall;
+  pc_stall_compute(k, &stall);
   pc_locale_guard lg; /* the findings' advice, as pc_checklist_kernel writes it */
   pc_locale_begin(&lg);
-  pc_walk_run(&w, k, d, region, &memory_side, &compute_side);
+  pc_walk_run(&w, k, d, k->diag.bound, &stall, &memory_side, &compute_side);
   pc_locale_end(&lg);
   for (size_t i = 0; i < w.n; i++) {
     const int st = w.f[i].step;
-    if (st < 1 || st > 5) continue;
+    if (st < 2 || st > 5) continue;
     pc_step_view *v = &steps[st];
     if (w.prio[i] == PC_PRIO_HIT && !v->has_hit) v->hit = w.f[i], v->has_hit = 1;
     if (w.prio[i] == PC_PRIO_NOTE && !v->has_note) v->note = w.f[i], v->has_note = 1;
     if (w.prio[i] == PC_PRIO_MISSING && !v->has_missing) v->missing = w.f[i], v->has_missing = 1;
   }
-  for (int st = 1; st <= 5; st++) {
+  for (int st = 2; st <= 5; st++) {
     pc_step_view *v = &steps[st];
     v->state = v->has_hit ? PC_STEP_CATCHES : v->has_missing ? PC_STEP_NOT_ASSESSED : PC_STEP_PASSES;
   }
+  /* Step 1 is the region's (its own line in the report). */
+  steps[1].state = PC_STEP_SKIPPED;
   /* Step 2 names the bound and catches nothing. */
   steps[2].state = k->diag.bound == PERFCHECK_BOUND_UNKNOWN ? PC_STEP_NOT_ASSESSED : PC_STEP_PASSES;
   if (!memory_side) steps[3].state = PC_STEP_SKIPPED;
@@ -1335,6 +1645,38 @@ static void pc_region_communication(pc_region *g) {
   if (dg->nfindings < PC_MAX_FINDINGS) dg->findings[dg->nfindings++] = f;
 }
 
+/* A region's verdict that one threshold nudged by 5 points (10% of a ratio)
+ * would change: borderline, with the runner-up (as pc_kernel_borderline). */
+static void pc_region_borderline(pc_region *g) {
+  const perfcheck_cause base = g->diag.verdict.cause;
+  if (base == PERFCHECK_CAUSE_NOT_ASSESSED) return;
+  double t[PC_T_COUNT_];
+  memcpy(t, pc_rules(), sizeof t);
+  pc_region *c = malloc(sizeof *c);
+  if (!c) return; /* no memory: no borderline mark, the verdict stands */
+  pc_walk_dry = 1;
+  for (size_t i = 0; i < PC_T_COUNT_ && !g->diag.borderline; i++) {
+    if (pc_threshold_table[i].nudge == PC_NUDGE_NONE) continue;
+    const double keep = t[i];
+    for (int dir = -1; dir <= 1 && !g->diag.borderline; dir += 2) {
+      t[i] = pc_nudged(i, keep, dir);
+      pc_walk_rules = t;
+      *c = *g; /* shallow: only the diagnosis is written */
+      pc_region_step1(c);
+      pc_region_communication(c);
+      pc_walk_rules = NULL;
+      const perfcheck_cause got = c->diag.verdict.cause;
+      if (got != base && got != PERFCHECK_CAUSE_NOT_ASSESSED) {
+        g->diag.borderline = 1;
+        g->diag.runner_up = got;
+      }
+    }
+    t[i] = keep;
+  }
+  pc_walk_dry = 0;
+  free(c);
+}
+
 static void pc_checklist_region_c(pc_region *g) {
   if (!g) return;
   /* Step 1 per device: the device's own busy time against the region's
@@ -1356,6 +1698,7 @@ static void pc_checklist_region_c(pc_region *g) {
   }
   pc_region_step1(g);
   pc_region_communication(g);
+  pc_region_borderline(g);
 }
 
 void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
@@ -1367,6 +1710,15 @@ void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
   for (size_t i = 0; i < n; i++) {
     k[i].time_share = (known == n && sum > 0 && pc_has(pc_nonneg(k[i].total_ns))) ? k[i].total_ns / sum : PC_NULL;
     k[i].time_share_from_timeline = from_timeline;
+    /* Rank by total time, longest first; ties share the better rank. */
+    const double ti = pc_nonneg(k[i].total_ns);
+    int rank = 0;
+    if (pc_has(ti)) {
+      rank = 1;
+      for (size_t j = 0; j < n; j++)
+        if (pc_has(pc_nonneg(k[j].total_ns)) && k[j].total_ns > ti) rank++;
+    }
+    k[i].rank = rank;
   }
 }
 
@@ -1425,7 +1777,7 @@ static void pc_checklist_report_c(pc_report *r) {
   }
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
-    pc_checklist_kernel_c(k, &r->device, pc_report_kernel_region(r, k));
+    pc_checklist_kernel_c(k, &r->device);
   }
 }
 
@@ -1444,7 +1796,8 @@ const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k)
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region) {
   pc_locale_guard lg;
   pc_locale_begin(&lg);
-  pc_checklist_kernel_c(k, d, region);
+  (void)region; /* step 1 is the region's */
+  pc_checklist_kernel_c(k, d);
   pc_locale_end(&lg);
 }
 

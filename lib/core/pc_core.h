@@ -274,6 +274,10 @@ typedef struct pc_derived {
   double bank_conflict_share;   /* conflicts / wavefronts */
   double atomic_share;          /* (atom + red) / every L2 request (lts__t_requests), or, in exports
                                    without it, / (global ld + st requests + atom + red) */
+  /* Warp states per scheduler (smsp__*.avg.per_cycle_active). */
+  double issue_active;          /* instructions issued per cycle (0..1) */
+  double warps_active;          /* resident warps */
+  double warps_eligible;        /* warps ready to issue */
 } pc_derived;
 
 /* The busiest unit of one kind (step 2): a pipe, or a memory level.  name and
@@ -311,9 +315,29 @@ typedef struct pc_finding {
   char advice[PC_ADVICE_MAX];
 } pc_finding;
 
+/* The dominant warp stall of a kernel (step 5 and latency_bound): the stall
+ * reason with the largest share of the stall cycles (every
+ * smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio measured,
+ * selected and not_selected left out: they are not stalls, seed 004). */
+typedef struct pc_stall {
+  const char *reason;    /* "long_scoreboard", ... (static); NULL when no reason was measured */
+  const char *metric;    /* its ncu metric (static) */
+  double per_issue;      /* the metric's value: warps stalled for it per issued instruction */
+  double share;          /* of all stall cycles measured (0..1) */
+  const char *second;    /* the next largest reason, or NULL */
+  double second_share;
+  int reasons_measured;  /* how many stall reasons the kernel has values for */
+} pc_stall;
+
 typedef struct pc_diagnosis {
   pc_finding verdict;
   perfcheck_bound bound;
+  /* 1 when the value that decided the verdict sits within the nudge of its
+   * threshold (5 points of a percentage, 10% of a ratio: docs/checklist.md),
+   * so a small change of the rule would give runner_up instead. */
+  int borderline;
+  perfcheck_cause runner_up;    /* PERFCHECK_CAUSE_NONE when not borderline */
+  pc_stall stall;               /* the dominant stall (measured or not) */
   size_t nfindings;
   pc_finding findings[PC_MAX_FINDINGS]; /* most important first */
 } pc_diagnosis;
@@ -338,9 +362,13 @@ typedef struct pc_kernel {
   double total_ns;
   double time_share;
   /* 1: time_share is of a region's whole timeline (in process: every launch
-   * timed), so a small share is step 1's verdict; 0: of an export's
-   * profiled launches only (a sample: ncu -c / -k), a finding. */
+   * timed); 0: of an export's profiled launches only (a sample: ncu -c /
+   * -k).  Either way it sits beside the verdict, never replaces it: step 1
+   * belongs to the region. */
   int time_share_from_timeline;
+  /* 1-based rank of total_ns among its region's kernels (its export's,
+   * offline); 0 when unknown. */
+  int rank;
   pc_attributes attr;
   double metric[PC_M_COUNT];    /* NaN: not measured */
   unsigned char metric_via_substitute[PC_M_COUNT];
@@ -501,15 +529,31 @@ size_t pc_kernel_value_names(const char **names, size_t cap);
 /* ==== Derived values and the checklist (pc_checklist.c) ================== */
 
 /* Every threshold of the walk, in one table (the README reproduces it). */
+/* How a threshold is nudged by the borderline test and by
+ * scripts/threshold_sensitivity.py: by 5 points (a percentage), by 10% of
+ * its value (a ratio, share or count), or not at all (a definition, such as
+ * "any local sector"). */
+typedef enum pc_nudge { PC_NUDGE_NONE = 0, PC_NUDGE_POINTS = 1, PC_NUDGE_RELATIVE = 2 } pc_nudge;
+
 typedef struct pc_threshold {
   const char *key;              /* "spr_uncoalesced" */
-  double value;
+  double value;                 /* the built-in value */
   const char *meaning;          /* one line for the README */
   const char *source;           /* "seed 000", "seed 004 Decision 5", ... */
+  pc_nudge nudge;
 } pc_threshold;
 
+/* The static spelling of a stall reason word ("long_scoreboard"), with its
+ * ncu metric in *metric (may be NULL); NULL for "" or an unknown word. */
+const char *pc_stall_reason_canonical(const char *word, const char **metric);
+
 const pc_threshold *pc_thresholds(size_t *count);
-double pc_threshold_value(const char *key); /* NaN if unknown key */
+/* The value in force: the built-in one, or PERFCHECK_THRESHOLDS's
+ * ("key=value,key=value": for sensitivity studies; read once, through
+ * secure_getenv).  NaN if unknown key. */
+double pc_threshold_value(const char *key);
+/* The overrides in force, as "key=value,..." (static), or NULL when none. */
+const char *pc_threshold_overrides(void);
 
 /* Fills k->derived, busiest_pipe and busiest_memory from k->metric, k->attr
  * and the device. */

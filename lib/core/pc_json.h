@@ -1,6 +1,6 @@
 /*
  * pc_json.h: a small strict JSON reader (pc_json_read.c) and the mapping of
- * a "perfcheck-report/1" document back into a pc_report.
+ * a "perfcheck-report/2" (or /1) document back into a pc_report.
  *
  * Strict: RFC 8259 only (no comments, no trailing commas, no NaN/Infinity,
  * no duplicate keys, strings must be valid UTF-8 without NUL).  Nesting is

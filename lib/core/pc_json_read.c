@@ -1,5 +1,5 @@
 /* Reading JSON: a small strict parser (depth-limited recursive descent) and
- * the mapping of a "perfcheck-report/1" document (pc_write_json.c's output,
+ * the mapping of a "perfcheck-report/2" (or /1) document (pc_write_json.c's output,
  * docs/report-contract.md) back into a pc_report.  Needed by
  * `perfcheck check FILE.json` and `perfcheck merge`. */
 #include <errno.h>
@@ -522,7 +522,7 @@ const pc_json_field pc_json_attributes[] = {
 };
 const size_t pc_json_nattributes = sizeof pc_json_attributes / sizeof pc_json_attributes[0];
 
-/* ---- perfcheck-report/1 -> pc_report ------------------------------------- */
+/* ---- perfcheck-report/2 (and /1) -> pc_report ------------------------------------- */
 
 typedef struct pc_jm {
   pc_jp *p; /* for positions and the error buffer */
@@ -687,6 +687,35 @@ static perfcheck_status pc_jm_diagnosis(pc_jm *m, const pc_json *parent, pc_diag
       if (strcmp(perfcheck_bound_name((perfcheck_bound)k), word) == 0) found = k;
     if (found < 0) return pc_jp_fail(m->p, b->offset, "\"bound\": unknown bound word \"%s\"", word);
     d->bound = (perfcheck_bound)found;
+  }
+  const pc_json *bl = pc_json_get(obj, "borderline");
+  if (bl && bl->type != PC_JSON_NULL) {
+    if (bl->type != PC_JSON_TRUE && bl->type != PC_JSON_FALSE) return pc_jm_type(m, bl, "borderline", "true or false");
+    d->borderline = bl->type == PC_JSON_TRUE;
+  }
+  const pc_json *ru = pc_json_get(obj, "runner_up");
+  if (ru && ru->type != PC_JSON_NULL) {
+    if (ru->type != PC_JSON_STRING) return pc_jm_type(m, ru, "runner_up", "a cause word or null");
+    int found = -1;
+    for (int k = 0; k < PERFCHECK_CAUSE_LIMIT_; k++)
+      if (strcmp(perfcheck_cause_name((perfcheck_cause)k), ru->string) == 0) found = k;
+    if (found < 0) return pc_jp_fail(m->p, ru->offset, "\"runner_up\": unknown cause word \"%s\"", ru->string);
+    d->runner_up = (perfcheck_cause)found;
+  }
+  const pc_json *sv = pc_jm_object(m, obj, "stall", &st);
+  PC_TRY(st);
+  if (sv) {
+    char word[48] = "", second[48] = "";
+    PC_TRY(pc_jm_strbuf(m, sv, "reason", word, sizeof word));
+    PC_TRY(pc_jm_strbuf(m, sv, "second", second, sizeof second));
+    d->stall.reason = pc_stall_reason_canonical(word, &d->stall.metric);
+    if (word[0] && !d->stall.reason)
+      return pc_jp_fail(m->p, sv->offset, "\"stall\": unknown stall reason \"%s\"", word);
+    d->stall.second = pc_stall_reason_canonical(second, NULL);
+    PC_TRY(pc_jm_num(m, sv, "per_issue", &d->stall.per_issue));
+    PC_TRY(pc_jm_num(m, sv, "share", &d->stall.share));
+    PC_TRY(pc_jm_num(m, sv, "second_share", &d->stall.second_share));
+    PC_TRY(pc_jm_int(m, sv, "reasons_measured", 0, &d->stall.reasons_measured));
   }
   const pc_json *fs = pc_jm_array(m, obj, "findings", &st);
   if (st != PERFCHECK_OK) return st;
@@ -875,6 +904,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   }
   PC_TRY(pc_jm_num(m, o, "total_ns", &k->total_ns));
   PC_TRY(pc_jm_num(m, o, "kernel_time_share", &k->time_share));
+  PC_TRY(pc_jm_int(m, o, "rank", 0, &k->rank));
+  if (k->rank < 0) return pc_jm_type(m, pc_json_get(o, "rank"), "rank", "a rank (1 or more) or null");
 
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);
@@ -942,6 +973,9 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
         {"local_share", offsetof(pc_derived, local_share)},
         {"bank_conflict_share", offsetof(pc_derived, bank_conflict_share)},
         {"atomic_share", offsetof(pc_derived, atomic_share)},
+        {"issue_active", offsetof(pc_derived, issue_active)},
+        {"warps_active", offsetof(pc_derived, warps_active)},
+        {"warps_eligible", offsetof(pc_derived, warps_eligible)},
     };
     PC_TRY(pc_jm_doubles(m, d, &k->derived, f, sizeof f / sizeof f[0]));
     PC_TRY(pc_jm_unit(m, d, "busiest_pipe", &k->busiest_pipe));
@@ -955,9 +989,12 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
   if (root->type != PC_JSON_OBJECT)
     return pc_jp_fail(m->p, root->offset, "not a perfcheck report (the document is not a JSON object)");
   const pc_json *schema = pc_json_get(root, "schema");
-  if (!schema || schema->type != PC_JSON_STRING || strcmp(schema->string, "perfcheck-report/1") != 0)
+  /* /1 (before issue 19: no rank, borderline or stall) reads as /2 with
+   * those fields unknown. */
+  if (!schema || schema->type != PC_JSON_STRING ||
+      (strcmp(schema->string, "perfcheck-report/2") != 0 && strcmp(schema->string, "perfcheck-report/1") != 0))
     return pc_jp_fail(m->p, schema ? schema->offset : root->offset,
-                      "not a perfcheck report (\"schema\" must be \"perfcheck-report/1\")");
+                      "not a perfcheck report (\"schema\" must be \"perfcheck-report/2\" or \"perfcheck-report/1\")");
   pc_report *r = m->r;
   PC_TRY(pc_jm_strbuf(m, root, "source", r->source, sizeof r->source));
   PC_TRY(pc_jm_strbuf(m, root, "metric_set", r->metric_set, sizeof r->metric_set));
@@ -995,6 +1032,16 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
     if (w->type != PC_JSON_STRING) return pc_jm_type(m, w, "warnings", "an array of strings");
     /* Printed when the report was made: kept, not printed again. */
     if (pc_report_warn(r, 1, "%s", w->string)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  /* A /1 report's kernel verdicts may be step 1's, which /2 gives regions
+   * only: its verdicts are derived again from its measurements under the
+   * current rules, and a warning says so. */
+  if (strcmp(schema->string, "perfcheck-report/1") == 0) {
+    pc_checklist_report(r);
+    if (pc_report_warn(r, 1, "%s: a perfcheck-report/1 report; its verdicts were derived again from its "
+                             "measurements under the current rules (perfcheck-report/2)",
+                       m->p->name ? m->p->name : "<json>"))
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
   }
   return PERFCHECK_OK;
 }

@@ -32,6 +32,8 @@ static void pc_diagnosis_init(pc_diagnosis *d) {
   memset(d, 0, sizeof *d);
   pc_finding_init(&d->verdict);
   d->bound = PERFCHECK_BOUND_UNKNOWN;
+  d->runner_up = PERFCHECK_CAUSE_NONE;
+  d->stall.per_issue = d->stall.share = d->stall.second_share = PC_NULL;
 }
 
 static void pc_derived_init(pc_derived *d) {

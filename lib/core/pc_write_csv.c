@@ -63,7 +63,9 @@ static const char *const pc_csv_columns[] = {
     "display_name", "total_ns", "kernel_time_share", "bytes_per_sector_ld", "bytes_per_sector_st",
     "bytes_per_sector_ldgsts", "busiest_pipe", "busiest_pipe_pct", "busiest_memory", "busiest_memory_pct",
     /* Appended (issue 15): the device the kernel ran on. */
-    "device_ordinal", "pci_bus_id"};
+    "device_ordinal", "pci_bus_id",
+    /* Appended (issue 19): rank in its region, borderline mark, dominant stall. */
+    "rank", "borderline", "runner_up", "stall", "stall_share"};
 
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
   if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
@@ -130,6 +132,14 @@ perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
     if (k->device_ordinal >= 0) fprintf(f, "%d", k->device_ordinal);
     fputc(',', f);
     pc_csv_write_field(f, k->pci_bus_id[0] ? k->pci_bus_id : NULL);
+    fputc(',', f);
+    if (k->rank > 0) fprintf(f, "%d", k->rank);
+    fprintf(f, ",%d,", k->diag.borderline);
+    pc_csv_write_field(f, k->diag.borderline ? perfcheck_cause_name(k->diag.runner_up) : NULL);
+    fputc(',', f);
+    pc_csv_write_field(f, k->diag.stall.reason);
+    fputc(',', f);
+    pc_csv_number(f, k->diag.stall.share);
     fputc('\n', f);
   }
   pc_locale_end(&lg);

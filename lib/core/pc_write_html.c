@@ -108,21 +108,30 @@ static const char *pc_unit_text(char *buf, size_t len, const pc_unit_load *u) {
   return buf;
 }
 
-/* Step 1: the kernel's share of its region's kernel time (kernel_time_share
- * against kernel_time_share_min), and its region's own step 1 (kernels busy
- * against kernel_share_min, or launch overhead). */
-static void pc_band_step1(pc_band *b, const pc_report *r, const pc_kernel *k, const pc_region *g,
-                          const pc_step_view *v) {
-  char x[48], t[48], y[48], z[48];
-  const double kmin = pc_t("kernel_time_share_min"), rmin = pc_t("kernel_share_min");
+/* Step 1 beside the kernel: its share of its region's kernel time and its
+ * rank there (never its verdict: step 1 is the region's), and its region's
+ * own step 1 (kernels busy against kernel_share_min, or launch overhead). */
+static void pc_band_step1(pc_band *b, const pc_report *r, const pc_kernel *k, const pc_region *g) {
+  char x[48], y[48], z[48];
+  const double rmin = pc_t("kernel_share_min");
   const double share = k->time_share;
-  b->state = pc_band_state(v->state);
-  if (pc_has(share))
+  size_t peers = 0;
+  for (size_t i = 0; i < r->nkernels; i++)
+    if ((!k->region && !r->kernels[i].region) ||
+        (k->region && r->kernels[i].region && strcmp(k->region, r->kernels[i].region) == 0))
+      peers++;
+  /* The band shows the region's answer: caught when the region is. */
+  const int caught = g && g->diag.verdict.step == 1 && g->diag.verdict.cause != PERFCHECK_CAUSE_NONE &&
+                     g->diag.verdict.cause != PERFCHECK_CAUSE_NOT_ASSESSED;
+  b->state = !r->step1_assessed || !g ? PC_BAND_NA : caught ? PC_BAND_CATCH : PC_BAND_PASS;
+  if (k->rank > 0 && pc_has(share))
+    snprintf(b->line1, sizeof b->line1, "rank %d/%zu, %s%%", k->rank, peers, pc_html_num(x, sizeof x, share * 100));
+  else if (pc_has(share))
     snprintf(b->line1, sizeof b->line1, "%s%% of %s time", pc_html_num(x, sizeof x, share * 100),
              k->time_share_from_timeline ? "kernel" : "export");
   else
     snprintf(b->line1, sizeof b->line1, "share of kernel time -");
-  pc_band_gauge(b, 0, 100, kmin * 100, share * 100, PC_NULL);
+  pc_band_gauge(b, 0, 100, PC_NULL, share * 100, PC_NULL);
   if (!r->step1_assessed)
     snprintf(b->line2, sizeof b->line2, "no wall clock (export)");
   else if (!g)
@@ -131,30 +140,21 @@ static void pc_band_step1(pc_band *b, const pc_report *r, const pc_kernel *k, co
     snprintf(b->line2, sizeof b->line2, "region idle+short %s%%", pc_html_num(y, sizeof y, g->diag.verdict.value * 100));
   else
     snprintf(b->line2, sizeof b->line2, "region busy %s%%", pc_html_num(y, sizeof y, g->kernel_share * 100));
-
-  const pc_finding *hit = v->has_hit ? &v->hit : NULL;
-  if (hit && hit->cause == PERFCHECK_CAUSE_LAUNCH_OVERHEAD) {
-    snprintf(b->decision, sizeof b->decision, "region: launch overhead");
-  } else if (hit && strstr(hit->metric, "total_ns")) {
-    snprintf(b->decision, sizeof b->decision, "< %s%%: not the slow part", pc_html_num(t, sizeof t, kmin * 100));
-  } else if (hit) {
-    snprintf(b->decision, sizeof b->decision, "region not the slow part");
-  } else if (v->state == PC_STEP_NOT_ASSESSED) {
-    if (v->has_note && v->note.cause == PERFCHECK_CAUSE_NOT_THE_SLOW_PART)
-      snprintf(b->decision, sizeof b->decision, "< %s%%: a finding only", pc_html_num(t, sizeof t, kmin * 100));
-    else
-      snprintf(b->decision, sizeof b->decision, "not assessed");
-  } else {
-    snprintf(b->decision, sizeof b->decision, "\xE2\x89\xA5 %s%%, region \xE2\x89\xA5 %s%%", pc_html_num(t, sizeof t, kmin * 100),
-             pc_html_num(y, sizeof y, rmin * 100));
-  }
-  char passed[200];
-  snprintf(passed, sizeof passed,
-           "The kernel takes %s%% of its region's kernel time (threshold %s%%); the region's kernels are busy %s%% "
-           "of its wall clock (threshold %s%%).",
-           pc_html_num(x, sizeof x, share * 100), pc_html_num(t, sizeof t, kmin * 100),
-           pc_html_num(y, sizeof y, g ? g->kernel_share * 100 : PC_NULL), pc_html_num(z, sizeof z, rmin * 100));
-  pc_band_detail_view(b, v, passed);
+  if (!r->step1_assessed || !g)
+    snprintf(b->decision, sizeof b->decision, "step 1: the region's");
+  else if (caught)
+    snprintf(b->decision, sizeof b->decision, "%s",
+             g->diag.verdict.cause == PERFCHECK_CAUSE_LAUNCH_OVERHEAD ? "region: launch overhead"
+             : g->diag.verdict.cause == PERFCHECK_CAUSE_COMMUNICATION ? "region: communication"
+                                                                       : "region not the slow part");
+  else
+    snprintf(b->decision, sizeof b->decision, "region \xE2\x89\xA5 %s%%: passes", pc_html_num(z, sizeof z, rmin * 100));
+  snprintf(b->detail, sizeof b->detail,
+           "The kernel takes %s%% of its %s kernel time (rank %d of %zu); step 1 is asked of the region: its kernels "
+           "are busy %s%% of its wall clock (threshold %s%%).  The kernel's verdict comes from steps 2 to 5 either "
+           "way.",
+           pc_html_num(x, sizeof x, share * 100), k->time_share_from_timeline ? "region's" : "export's", k->rank,
+           peers, pc_html_num(y, sizeof y, g ? g->kernel_share * 100 : PC_NULL), pc_html_num(z, sizeof z, rmin * 100));
 }
 
 /* Step 2: the busiest pipe and memory level by name and %, and the bound,
@@ -431,7 +431,7 @@ static void pc_html_bands(FILE *f, const pc_report *r, const pc_kernel *k) {
   const pc_region *g = pc_report_kernel_region(r, k);
   pc_step_view v[6];
   pc_checklist_steps(k, &r->device, g, v);
-  pc_band_step1(&b[0], r, k, g, &v[1]);
+  pc_band_step1(&b[0], r, k, g);
   pc_band_step2(&b[1], k, &r->device, &v[2]);
   pc_band_step3(&b[2], k, &v[3]);
   pc_band_step4(&b[3], k, &v[4]);
@@ -583,14 +583,14 @@ static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *la
   int regions = 0; /* a region column only when some entry ran in one */
   for (size_t i = 0; i < r->nkernels && !regions; i++) regions = r->kernels[i].region != NULL;
   fputs("<section id=\"kernels\">\n<h2>Kernels</h2>\n<p class=\"note\">Click a column to sort (median: the median "
-        "duration of the launches; total: their sum; share: of the region's kernel time, of the export's offline; "
+        "duration of the launches; total: their sum; share and rank: of the region's kernel time, of the export's offline; "
         "verdict: by step); a kernel's name leads to its five questions and metrics.  Busiest: the pipe and the "
         "memory level nearest their peak (step 2).</p>\n"
         "<table class=\"kernels\"><thead><tr><th data-sort=\"num\">#</th><th data-sort=\"text\">kernel</th>",
         f);
   if (regions) fputs("<th data-sort=\"text\">region</th>", f);
   fputs("<th data-sort=\"num\">launches</th><th data-sort=\"num\">median</th><th data-sort=\"num\">total</th>"
-        "<th data-sort=\"num\">share</th><th data-sort=\"num\">FLOP/byte</th><th data-sort=\"num\">GFLOP/s</th>"
+        "<th data-sort=\"num\">share</th><th data-sort=\"num\">rank</th><th data-sort=\"num\">FLOP/byte</th><th data-sort=\"num\">GFLOP/s</th>"
         "<th data-sort=\"num\">GB/s</th><th data-sort=\"num\">busiest pipe</th><th data-sort=\"num\">busiest "
         "memory</th><th data-sort=\"num\">verdict</th></tr></thead><tbody>\n",
         f);
@@ -610,6 +610,8 @@ static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *la
     char sh[40];
     snprintf(sh, sizeof sh, "%s%%", pc_html_num(a, sizeof a, k->time_share * 100));
     pc_td_num(f, k->time_share, pc_has(k->time_share) ? sh : "-");
+    snprintf(sh, sizeof sh, "%d", k->rank);
+    pc_td_num(f, k->rank > 0 ? k->rank : PC_NULL, k->rank > 0 ? sh : "-");
     pc_td_num(f, k->derived.arithmetic_intensity, pc_html_num(a, sizeof a, k->derived.arithmetic_intensity));
     pc_td_num(f, k->derived.gflops, pc_html_num(a, sizeof a, k->derived.gflops));
     pc_td_num(f, k->derived.dram_gbps, pc_html_num(a, sizeof a, k->derived.dram_gbps));
@@ -772,6 +774,7 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
     if (pc_has(k->time_share))
       fprintf(f, ", %s%% of the %s kernel time", pc_html_num(e, sizeof e, k->time_share * 100),
               k->time_share_from_timeline ? (k->region ? "region's" : "unregioned") : "export's");
+    if (k->rank > 0) fprintf(f, " (rank %d)", k->rank);
     if (k->region) {
       fputs("; region ", f);
       pc_html_text(f, k->region);
@@ -782,7 +785,20 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
   pc_html_bands(f, r, k);
   fputs("<div style=\"flex:1;min-width:240px\"><p><b>Verdict:</b> ", f);
   pc_html_finding(f, &k->diag.verdict);
-  fprintf(f, "</p><p>Step 2's bound: %s.</p></div>\n</div>\n", perfcheck_bound_name(k->diag.bound));
+  fputs("</p>", f);
+  if (k->diag.borderline)
+    fprintf(f, "<p><b>Borderline:</b> nudging one threshold by 5 points (10%% of a ratio) gives <b>%s</b> instead.</p>",
+            perfcheck_cause_name(k->diag.runner_up));
+  if (k->diag.stall.reason) {
+    char sa[40], sb[40];
+    fprintf(f, "<p>Warp stalls: <span class=\"mono\">%s</span> %s%% of stall cycles", k->diag.stall.reason,
+            pc_html_num(sa, sizeof sa, k->diag.stall.share * 100));
+    if (k->diag.stall.second)
+      fprintf(f, ", then <span class=\"mono\">%s</span> %s%%", k->diag.stall.second,
+              pc_html_num(sb, sizeof sb, k->diag.stall.second_share * 100));
+    fputs(".</p>", f);
+  }
+  fprintf(f, "<p>Step 2's bound: %s.</p></div>\n</div>\n", perfcheck_bound_name(k->diag.bound));
   size_t nf = k->diag.nfindings < PC_MAX_FINDINGS ? k->diag.nfindings : PC_MAX_FINDINGS, shown = 0;
   for (size_t j = 0; j < nf; j++) {
     const pc_finding *fd = &k->diag.findings[j];

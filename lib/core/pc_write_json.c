@@ -1,4 +1,4 @@
-/* The JSON report, schema "perfcheck-report/1" (docs/report-contract.md).
+/* The JSON report, schema "perfcheck-report/2" (docs/report-contract.md).
  * A value that was not measured (NaN) is null, never 0; strings are escaped
  * so that any bytes (kernel names from an export can hold anything) give
  * valid JSON. */
@@ -150,10 +150,38 @@ static void pc_jw_finding_fields(pc_jw *w, const pc_finding *f) {
   pc_jw_str_or_null(w, "advice", f->advice);
 }
 
+static void pc_jw_bool(pc_jw *w, const char *key, int v) {
+  pc_jw_member(w, key);
+  fputs(v ? "true" : "false", w->f);
+}
+
+/* The dominant stall: {"reason", "metric", "per_issue", "share",
+ * "dominant", "second", "second_share"}, or null when no stall reason was
+ * measured. */
+static void pc_jw_stall(pc_jw *w, const pc_stall *st, double dominant_share) {
+  if (!st->reason) {
+    pc_jw_str(w, "stall", NULL);
+    return;
+  }
+  pc_jw_open(w, "stall", '{');
+  pc_jw_str(w, "reason", st->reason);
+  pc_jw_str(w, "metric", st->metric);
+  pc_jw_num(w, "per_issue", st->per_issue);
+  pc_jw_num(w, "share", st->share);
+  pc_jw_bool(w, "dominant", pc_has(st->share) && st->share > dominant_share);
+  pc_jw_str(w, "second", st->second);
+  pc_jw_num(w, "second_share", st->second_share);
+  pc_jw_int(w, "reasons_measured", st->reasons_measured);
+  pc_jw_close(w, '}');
+}
+
 static void pc_jw_diagnosis(pc_jw *w, const pc_diagnosis *d) {
   pc_jw_open(w, "diagnosis", '{');
   pc_jw_finding_fields(w, &d->verdict);
   pc_jw_str(w, "bound", perfcheck_bound_name(d->bound));
+  pc_jw_bool(w, "borderline", d->borderline);
+  pc_jw_str(w, "runner_up", d->borderline ? perfcheck_cause_name(d->runner_up) : NULL);
+  pc_jw_stall(w, &d->stall, pc_threshold_value("stall_dominant_share"));
   pc_jw_open(w, "findings", '[');
   size_t n = d->nfindings < PC_MAX_FINDINGS ? d->nfindings : PC_MAX_FINDINGS;
   for (size_t i = 0; i < n; i++) {
@@ -296,6 +324,9 @@ static void pc_jw_derived(pc_jw *w, const pc_derived *d, const pc_unit_load *pip
   pc_jw_num(w, "local_share", d->local_share);
   pc_jw_num(w, "bank_conflict_share", d->bank_conflict_share);
   pc_jw_num(w, "atomic_share", d->atomic_share);
+  pc_jw_num(w, "issue_active", d->issue_active);
+  pc_jw_num(w, "warps_active", d->warps_active);
+  pc_jw_num(w, "warps_eligible", d->warps_eligible);
   pc_jw_unit(w, "busiest_pipe", pipe);
   pc_jw_unit(w, "busiest_memory", memory);
   pc_jw_close(w, '}');
@@ -323,6 +354,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_close(w, '}');
   pc_jw_num(w, "total_ns", k->total_ns);
   pc_jw_num(w, "kernel_time_share", k->time_share);
+  pc_jw_known_int(w, "rank", k->rank > 0 ? k->rank : -1);
   pc_jw_attributes(w, &k->attr);
 
   pc_jw_open(w, "metrics", '{');
@@ -356,7 +388,7 @@ perfcheck_status pc_write_json(const pc_report *r, FILE *f) {
   fputc('{', f);
   w.depth = 1;
   w.count[1] = 0;
-  pc_jw_str(&w, "schema", "perfcheck-report/1");
+  pc_jw_str(&w, "schema", "perfcheck-report/2");
   pc_jw_open(&w, "tool", '{');
   pc_jw_str(&w, "name", "perfcheck");
   pc_jw_str(&w, "version", PERFCHECK_VERSION_STRING);

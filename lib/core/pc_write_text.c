@@ -199,6 +199,15 @@ static void pc_put_finding(FILE *f, const char *label, const pc_finding *v) {
   fputc('\n', f);
 }
 
+/* A verdict line, with its borderline mark: the runner-up a small change
+ * of one threshold would give. */
+static void pc_put_verdict(FILE *f, const char *label, const pc_diagnosis *d) {
+  pc_put_finding(f, label, &d->verdict);
+  if (d->borderline)
+    fprintf(f, "  borderline: nudging one threshold by 5 points (10%% of a ratio) gives %s instead\n",
+            perfcheck_cause_name(d->runner_up));
+}
+
 static void pc_put_device(FILE *f, const pc_report *r) {
   const pc_device *d = &r->device;
   char name[256];
@@ -310,7 +319,7 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
     pc_fmt_printable(name, sizeof name, g->name, 120);
     char label[300];
     snprintf(label, sizeof label, "region %s", name);
-    pc_put_finding(f, label, &g->diag.verdict);
+    pc_put_verdict(f, label, &g->diag);
   }
   /* Time in communication kernels, where there was any. */
   for (size_t i = 0; i < r->nregions; i++) {
@@ -394,16 +403,21 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
       fputc('\n', f);
     }
 
-    static const char *const c12[] = {"total ms", "share %", "busiest pipe", "%", "busiest memory", "%"};
-    static const int w12[] = {10, 8, 13, 6, 15, 6};
-    fputs("\nSteps 1 and 2: each kernel's share of its region's kernel time, and its busiest pipe and memory level\n",
+    static const char *const c12[] = {"total ms", "share %", "rank", "busiest pipe", "%", "busiest memory", "%"};
+    static const int w12[] = {10, 8, 5, 13, 6, 15, 6};
+    fputs("\nBeside each verdict: the kernel's share of its region's kernel time and its rank there (step 1 is the "
+          "region's), and step 2: its busiest pipe and memory level\n",
           f);
-    pc_put_header(f, "kernel", width, c12, w12, 6);
+    pc_put_header(f, "kernel", width, c12, w12, 7);
     for (size_t i = 0; i < r->nkernels; i++) {
       const pc_kernel *k = &r->kernels[i];
       pc_put_label(f, &labels[i], width);
       pc_put_num(f, 10, 3, pc_has(k->total_ns) ? k->total_ns / 1e6 : PC_NULL);
       pc_put_num(f, 8, 1, pc_has(k->time_share) ? k->time_share * 100.0 : PC_NULL);
+      if (k->rank > 0)
+        fprintf(f, " %5d", k->rank);
+      else
+        fprintf(f, " %5s", "-");
       fprintf(f, " %13s", k->busiest_pipe.name ? k->busiest_pipe.name : "-");
       pc_put_num(f, 6, 1, k->busiest_pipe.pct);
       fprintf(f, " %15s", k->busiest_memory.name ? k->busiest_memory.name : "-");
@@ -429,7 +443,7 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
     pc_put_regions(f, r);
     fputs("\nVerdicts\n", f);
     for (size_t i = 0; i < r->nkernels; i++) {
-      pc_put_finding(f, labels[i].text, &r->kernels[i].diag.verdict);
+      pc_put_verdict(f, labels[i].text, &r->kernels[i].diag);
     }
   }
 

@@ -1,7 +1,7 @@
 """Reports as Python objects.
 
 A Report is built from the JSON that libperfcheck writes (schema
-perfcheck-report/1, docs/report-contract.md) and keeps an owned C report
+perfcheck-report/2, docs/report-contract.md) and keeps an owned C report
 beside it, so that the text and CSV writers and the expectation engine are
 the library's own.  Every JSON field is carried: the contract's fields are
 dataclass fields, anything else lands in the entry's ``extra`` dict and is
@@ -103,11 +103,33 @@ class Finding(_Entry):
 
 
 @dataclass(repr=False)
+class Stall(_Entry):
+    """The dominant warp stall: the reason with the largest share of the
+    stall cycles (``share``, 0 to 1), its ncu metric and value per issued
+    instruction, whether it dominates (above 30%), and the runner-up."""
+
+    reason: Optional[str] = None
+    metric: Optional[str] = None
+    per_issue: Optional[float] = None
+    share: Optional[float] = None
+    dominant: Optional[bool] = None
+    second: Optional[str] = None
+    second_share: Optional[float] = None
+    reasons_measured: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self):
+        return "Stall(reason=%r, share=%r)" % (self.reason, self.share)
+
+
+@dataclass(repr=False)
 class Diagnosis(_Entry):
     """The verdict: the step that catches the entry (1 to 5; 0 when every
     step passes), the cause word, the metric that settles it as ncu spells
     it, its value and threshold, the one change to make (``advice``), step
-    2's ``bound``, and the other ``findings``, most important first."""
+    2's ``bound``, whether it is ``borderline`` (a 5-point or 10% nudge of
+    one threshold gives ``runner_up`` instead), the dominant warp ``stall``,
+    and the other ``findings``, most important first."""
 
     step: Optional[int] = None
     cause: Optional[str] = None
@@ -116,6 +138,9 @@ class Diagnosis(_Entry):
     threshold: Optional[float] = None
     advice: Optional[str] = None
     bound: Optional[str] = None
+    borderline: Optional[bool] = None
+    runner_up: Optional[str] = None
+    stall: Optional[Stall] = field(default=None, metadata=_obj(Stall))
     findings: List[Finding] = field(default_factory=list, metadata=_list_of(Finding))
     extra: Dict[str, Any] = field(default_factory=dict)
 
@@ -190,6 +215,7 @@ class Kernel(_Entry):
     duration_ns: Optional[Duration] = field(default=None, metadata=_obj(Duration))
     total_ns: Optional[float] = None
     kernel_time_share: Optional[float] = None
+    rank: Optional[int] = None
     attributes: Dict[str, Any] = field(default_factory=dict)
     metrics: Dict[str, Optional[float]] = field(default_factory=dict)
     derived: Optional[Derived] = field(default=None, metadata=_obj(Derived))
@@ -442,7 +468,8 @@ def _flat(prefix, d, row):
 def _verdict(d, row):
     d = d or Diagnosis()
     row.update(step=d.step, cause=d.cause, bound=d.bound, verdict_metric=d.metric, verdict_value=d.value,
-               verdict_threshold=d.threshold, advice=d.advice)
+               verdict_threshold=d.threshold, advice=d.advice, borderline=d.borderline, runner_up=d.runner_up,
+               stall=d.stall.reason if d.stall else None, stall_share=d.stall.share if d.stall else None)
 
 
 def _kernel_row(k):
@@ -451,7 +478,7 @@ def _kernel_row(k):
            "dynamic_smem_bytes": k.dynamic_smem_bytes, "launches": k.launches,
            "profiled_launches": k.profiled_launches, "duration_ns_min": dur.min,
            "duration_ns_median": dur.median, "duration_ns_max": dur.max, "total_ns": k.total_ns,
-           "kernel_time_share": k.kernel_time_share}
+           "kernel_time_share": k.kernel_time_share, "rank": k.rank}
     _verdict(k.diagnosis, row)
     if k.derived is not None:
         derived = {f.name: getattr(k.derived, f.name) for f in dataclasses.fields(Derived) if f.name != "extra"}

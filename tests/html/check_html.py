@@ -26,7 +26,7 @@ headless Chromium, and asserts:
     inside its picture, no paragraph, list item or cell whose text overflows;
   - per kernel five bands, and the band of the verdict's step red when that
     step caught the kernel, none red for at_roof or latency_bound; step 1's
-    band holds the JSON's kernel_time_share, step 2's names its busiest pipe
+    band holds the JSON's rank and kernel_time_share, step 2's names its busiest pipe
     and memory level, step 3's reads bytes per sector where they were
     measured (report pages);
   - the kernel table sorts by time when its header is clicked;
@@ -446,9 +446,14 @@ def main():
             if not any(l.startswith("pipe " + pipe) for l in lines) or \
                     not any(l.startswith("memory " + mem) for l in lines):
                 wrong.append("%s: step 2 band %s, JSON busiest pipe %s, memory %s" % (k["name"], lines, pipe, mem))
-            share = k.get("kernel_time_share")
-            want1 = ("%s%% of %s time" % (num(share * 100), "kernel" if truth.get("step1_assessed") else "export")
-                     if isinstance(share, (int, float)) else "share of kernel time -")
+            share, rank = k.get("kernel_time_share"), k.get("rank")
+            peers = sum(1 for o in truth["kernels"] if o.get("region") == k.get("region"))
+            if isinstance(share, (int, float)) and isinstance(rank, int):
+                want1 = "rank %d/%d, %s%%" % (rank, peers, num(share * 100))
+            elif isinstance(share, (int, float)):
+                want1 = "%s%% of %s time" % (num(share * 100), "kernel" if truth.get("step1_assessed") else "export")
+            else:
+                want1 = "share of kernel time -"
             if bands.get(1, {}).get("lines", ["", ""])[1:2] != [want1]:
                 wrong.append("%s: step 1 band %s, wanted %r" % (k["name"], bands.get(1, {}).get("lines"), want1))
             b3 = bands.get(3, {})
@@ -456,7 +461,7 @@ def main():
                     not any(l.startswith(("bytes/sector ld", "cp.async", "local", "bank", "atomic"))
                             for l in b3.get("lines", [])):
                 wrong.append("%s: bytes per sector measured, step 3 band %s" % (k["name"], b3.get("lines")))
-        check(not wrong, "step 1's band holds the kernel's share, step 2's names the busiest units, step 3's reads "
+        check(not wrong, "step 1's band holds the kernel's rank and share, step 2's names the busiest units, step 3's reads "
               "bytes per sector where measured" +
               ("" if not wrong else ": " + "; ".join(wrong[:5])))
 

@@ -49,15 +49,17 @@ def test_four_seed_verdicts(mystery):
     assert (mem.name, mem.metric) == ("dram", "dram__throughput.avg.pct_of_peak_sustained_elapsed")
     assert mem.pct == pytest.approx(4.17913)
     assert a.verdict == "step 3 uncoalesced_global_loads"
-    # Findings: mysteryA's stores are uncoalesced too, and step 1 is not assessed offline.
+    # Findings: mysteryA's stores are uncoalesced too; step 1 is the region's
+    # (offline there is none), so no kernel finding is at step 1.
     causes = [f.cause for f in a.diagnosis.findings]
     assert causes[0] == "uncoalesced_global_stores"
-    assert "not_assessed" in causes
+    assert all(f.step >= 2 for f in a.diagnosis.findings)
+    assert a.rank == 4 and a.diagnosis.borderline is False and a.diagnosis.runner_up is None
     assert [k.name for k in mystery.kernels_named("mysteryC")] == ["mysteryC", "mysteryC"]
 
 
 def test_report_level_fields(mystery):
-    assert mystery.schema == "perfcheck-report/1"
+    assert mystery.schema == "perfcheck-report/2"
     assert mystery.source == "ncu-export"
     assert mystery.step1_assessed is False
     assert mystery.regions == []
@@ -76,8 +78,7 @@ def test_null_is_none_never_zero(mystery, mystery_json):
     assert a.mangled is None and a.region is None
     assert a.attributes["local_bytes_per_thread"] is None
     assert a.derived.bank_conflict_share is None
-    step1 = [f for f in a.diagnosis.findings if f.cause == "not_assessed"][0]
-    assert step1.value is None and step1.step == 1
+    assert a.diagnosis.stall is None  # no stall reason in this export
     # Not in this export (no column, no pipe counters): None, not 0.
     assert a.derived.bytes_per_sector_ld is None and a.derived.busiest_pipe is None
     assert a.metrics.get("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio") is None

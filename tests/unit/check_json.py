@@ -86,7 +86,7 @@ def check_diagnosis(d, where):
 
 def check_report(doc, table, label):
     check_fields(doc, TOP, label)
-    check(doc.get("schema") == "perfcheck-report/1", label + ": schema")
+    check(doc.get("schema") == "perfcheck-report/2", label + ": schema")
     check(doc["tool"].get("name") == "perfcheck", label + ": tool.name")
     check(isinstance(doc["tool"].get("version"), str), label + ": tool.version")
     # Where an in-process report's numbers came from; null offline.

@@ -50,7 +50,7 @@ def main():
     check(p.stdout == "", "merge --output printed on stdout: %r" % p.stdout[:200])
     with open(out_path) as f:
         m = json.load(f)
-    check(m["schema"] == "perfcheck-report/1", "schema")
+    check(m["schema"] == "perfcheck-report/2", "schema")
     check(m["device"]["name"] == "NVIDIA H200", "device name %r" % m["device"]["name"])
     check(len(m["kernels"]) == 7, "merged kernel count %d, expected 4 + 3" % len(m["kernels"]))
 

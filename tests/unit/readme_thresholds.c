@@ -8,6 +8,11 @@
 
 #include "pc_core.h"
 
+/* How the borderline test and scripts/threshold_sensitivity.py nudge it. */
+static const char *nudge_word(pc_nudge n) {
+  return n == PC_NUDGE_POINTS ? "+-5 points" : n == PC_NUDGE_RELATIVE ? "+-10%" : "none";
+}
+
 /* Replaces the table between the markers with the code's rows. */
 static int write_table(const char *path, const char *text, const char *b, const char *e) {
   FILE *f = fopen(path, "w");
@@ -17,11 +22,12 @@ static int write_table(const char *path, const char *text, const char *b, const 
   }
   const char *head = strchr(b, '\n');
   fwrite(text, 1, (size_t)(head + 1 - text), f);
-  fputs("| key | value | meaning | source |\n| --- | --- | --- | --- |\n", f);
+  fputs("| key | value | nudge | meaning | source |\n| --- | --- | --- | --- | --- |\n", f);
   size_t count;
   const pc_threshold *t = pc_thresholds(&count);
   for (size_t i = 0; i < count; i++)
-    fprintf(f, "| `%s` | %g | %s | %s |\n", t[i].key, t[i].value, t[i].meaning, t[i].source);
+    fprintf(f, "| `%s` | %g | %s | %s | %s |\n", t[i].key, t[i].value, nudge_word(t[i].nudge), t[i].meaning,
+            t[i].source);
   fputs(e, f);
   if (fclose(f) != 0) {
     perror(path);
@@ -55,7 +61,8 @@ int main(int argc, char **argv) {
   for (const char *p = strstr(b, "| `"); p && p < e; p = strstr(p + 1, "| `")) rows++;
   for (size_t i = 0; i < count; i++) {
     char row[2048];
-    snprintf(row, sizeof row, "| `%s` | %g | %s | %s |\n", t[i].key, t[i].value, t[i].meaning, t[i].source);
+    snprintf(row, sizeof row, "| `%s` | %g | %s | %s | %s |\n", t[i].key, t[i].value, nudge_word(t[i].nudge),
+             t[i].meaning, t[i].source);
     const char *at = strstr(b, row);
     if (!at || at > e) {
       fprintf(stderr, "README.md lacks (or differs on) this row:\n%s", row);

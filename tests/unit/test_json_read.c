@@ -167,7 +167,15 @@ static void test_mapping_errors(void **state) {
   } bad[] = {
       {"[]", "r.json:1:1: not a perfcheck report (the document is not a JSON object)"},
       {"{\"kernels\": []}", "r.json:1:1: not a perfcheck report (\"schema\" must be"},
-      {"{\"schema\": \"perfcheck-report/2\", \"kernels\": []}", "r.json:1:12: not a perfcheck report"},
+      {"{\"schema\": \"perfcheck-report/3\", \"kernels\": []}", "r.json:1:12: not a perfcheck report"},
+      {"{\"schema\": \"perfcheck-report/2\", \"kernels\": [{\"name\": \"k\", \"diagnosis\": {\"runner_up\": \"x\"}}]}",
+       "unknown cause word \"x\""},
+      {"{\"schema\": \"perfcheck-report/2\", \"kernels\": [{\"name\": \"k\", \"diagnosis\": {\"borderline\": 1}}]}",
+       "\"borderline\": expected true or false"},
+      {"{\"schema\": \"perfcheck-report/2\", \"kernels\": [{\"name\": \"k\", \"diagnosis\": {\"stall\": "
+       "{\"reason\": \"coffee\"}}}]}",
+       "unknown stall reason \"coffee\""},
+      {"{\"schema\": \"perfcheck-report/2\", \"kernels\": [{\"name\": \"k\", \"rank\": -2}]}", "\"rank\": expected"},
       {"{\"schema\": \"perfcheck-report/1\"}", "no \"kernels\" array"},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": {}}", "r.json:1:45: \"kernels\": expected an array"},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [1]}", "\"kernels\": expected an array of objects"},

@@ -212,11 +212,11 @@ static void test_kernel_devices_and_step1_per_device(void **state) {
   assert_non_null(strstr(row, "0.020"));
   assert_true(strstr(row, "not_the_slow_part") && strstr(row, "not_the_slow_part") < eol);
   free(t);
-  /* CSV: the last two columns. */
+  /* CSV: the device columns (issue 15), before issue 19's. */
   char *c = write_fmt(r, PERFCHECK_FORMAT_CSV);
-  assert_non_null(strstr(c, ",device_ordinal,pci_bus_id\n"));
-  assert_non_null(strstr(c, ",1,0000:29:00.0\n"));
-  assert_non_null(strstr(c, ",0,0000:19:00.0\n"));
+  assert_non_null(strstr(c, ",device_ordinal,pci_bus_id,rank,borderline,runner_up,stall,stall_share\n"));
+  assert_non_null(strstr(c, ",1,0000:29:00.0,"));
+  assert_non_null(strstr(c, ",0,0000:19:00.0,"));
   free(c);
   pc_report_free(r);
   pc_snapshot_free(s);

@@ -178,13 +178,12 @@ static void test_graph(void **state) {
     assert_non_null(strstr(k->not_measured_reason, "CUDA graph"));
     /* The recording's six kernel intervals (3.3 to 3.8 us each, 21.3 us in
      * all) fill a fifth of the region's 98.9 us (graph instantiation is in
-     * it): step 1 catches the region and with it its kernels; the counters
-     * a graph launch never gets leave steps 2-5 not assessed, a finding. */
-    assert_int_equal(k->diag.verdict.step, 1);
-    assert_int_equal(k->diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
-    int missing = 0;
-    for (size_t j = 0; j < k->diag.nfindings; j++) missing += k->diag.findings[j].cause == PERFCHECK_CAUSE_NOT_ASSESSED;
-    assert_true(missing > 0);
+     * it): step 1 catches the region; the kernels keep their own verdicts,
+     * and the counters a graph launch never gets leave steps 2-5 not
+     * assessed. */
+    assert_int_equal(k->diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+    assert_true(k->diag.verdict.step >= 2);
+    assert_true(k->rank == 1 || k->rank == 2);
   }
   assert_int_equal(g->diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
   assert_true(g->kernel_share > 0.15 && g->kernel_share < 0.3);

@@ -256,7 +256,7 @@ static void test_json_report(void **state) {
   (void)state;
   pc_report *r = sample_report();
   char *j = write_report(r, PERFCHECK_FORMAT_JSON);
-  assert_non_null(strstr(j, "\"schema\": \"perfcheck-report/1\""));
+  assert_non_null(strstr(j, "\"schema\": \"perfcheck-report/2\""));
   assert_non_null(strstr(j, "\"version\": \"" PERFCHECK_VERSION_STRING "\""));
   assert_non_null(strstr(j, "\"compute_capability\": \"7.5\""));
   assert_non_null(strstr(j, "\"sm_count\": 40"));
@@ -297,13 +297,15 @@ static void test_csv_report(void **state) {
       "theoretical_occupancy_pct,flops,dram_bytes,arithmetic_intensity,waves_per_sm,dram_gbps,gflops,memory_pct,"
       "compute_pct,local_sectors,bank_conflict_share,atomic_share,step,cause,bound,metric,value,threshold,advice,"
       "display_name,total_ns,kernel_time_share,bytes_per_sector_ld,bytes_per_sector_st,bytes_per_sector_ldgsts,"
-      "busiest_pipe,busiest_pipe_pct,busiest_memory,busiest_memory_pct,device_ordinal,pci_bus_id\n";
+      "busiest_pipe,busiest_pipe_pct,busiest_memory,busiest_memory_pct,device_ordinal,pci_bus_id,rank,borderline,"
+      "runner_up,stall,stall_share\n";
   assert_memory_equal(c, header, strlen(header));
   assert_non_null(strstr(c, "\nmysteryA,solve,16384x1x1,256x1x1,0,1,449000,31.910003662109375,,,,,,,,0.25,,74.7,18.7,"
                             ",,,,,3,uncoalesced_global_loads,memory,a / b,31.910003662109375,4,Coalesce the loads.,"
-                            "mysteryA,,,,,,,,,,1,0000:2A:00.0\n"));
+                            "mysteryA,,,,,,,,,,1,0000:2A:00.0,,0,,,\n"));
   /* Unmeasured: empty fields, never 0. */
-  assert_non_null(strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,,nothing,,,,,,,,,,,\n"));
+  assert_non_null(
+      strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,,nothing,,,,,,,,,,,,,0,,,\n"));
   /* One line per kernel plus the header. */
   size_t lines = 0;
   for (const char *p = c; *p; p++) lines += *p == '\n';
@@ -333,8 +335,8 @@ static void test_text_report(void **state) {
   char row[256];
   snprintf(row, sizeof row, "\n%-41s %20s %23s %19s %28s\n", "mysteryA", "- / -", "31.91 / -", "-", "- / -");
   assert_non_null(strstr(t, row));
-  /* Steps 1 and 2 per kernel: nothing measured in this sample, so "-". */
-  snprintf(row, sizeof row, "\n%-41s %10s %8s %13s %6s %15s %6s\n", "mysteryA", "-", "-", "-", "-", "-", "-");
+  /* Share, rank and step 2 per kernel: nothing measured in this sample, so "-". */
+  snprintf(row, sizeof row, "\n%-41s %10s %8s %5s %13s %6s %15s %6s\n", "mysteryA", "-", "-", "-", "-", "-", "-", "-");
   assert_non_null(strstr(t, row));
   assert_non_null(strstr(t, "\nmysteryA: step 3 uncoalesced_global_loads: a / b = 31.91 (threshold 4): Coalesce the "
                             "loads.\n"));

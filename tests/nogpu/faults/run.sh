@@ -49,7 +49,7 @@ run_case() {
   rc=$?
 }
 has() { grep -qF -- "$2" "$1"; }
-json_ok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="perfcheck-report/1"' "$1" 2>/dev/null; }
+json_ok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="perfcheck-report/2"' "$1" 2>/dev/null; }
 VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
   --error-exitcode=99)
 # vg_case NAME WANT_RC CMD...: the same command under memcheck.
@@ -124,7 +124,7 @@ echo old >"$tmp/keep.json"
 (trap '' XFSZ; ulimit -f 4; exec "$HELPER" deliver "$tmp/keep.json" json "$T4") 2>&1 | cat >"$tmp/err"
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 1 ] && [ "$(cat "$tmp/keep.json")" = old ] && [ -z "$(ls -A "$tmp" | grep '\.tmp$')" ] &&
-  has "$tmp/err" "writing failed" && has "$tmp/err" '"schema": "perfcheck-report/1"'; then
+  has "$tmp/err" "writing failed" && has "$tmp/err" '"schema": "perfcheck-report/2"'; then
   pass "disk full: old report untouched, no temporary, report on stderr"; else fail "disk full" "exit $rc"; fi
 
 # 8-9. One name per process of a run: the root keeps it, the others get .PID.
