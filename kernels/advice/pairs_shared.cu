@@ -330,23 +330,26 @@ class ReduceSmemTree : public Pair {
       why = std::string("copy failed: ") + cudaGetErrorString(e);
       return false;
     }
-    std::vector<float> flat(h.size() * 4);
+    std::vector<float> flat(h.size() * 4), want(h.size() * 4);
     std::memcpy(flat.data(), h.data(), flat.size() * sizeof(float));
-    return checkEach("stats (sum, sq, min, max per block)", flat,
-                     [&](size_t k) {
-                       const size_t b = k / 4;
-                       float s = 0, q = 0, mn = 1e30f, mx = -1e30f;
-                       for (int t = 0; t < kRedBlock; ++t) {
-                         const float x = g_(b * kRedBlock + t);
-                         s += x;
-                         q += x * x;
-                         mn = std::min(mn, x);
-                         mx = std::max(mx, x);
-                       }
-                       const float r[4] = {s, q, mn, mx};
-                       return r[k % 4];
-                     },
-                     0, 0, 1, why);
+    parallelFor(h.size(), [&](size_t b0, size_t b1) {
+      for (size_t b = b0; b < b1; ++b) {
+        float s = 0, q = 0, mn = 1e30f, mx = -1e30f;
+        for (int t = 0; t < kRedBlock; ++t) {
+          const float x = g_(b * kRedBlock + t);
+          s += x;
+          q += x * x;
+          mn = std::min(mn, x);
+          mx = std::max(mx, x);
+        }
+        want[4 * b] = s;
+        want[4 * b + 1] = q;
+        want[4 * b + 2] = mn;
+        want[4 * b + 3] = mx;
+      }
+    });
+    return checkEach("stats (sum, sum of squares, min, max per block)", flat, [&](size_t k) { return want[k]; }, 0, 0,
+                     1, why);
   }
   Shape shape(int v) const override {
     return {v == kOrig ? reinterpret_cast<const void*>(block_stats_tree)
