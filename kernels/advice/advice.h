@@ -147,13 +147,19 @@ struct GenSmallInt {
     return static_cast<float>(lo + static_cast<int>(hashAt(i, seed) % static_cast<uint32_t>(count)));
   }
 };
-// Uniform in [lo, lo + span), 24 random bits.
+// Uniform in [lo, lo + span), 24 random bits.  The arithmetic is written so
+// that host and device round alike: u is exact (a 24-bit integer times a
+// power of two) and the one rounding is an explicit fmaf.  Written as
+// lo + span * u, nvcc would fuse it on the device and the host would not,
+// and a check that regenerates inputs could be one ulp off.
+__host__ __device__ inline float uniform24(uint32_t h, float lo, float span) {
+  const float u = static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
+  return fmaf(span, u, lo);
+}
 struct GenUniform {
   uint32_t seed;
   float lo, span;
-  __host__ __device__ float operator()(size_t i) const {
-    return lo + span * static_cast<float>(hashAt(i, seed) >> 8) * (1.0f / 16777216.0f);
-  }
+  __host__ __device__ float operator()(size_t i) const { return uniform24(hashAt(i, seed), lo, span); }
 };
 struct GenU32 {
   uint32_t seed;

@@ -86,7 +86,7 @@ __global__ void particles_soa(const float* __restrict__ x, float* __restrict__ o
 struct GenParticleField {
   uint32_t seed;
   __host__ __device__ float operator()(size_t k) const {
-    return -4.0f + 8.0f * static_cast<float>(hashAt(k, seed) >> 8) * (1.0f / 16777216.0f);
+    return uniform24(hashAt(k, seed), -4.0f, 8.0f);
   }
 };
 struct GenParticleX {
