@@ -205,7 +205,7 @@ void printRow(const Row& r, int v, const std::string& status, const std::vector<
     std::sort(x.begin(), x.end());
     const size_t mid = x.size() / 2;
     const double med = x.size() % 2 ? x[mid] : 0.5 * (x[mid - 1] + x[mid]);
-    std::printf("%.4f\t%.4f\t%.4f\t%zu\t", med, static_cast<double>(x.front()), static_cast<double>(x.back()), x.size());
+    std::printf("%.5f\t%.5f\t%.5f\t%zu\t", med, static_cast<double>(x.front()), static_cast<double>(x.back()), x.size());
     if (speedup > 0)
       std::printf("%.3f\t", speedup);
     else
