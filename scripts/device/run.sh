@@ -14,7 +14,11 @@
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
 # snapshots inproc diffruns torchstep ncuwall torchdiag splittests (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py) multigpu
-# (the gpu.multigpu_* tests of issue 15, log r/multigpu.log).
+# (the gpu.multigpu_* tests of issue 15, log r/multigpu.log) advice
+# (kernels/advice, issue 19 item 7: advice --time, ncu --set full and perfcheck
+# run of the originals, scored by scripts/advice_corpus.py; about 4 minutes;
+# r/advice/) advicepair (the same for ADVICE_PAIRS=id,..., both variants,
+# .ncu-rep kept).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -47,6 +51,90 @@ export PATH="/usr/local/cuda/bin:$PATH"
 # Multicast stays off on every kind (the device tool's KINDS.md).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
+
+# advice_stage advice|advicepair: kernels/advice under events, ncu and
+# perfcheck, scored by scripts/advice_corpus.py.  Steps (each timed, each
+# under its own timeout; a failing step never stops the next):
+#   1. advice --time                       -> r/advice/time.tsv (+ time.log)
+#   2. ncu --set full --metrics "$(perfcheck metrics --set full)" --nvtx
+#      --nvtx-include 'regex:advice:.*/' --clock-control none over advice --profile
+#      (ncu --set full alone when it refuses the list), exported and read back
+#      as --csv --page raw (advice.csv.gz) and with --print-nvtx-rename kernel
+#      (advice.nvtx.csv.gz), then perfcheck diagnose --format json of the
+#      renamed export (offline.json: each kernel named after its range)
+#   3. perfcheck run --nvtx 'regex:^advice:' --format json over advice
+#      --profile (inproc.json: each kernel's region is its range)
+#   4. scripts/advice_corpus.py on 1+3 and on 1+2, text and JSON
+# Expected on one H200: ~40 s, ~110 s, ~30 s, ~2 s (advice: the 45 originals;
+# advicepair: seconds per pair).
+advice_stage() {
+  local kind=$1 A=$R/advice ADV=$BUILD/kernels/advice PC=$BUILD/bin/perfcheck
+  local variant=${ADVICE_VARIANT:-orig} sel=() t rc list
+  [ "$kind" = advicepair ] && variant=${ADVICE_VARIANT:-both}
+  if [ "$kind" = advicepair ] && [ -z "${ADVICE_PAIRS:-}" ]; then
+    say "advicepair: set ADVICE_PAIRS=id[,id...] (kernels/advice/pairs.tsv)"; return
+  fi
+  [ -n "${ADVICE_PAIRS:-}" ] && sel=(--pair "$ADVICE_PAIRS")
+  mkdir -p "$A"
+  if [ ! -x "$ADV" ]; then say "$kind: $ADV is not built (run the build stage first)"; return; fi
+  say "$kind: pairs ${ADVICE_PAIRS:-all}, profiled variant(s) $variant"
+  "$ADV" --list > "$A/pairs.tsv" 2>&1
+  # 1. timing
+  t=$(date +%s)
+  timeout -k 5 150 "$ADV" --time "${sel[@]}" > "$A/time.tsv" 2> "$A/time.log"; rc=$?
+  say "advice --time: rc=$rc, $(awk -F'\t' '$1 !~ /^#/ && $1 != "pair" && $4 == "ok"' "$A/time.tsv" | wc -l) row(s) ok, $(awk -F'\t' '$1 !~ /^#/ && $1 != "pair" && $4 != "ok"' "$A/time.tsv" | wc -l) failed, $(( $(date +%s) - t ))s"
+  grep -E 'FAIL|advice:' "$A/time.log" | head -10 | tee -a "$OUT/summary.txt"
+  # 2. ncu
+  t=$(date +%s)
+  list=$([ -x "$PC" ] && "$PC" metrics --set full 2>/dev/null | tr -d ' \n\r')
+  rm -f "$A/advice.ncu-rep"
+  if ! command -v ncu > /dev/null; then say "ncu: not found on PATH ($PATH): step 2 skipped"; else
+  timeout -k 10 240 ncu --set full ${list:+--metrics "$list"} --nvtx --nvtx-include 'regex:advice:.*/' \
+    --clock-control none --export "$A/advice" --force-overwrite "$ADV" --profile --variant "$variant" "${sel[@]}" \
+    > "$A/ncu.log" 2>&1; rc=$?
+  if [ ! -s "$A/advice.ncu-rep" ] && [ -n "$list" ]; then
+    say "ncu refused the metric list (rc=$rc, ncu.log): again with --set full alone"
+    timeout -k 10 200 ncu --set full --nvtx --nvtx-include 'regex:advice:.*/' --clock-control none \
+      --export "$A/advice" --force-overwrite "$ADV" --profile --variant "$variant" "${sel[@]}" \
+      > "$A/ncu-setfull.log" 2>&1; rc=$?
+  fi
+  if [ -s "$A/advice.ncu-rep" ]; then
+    timeout 120 ncu --import "$A/advice.ncu-rep" --csv --page raw > "$A/advice.csv" 2>> "$A/ncu.log"
+    timeout 120 ncu --import "$A/advice.ncu-rep" --csv --page raw --print-nvtx-rename kernel \
+      > "$A/advice.nvtx.csv" 2>> "$A/ncu.log"
+    timeout 60 "$PC" diagnose --format json "$A/advice.nvtx.csv" > "$A/offline.json" 2> "$A/offline.log"
+    local drc=$?
+    say "ncu: rc=$rc, $(grep -c '^"[0-9]' "$A/advice.csv") kernel row(s), diagnose rc=$drc, $(( $(date +%s) - t ))s"
+    python3 "$ROOT/scripts/ncu_summary.py" --nvtx "$A/advice.nvtx.csv" "$A/advice.csv" > "$A/ncu-summary.txt" 2>&1
+    gzip -f "$A/advice.csv" "$A/advice.nvtx.csv"
+    [ "$kind" = advice ] && rm -f "$A/advice.ncu-rep"  # ~tens of MB; advicepair keeps it
+  else
+    say "ncu: rc=$rc, no report (ncu.log), $(( $(date +%s) - t ))s"
+    tail -5 "$A/ncu.log" | tee -a "$OUT/summary.txt"
+  fi
+  fi
+  # 3. perfcheck in process
+  t=$(date +%s)
+  timeout -k 5 120 "$PC" run --nvtx 'regex:^advice:' --format json --output "$A/inproc.json" \
+    -- "$ADV" --profile --variant "$variant" "${sel[@]}" > "$A/inproc.log" 2>&1; rc=$?
+  say "perfcheck run: rc=$rc, report $([ -s "$A/inproc.json" ] && echo "$(wc -c < "$A/inproc.json") B" || echo missing), $(( $(date +%s) - t ))s"
+  # 4. scores
+  t=$(date +%s)
+  for r in inproc offline; do
+    [ -s "$A/$r.json" ] || continue
+    python3 "$ROOT/scripts/advice_corpus.py" --timing "$A/time.tsv" --report "$A/$r.json" > "$A/corpus-$r.txt" 2>&1
+    python3 "$ROOT/scripts/advice_corpus.py" --timing "$A/time.tsv" --report "$A/$r.json" --format json \
+      > "$A/corpus-$r.json" 2>> "$A/corpus-$r.txt"
+  done
+  [ -s "$A/inproc.json" ] || [ -s "$A/offline.json" ] ||
+    python3 "$ROOT/scripts/advice_corpus.py" --timing "$A/time.tsv" > "$A/corpus-timing.txt" 2>&1
+  say "advice_corpus.py: $(( $(date +%s) - t ))s"
+  for f in "$A"/corpus-*.txt; do
+    [ -f "$f" ] || continue
+    echo "== $(basename "$f")"; sed -n '/^totals/,$p' "$f"
+  done | tee -a "$OUT/summary.txt"
+  [ -f "$A/corpus-inproc.txt" ] && sed -n '/^pair /,/^$/p' "$A/corpus-inproc.txt" | tee -a "$OUT/summary.txt"
+}
 
 for s in $stages; do
   case $s in
@@ -322,6 +410,13 @@ for p in sorted({k[0] for k in v}):
         a, b = med["perfcheck"] - med["plain"], med["ncu"] - med["plain"]
         print("%-14s added wall: perfcheck %.3f s, ncu %.3f s, perfcheck/ncu %.2f" % (p, a, b, a / b if b > 0 else float("nan")))
 PY
+      ;;
+    advice | advicepair)
+      # Issue 19 item 7: the advice-that-pays corpus (kernels/advice).
+      # advice: every pair's originals; advicepair: the pairs named in
+      # ADVICE_PAIRS (comma-separated), both variants, report kept.
+      # ADVICE_PAIRS and ADVICE_VARIANT (orig|changed|both) narrow either.
+      advice_stage "$s"
       ;;
     torchdiag)
       say "torchdiag: examples/python/torch_step.py in process, 3 steps, timing then counters (60 s each); on a hang, Python and native stacks"
