@@ -10,7 +10,8 @@
 # and named in the call's `carry`).  They are unpacked with dpkg -x into
 # /tmp/pc-cmocka and reached through PKG_CONFIG_PATH / LD_LIBRARY_PATH.
 #
-# Stages (default: env build tests demo): env build tests demo gputests
+# Stages (default: env demo build tests: a new user's order, the README's
+# demo from a fresh copy first): env build tests demo gputests
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
 # snapshots inproc diffruns torchstep ncuwall torchdiag splittests (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py) multigpu
@@ -31,7 +32,7 @@ OUT=${OUT:-$ROOT/out}
 R=$OUT/r
 mkdir -p "$R"
 BUILD=$ROOT/build
-stages=${*:-env build tests demo}
+stages=${*:-env demo build tests}
 t0=$(date +%s)
 say() { echo "[run.sh +$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; }
 
@@ -189,9 +190,15 @@ for s in $stages; do
       grep -E 'Test +#|tests passed|tests failed|SKIP|ctest rc=' "$R/multigpu.log" | tee -a "$OUT/summary.txt"
       ;;
     demo)
-      say "demo: scripts/demo.sh (the README's demo command)"
-      timeout 240 scripts/demo.sh > "$R/demo.txt" 2>&1; echo "demo rc=$?" >> "$R/demo.txt"
+      # As a new user runs it: scripts/demo.sh in a fresh copy of the tree
+      # (no build directory, nothing built before it), first in the call.
+      say "demo: scripts/demo.sh (the README's demo command) in a fresh copy of the tree"
+      FRESH=/tmp/pc-fresh-copy
+      rm -rf "$FRESH"; mkdir -p "$FRESH"
+      tar -C "$ROOT" --exclude=./build --exclude='./build-*' --exclude=./.dev --exclude=./out -cf - . | tar -C "$FRESH" -xf -
+      (cd "$FRESH" && timeout 300 scripts/demo.sh) > "$R/demo.txt" 2>&1; echo "demo rc=$?" >> "$R/demo.txt"
       tail -25 "$R/demo.txt" | tee -a "$OUT/summary.txt"
+      rm -rf "$FRESH"
       ;;
     corpus)
       # Its own tarballs go straight to $OUT (at most 7 files): run it in a
@@ -417,6 +424,29 @@ PY
       # ADVICE_PAIRS (comma-separated), both variants, report kept.
       # ADVICE_PAIRS and ADVICE_VARIANT (orig|changed|both) narrow either.
       advice_stage "$s"
+      ;;
+    evidence)
+      # Issue 19: what ncu itself says, for the rules' sources and item 5.
+      #  - ncu's section files and rule scripts (their metric lists say what
+      #    --set full holds; their rules' thresholds are ncu's rule text);
+      #  - ncu --help / --list-sets / --list-sections (issue 20's vocabulary);
+      #  - a plain `ncu --set full --csv --page raw` export (no extra metrics)
+      #    of PyTorch, cuBLAS and cuDNN kernels (item 5: diagnosable as is).
+      say "evidence: ncu sections and rules, ncu --help, a plain --set full export of torch ops"
+      E=$R/evidence
+      mkdir -p "$E"
+      NCUD=$(dirname "$(readlink -f "$(command -v ncu)")")
+      SEC=$(ls -d "$NCUD"/sections /opt/nvidia/nsight-compute/*/sections 2>/dev/null | head -1)
+      [ -n "$SEC" ] && tar czf "$E/ncu-sections.tgz" -C "$SEC" . 2>> "$E/evidence.log"
+      { ncu --version; ncu --help; } > "$E/ncu-help.txt" 2>&1
+      ncu --list-sets > "$E/ncu-list-sets.txt" 2>&1
+      ncu --list-sections > "$E/ncu-list-sections.txt" 2>&1
+      t=$(date +%s)
+      CORPUS_ONLY=add_f32,sum_cols,layer_norm_f32,transpose_copy,mm_f32,mm_bf16,conv2d_bf16_nhwc,sdpa_cudnn,sort_f32 \
+        timeout -k 10 150 ncu --set full --nvtx --nvtx-include 'regex:corpus:torch_ops:.*/' --clock-control none \
+        --csv --page raw python3 "$ROOT/scripts/device/corpus/torch_ops.py" > "$E/torch-setfull.csv" 2> "$E/torch-setfull.log"
+      echo "torch --set full: rc=$?, $(grep -c '^"[0-9]' "$E/torch-setfull.csv") kernel row(s), $(( $(date +%s) - t ))s" | tee -a "$OUT/summary.txt"
+      gzip -f "$E/torch-setfull.csv"
       ;;
     torchdiag)
       say "torchdiag: examples/python/torch_step.py in process, 3 steps, timing then counters (60 s each); on a hang, Python and native stacks"
