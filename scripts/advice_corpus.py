@@ -55,7 +55,7 @@ ANCHOR = "GPA (Zhou et al., CGO 2021): 1.22x geomean speedup from following its 
 RANGE_RE = re.compile(r"(?<![A-Za-z0-9_])advice[:/]([A-Za-z0-9_]+)[:/](orig|changed)(?![A-Za-z0-9_])")
 STALL_METRIC_RE = re.compile(r"smsp__(?:average_)?(?:pcsamp_)?warps_issue_stalled_([a-z_]+?)(?:_per_issue_active\.ratio|\.sum|\.avg|\b)")
 NOT_STALLS = {"selected", "not_selected"}
-KINDS = ("fault", "at_roof", "counterexample")
+KINDS = ("fault", "at_roof", "counterexample", "probe")
 
 
 class BadInput(Exception):
@@ -289,6 +289,17 @@ def score(pairs, timing, report, speedup_min, roof_max):
                 result = "no verdict"
             else:
                 result = "right" if cause == "at_roof" else "wrong"
+        elif kind == "probe":
+            # A rule decided by a pair: right when the verdict names the
+            # change exactly when the change pays.
+            if speedup is None:
+                result = "no timing"
+            elif report is None or k is None:
+                result = "paid" if paid else "did not pay"
+            elif named == bool(paid):
+                result = "agrees" + (" (named, paid)" if named else " (not named, did not pay)")
+            else:
+                result = "disagrees" + (" (named, did not pay)" if named else " (not named, paid)")
         else:
             advised = names_match(p["names"], cause, stall) if cause else None
             row["named"] = advised
@@ -346,6 +357,9 @@ def score(pairs, timing, report, speedup_min, roof_max):
         "report_kernels": len(report["kernels"]) if report else 0,
         "report_kernels_unjoined": unjoined,
         "pairs_without_verdict": sum(1 for r in rows if r["result"] == "no verdict"),
+        "probes": sum(1 for r in rows if r["kind"] == "probe"),
+        "probes_agree": sum(1 for r in rows if r["kind"] == "probe" and r["result"].startswith("agrees")),
+        "probes_disagree": sum(1 for r in rows if r["kind"] == "probe" and r["result"].startswith("disagrees")),
     }
     return rows, causes, totals
 
@@ -402,6 +416,9 @@ def print_text(rows, causes, totals, meta, report, args, out):
         t["at_roof_called_at_roof"], t["at_roof_entries"], t["at_roof_premise_broken"]))
     w("  counterexamples not advised: %d of %d (%d more whose change was not slower: premise broken)\n" % (
         t["counterexamples_not_advised"], t["counterexamples"], t["counterexample_premise_broken"]))
+    if t["probes"]:
+        w("  probes (a rule decided by a pair: the verdict names the change exactly when it pays): %d agree, "
+          "%d disagree, of %d\n" % (t["probes_agree"], t["probes_disagree"], t["probes"]))
     if t["pairs_without_verdict"]:
         w("  pairs with no kernel in the report: %d\n" % t["pairs_without_verdict"])
     w("  published anchor: %s\n" % ANCHOR)

@@ -79,8 +79,8 @@ bool loadManifest(std::vector<Row>& rows) {
       return false;
     }
     Row r{f[0], f[1], f[2], f[3]};
-    if (r.kind != "fault" && r.kind != "at_roof" && r.kind != "counterexample") {
-      std::fprintf(stderr, "advice: pairs.tsv line %d: kind '%s' is not fault, at_roof or counterexample\n", lineNo,
+    if (r.kind != "fault" && r.kind != "at_roof" && r.kind != "counterexample" && r.kind != "probe") {
+      std::fprintf(stderr, "advice: pairs.tsv line %d: kind '%s' is not fault, at_roof, counterexample or probe\n", lineNo,
                    r.kind.c_str());
       return false;
     }

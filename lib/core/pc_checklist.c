@@ -602,7 +602,10 @@ static void pc_occ_resolve(const pc_kernel *k, const pc_device *d, pc_occ_view *
     v->binding_limit = pc_attr_limit(a, a->binding);
   } else if (pc_has(a->limit_registers) && pc_has(a->limit_shared_mem) && pc_has(a->limit_warps) &&
              pc_has(a->limit_blocks)) {
-    const pc_limiter order[4] = {PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY, PC_LIMIT_WARPS, PC_LIMIT_BLOCKS};
+    /* Ties go to the per-SM block limit first: ncu prints that limit for a
+     * resource the kernel does not use (32-thread blocks with no shared
+     * memory read blocks 32 and shared memory 32 on the H200). */
+    const pc_limiter order[4] = {PC_LIMIT_BLOCKS, PC_LIMIT_WARPS, PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY};
     for (int i = 0; i < 4; i++) {
       double lim = pc_attr_limit(a, order[i]);
       if (pc_is_null(v->binding_limit) || lim < v->binding_limit) v->binding = order[i], v->binding_limit = lim;
@@ -823,6 +826,31 @@ static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
   return PERFCHECK_BOUND_UNKNOWN;
 }
 
+/* Whether what global memory does can be what a kernel waits on: its
+ * memory side is busy (ceiling_high_pct), or its warps stall mostly waiting
+ * on global memory (long_scoreboard for loads, drain for stores, the
+ * local/global and texture queues), or the stall reasons were not measured
+ * (then no evidence clears it).  A traffic defect -- uncoalesced accesses,
+ * as bank conflicts with an idle L1 -- costs nothing the kernel waits on
+ * otherwise: a pointer chase whose warps wait at a barrier with L2 at 4%
+ * ran 3.1x faster without the barrier, and coalescing could not have
+ * helped (kernels/advice barrier_uneven, H200).  Seed 004 Decision 5 is the
+ * memory-heavy branch; its Decision 3 lists coalescing among the changes
+ * for long_scoreboard.  When it returns 0, `why` says what the kernel does
+ * instead. */
+static int pc_waits_on_memory(const pc_kernel *k, char *why, size_t n) {
+  const double mem = k->derived.memory_pct;
+  if (pc_has(mem) && mem >= PC_T(PC_T_CEILING_HIGH_PCT)) return 1;
+  const pc_stall *st = &k->diag.stall;
+  if (!st->reason) return 1;
+  static const char *const memory_stalls[] = {"long_scoreboard", "drain", "lg_throttle", "tex_throttle"};
+  for (size_t i = 0; i < sizeof memory_stalls / sizeof memory_stalls[0]; i++)
+    if (strcmp(st->reason, memory_stalls[i]) == 0) return 1;
+  snprintf(why, n, "the memory system is at %.1f%% of its peak and warps stall mostly on %s (%.0f%% of stall cycles)",
+           pc_has(mem) ? mem : 0.0, st->reason, st->share * 100.0);
+  return 0;
+}
+
 /* Coalescing of global loads (ld = 1) or stores (ld = 0).  The rule is
  * bytes used per fetched sector, right for every access width: 32 when every
  * fetched byte is used, 4 for 4-byte lanes a sector apart.  Exports without
@@ -847,14 +875,20 @@ static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
   /* A warp of one lane (a block of one thread) uses what it loads, and no
    * access pattern can change that: step 4 says so (partial_warps). */
   if (pc_has(dv->lanes_per_warp_max) && dv->lanes_per_warp_max < 2) return;
-  /* This kind's share of the kernel's global sectors: a few scattered
-   * stores of a reduction's results are not its traffic. */
+  /* This kind's share of the kernel's traffic: a few scattered stores of a
+   * reduction's results are not its traffic, nor a TMA GEMM's one scattered
+   * epilogue sector among its 343 million L2 sectors (cuBLAS TF32 on the
+   * H200): the denominator is the LSU's global sectors or every L2 sector,
+   * whichever is larger (as local memory's share). */
   const double mine = pc_nonneg(k->metric[sid]);
   const double ldsec = pc_nonneg(k->metric[PC_M_LD_SECTORS]), stsec = pc_nonneg(k->metric[PC_M_ST_SECTORS]);
-  const double share = (pc_has(mine) && pc_has(ldsec) && pc_has(stsec) && ldsec + stsec > 0)
-                           ? mine / (ldsec + stsec)
-                           : PC_NULL;
+  const double l2sec = pc_nonneg(k->metric[PC_M_L2_SECTORS]);
+  double all = (pc_has(ldsec) && pc_has(stsec)) ? ldsec + stsec : PC_NULL;
+  if (pc_has(all) && pc_has(l2sec) && l2sec > all) all = l2sec;
+  const double share = (pc_has(mine) && pc_has(all) && all > 0) ? mine / all : PC_NULL;
   const int minor = pc_has(share) && share < PC_T(PC_T_COALESCING_SHARE_MIN);
+  char idle[200] = "";
+  const int waits = pc_waits_on_memory(k, idle, sizeof idle);
   if (pc_has(bps)) {
     if (bps == 0) return; /* no LDG (STG) bytes: the requests were cp.async or atomics */
     /* What L1 serves again costs nothing more at L2, but every sector is
@@ -876,6 +910,10 @@ static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
                 "%s are uncoalesced (%.1f of every 32 bytes used%s) but only %.1f%% of the kernel's global "
                 "sectors: not what it waits on.",
                 ld ? "Global loads" : "Global stores", bps, why, share * 100.0);
+      else if (!waits)
+        pc_note(w, 3, cause, bname, bps, bmax, "%s are uncoalesced (%.1f of every 32 bytes used%s) but %s: not what it "
+                "waits on.",
+                ld ? "Global loads" : "Global stores", bps, why, idle);
       else
         pc_hit(w, 3, cause, bname, bps, bmax,
                ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
@@ -896,6 +934,10 @@ static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
                 "%s touch %.1f sectors per request, more than any coalesced width needs, but they are only %.1f%% of "
                 "the kernel's global sectors.",
                 ld ? "Global loads" : "Global stores", spr, share * 100.0);
+      else if (!waits)
+        pc_note(w, 3, cause, ratio, spr, svec,
+                "%s touch %.1f sectors per request, more than any coalesced width needs, but %s: not what it waits on.",
+                ld ? "Global loads" : "Global stores", spr, idle);
       else
         pc_hit(w, 3, cause, ratio, spr, svec,
                ld ? "Make a warp's lanes read consecutive addresses (transpose the index or stage the tile through "
@@ -923,23 +965,34 @@ static void pc_walk_ldgsts(pc_walk *w, const pc_kernel *k) {
   const double n = pc_nonneg(k->metric[PC_M_LDGSTS_INST]), bps = k->derived.bytes_per_sector_ldgsts;
   const double bmin = PC_T(PC_T_BPS_MIN);
   if (pc_is_null(n) || n == 0) return; /* no cp.async (or not measured: older exports know none) */
-  if (pc_has(bps) && bps > 0 && bps <= bmin + 1e-9)
-    pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, PC_BPS_LDGSTS, bps, bmin,
-           "Make the cp.async copies of a warp cover consecutive addresses (align each tile row to 32 bytes and "
-           "copy 16 bytes a lane): the warp uses only %.1f of every 32 bytes it fetches.",
-           bps);
+  char idle[200] = "";
+  if (pc_has(bps) && bps > 0 && bps <= bmin + 1e-9) {
+    if (pc_waits_on_memory(k, idle, sizeof idle))
+      pc_hit(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, PC_BPS_LDGSTS, bps, bmin,
+             "Make the cp.async copies of a warp cover consecutive addresses (align each tile row to 32 bytes and "
+             "copy 16 bytes a lane): the warp uses only %.1f of every 32 bytes it fetches.",
+             bps);
+    else
+      pc_note(w, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS, PC_BPS_LDGSTS, bps, bmin,
+              "cp.async copies use %.1f of every 32 bytes they fetch, but %s: not what the kernel waits on.", bps,
+              idle);
+  }
 }
 
-static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
+/* Local memory (step 3, whatever the bound): spills and dynamically indexed
+ * arrays cost an LSU instruction and an L1 round trip on every access, so
+ * they slow a compute-bound kernel as much as a memory-bound one (a FIR
+ * filter whose ring buffer lived in local memory ran 1.7x faster unrolled,
+ * with its ALU pipe at 66% and issue slots at 81%: kernels/advice
+ * spill_ring, H200; seed 004: "a spilling kernel can be both
+ * occupancy-limited and memory-bound").  A share of the traffic above
+ * local_share_max is the verdict, less a finding; without the share, any
+ * sector is the verdict; passing needs both counters on the memory side
+ * (off it, counters that were not measured are not asked for, as step 3's
+ * others are not). */
+static void pc_walk_local(pc_walk *w, const pc_kernel *k, int memory_side) {
   const double *m = k->metric;
   const pc_derived *dv = &k->derived;
-  pc_walk_coalescing(w, k, 1);
-  pc_walk_coalescing(w, k, 0);
-  pc_walk_ldgsts(w, k);
-
-  /* Local memory: a share of the traffic above local_share_max is the
-   * verdict, less a finding; without the share, any sector is the verdict;
-   * passing needs both counters. */
   const double lld = pc_nonneg(m[PC_M_LOCAL_LD_SECTORS]), lst = pc_nonneg(m[PC_M_LOCAL_ST_SECTORS]);
   const double lthr = PC_T(PC_T_LOCAL_SECTORS_MAX), lshare = PC_T(PC_T_LOCAL_SHARE_MAX);
   static const char spill_advice[] =
@@ -955,10 +1008,19 @@ static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
       pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL_SHARE, dv->local_share, lshare, "%s", spill_advice);
     else
       pc_hit(w, 3, PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS, PC_LOCAL, dv->local_sectors, lthr, "%s", spill_advice);
-  } else if (pc_is_null(lld) || pc_is_null(lst)) {
+  } else if (memory_side && (pc_is_null(lld) || pc_is_null(lst))) {
     pc_missing(w, 3, pc_which_missing(lld, lst, PC_LOCAL, PC_NAME(PC_M_LOCAL_LD_SECTORS), PC_NAME(PC_M_LOCAL_ST_SECTORS)),
                "local-memory traffic");
   }
+}
+
+static void pc_walk_step3(pc_walk *w, const pc_kernel *k) {
+  const double *m = k->metric;
+  const pc_derived *dv = &k->derived;
+  pc_walk_coalescing(w, k, 1);
+  pc_walk_coalescing(w, k, 0);
+  pc_walk_ldgsts(w, k);
+  pc_walk_local(w, k, 1);
 
   /* Shared-memory bank conflicts: the verdict only when L1/shared memory is
    * busy (or its load was not measured); else the replays cost nothing the
@@ -1355,14 +1417,26 @@ static void pc_walk_step0(const pc_walk *w, const pc_kernel *k, const pc_device 
   const double top = mem_top ? mem : comp;
   const char *top_name = mem_top ? mem_name : comp_name;
   if (pc_has(top) && top >= roof) {
+    /* What "less work there" means on each pipe (seed 004 Decision 4:
+     * avoidable slow-path arithmetic, faster-path forms). */
+    const pc_unit_def *u = pc_unit_lookup(top_name);
+    const char *less = "a different algorithm or data type";
+    if (u && strcmp(u->name, "xu") == 0)
+      less = "fewer special-function instructions: sin, exp, rsqrt and division as a recurrence or a polynomial on "
+             "the FMA pipe";
+    else if (u && strcmp(u->name, "fp64") == 0)
+      less = "FP32 where the precision allows, or fewer FP64 operations";
+    else if (u && strcmp(u->name, "tensor") == 0)
+      less = "a lower precision (bf16, fp8) or fewer FLOPs: a different algorithm";
+    else if (u && strcmp(u->name, "lsu") == 0)
+      less = "fewer, wider memory instructions (16 bytes a lane)";
     pc_finding_set(v, 0, PERFCHECK_CAUSE_AT_ROOF, top_name, top, roof,
                    mem_top ? "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
                              "kernel faster means moving fewer bytes (a different algorithm or data type), not tuning "
                              "this one."
                            : "Finished as written: %s, the busiest unit, is at %.1f%% of its peak, so making the "
-                             "kernel faster means doing less work there (a different algorithm or data type), not "
-                             "tuning this one.",
-                   pc_unit_words(top_name), top);
+                             "kernel faster means doing less work there (%s), not tuning this one.",
+                   pc_unit_words(top_name), top, less);
   } else if (pc_has(mem) && pc_has(comp)) {
     const pc_stall_def *sd = pc_stall_def_of(st->reason);
     if (sd && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE)) {
@@ -1448,7 +1522,20 @@ static void pc_walk_run(pc_walk *w, const pc_kernel *k, const pc_device *d, perf
   pc_sides_of(k, d, bound, memory_side, compute_side);
   const int idle = pc_grid_idles_sms(k, d);
   if (idle) pc_walk_grid_hit(w, k->derived.waves_per_sm);
-  if (*memory_side) pc_walk_step3(w, k);
+  if (*memory_side)
+    pc_walk_step3(w, k);
+  else
+    pc_walk_local(w, k, 0); /* step 3's local memory, whatever the bound */
+  /* Both sides at their roofs (seed 004 Decision 2: "both high: are you
+   * close to hardware limits?"): a memory mechanism removed would run into
+   * the compute roof right behind it (cuBLAS's TF32 GEMM: L1 at 88% with
+   * 29% of its shared wavefronts conflicts, tensor pipe at 85%), so step
+   * 3's hits stay findings and the verdict is at_roof. */
+  const double mem = k->derived.memory_pct, comp = k->derived.compute_pct;
+  if (pc_has(mem) && pc_has(comp) && mem >= PC_T(PC_T_AT_ROOF_PCT) && comp >= PC_T(PC_T_AT_ROOF_PCT))
+    for (size_t i = 0; i < w->n; i++)
+      if (w->f[i].step == 3 && w->prio[i] == PC_PRIO_HIT && w->f[i].cause != PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS)
+        w->prio[i] = PC_PRIO_NOTE, w->eligible[i] = 0;
   /* Step 4 runs before any at_roof: a divergent kernel can show 96% compute
    * throughput (report-contract.md, the second trap). */
   if (*compute_side) pc_walk_step4(w, k);

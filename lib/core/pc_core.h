@@ -205,9 +205,9 @@ typedef struct pc_occupancy {
   int limit_shared_mem;
   int blocks_per_sm;            /* min of the four */
   pc_limiter binding;           /* the one that sets the min (first in the
-                                   order registers, shared memory, warps,
-                                   blocks when several tie at a value below
-                                   the others; see pc_occupancy.c) */
+                                   order blocks, warps, registers, shared
+                                   memory when several tie; see
+                                   pc_occupancy.c) */
   int warps_per_sm;
   double theoretical_pct;
 } pc_occupancy;

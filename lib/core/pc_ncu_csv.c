@@ -944,10 +944,13 @@ static int pc_sig_add_duration(pc_sig *s, double v) {
 }
 
 /* Occupancy's binding limit: the smallest of the four, ties going to the
- * first in the order registers, shared memory, warps, blocks (pc_core.h). */
+ * first in the order blocks, warps, registers, shared memory: ncu prints the
+ * per-SM block limit for a resource the kernel does not use (32-thread
+ * blocks with no shared memory read 32 and 32 on the H200), so a tie with
+ * the block limit is that limit. */
 static pc_limiter pc_binding(const pc_attributes *a) {
-  const double v[4] = {a->limit_registers, a->limit_shared_mem, a->limit_warps, a->limit_blocks};
-  const pc_limiter l[4] = {PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY, PC_LIMIT_WARPS, PC_LIMIT_BLOCKS};
+  const double v[4] = {a->limit_blocks, a->limit_warps, a->limit_registers, a->limit_shared_mem};
+  const pc_limiter l[4] = {PC_LIMIT_BLOCKS, PC_LIMIT_WARPS, PC_LIMIT_REGISTERS, PC_LIMIT_SHARED_MEMORY};
   pc_limiter best = PC_LIMIT_NONE;
   double bv = INFINITY;
   for (int i = 0; i < 4; i++)

@@ -120,11 +120,14 @@ int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_oc
   else
     lim_smem = d->max_smem_per_sm / smem_per_block;
 
-  long n = lim_regs;
-  pc_limiter binding = PC_LIMIT_REGISTERS;
-  if (lim_smem < n) n = lim_smem, binding = PC_LIMIT_SHARED_MEMORY;
+  /* Ties go to the first in the order blocks, warps, registers, shared
+   * memory, as in the ncu reader (pc_ncu_csv.c): the hardware limits that
+   * the block size sets before the resources. */
+  long n = lim_blocks;
+  pc_limiter binding = PC_LIMIT_BLOCKS;
   if (lim_warps < n) n = lim_warps, binding = PC_LIMIT_WARPS;
-  if (lim_blocks < n) n = lim_blocks, binding = PC_LIMIT_BLOCKS;
+  if (lim_regs < n) n = lim_regs, binding = PC_LIMIT_REGISTERS;
+  if (lim_smem < n) n = lim_smem, binding = PC_LIMIT_SHARED_MEMORY;
   if (n <= 0) return pc_occ_fail(out);
 
   out->limit_warps = (int)lim_warps;

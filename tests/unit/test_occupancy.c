@@ -360,16 +360,24 @@ static void test_h200(void **state) {
 static void test_tie_rule(void **state) {
   (void)state;
   pc_device d = h200();
-  /* Registers and shared memory both allow one block: registers is named. */
+  /* Ties go to the first of blocks, warps, registers, shared memory (the
+   * order the ncu reader uses: ncu prints the block limit for a resource a
+   * kernel does not use).  Registers and shared memory both allow one
+   * block: registers is named. */
   pc_occupancy o = occ(&d, 256, 255, 0, 120000);
   assert_int_equal(o.limit_registers, 1);
   assert_int_equal(o.limit_shared_mem, 1);
   assert_int_equal(o.binding, PC_LIMIT_REGISTERS);
-  /* Warps and blocks tie at 16 on the T4 with 64-thread blocks: warps. */
+  /* Warps and blocks tie at 16 on the T4 with 64-thread blocks: blocks. */
   pc_device t = t4();
   o = occ(&t, 64, 8, 0, 0);
   assert_int_equal(o.limit_warps, 16);
   assert_int_equal(o.limit_blocks, 16);
+  assert_int_equal(o.binding, PC_LIMIT_BLOCKS);
+  /* Warps and registers tie at 2 (1024 threads, 32 registers): warps. */
+  o = occ(&d, 1024, 32, 0, 0);
+  assert_int_equal(o.limit_warps, 2);
+  assert_int_equal(o.limit_registers, 2);
   assert_int_equal(o.binding, PC_LIMIT_WARPS);
 }
 
