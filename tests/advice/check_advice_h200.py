@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The advice corpus as the H200 measured it (tests/data/advice/h200-2026-12-01):
+diagnoses the committed ncu export with the current rules and scores every
+pair's verdict against its measured speedup (scripts/advice_corpus.py).
+
+    check_advice_h200.py --perfcheck build/bin/perfcheck
+
+Fails when fewer paying fault changes are named than the floor below (the
+rules at the time of the run named 27 of 28; issue 19's goal is 90%), when a
+counterexample's slower change is advised, or when fewer at_roof entries
+are called at_roof.  Exit 0 / 1, 2 on a usage error.
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DATA = os.path.join(ROOT, "tests", "data", "advice", "h200-2026-12-01")
+
+FAULT_RIGHT_SHARE_MIN = 0.90  # issue 19: at least 90% of the changes that paid are named
+FAULT_RIGHT_MIN = 27          # the count on 2026-12-01 (27 of 28): a regression fails
+AT_ROOF_MIN = 11              # of 12 scored (colsum_grid's usual edit paid: premise broken)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--perfcheck", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = os.path.join(tmp, "advice.nvtx.csv")
+        with gzip.open(os.path.join(DATA, "advice.nvtx.csv.gz"), "rb") as src, open(csv, "wb") as dst:
+            dst.write(src.read())
+        rep = os.path.join(tmp, "offline.json")
+        with open(rep, "wb") as out:
+            p = subprocess.run([a.perfcheck, "diagnose", "--format", "json", "--quiet", csv], stdout=out,
+                               stderr=subprocess.PIPE, check=False)
+        if p.returncode != 0:
+            print("perfcheck diagnose exited %d: %s" % (p.returncode, p.stderr.decode()[:400]))
+            return 1
+        s = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "advice_corpus.py"), "--timing",
+                            os.path.join(DATA, "time.tsv"), "--report", rep, "--pairs",
+                            os.path.join(ROOT, "kernels", "advice", "pairs.tsv"), "--format", "json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        if s.returncode != 0:
+            print("advice_corpus.py exited %d: %s" % (s.returncode, s.stderr.decode()[:400]))
+            return 1
+        doc = json.loads(s.stdout)
+    t = doc["totals"]
+    bad = []
+    for r in doc["pairs"]:
+        if r["result"] in ("missed", "wrong", "no verdict"):
+            print("%-20s %-14s %s (verdict %s, stall %s, %s)" % (r["pair"], r["kind"], r["result"], r["verdict"],
+                                                                 r["stall"], "%.2fx" % r["speedup"]
+                                                                 if r["speedup"] else "no speedup"))
+    share = t["fault_verdicts_right_share"] or 0
+    if t["fault_verdicts_right"] < FAULT_RIGHT_MIN or share < FAULT_RIGHT_SHARE_MIN:
+        bad.append("fault verdicts naming a change that paid: %d of %d (at least %d and %.0f%% wanted)"
+                   % (t["fault_verdicts_right"], t["fault_changes_paid"], FAULT_RIGHT_MIN, 100 * FAULT_RIGHT_SHARE_MIN))
+    if t["counterexamples_not_advised"] != t["counterexamples"] or t["counterexamples"] != 3:
+        bad.append("seed 000's counterexamples not advised: %d of %d (all 3 wanted)"
+                   % (t["counterexamples_not_advised"], t["counterexamples"]))
+    if t["at_roof_called_at_roof"] < AT_ROOF_MIN:
+        bad.append("at_roof entries called at_roof: %d of %d (at least %d wanted)"
+                   % (t["at_roof_called_at_roof"], t["at_roof_entries"], AT_ROOF_MIN))
+    print("advice corpus, H200 2026-12-01, offline under the current rules: %d of %d paying fault changes named "
+          "(%.0f%%), geomean of the advice followed %.2fx; at_roof %d of %d; counterexamples not advised %d of %d"
+          % (t["fault_verdicts_right"], t["fault_changes_paid"], 100 * share, t["geomean_advice_followed"] or 0,
+             t["at_roof_called_at_roof"], t["at_roof_entries"], t["counterexamples_not_advised"],
+             t["counterexamples"]))
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
