@@ -1173,6 +1173,166 @@ static void test_corpus_refinements(void **state) {
   pc_kernel_free(&k);
 }
 
+/* ---- issue 19: verdicts that pay (each case from an H200 measurement) --------- */
+
+/* Stall reasons as ncu's --set full gives them (warps stalled per issued
+ * instruction), the rest measured 0. */
+static void set_stalls(pc_kernel *k, double long_sb, double barrier, double wait, double math, double mio) {
+  for (int i = PC_M_STALL_LONG_SCOREBOARD; i <= PC_M_STALL_GMMA; i++) k->metric[i] = 0;
+  k->metric[PC_M_STALL_LONG_SCOREBOARD] = long_sb;
+  k->metric[PC_M_STALL_BARRIER] = barrier;
+  k->metric[PC_M_STALL_WAIT] = wait;
+  k->metric[PC_M_STALL_MATH_PIPE_THROTTLE] = math;
+  k->metric[PC_M_STALL_MIO_THROTTLE] = mio;
+}
+
+/* Seed 000's mysteryC with one block per SM on the H200 (corpus export):
+ * SM 61.6%, issue 0.68, 1.26 eligible warps a scheduler, long_scoreboard 55%
+ * of the stalls: occupancy, and dropping the request ran 232.5 -> 151.4 us.
+ * The same kernel with a throttle dominating, or with eligible warps to
+ * spare, or a unit at its roof, keeps occupancy as a finding. */
+static void test_occupancy_needs_evidence(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+  mystery(&k, MYSTERY_C48000, 1);
+  k.grid[0] = 16384;
+  k.attr.theoretical_occupancy_pct = 12.5, k.attr.blocks_per_sm = 1, k.attr.warps_per_sm = 8;
+  k.attr.binding = PC_LIMIT_SHARED_MEMORY;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 12.35;
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 61.6;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 1.6;
+  k.metric[PC_M_ISSUE_ACTIVE] = 0.68;
+  k.metric[PC_M_WARPS_ELIGIBLE] = 1.26;
+  k.metric[PC_M_WARPS_ACTIVE] = 1.99;
+  set_stalls(&k, 0.59, 0.0, 0.32, 0.02, 0.0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+  assert_non_null(strstr(k.diag.verdict.advice, "1.3 eligible warps"));
+  assert_string_equal(k.diag.stall.reason, "long_scoreboard");
+  assert_near(k.diag.stall.share, 0.59 / (0.59 + 0.32 + 0.02), 1e-9);
+  /* A throttle dominates: a full queue, more warps would queue behind it. */
+  set_stalls(&k, 0.1, 0.0, 0.1, 0.9, 0.0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_string_equal(k.diag.stall.reason, "math_pipe_throttle");
+  assert_non_null(find_cause(&k, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY));
+  assert_non_null(strstr(k.diag.verdict.advice, "math_pipe_throttle"));
+  /* Schedulers with eligible warps to spare (4 or more): not starved. */
+  set_stalls(&k, 0.59, 0.0, 0.32, 0.02, 0.0);
+  k.metric[PC_M_WARPS_ELIGIBLE] = 4.5;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  /* A unit at its roof (80%): more warps add nothing. */
+  k.metric[PC_M_WARPS_ELIGIBLE] = 1.26;
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 85;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  /* Achieved far below what the resources allow: a tail, not the limit. */
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 61.6;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 5;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  /* Without the warp states (an older export): occupancy stands on the
+   * roofs alone, and says the stalls were not measured. */
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 12.35;
+  for (int i = PC_M_WARPS_ELIGIBLE; i <= PC_M_STALL_GMMA; i++) k.metric[i] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+  assert_non_null(strstr(k.diag.verdict.advice, "warp stalls not measured"));
+  assert_null(k.diag.stall.reason);
+  pc_kernel_free(&k);
+}
+
+/* Seed 000's counter-example of day 17: 75% occupancy limited by registers,
+ * where __launch_bounds__ reached 100% and ran slower.  Achieved 70% is not
+ * low: no occupancy verdict (the advice corpus's launch_bounds_spill: 0.17x). */
+static void test_seed000_day17_not_advised(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.attr.theoretical_occupancy_pct = 75, k.attr.binding = PC_LIMIT_REGISTERS;
+  k.metric[PC_M_WARPS_ACTIVE_PCT] = 69.8;
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 96;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_not_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  pc_kernel_free(&k);
+}
+
+/* latency_bound names the dominant stall and its change, or the two largest
+ * when none is above 30% of the stall cycles. */
+static void test_latency_bound_names_the_stall(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 25;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 55.7; /* scale_f32: 16-byte loads ran 1.57x faster */
+  set_stalls(&k, 37.7, 0, 2.3, 0, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_string_equal(k.diag.stall.reason, "long_scoreboard");
+  assert_non_null(strstr(k.diag.verdict.advice, "more bytes in flight"));
+  set_stalls(&k, 2.5, 3.0, 2.4, 1.5, 1.5); /* CUB onesweep-like: no stall dominates */
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_string_equal(k.diag.stall.reason, "barrier");
+  assert_true(k.diag.stall.share < 0.40);
+  assert_non_null(strstr(k.diag.verdict.advice, "no stall dominates"));
+  pc_kernel_free(&k);
+}
+
+/* Uncoalesced accesses are the verdict only when the kernel can be waiting
+ * on them: a pointer chase whose warps wait at a barrier with L2 at 4% ran
+ * 3.1x faster without the barrier (barrier_uneven); the same loads with
+ * warps waiting on long_scoreboard stay the verdict. */
+static void test_uncoalesced_needs_memory_waits(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_LD_BYTES_PER_SECTOR] = 4;
+  k.metric[PC_M_ST_BYTES_PER_SECTOR] = 32;
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 15;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 0.3;
+  k.metric[PC_M_L2_THROUGHPUT_PCT] = 4.3;
+  set_stalls(&k, 12, 74.8, 3, 0, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_string_equal(k.diag.stall.reason, "barrier");
+  const pc_finding *u = find_cause(&k, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  assert_non_null(u);
+  assert_non_null(strstr(u->advice, "not what it waits on"));
+  set_stalls(&k, 74.8, 12, 3, 0, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+  pc_kernel_free(&k);
+}
+
+/* A value within the nudge of its threshold is borderline and names the
+ * runner-up: L2 at 79.1% (torch's column sum) against at_roof_pct 80. */
+static void test_borderline_runner_up(void **state) {
+  (void)state;
+  pc_device d = h200();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 11.4;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 75.8;
+  k.metric[PC_M_L2_THROUGHPUT_PCT] = 79.1;
+  set_stalls(&k, 56.7, 2.0, 1.5, 0, 0);
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_true(k.diag.borderline);
+  assert_int_equal(k.diag.runner_up, PERFCHECK_CAUSE_AT_ROOF);
+  /* Far from every threshold: not borderline. */
+  k.metric[PC_M_L2_THROUGHPUT_PCT] = 40, k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 35;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_false(k.diag.borderline);
+  assert_int_equal(k.diag.runner_up, PERFCHECK_CAUSE_NONE);
+  pc_kernel_free(&k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thresholds_table),
@@ -1197,6 +1357,11 @@ int main(void) {
       cmocka_unit_test(test_step1_is_the_regions),
       cmocka_unit_test(test_report_offline_and_regions),
       cmocka_unit_test(test_corpus_refinements),
+      cmocka_unit_test(test_occupancy_needs_evidence),
+      cmocka_unit_test(test_seed000_day17_not_advised),
+      cmocka_unit_test(test_latency_bound_names_the_stall),
+      cmocka_unit_test(test_uncoalesced_needs_memory_waits),
+      cmocka_unit_test(test_borderline_runner_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
