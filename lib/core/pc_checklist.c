@@ -88,13 +88,14 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_CEILING_HIGH_PCT] = {"ceiling_high_pct", 60,
                                "step 2: memory or compute throughput at or above this % of peak names the bound; "
                                "both measured and below it: latency",
-                               "seed 004 Decision 2 (below ~60%: low)", PT},
+                               "seed 004 Decision 2 (below ~60%: low); ncu SpeedOfLight.py (latency_bound_threshold 60)", PT},
     [PC_T_AT_ROOF_PCT] = {"at_roof_pct", 80,
                           "a unit (pipe, memory level, SM, issue slots) at or above this % of its peak is near its "
                           "roof: with nothing else caught the kernel is at_roof (below it, latency_bound), and no "
                           "occupancy or grid verdict is given while one is",
                           "seed 004 Decision 2 (above ~80%: high, near-limit regime) and its occupancy-vs-utilization "
-                          "quadrant (low occupancy + high utilization: more warps add nothing); seed 002",
+                          "quadrant (low occupancy + high utilization: more warps add nothing); seed 002; ncu "
+                          "SpeedOfLight.py (no_bound_threshold 80)",
                           PT},
     [PC_T_BPS_MIN] = {"bytes_per_sector_uncoalesced", 16,
                       "step 3: a warp using at most this many bytes of each 32-byte sector it fetches (loads, "
@@ -149,14 +150,18 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                       "step 3: shared-memory bank conflicts above this share of shared load "
                                       "wavefronts; the verdict only when L1/shared memory is at ceiling_high_pct or "
                                       "more (else the conflicts cost nothing the kernel waits on: a finding)",
-                                      "seed 004 Decision 5 (~10% of shared-memory wavefronts)", RL},
+                                      "seed 004 Decision 5 (~10% of shared-memory wavefronts); ncu "
+                                      "SharedMemoryConflicts.py (10%)",
+                                      RL},
     [PC_T_ATOMIC_SHARE_MAX] = {"atomic_share_max", 0.10,
                                "step 3: L2 atom + red requests above this share of every L2 request (lts__t_requests; "
                                "in exports without it, of global ld + st requests + atom + red)",
                                "seed 004 Decision 5 (\"relative to total L2 requests\")", RL},
     [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
                       "step 4: threads per executed instruction below this (of 32) is divergence",
-                      "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24)", RL},
+                      "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24); ncu "
+                      "ThreadDivergence.py (24)",
+                      RL},
     [PC_T_TPI_PRED_ON_MIN] = {"threads_per_instruction_pred_on_min", 24,
                               "step 4: predicated-on threads per instruction below this (a finding only)",
                               "seed 004 Decision 3 (predication, below ~24)", RL},
@@ -182,7 +187,9 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                         "step 5: a grid of fewer waves than this leaves SMs idle: grid_too_small when no unit is near "
                         "its roof; judged before step 3 when the grid has fewer blocks than the GPU has SMs; a "
                         "finding when every SM has a block and achieved occupancy reaches achieved_occupancy_low_pct",
-                        "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1)", RL},
+                        "seed 004 Decision 1 (launch__waves_per_multiprocessor < 1); ncu SpeedOfLight.py "
+                        "(waves_threshold 1)",
+                        RL},
     [PC_T_ACHIEVED_LOW_PCT] = {"achieved_occupancy_low_pct", 60, "step 5: achieved occupancy below this % is low",
                                "seed 004 Decision 1 and practical thresholds (< 60% achieved occupancy is low)", PT},
     [PC_T_THEORETICAL_FULL_PCT] = {"theoretical_occupancy_full_pct", 100,
@@ -209,7 +216,7 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                    "an occupancy verdict, and latency_bound names the dominant stall (or the two "
                                    "largest when none dominates)",
                                    "seed 004 Symptom 3.8.2 (\"flag any single stall category accounting for more "
-                                   "than ~30% of total stall cycles\")",
+                                   "than ~30% of total stall cycles\"); ncu CPIStall.py (ratio_threshold 0.3)",
                                    RL},
     [PC_T_COMMUNICATION_SHARE_MAX] = {"communication_share_max", 0.5,
                                       "step 1: communication kernels (NCCL's, named nccl*) for more than this share "

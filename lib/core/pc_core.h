@@ -591,8 +591,8 @@ const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k)
  * was measured. */
 pc_unit_load pc_checklist_ceiling(const pc_kernel *k, const pc_device *d, int memory_side);
 /* Step 5's near-roof rule: 1 when the larger of the two sides' loads is at
- * occupancy_near_roof_pct or more, or the tensor pipe at ceiling_high_pct or
- * more (then low occupancy is a finding, not the verdict).  *top (may be
+ * at_roof_pct or more, or the tensor pipe at tensor_dominated_pct or more
+ * (then low occupancy is a finding, not the verdict).  *top (may be
  * NULL) gets that unit. */
 int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load *top);
 /* Step 4's line: threads per instruction below this is divergent_warps

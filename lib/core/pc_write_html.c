@@ -330,7 +330,7 @@ static void pc_band_step4(pc_band *b, const pc_kernel *k, const pc_step_view *v)
 }
 
 /* Step 5: waves and occupancy, with the near-roof rule (a unit at
- * occupancy_near_roof_pct makes low occupancy a finding, not the verdict). */
+ * at_roof_pct makes low occupancy a finding, not the verdict). */
 static void pc_band_step5(pc_band *b, const pc_kernel *k, const pc_device *d, const pc_step_view *v) {
   char x[32], t[32], u[48], y[32];
   const double ach = k->derived.achieved_occupancy_pct, theo = k->derived.theoretical_occupancy_pct;
@@ -363,13 +363,15 @@ static void pc_band_step5(pc_band *b, const pc_kernel *k, const pc_device *d, co
   if (low_noted && near_roof)
     snprintf(b->decision, sizeof b->decision, "low; %s at roof", pc_unit_text(u, sizeof u, &top));
   else if (low_noted)
-    snprintf(b->decision, sizeof b->decision, "low, no limiter: passes");
+    snprintf(b->decision, sizeof b->decision, "low, no evidence: passes");
   else
     snprintf(b->decision, sizeof b->decision, "passes");
-  char passed[240];
-  snprintf(passed, sizeof passed, "At least one wave; achieved %s%% of %s%% (low: < %s%% with a unit under %s%%).",
+  char passed[300];
+  snprintf(passed, sizeof passed,
+           "At least one wave; achieved %s%% of %s%% (a limit is the verdict below %s%% only with no unit at %s%% "
+           "and warps starved, not throttled).",
            pc_html_num(x, sizeof x, ach), pc_html_num(u, sizeof u, theo), pc_html_num(t, sizeof t, low),
-           pc_html_num(y, sizeof y, pc_t("occupancy_near_roof_pct")));
+           pc_html_num(y, sizeof y, pc_t("at_roof_pct")));
   pc_band_detail_view(b, v, passed);
 }
 
