@@ -4,32 +4,27 @@
  * images and pass counts through CUPTI's Profiler Host API, which needs no GPU
  * when given a chip name; and perfcheck_metric_passes().
  *
- * Which counters a set collects.  Passes measured with the host API (CUDA
- * 13.0 Update 1, no availability image), names in the table's order, which
- * is the order this file hands them to CUPTI (tests/unit/test_passes.c
- * checks every number):
+ * Which counters a set collects, and in which order CUPTI gets them: the
+ * unique counter names, sorted (pc_rp_plan_sources).  CUPTI's pass
+ * scheduling depends on the order (200 random orders of the default set on
+ * GH100: 4 passes in 177, 5 in 23; the table's order gave 5, sorted gives
+ * 4).  Passes measured with the host API (CUDA 13.0 Update 1, no
+ * availability image; tests/unit/test_passes.c checks every number):
  *
- *   passes                    GH100  TU102  GA100  AD102  GB100
- *   default                     4      4      4      4      4
- *   default, l1tex requests     6      6      6      6      6
- *   sol                        10     11      9      9     11
- *   sol, l1tex requests        12     13     11     11     13
- *   full (l1tex requests)      12     13     11     11     13
- *   full, substitutes          10     11      9      9     11
+ *   passes                    GH100  GB100  AD102  GA100  TU102
+ *   default                     4      4      5      4      5
+ *   default, l1tex requests     5      5      5      6      6
+ *   sol                        13     12     11     10      9
+ *   full                       17     15     14     13     12
  *
- * `default` and `sol` collect the global ld/st request counts through their
- * substitutes (smsp__sass_inst_executed_op_global_{ld,st}.sum; they equalled
- * the L1TEX request counters on every launch measured on the H200): they ride
- * in the instrumented pass that the flop counts need anyway, and the L1TEX
- * request counters conflict with the sector counters (2 passes more).
- * `full` collects every metric as ncu spells it, the L1TEX request counters
- * included (2 passes more on GH100), so that a full run can be compared with
- * ncu counter for counter.  A list can choose either way: naming the L1TEX
- * counter collects it, naming the substitute collects the substitute.
- *
- * CUPTI's pass scheduling depends on the order of the names for the larger
- * sets (200 random orders of `sol` on GH100: 10 to 13 passes; the table's
- * order gives 10, the best seen); `default` is 4 in every order tried.
+ * `default` and `sol` collect some quantities through substitutes (the
+ * SASS counts of pc_metrics.c's table: ld/st instruction counts for the
+ * L1TEX request counters, local sectors, shared-load wavefronts, and the
+ * threads-per-instruction ratios as ratios of SASS counts): they ride in the
+ * instrumented pass that the flop counts need anyway.  `full` collects every
+ * metric as ncu spells it, so that a full run can be compared with ncu
+ * counter for counter.  A list can choose either way: naming the ncu metric
+ * collects it, naming the substitute collects the substitute.
  */
 #define _GNU_SOURCE /* dlinfo, RTLD_DI_LINKMAP */
 #include <dlfcn.h>
@@ -314,50 +309,138 @@ static void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *re
   plan->nrejected++;
 }
 
-static const char *pc_plan_metric_name(const pc_rp_plan *plan, int id) {
-  const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
-  return plan->use_substitute[id] && m->substitute ? m->substitute : m->name;
+/* ---- Substitutes that are ratios ------------------------------------------------
+ *
+ * A substitute written "A/B" in the metric table (pc_metrics.c) is the ratio
+ * of two counters collected in its stead: the threads-per-instruction ratios
+ * come from the SASS-instrumented thread and instruction counts, which ride
+ * in the instrumented pass the flop counts need anyway, where the hardware
+ * ratio took SMSP counters that the stall reasons need (issue 21's pass
+ * budget).  Split once into two names. */
+static char pc_sub_part[PC_M_COUNT][2][PC_METRIC_NAME_MAX];
+static pthread_once_t pc_sub_once = PTHREAD_ONCE_INIT;
+static void pc_sub_split(void) {
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    const char *sub = pc_metric_by_id((pc_metric_id)i)->substitute;
+    const char *slash = sub ? strchr(sub, '/') : NULL;
+    if (!slash) continue;
+    snprintf(pc_sub_part[i][0], sizeof pc_sub_part[i][0], "%.*s", (int)(slash - sub), sub);
+    snprintf(pc_sub_part[i][1], sizeof pc_sub_part[i][1], "%s", slash + 1);
+  }
 }
 
-size_t pc_rp_plan_slots(const pc_rp_plan *plan, size_t *slots, size_t cap) {
-  size_t n = 0;
-  if (!plan) return 0;
+/* The counter names metric `id` is collected from under the plan: one (the
+ * metric or its substitute) or two (a ratio substitute, numerator first).
+ * Returns the count. */
+static int pc_plan_metric_parts(const pc_rp_plan *plan, int id, const char *parts[2]) {
+  const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
+  if (!(plan->use_substitute[id] && m->substitute)) {
+    parts[0] = m->name;
+    return 1;
+  }
+  pthread_once(&pc_sub_once, pc_sub_split);
+  if (pc_sub_part[id][0][0]) {
+    parts[0] = pc_sub_part[id][0];
+    parts[1] = pc_sub_part[id][1];
+    return 2;
+  }
+  parts[0] = m->substitute;
+  return 1;
+}
+
+static int pc_cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The unique counter names of the plan, sorted (the order CUPTI gets them
+ * in).  Returns the count; *out is malloc'd (NULL with 0 names), -1 on out
+ * of memory.  `want` (may be NULL: the plan's own) restricts the table
+ * metrics; `xwant` (may be NULL: all) the extras. */
+static long pc_plan_names(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
+                          const char ***out) {
+  *out = NULL;
+  size_t cap = 2 * PC_M_COUNT + plan->nextra, n = 0;
+  const char **v = malloc((cap ? cap : 1) * sizeof *v);
+  if (!v) return -1;
   for (int i = 0; i < PC_M_COUNT; i++) {
-    if (!plan->want[i]) continue;
-    if (slots && n < cap) slots[n] = (size_t)i;
-    n++;
+    if (!plan->want[i] || (want && !want[i])) continue;
+    const char *parts[2];
+    const int k = pc_plan_metric_parts(plan, i, parts);
+    for (int j = 0; j < k; j++) v[n++] = parts[j];
   }
-  for (size_t i = 0; i < plan->nextra; i++) {
-    if (pc_rp_plan_is_rejected(plan, plan->extra[i])) continue;
-    if (slots && n < cap) slots[n] = PC_M_COUNT + i;
-    n++;
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i]) && (!xwant || xwant[i])) v[n++] = plan->extra[i];
+  qsort(v, n, sizeof *v, pc_cmp_name);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++)
+    if (u == 0 || strcmp(v[u - 1], v[i]) != 0) v[u++] = v[i];
+  if (u == 0) {
+    free(v);
+    return 0;
   }
-  return n;
+  *out = v;
+  return (long)u;
+}
+
+static int pc_name_index(const char **names, size_t n, const char *name) {
+  const char **hit = bsearch(&name, names, n, sizeof *names, pc_cmp_name);
+  return hit ? (int)(hit - names) : -1;
+}
+
+void pc_rp_sources_free(pc_rp_sources *s) {
+  if (!s) return;
+  free(s->names);
+  free(s->xsrc);
+  memset(s, 0, sizeof *s);
+}
+
+perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
+                                    pc_rp_sources *out, pc_err *err) {
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < PC_M_COUNT; i++) out->a[i] = out->b[i] = -1;
+  const long n = pc_plan_names(plan, want, xwant, &out->names);
+  if (n < 0 || (plan->nextra && !(out->xsrc = malloc(plan->nextra * sizeof *out->xsrc)))) {
+    pc_rp_sources_free(out);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  out->n = (size_t)n;
+  out->nextra = plan->nextra;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (!plan->want[i] || (want && !want[i])) continue;
+    const char *parts[2];
+    const int k = pc_plan_metric_parts(plan, i, parts);
+    out->a[i] = pc_name_index(out->names, out->n, parts[0]);
+    if (k == 2) out->b[i] = pc_name_index(out->names, out->n, parts[1]);
+    out->via[i] = plan->use_substitute[i];
+  }
+  for (size_t i = 0; i < plan->nextra; i++)
+    out->xsrc[i] = (!pc_rp_plan_is_rejected(plan, plan->extra[i]) && (!xwant || xwant[i]))
+                       ? pc_name_index(out->names, out->n, plan->extra[i])
+                       : -1;
+  return PERFCHECK_OK;
+}
+
+void pc_rp_sources_apply(const pc_rp_sources *s, const double *vals, double *values, double *extra) {
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (s->a[i] < 0) continue;
+    const double a = vals[s->a[i]];
+    if (s->b[i] < 0)
+      values[i] = a;
+    else /* NaN stays NaN; a ratio over no instruction is no value */
+      values[i] = (a == a && vals[s->b[i]] > 0) ? a / vals[s->b[i]] : PC_NULL;
+  }
+  for (size_t i = 0; extra && i < s->nextra; i++)
+    if (s->xsrc[i] >= 0) extra[i] = vals[s->xsrc[i]];
 }
 
 size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size_t cap) {
-  size_t slots[PC_M_COUNT + 64];
-  size_t n = pc_rp_plan_slots(plan, NULL, 0);
-  if (!names) return n;
-  /* Usually fits the stack array; a very long extra list is walked twice. */
-  if (n <= sizeof slots / sizeof slots[0]) {
-    pc_rp_plan_slots(plan, slots, n);
-    for (size_t k = 0; k < n && k < cap; k++)
-      names[k] = slots[k] < PC_M_COUNT ? pc_plan_metric_name(plan, (int)slots[k]) : plan->extra[slots[k] - PC_M_COUNT];
-    return n;
-  }
-  size_t k = 0;
-  for (int i = 0; i < PC_M_COUNT; i++)
-    if (plan->want[i]) {
-      if (k < cap) names[k] = pc_plan_metric_name(plan, i);
-      k++;
-    }
-  for (size_t i = 0; i < plan->nextra; i++)
-    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) {
-      if (k < cap) names[k] = plan->extra[i];
-      k++;
-    }
-  return k;
+  if (!plan) return 0;
+  const char **v = NULL;
+  const long n = pc_plan_names(plan, NULL, NULL, &v);
+  if (n <= 0) return 0;
+  for (long k = 0; names && k < n && (size_t)k < cap; k++) names[k] = v[k];
+  free(v);
+  return (size_t)n;
 }
 
 /* ==== The host-API lock ====================================================== */
@@ -449,8 +532,11 @@ static perfcheck_status pc_rp_plan_validate_u(CUpti_Profiler_Host_Object *host, 
   pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i]) continue;
-    const char *name = pc_plan_metric_name(plan, i);
+    const char *parts[2];
+    const int nparts = pc_plan_metric_parts(plan, i, parts);
+    const char *name = parts[0];
     CUptiResult r = pc_metric_props(host, name, &e);
+    if (r == CUPTI_SUCCESS && nparts == 2) r = pc_metric_props(host, name = parts[1], &e);
     if (r == CUPTI_SUCCESS) continue;
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
       perfcheck_status st = pc_cupti_status(r);
@@ -601,12 +687,18 @@ static perfcheck_status pc_rp_plan_configure_u(const char *chip, const uint8_t *
       const char *name = names[k];
       pc_rp_plan_reject(plan, name, reason);
       nrej++;
-      int via = 0;
-      const pc_metric_def *m = pc_metric_lookup(name, &via);
-      if (m && plan->want[m->id]) {
-        plan->want[m->id] = 0;
-        plan->use_substitute[m->id] = 0;
-      } else if (remove_extras) {
+      int table = 0; /* the table metrics collected from this name (a part of a ratio counts) */
+      for (int id = 0; id < PC_M_COUNT; id++) {
+        const char *parts[2];
+        if (!plan->want[id]) continue;
+        const int np = pc_plan_metric_parts(plan, id, parts);
+        if (strcmp(parts[0], name) == 0 || (np == 2 && strcmp(parts[1], name) == 0)) {
+          plan->want[id] = 0;
+          plan->use_substitute[id] = 0;
+          table = 1;
+        }
+      }
+      if (!table && remove_extras) {
         for (size_t i = 0; i < plan->nextra; i++)
           if (strcmp(plan->extra[i], name) == 0) {
             pc_remove_extra(plan, i);

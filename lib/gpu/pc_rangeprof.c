@@ -66,10 +66,7 @@ typedef struct pc_rp_chip {
   uint8_t *config;
   size_t config_size;
   int passes;
-  size_t n;                         /* counter names in the config */
-  const char **names;               /* static table names or plan->extra strings */
-  size_t *slots;                    /* pc_metric_id, or PC_M_COUNT + extra index */
-  unsigned char via[PC_M_COUNT];    /* 1: the slot is filled by a substitute */
+  pc_rp_sources src;                /* the counter names in the config, and what each fills */
 } pc_rp_chip;
 
 typedef struct pc_rp_ctx {
@@ -346,28 +343,15 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
    * takes the lock (pc_rp_collect, pc_rp_passes). */
   perfcheck_status st = pc_rp_plan_configure(ch->name, ch->avail, &rp->plan, 0, &ch->host, &ch->config,
                                              &ch->config_size, &ch->passes, &err);
-  if (st == PERFCHECK_OK) {
-    ch->n = pc_rp_plan_counter_names(&rp->plan, NULL, 0);
-    ch->names = calloc(ch->n ? ch->n : 1, sizeof *ch->names);
-    ch->slots = calloc(ch->n ? ch->n : 1, sizeof *ch->slots);
-    if (!ch->names || !ch->slots) {
-      st = pc_err_set(&err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-    } else if (ch->n == 0) {
-      st = pc_err_set(&err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on this %s device",
-                      ch->name);
-    } else {
-      pc_rp_plan_counter_names(&rp->plan, ch->names, ch->n);
-      pc_rp_plan_slots(&rp->plan, ch->slots, ch->n);
-      for (size_t k = 0; k < ch->n; k++)
-        if (ch->slots[k] < PC_M_COUNT) ch->via[ch->slots[k]] = rp->plan.use_substitute[ch->slots[k]];
-    }
-  }
+  if (st == PERFCHECK_OK) st = pc_rp_plan_sources(&rp->plan, NULL, NULL, &ch->src, &err);
+  if (st == PERFCHECK_OK && ch->src.n == 0)
+    st = pc_err_set(&err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on this %s device",
+                    ch->name);
   if (st != PERFCHECK_OK) {
     pc_rp_host_close(ch->host);
     free(ch->config);
     free(ch->avail);
-    free(ch->names);
-    free(ch->slots);
+    pc_rp_sources_free(&ch->src);
     free(ch);
     pc_rp_refuse(rp, st, "building the counter configuration for %s: %s", name, err.msg);
     return NULL;
@@ -480,8 +464,8 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
    * turned values into NaN without an error (docs/cupti.md §11). */
   CUpti_RangeProfiler_GetCounterDataSize_Params sp = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   sp.pRangeProfilerObject = c->obj;
-  sp.pMetricNames = c->chip->names;
-  sp.numMetrics = c->chip->n;
+  sp.pMetricNames = c->chip->src.names;
+  sp.numMetrics = c->chip->src.n;
   sp.maxNumOfRanges = 1;
   sp.maxNumRangeTreeNodes = 1;
   r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataSize, &sp);
@@ -583,7 +567,7 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   res.ctx = ctx;
   res.passes = ch->passes;
   for (int i = 0; i < PC_M_COUNT; i++) res.values[i] = PC_NULL;
-  memcpy(res.via, ch->via, sizeof res.via);
+  memcpy(res.via, ch->src.via, sizeof res.via);
   size_t nextra = rp->plan.nextra;
   if (nextra) {
     res.extra = malloc(nextra * sizeof *res.extra);
@@ -619,31 +603,25 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
                             "the profiler",
                             dropped);
     } else {
-      double *vals = malloc(ch->n * sizeof *vals);
+      double *vals = malloc(ch->src.n * sizeof *vals);
       if (!vals) {
         res.note = pc_rp_note("out of memory evaluating the counters");
       } else {
-        for (size_t k = 0; k < ch->n; k++) vals[k] = PC_NULL;
+        for (size_t k = 0; k < ch->src.n; k++) vals[k] = PC_NULL;
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
         ev.pHostObject = ch->host;
         ev.pCounterDataImage = c->image;
         ev.counterDataImageSize = c->image_size;
         ev.rangeIndex = 0; /* the first range is this launch's kernel */
-        ev.ppMetricNames = ch->names;
-        ev.numMetrics = ch->n;
+        ev.ppMetricNames = ch->src.names;
+        ev.numMetrics = ch->src.n;
         ev.pMetricValues = vals;
         r = PC_CUPTI(&e, cuptiProfilerHostEvaluateToGpuValues, &ev);
         if (r != CUPTI_SUCCESS) {
           res.note = pc_rp_note("counters not evaluated: %s", e.msg);
         } else {
           /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
-          for (size_t k = 0; k < ch->n; k++) {
-            size_t s = ch->slots[k];
-            if (s < PC_M_COUNT)
-              res.values[s] = vals[k];
-            else if (res.extra && s - PC_M_COUNT < nextra)
-              res.extra[s - PC_M_COUNT] = vals[k];
-          }
+          pc_rp_sources_apply(&ch->src, vals, res.values, res.extra);
           if (ip.numTotalRanges > 1 || dropped > 0)
             res.note = pc_rp_note("%zu ranges decoded and %zu dropped for one profiled launch: another kernel ran "
                                   "inside the profiled window; the first range was kept",
@@ -784,8 +762,7 @@ void pc_rp_destroy(pc_rp *rp) {
     pc_rp_host_close(chips->host);
     free(chips->avail);
     free(chips->config);
-    free(chips->names);
-    free(chips->slots);
+    pc_rp_sources_free(&chips->src);
     free(chips);
     chips = next;
   }
