@@ -118,6 +118,14 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...) {
   snprintf(s->message, sizeof s->message, "%s", buf);
 }
 
+/* lib/gpu's lines for the program's stderr (the progress line, asked for
+ * with progress or PERFCHECK_PROGRESS): the one place lib/gpu's text reaches
+ * stderr.  Called inside CUPTI callbacks: no session lock. */
+static void pc_session_say(const char *line) {
+  fprintf(stderr, "perfcheck: %s\n", line);
+  fflush(stderr);
+}
+
 /* After an unrecoverable failure the session stops collecting and says so
  * once; later begin/end answer PERFCHECK_ERROR_INERT. */
 static void pc_go_inert(perfcheck_session *s, const char *why) {
@@ -216,8 +224,8 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
     }
     s->has_re = 1;
   }
-  const pc_gpu_config cfg = {o.mode,          s->metrics,      s->has_re ? &s->re : NULL, o.launch_skip,
-                             o.launch_count,  o.per_signature, o.progress};
+  const pc_gpu_config cfg = {o.mode,         s->metrics,      s->has_re ? &s->re : NULL, o.launch_skip,
+                             o.launch_count, o.per_signature, o.progress,               pc_session_say};
   pc_gpu_started g;
   pc_err e;
   if ((st = pc_gpu_start(&cfg, &g, &e)) != PERFCHECK_OK) {

@@ -125,7 +125,6 @@ perfcheck_status pc_rp_nvperf_load(pc_err *err) {
 
 /* ==== Profiler initialize / de-initialize ================================== */
 
-static pthread_mutex_t pc_prof_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pc_prof_users;
 
 perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
@@ -133,7 +132,7 @@ perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
   pc_err e;
   /* cuptiProfilerInitialize does not call back into us, so holding this
    * lock across it cannot deadlock. */
-  pthread_mutex_lock(&pc_prof_lock);
+  pc_proc_lock();
   if (pc_prof_users == 0) {
     CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
     CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
@@ -146,17 +145,17 @@ perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
     }
   }
   if (st == PERFCHECK_OK) pc_prof_users++;
-  pthread_mutex_unlock(&pc_prof_lock);
+  pc_proc_unlock();
   return st;
 }
 
 void pc_rp_profiler_release(void) {
-  pthread_mutex_lock(&pc_prof_lock);
+  pc_proc_lock();
   if (pc_prof_users > 0 && --pc_prof_users == 0) {
     CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
     (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
   }
-  pthread_mutex_unlock(&pc_prof_lock);
+  pc_proc_unlock();
 }
 
 /* ==== Plans ================================================================= */
@@ -447,13 +446,11 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
 
 /* CUPTI's Profiler Host API keeps process-wide state of its own (helgrind
  * saw 1,000 races inside it with perfcheck_metric_passes called from 8
- * threads), so every host-API sequence of this file runs under one lock:
- * pc_host_mu, recursive, because validation and configuration nest (a pass
- * count opens a host object, validates, configures).  It guards CUPTI's
- * host state only, no data of ours.  Lock order: pc_host_mu before
- * pc_prof_lock.  The host API calls nothing back, so holding it across a
- * CUPTI call cannot deadlock. */
-static pthread_mutex_t pc_host_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+ * threads), so every host-API sequence of this file runs under the loader's
+ * lock (pc_proc_lock, pc_cupti.h), recursive because validation and
+ * configuration nest.  The host API calls nothing back, so holding it across
+ * a CUPTI call cannot deadlock.  The profiler's initialize count above is
+ * guarded by the same lock. */
 
 /* ==== Host objects, validation, config images =============================== */
 
@@ -738,40 +735,40 @@ static perfcheck_status pc_rp_count_passes_u(const char *chip, pc_rp_plan *plan,
 
 perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
                                  pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_host_open_u(chip, avail, out, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 
 void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   pc_rp_host_close_u(host);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
 }
 
 perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
                                      int remove_extras, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_plan_validate_u(host, chip, plan, remove_extras, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 
 perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
                                       int remove_extras, CUpti_Profiler_Host_Object **host_out,
                                       uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st =
       pc_rp_plan_configure_u(chip, avail, plan, remove_extras, host_out, config, config_size, passes, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 
 perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_count_passes_u(chip, plan, passes, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 

@@ -14,14 +14,15 @@
  * device is enabled at a time (NVIDIA's injection sample does the same): a
  * launch on another context of the device disables the previous one first.
  *
- * Locking: rp->lock (owned here, a leaf, taken after the launch rwlock of
- * pc_capture.c) guards the lists, the results and the status, and is never
- * held across a CUPTI call.  The launch hooks rely on the capture
- * layer's exclusive launch lock: no two profiled launches run at once, so a
+ * Locking: rp->lock is borrowed, the collector's one lock (pc_collector.h):
+ * here it guards the lists and the status, is taken after the launch gate
+ * and is never held across a CUPTI call.  The launch hooks rely on the
+ * collector's launch gate: no two profiled launches run at once, so a
  * context's CUPTI objects are only touched by one thread at a time.  A
  * context's profiler object changes hands under rp->lock (taken out of the
  * entry, then disabled outside the lock), so context destruction on another
- * thread cannot disable it twice.
+ * thread cannot disable it twice.  A launch's result goes straight back to
+ * the caller of the EXIT hook (the collector keeps it with the launch).
  *
  * Seen on the H200 (CUPTI 13.0U1, driver 580.159.04, a throwaway harness
  * driving these hooks from cuLaunchKernel callbacks): SetConfig before every
@@ -38,8 +39,9 @@
  *
  * Progress: kernel replay runs every pass inside the launch call, so passes
  * cannot be reported one by one; with `progress` (or PERFCHECK_PROGRESS=1)
- * each profiled launch prints one line before its replay:
- *   perfcheck: profiling kernel 3 (scaleAdd<4>): 4 passes
+ * each profiled launch says one line before its replay, through the
+ * session's `say` (pc_gpu.h; it reaches stderr as
+ *   perfcheck: profiling kernel 3 (scaleAdd<4>): 4 passes).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -81,20 +83,11 @@ typedef struct pc_rp_ctx {
   uint32_t corr;
 } pc_rp_ctx;
 
-typedef struct pc_rp_stored {
-  uint32_t corr;
-  void *ctx;
-  int passes;
-  double values[PC_M_COUNT];
-  unsigned char via[PC_M_COUNT];
-  double *extra;
-  char *note;
-} pc_rp_stored;
-
 struct pc_rp {
-  pthread_mutex_t lock;
+  pthread_mutex_t *lock;            /* borrowed: the collector's one lock */
   pc_rp_plan plan;
   int progress;
+  void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
   int ndev;
@@ -102,9 +95,6 @@ struct pc_rp {
   int uniform_chip;                 /* every device has chips[0] */
   pc_rp_chip *chip_list;
   pc_rp_ctx *ctx_list;
-  pc_rp_stored *results;
-  size_t nresults, cap_results;
-  uint64_t dropped;
   uint64_t nprofiled;
   int passes;
 };
@@ -116,7 +106,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...)
 #endif
     ;
 static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   if (rp->status == PERFCHECK_OK) {
     rp->status = st;
     va_list ap;
@@ -124,7 +114,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
     vsnprintf(rp->msg, sizeof rp->msg, fmt, ap);
     va_end(ap);
   }
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
 }
 
 /* The status and message of a failed CUPTI call (its detail in *e), with the fix. */
@@ -219,9 +209,10 @@ static perfcheck_status pc_rp_preflight(pc_err *err) {
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err) {
+perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, void (*say)(const char *line), pthread_mutex_t *lock,
+                              pc_rp **out, pc_err *err) {
   pc_err_clear(err);
-  if (!out || !plan) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
+  if (!out || !plan || !lock) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
   *out = NULL;
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
   perfcheck_status st = pc_cuda_load(err);
@@ -275,14 +266,12 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_er
     goto fail;
   }
 
-  if (pthread_mutex_init(&rp->lock, NULL) != 0) {
-    st = pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "pthread_mutex_init failed");
-    goto fail;
-  }
+  rp->lock = lock;
   rp->plan = *plan;
   memset(plan, 0, sizeof *plan);
   const char *env = getenv("PERFCHECK_PROGRESS");
-  rp->progress = progress || (env && env[0] && strcmp(env, "0") != 0);
+  rp->progress = (progress || (env && env[0] && strcmp(env, "0") != 0)) && say;
+  rp->say = say;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
@@ -298,10 +287,10 @@ fail: /* the one cleanup path */
 /* Called from ENTER (serialized by the launch lock) for the first context of
  * a chip: availability image, host object, config image. */
 static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_chip *ch = rp->chip_list;
   while (ch && strcmp(ch->name, name) != 0) ch = ch->next;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   if (ch) return ch;
 
   ch = calloc(1, sizeof *ch);
@@ -356,11 +345,11 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
     pc_rp_refuse(rp, st, "building the counter configuration for %s: %s", name, err.msg);
     return NULL;
   }
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   ch->next = rp->chip_list;
   rp->chip_list = ch;
   if (ch->passes > rp->passes) rp->passes = ch->passes;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   return ch;
 }
 
@@ -397,10 +386,10 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
     free(c);
     return NULL;
   }
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   c->next = rp->ctx_list;
   rp->ctx_list = c;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   return c;
 }
 
@@ -436,14 +425,14 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
    * lock, disable them outside it. */
   for (;;) {
     CUpti_RangeProfiler_Object *other = NULL;
-    pthread_mutex_lock(&rp->lock);
+    pthread_mutex_lock(rp->lock);
     for (pc_rp_ctx *o = rp->ctx_list; o; o = o->next)
       if (o != c && o->obj && (o->dev == c->dev || o->dev < 0 || c->dev < 0)) {
         other = o->obj;
         o->obj = NULL;
         break;
       }
-    pthread_mutex_unlock(&rp->lock);
+    pthread_mutex_unlock(rp->lock);
     if (!other) break;
     pc_rp_disable_obj(other, 0);
   }
@@ -495,10 +484,10 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
 int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
   if (!rp || !ctx) return 1;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   perfcheck_status st = rp->status;
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   if (st != PERFCHECK_OK) return 1;
   if (!c && !(c = pc_rp_ctx_new(rp, ctx))) return 1;
   if (!c->obj && pc_rp_ctx_enable(rp, c) != 0) return 1;
@@ -529,12 +518,15 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   }
   c->active = 1;
   c->corr = correlation_id;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
-  pthread_mutex_unlock(&rp->lock);
-  if (rp->progress)
-    fprintf(stderr, "perfcheck: profiling kernel %llu (%s): %d pass%s\n", (unsigned long long)ordinal,
-            kernel_name ? kernel_name : "unnamed", c->chip->passes, c->chip->passes == 1 ? "" : "es");
+  pthread_mutex_unlock(rp->lock);
+  if (rp->progress) { /* through the session's one channel to stderr */
+    char line[600];
+    snprintf(line, sizeof line, "profiling kernel %llu (%s): %d pass%s", (unsigned long long)ordinal,
+             kernel_name ? kernel_name : "unnamed", c->chip->passes, c->chip->passes == 1 ? "" : "es");
+    rp->say(line);
+  }
   return 0;
 }
 
@@ -552,22 +544,30 @@ static char *pc_rp_note(const char *fmt, ...) {
   return pc_strdup(buf);
 }
 
-void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok) {
-  if (!rp || !ctx) return;
-  pthread_mutex_lock(&rp->lock);
+void pc_rp_result_store_free(pc_rp_result_store *r) {
+  if (!r) return;
+  free(r->extra);
+  free(r->note);
+  r->extra = NULL;
+  r->note = NULL;
+}
+
+int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
+                         uint64_t *dropped_out) {
+  (void)correlation_id;
+  if (dropped_out) *dropped_out = 0;
+  if (!rp || !ctx || !out) return 0;
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
-  pthread_mutex_unlock(&rp->lock);
-  if (!c || !c->active || !c->obj) return; /* ENTER did not start a session */
+  pthread_mutex_unlock(rp->lock);
+  if (!c || !c->active || !c->obj) return 0; /* ENTER did not start a session */
   c->active = 0;
   pc_rp_chip *ch = c->chip;
 
-  pc_rp_stored res;
+  pc_rp_result_store res;
   memset(&res, 0, sizeof res);
-  res.corr = correlation_id;
-  res.ctx = ctx;
   res.passes = ch->passes;
   for (int i = 0; i < PC_M_COUNT; i++) res.values[i] = PC_NULL;
-  memcpy(res.via, ch->src.via, sizeof res.via);
   size_t nextra = rp->plan.nextra;
   if (nextra) {
     res.extra = malloc(nextra * sizeof *res.extra);
@@ -638,28 +638,13 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   CUptiResult r2 = pc_rp_image_init(c, &e2);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
 
-  pthread_mutex_lock(&rp->lock);
-  rp->dropped += dropped;
-  int stored = 0;
-  if (launch_ok) {
-    if (rp->nresults == rp->cap_results) {
-      size_t cap = rp->cap_results ? 2 * rp->cap_results : 16;
-      pc_rp_stored *grown = realloc(rp->results, cap * sizeof *grown);
-      if (grown) {
-        rp->results = grown;
-        rp->cap_results = cap;
-      }
-    }
-    if (rp->nresults < rp->cap_results) {
-      rp->results[rp->nresults++] = res;
-      stored = 1;
-    }
+  if (dropped_out) *dropped_out = dropped;
+  if (!launch_ok) {
+    pc_rp_result_store_free(&res);
+    return 0;
   }
-  pthread_mutex_unlock(&rp->lock);
-  if (!stored) {
-    free(res.extra);
-    free(res.note);
-  }
+  *out = res;
+  return 1;
 }
 
 /* ==== Context destruction, results, teardown =============================== */
@@ -674,14 +659,14 @@ static void pc_rp_ctx_free(pc_rp_ctx *c) {
 
 void pc_rp_on_context_destroy(pc_rp *rp, void *ctx) {
   if (!rp || !ctx) return;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx **pp = &rp->ctx_list, *c = NULL;
   while (*pp && (*pp)->ctx != ctx) pp = &(*pp)->next;
   if (*pp) {
     c = *pp;
     *pp = c->next;
   }
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   if (c) pc_rp_ctx_free(c);
 }
 
@@ -691,53 +676,19 @@ perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
     return PERFCHECK_ERROR_INVALID_ARGUMENT;
   }
   pc_rp *m = (pc_rp *)rp; /* the lock is the only mutable part */
-  pthread_mutex_lock(&m->lock);
+  pthread_mutex_lock(m->lock);
   perfcheck_status st = m->status;
-  pthread_mutex_unlock(&m->lock);
+  pthread_mutex_unlock(m->lock);
   if (msg) *msg = st == PERFCHECK_OK ? "" : rp->msg; /* msg never changes once set */
   return st;
-}
-
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err) {
-  pc_err_clear(err);
-  if (dropped) *dropped = 0;
-  if (!rp || !fn) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_collect: NULL argument");
-  pthread_mutex_lock(&rp->lock);
-  pc_rp_stored *list = rp->results;
-  size_t n = rp->nresults;
-  uint64_t d = rp->dropped;
-  rp->results = NULL;
-  rp->nresults = rp->cap_results = 0;
-  rp->dropped = 0;
-  size_t nextra = rp->plan.nextra;
-  pthread_mutex_unlock(&rp->lock);
-  /* fn runs without the lock: it may call into the session. */
-  for (size_t i = 0; i < n; i++) {
-    pc_rp_result res;
-    memset(&res, 0, sizeof res);
-    res.correlation_id = list[i].corr;
-    res.ctx = list[i].ctx;
-    res.passes = list[i].passes;
-    res.values = list[i].values;
-    res.extra = list[i].extra;
-    res.nextra = list[i].extra ? nextra : 0;
-    res.via_substitute = list[i].via;
-    res.note = list[i].note;
-    fn(user, &res);
-    free(list[i].extra);
-    free(list[i].note);
-  }
-  free(list);
-  if (dropped) *dropped = d;
-  return PERFCHECK_OK;
 }
 
 int pc_rp_passes(const pc_rp *rp) {
   if (!rp) return 0;
   pc_rp *m = (pc_rp *)rp;
-  pthread_mutex_lock(&m->lock);
+  pthread_mutex_lock(m->lock);
   int p = m->passes;
-  pthread_mutex_unlock(&m->lock);
+  pthread_mutex_unlock(m->lock);
   return p;
 }
 
@@ -745,12 +696,12 @@ const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL
 
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx *ctxs = rp->ctx_list;
   pc_rp_chip *chips = rp->chip_list;
   rp->ctx_list = NULL;
   rp->chip_list = NULL;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   /* Disable every context first, then the host objects, then the profiler. */
   while (ctxs) {
     pc_rp_ctx *next = ctxs->next;
@@ -766,13 +717,7 @@ void pc_rp_destroy(pc_rp *rp) {
     free(chips);
     chips = next;
   }
-  for (size_t i = 0; i < rp->nresults; i++) {
-    free(rp->results[i].extra);
-    free(rp->results[i].note);
-  }
-  free(rp->results);
   pc_rp_plan_free(&rp->plan);
-  pthread_mutex_destroy(&rp->lock);
   free(rp);
   pc_rp_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
 }
