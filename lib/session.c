@@ -423,7 +423,17 @@ PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *s, co
   return PERFCHECK_OK;
 }
 
-PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) { return s ? s->message : ""; }
+/* A copy made under the session lock into this thread's buffer: another
+ * thread's note cannot change the text while the caller reads it. */
+PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) {
+  static _Thread_local char copy[sizeof ((perfcheck_session *)0)->message];
+  if (!s) return "";
+  perfcheck_session *m = (perfcheck_session *)s; /* the lock is the only mutable part */
+  pthread_mutex_lock(&m->lock);
+  memcpy(copy, s->message, sizeof copy);
+  pthread_mutex_unlock(&m->lock);
+  return copy;
+}
 
 /* ---- expectations: a field of the session, under its lock ------------------------------ */
 
