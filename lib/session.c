@@ -174,6 +174,7 @@ static void pc_session_report_facts(perfcheck_session *s, const pc_gpu_started *
   }
   if (g->metric_set[0]) snprintf(r->metric_set, sizeof r->metric_set, "%s", g->metric_set);
   if (g->counters_note[0]) pc_note(s, "hardware counters unavailable, timing only: %s", g->counters_note);
+  if (g->replay_note[0]) pc_report_warn(r, s->opt.quiet, "%s", g->replay_note);
   snprintf(r->source, sizeof r->source, "%s", "in-process");
   r->step1_assessed = 1;
   pc_gpu_tool(r->cupti_path, sizeof r->cupti_path, &r->cupti_version, &r->cupti_preloaded);

@@ -207,6 +207,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
   pc_launch_params p;
   uint32_t flags = 0;
   int profile = 0;
+  long turn = -1;
   const char *profile_name = NULL; /* stable until the collector is freed, which waits for us */
   const uint32_t corr = cb->correlationId;
   if (pc_read_params(cbid, cb->functionParams, &p)) {
@@ -245,6 +246,10 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                                              : (gate && !gate())             ? PC_NP_NVTX
                                                                              : PC_NP_NONE;
               profile = pc_select_decide(&c->sel, &c->tab, sig, region, pc_regions_key(&c->regions, region), closed);
+              /* With rotation the k-th profiled launch of the signature
+               * collects group k; the rest of a rotation an earlier run
+               * left short comes by kernel replay of the whole set. */
+              turn = (profile == PC_SEL_ROTATE && c->sel.rotate_groups) ? (long)s->prof_count - 1 : -1;
             } else {
               pc_select_enter_region(s, pc_regions_key(&c->regions, region));
               if (!s->prof_count) s->np = PC_NP_TIMING;
@@ -283,7 +288,12 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         if (PC_CUPTI(NULL, cuptiGetTimestamp, &pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
         /* Re-check under the exclusive gate: pc_gpu_stop clears counters
          * before it takes the gate, so the counter layer is still alive here. */
-        if (atomic_load(&c->counters) && pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name) == 0) {
+        /* Counted as one of our launches meanwhile: the L2 flush that a
+         * rotated launch runs first is ours, not the program's. */
+        pc_tl_depth++;
+        const int refused = !atomic_load(&c->counters) || pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name, turn);
+        pc_tl_depth--;
+        if (!refused) {
           flags |= PC_CD_PROFILED;
         } else {
           if (atomic_load(&c->counters)) { /* refused: stop asking, note it once */

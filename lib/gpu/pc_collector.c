@@ -79,6 +79,7 @@ void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc)
     c->sel.launch_skip = cc->launch_skip;
     c->sel.launch_count = cc->launch_count;
     c->sel.per_signature = cc->per_signature;
+    c->sel.rotate_groups = cc->rotate_groups;
   }
   if (c->sel.per_signature == 0) c->sel.per_signature = 1;
   atomic_store(&c->counters, c->rp != NULL);
@@ -503,10 +504,13 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
       d->flags = p->inherited ? PC_SNAP_PROF_INHERITED : 0;
       d->enter_ts = p->enter_ts;
       d->exit_ts = p->exit_ts;
+      d->group = -1;
       for (int m = 0; m < PC_M_COUNT; m++) d->values[m] = PC_NULL;
       if (p->has_result) {
-        d->flags |= PC_SNAP_PROF_RESULT;
+        d->flags |= PC_SNAP_PROF_RESULT | (p->res.cold ? PC_SNAP_PROF_COLD : 0u);
         d->passes = p->res.passes;
+        d->group = p->res.group;
+        d->groups = p->res.ngroups;
         memcpy(d->values, p->res.values, sizeof d->values);
         if (p->res.extra && s->nextra && (d->extra = malloc(s->nextra * sizeof *d->extra)))
           memcpy(d->extra, p->res.extra, s->nextra * sizeof *d->extra);

@@ -186,6 +186,7 @@ typedef struct pc_collector_counters {
   uint64_t launch_skip;
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */
+  unsigned rotate_groups;       /* rotation: profiled launches per set (pc_rp_groups); 0 kernel replay */
 } pc_collector_counters;
 void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc);
 

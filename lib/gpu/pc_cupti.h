@@ -64,6 +64,8 @@
   X(cuptiRangeProfilerSetConfig)                  \
   X(cuptiRangeProfilerStart)                      \
   X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
   X(cuptiRangeProfilerGetCounterDataInfo)
 

@@ -4,6 +4,7 @@
  * pc_harvest.c; what a session measures is the collector (pc_collector.h),
  * created here at start and destroyed at stop.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include "pc_gpu.h"
 
 #include <stdatomic.h>
@@ -104,9 +105,17 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   if (cfg->mode != PERFCHECK_MODE_TIMING) {
     char set[sizeof plan.set_name];
     snprintf(set, sizeof set, "%s", plan.set_name);
-    st = pc_rp_create(&plan, cfg->progress, cfg->say, &c->mu, &rp, &e); /* the plan moves in on success */
+    /* PERFCHECK_REPLAY: kernel (the default) or rotate (pc_rangeprof.h). */
+    const char *replay = secure_getenv("PERFCHECK_REPLAY");
+    const pc_rp_config rc = {cfg->progress, cfg->say, replay && strcmp(replay, "rotate") == 0};
+    if (replay && *replay && strcmp(replay, "rotate") != 0 && strcmp(replay, "kernel") != 0)
+      snprintf(out->replay_note, sizeof out->replay_note,
+               "PERFCHECK_REPLAY=%s is neither kernel nor rotate: kernel replay", replay);
+    st = pc_rp_create(&plan, &rc, &c->mu, &rp, out->replay_note[0] ? NULL : out->replay_note, sizeof out->replay_note,
+                      &e); /* the plan moves in on success */
     if (st == PERFCHECK_OK && rp) {
       snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
+      out->rotate_groups = (unsigned)pc_rp_groups(rp);
     } else {
       rp = NULL;
       snprintf(note, sizeof note, "counters unavailable (%s): %s", perfcheck_strerror(st), e.msg);
@@ -124,6 +133,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   cc.launch_skip = cfg->launch_skip;
   cc.launch_count = cfg->launch_count;
   cc.per_signature = cfg->per_signature;
+  cc.rotate_groups = out->rotate_groups;
   pc_collector_set_counters(c, &cc);
   atomic_store(&c->active, 1);
   pc_collector *was = pc_collector_install(c);

@@ -60,6 +60,8 @@ typedef struct pc_gpu_started {
   char device0_msg[800];        /* why not, when !device0_ok */
   char metric_set[32];          /* the counter set in use, "" when counters are off */
   char counters_note[900];      /* why counters are off although asked for, "" otherwise */
+  unsigned rotate_groups;       /* PERFCHECK_REPLAY=rotate: launches per set; 0 kernel replay */
+  char replay_note[600];        /* why rotation was asked for and is off, "" otherwise */
 } pc_gpu_started;
 
 /* Starts the GPU side: the metric list is parsed first (a typo is an error in

@@ -731,6 +731,150 @@ static perfcheck_status pc_rp_count_passes_u(const char *chip, pc_rp_plan *plan,
 }
 
 
+/* ==== Rotation groups ========================================================== */
+
+void pc_rp_groups_free(pc_rp_group *g, size_t n) {
+  for (size_t i = 0; g && i < n; i++) free(g[i].xwant);
+  free(g);
+}
+
+static int pc_is_dram(int id) {
+  return id == PC_M_DRAM_BYTES_READ || id == PC_M_DRAM_BYTES_WRITE || id == PC_M_DRAM_THROUGHPUT_PCT;
+}
+
+/* The passes of what the host object holds now. */
+static int pc_host_passes(CUpti_Profiler_Host_Object *h, pc_err *e) {
+  CUpti_Profiler_Host_GetConfigImageSize_Params sp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  sp.pHostObject = h;
+  if (PC_CUPTI(e, cuptiProfilerHostGetConfigImageSize, &sp) != CUPTI_SUCCESS) return -1;
+  uint8_t *img = malloc(sp.configImageSize ? sp.configImageSize : 1);
+  if (!img) return -1;
+  CUpti_Profiler_Host_GetConfigImage_Params gp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  gp.pHostObject = h;
+  gp.configImageSize = sp.configImageSize;
+  gp.pConfigImage = img;
+  int passes = -1;
+  if (PC_CUPTI(e, cuptiProfilerHostGetConfigImage, &gp) == CUPTI_SUCCESS) {
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = PC_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+    np.configImageSize = sp.configImageSize;
+    np.pConfigImage = img;
+    if (PC_CUPTI(e, cuptiProfilerHostGetNumOfPasses, &np) == CUPTI_SUCCESS) passes = (int)np.numOfPasses;
+  }
+  free(img);
+  return passes;
+}
+
+static int pc_host_add(CUpti_Profiler_Host_Object *h, const char **names, size_t n, pc_err *e) {
+  CUpti_Profiler_Host_ConfigAddMetrics_Params ap = PC_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  ap.pHostObject = h;
+  ap.ppMetricNames = names;
+  ap.numMetrics = n;
+  return PC_CUPTI(e, cuptiProfilerHostConfigAddMetrics, &ap) == CUPTI_SUCCESS ? 0 : -1;
+}
+
+/* One group under construction: its counter names. */
+typedef struct pc_gbuild {
+  const char **names;
+  size_t n, cap;
+} pc_gbuild;
+
+/* Whether the group's names and `more` fit one pass: one fresh host object
+ * and one AddMetrics call (names added in two calls are scheduled apart: a
+ * second AddMetrics on one host object always added passes, measured).
+ * 1 yes, 0 no, -1 the host API failed (*err). */
+static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbuild *g, const char **more, int nmore,
+                            pc_err *err) {
+  const char *v[2 * PC_M_COUNT + 256];
+  const char **names = g->n + (size_t)nmore <= sizeof v / sizeof v[0] ? v : malloc((g->n + (size_t)nmore) * sizeof *names);
+  if (!names) return -1;
+  memcpy(names, g->names, g->n * sizeof *names);
+  for (int j = 0; j < nmore; j++) names[g->n + (size_t)j] = more[j];
+  CUpti_Profiler_Host_Object *h = NULL;
+  int fits = -1;
+  pc_err e;
+  if (pc_rp_host_open_u(chip, avail, &h, err) == PERFCHECK_OK) {
+    if (pc_host_add(h, names, g->n + (size_t)nmore, &e) == 0) {
+      const int p = pc_host_passes(h, &e);
+      fits = p < 0 ? -1 : p == 1;
+    } else {
+      fits = 0; /* refused together (the names alone were validated) */
+    }
+    if (fits < 0) pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (rotation groups on %s)", e.msg, chip);
+    pc_rp_host_close_u(h);
+  }
+  if (names != v) free(names);
+  return fits;
+}
+
+static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *avail, const pc_rp_plan *plan,
+                                            pc_rp_group **out, size_t *nout, pc_err *err) {
+  *out = NULL;
+  *nout = 0;
+  /* The items, DRAM first (the group that holds them starts its launches
+   * from a flushed L2, and one such group is enough), then the table's
+   * order, then the extras. */
+  size_t nitems = 0, cap = PC_M_COUNT + plan->nextra;
+  int *item = malloc((cap ? cap : 1) * sizeof *item); /* id, or PC_M_COUNT + extra index */
+  if (!item) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (plan->want[i] && pc_is_dram(i) == (pass == 0)) item[nitems++] = i;
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) item[nitems++] = PC_M_COUNT + (int)i;
+
+  pc_gbuild *gb = calloc(nitems ? nitems : 1, sizeof *gb);
+  pc_rp_group *groups = calloc(nitems ? nitems : 1, sizeof *groups);
+  size_t ng = 0;
+  perfcheck_status st = (gb && groups) ? PERFCHECK_OK : pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; st == PERFCHECK_OK && k < nitems; k++) {
+    const char *parts[2];
+    int np = 1;
+    if (item[k] < PC_M_COUNT)
+      np = pc_plan_metric_parts(plan, item[k], parts);
+    else
+      parts[0] = plan->extra[item[k] - PC_M_COUNT];
+    size_t g = 0;
+    for (; g < ng; g++) {
+      const int fits = pc_fits_one_pass(chip, avail, &gb[g], parts, np, err);
+      if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      if (fits != 0) break;
+    }
+    if (g == ng) ng++; /* a group of its own (one pass or not: alone it is what it is) */
+    if (st != PERFCHECK_OK) break;
+    if (gb[g].n + 2 > gb[g].cap) {
+      size_t nc = gb[g].cap ? 2 * gb[g].cap : 16;
+      const char **v = realloc(gb[g].names, nc * sizeof *v);
+      if (!v) {
+        st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+        break;
+      }
+      gb[g].names = v;
+      gb[g].cap = nc;
+    }
+    for (int j = 0; j < np; j++) gb[g].names[gb[g].n++] = parts[j];
+    if (!groups[g].xwant && plan->nextra && !(groups[g].xwant = calloc(plan->nextra, 1))) {
+      st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    if (item[k] < PC_M_COUNT) {
+      groups[g].want[item[k]] = 1;
+      if (pc_is_dram(item[k])) groups[g].cold = 1;
+    } else {
+      groups[g].xwant[item[k] - PC_M_COUNT] = 1;
+    }
+  }
+  for (size_t g = 0; gb && g < nitems; g++) free(gb[g].names);
+  free(gb);
+  free(item);
+  if (st != PERFCHECK_OK) {
+    pc_rp_groups_free(groups, nitems);
+    return st;
+  }
+  *out = groups;
+  *nout = ng;
+  return PERFCHECK_OK;
+}
+
 /* ---- the locked entry points (pc_rp_internal.h) ------------------------------ */
 
 perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
@@ -761,6 +905,24 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
   pc_proc_lock();
   perfcheck_status st =
       pc_rp_plan_configure_u(chip, avail, plan, remove_extras, host_out, config, config_size, passes, err);
+  pc_proc_unlock();
+  return st;
+}
+
+perfcheck_status pc_rp_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
+                                    CUpti_Profiler_Host_Object **host_out, uint8_t **config, size_t *config_size,
+                                    int *passes, pc_err *err) {
+  int refused = 0;
+  pc_proc_lock();
+  perfcheck_status st = pc_build_config(chip, avail, names, n, host_out, config, config_size, passes, &refused, err);
+  pc_proc_unlock();
+  return st;
+}
+
+perfcheck_status pc_rp_plan_groups(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, pc_rp_group **out,
+                                   size_t *n, pc_err *err) {
+  pc_proc_lock();
+  perfcheck_status st = pc_rp_plan_groups_u(chip, avail, plan, out, n, err);
   pc_proc_unlock();
   return st;
 }

@@ -85,4 +85,33 @@ void pc_rp_sources_free(pc_rp_sources *s);
  * vals[n]; slots without a source are left as they are. */
 void pc_rp_sources_apply(const pc_rp_sources *s, const double *vals, double *values, double *extra);
 
+/* ---- Rotation groups ------------------------------------------------------- */
+
+/* A rotation group: metrics whose counters fit one pass, collected by one
+ * launch of a signature (pc_rangeprof.c). */
+typedef struct pc_rp_group {
+  unsigned char want[PC_M_COUNT];   /* the table metrics it collects */
+  unsigned char *xwant;             /* the plan's extras it collects (nextra), or NULL */
+  int cold;                         /* it holds the DRAM counters: its launches start from a flushed L2 */
+} pc_rp_group;
+/* Splits the plan's valid metrics into groups of one pass each on chip
+ * (with the availability image avail, may be NULL): first fit, the DRAM
+ * metrics first, then the table's order, then the extras; a metric that does
+ * not fit one pass alone gets a group of its own.  Host API only.  *out is
+ * malloc'd (pc_rp_groups_free).  PERFCHECK_OK or the host API's status. */
+perfcheck_status pc_rp_plan_groups(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, pc_rp_group **out,
+                                   size_t *n, pc_err *err);
+void pc_rp_groups_free(pc_rp_group *g, size_t n);
+/* The same, read from the cache of an earlier process when there is one
+ * (pc_config_cache.c; a validated plan: its extras all valid), else split
+ * now and cached for the next. */
+perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_rp_group **out, size_t *n,
+                                   pc_err *err);
+/* A config image for exactly these counter names (a rotation group's): a
+ * fresh host object (kept in *host_out when not NULL, for evaluation).
+ * PERFCHECK_OK or the host API's status. */
+perfcheck_status pc_rp_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
+                                    CUpti_Profiler_Host_Object **host_out, uint8_t **config, size_t *config_size,
+                                    int *passes, pc_err *err);
+
 #endif /* PC_RP_INTERNAL_H */

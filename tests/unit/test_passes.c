@@ -17,6 +17,7 @@
 
 #include "pc_cuda.h"
 #include "pc_rangeprof.h"
+#include "pc_rp_internal.h"
 
 static int count_set(unsigned flag) {
   int n = 0;
@@ -255,6 +256,62 @@ static void test_passes_other_chips(void **state) {
   }
 }
 
+
+/* Rotation (issue 21 item 1): the set split into groups of one pass each,
+ * one group per launch of a signature.  Every group's own config is one pass
+ * (a metric that needs more alone, ncu's L2 row, is a group of its own),
+ * every metric is in exactly one group, and the DRAM counters are together
+ * in the first group, whose launches start from a flushed L2. */
+static void check_groups(const char *spec, const char *chip, size_t lacks, size_t *ngroups) {
+  pc_rp_plan plan;
+  pc_err e = {PERFCHECK_OK, ""};
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, &e), PERFCHECK_OK);
+  int passes = 0;
+  assert_int_equal(pc_rp_count_passes(chip, &plan, &passes, &e), PERFCHECK_OK);
+  assert_true(plan.nrejected <= lacks);
+  pc_rp_group *g = NULL;
+  size_t n = 0;
+  assert_int_equal(pc_rp_plan_groups(chip, NULL, &plan, &g, &n, &e), PERFCHECK_OK);
+  assert_true(n >= (size_t)passes); /* never fewer groups than CUPTI's passes */
+  int seen[PC_M_COUNT] = {0};
+  for (size_t k = 0; k < n; k++) {
+    pc_rp_sources src;
+    assert_int_equal(pc_rp_plan_sources(&plan, g[k].want, g[k].xwant, &src, &e), PERFCHECK_OK);
+    assert_true(src.n > 0);
+    int gp = 0;
+    uint8_t *config = NULL;
+    size_t size = 0;
+    assert_int_equal(pc_rp_build_config(chip, NULL, src.names, src.n, NULL, &config, &size, &gp, &e), PERFCHECK_OK);
+    free(config);
+    int count = 0; /* a metric that needs more than one pass alone (the SOL rows) is a group of its own */
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (g[k].want[i]) {
+        seen[i]++;
+        count++;
+      }
+    assert_true(gp == 1 || count == 1);
+    assert_int_equal(g[k].cold, k == 0);
+    pc_rp_sources_free(&src);
+  }
+  for (int i = 0; i < PC_M_COUNT; i++) assert_int_equal(seen[i], plan.want[i] ? 1 : 0);
+  assert_true(g[0].want[PC_M_DRAM_BYTES_READ] && g[0].want[PC_M_DRAM_BYTES_WRITE]);
+  print_message("%s on %s: %d passes under kernel replay, %zu rotation groups\n", spec, chip, passes, n);
+  *ngroups = n;
+  pc_rp_groups_free(g, n);
+  pc_rp_plan_free(&plan);
+}
+
+static void test_rotation_groups(void **state) {
+  (void)state;
+  size_t n = 0;
+  /* Each group carries its own denominators (a stall ratio needs the issue
+   * count in its own pass), so rotation takes more launches than kernel
+   * replay takes passes: 6 against 4 on GH100 (host API, measured). */
+  check_groups("default", "GH100", 0, &n);
+  assert_int_equal(n, 6);
+  check_groups("full", "GH100", 0, &n);
+}
+
 static void test_rejected_names(void **state) {
   (void)state;
   pc_rp_plan plan;
@@ -375,6 +432,7 @@ int main(void) {
 
   const struct CMUnitTest host[] = {
       cmocka_unit_test(test_passes_gh100),       cmocka_unit_test(test_passes_other_chips),
+      cmocka_unit_test(test_rotation_groups),
       cmocka_unit_test(test_rejected_names),     cmocka_unit_test(test_unknown_chip),
       cmocka_unit_test(test_public_metric_passes),
   };
