@@ -329,8 +329,10 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
   if ((v & PC_CD_MAGIC_MASK) != PC_CD_MAGIC) return;
   *cb->correlationData = 0;
   pc_tl_depth--;
-  if (!(v & (PC_CD_HOLD | PC_CD_PROFILED | PC_CD_RECORDED))) return;
   const int ok = cb->functionReturnValue && *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
+  /* The timing path: a recorded launch that succeeded needs nothing at EXIT
+   * (no atomic, no lock): ENTER did all there is. */
+  if (!(v & (PC_CD_HOLD | PC_CD_PROFILED)) && (ok || !(v & PC_CD_RECORDED))) return;
   /* The collector is alive while we hold its gate (HOLD: pc_gpu_stop takes
    * the gate before it frees it); a recorded launch without the gate finds
    * the installed one, counted in inflight like any callback. */
