@@ -98,6 +98,7 @@ typedef struct pc_rp_ctx {
   uint8_t **imgs;
   size_t *img_sizes;
   int layout;
+  int img_fresh;                    /* the layout whose image EXIT reset last (-2 none) */
   int active;                       /* between a successful Start and EXIT */
   int mode;                         /* PC_RP_KERNEL, PC_RP_USER: how this launch is profiled */
   int group;                        /* the rotation group of this launch, -1 the whole set */
@@ -500,6 +501,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   c->obj = ep.pRangeProfilerObject;
 
   c->layout = -2;
+  c->img_fresh = -2;
   if (pc_rp_layout(rp, c, -1) != 0) {
     pc_rp_disable_obj(c->obj, 0);
     c->obj = NULL;
@@ -553,9 +555,13 @@ static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
     }
     if (r == CUPTI_SUCCESS) c->layout = L;
   }
+  const int fresh = c->image != c->imgs[L + 1] || r != CUPTI_SUCCESS || c->layout != L || c->img_fresh != L;
   c->image = c->imgs[L + 1];
   c->image_size = c->img_sizes[L + 1];
-  if (r == CUPTI_SUCCESS) r = pc_rp_image_init(c, &e);
+  /* An image the last EXIT already reset for this layout is ready as it is
+   * (the kernel-replay path makes no extra call per launch). */
+  if (r == CUPTI_SUCCESS && fresh) r = pc_rp_image_init(c, &e);
+  c->img_fresh = -2;
   if (r != CUPTI_SUCCESS) {
     c->layout = -2;
     pc_rp_refuse_cupti(rp, r, "", &e);
@@ -891,6 +897,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   pc_err e2;
   CUptiResult r2 = pc_rp_image_init(c, &e2);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
+  c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
 
   if (dropped_out) *dropped_out = dropped;
   if (!launch_ok) {
