@@ -363,6 +363,8 @@ typedef struct pc_kernel {
    * one signature disagree; NaN when no metric was collected twice. */
   double counter_spread;
   int dram_cold;                /* its DRAM counters came from a launch that started from a flushed L2 */
+  uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none */
+  uint64_t graph_node;
   pc_derived derived;
   pc_unit_load busiest_pipe;    /* step 2: the busiest pipe (tensor, fma, alu, fp64, lsu, xu, uniform) */
   pc_unit_load busiest_memory;  /* step 2: the busiest memory level (dram, l2, l1) */

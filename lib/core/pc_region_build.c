@@ -627,6 +627,8 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   if (si->context < s->ncontexts)
     snprintf(k->pci_bus_id, sizeof k->pci_bus_id, "%s", s->contexts[si->context].pci_bus_id);
   memcpy(k->grid, si->grid, sizeof k->grid);
+  k->graph_id = si->graph_id;
+  k->graph_node = si->graph_node;
   memcpy(k->block, si->block, sizeof k->block);
   k->dynamic_smem = si->dynamic_smem;
   k->launches = sp->launches;

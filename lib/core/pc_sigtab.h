@@ -44,6 +44,8 @@ typedef struct pc_sig {
   uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
   uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
   unsigned rec_regs, rec_static, rec_local; /* from its first activity record */
+  uint32_t graph_id;            /* a graph kernel: the graph and node of its first record (0: none) */
+  uint64_t graph_node;
   pc_attributes attr;
   char *attr_reason;
 } pc_sig;

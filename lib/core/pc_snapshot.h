@@ -127,6 +127,8 @@ typedef struct pc_snap_sig {
   char *attr_note;              /* NULL or "" when there is nothing to say */
   int rec_valid;                /* the activity record's facts below are known */
   unsigned rec_registers, rec_static_smem, rec_local;
+  uint32_t graph_id;            /* a graph kernel: CUPTI's graph id and node id of its first record; 0 none */
+  uint64_t graph_node;
 } pc_snap_sig;
 
 typedef struct pc_snapshot {

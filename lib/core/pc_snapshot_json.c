@@ -230,6 +230,7 @@ static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
             g->rec_static_smem, g->rec_local);
   else
     fputs("null", f);
+  if (g->graph_id) fprintf(f, ", \"graph\": {\"id\": %u, \"node\": %llu}", (unsigned)g->graph_id, (unsigned long long)g->graph_node);
   fputc('}', f);
 }
 
@@ -645,6 +646,13 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     g->rec_static_smem = (unsigned)d;
     PC_SR_TRY(pc_sr_int(r, v, "local_per_thread", 0, 4294967295.0, PC_NULL, &d));
     g->rec_local = (unsigned)d;
+  }
+  if (pc_json_get(o, "graph")) { /* since issue 21: a graph kernel's graph and node */
+    PC_SR_TRY(pc_sr_member(r, o, "graph", PC_JSON_OBJECT, 0, &v));
+    PC_SR_TRY(pc_sr_int(r, v, "id", 1, 4294967295.0, PC_NULL, &d));
+    g->graph_id = (uint32_t)d;
+    PC_SR_TRY(pc_sr_int(r, v, "node", 0, 9007199254740992.0, PC_NULL, &d));
+    g->graph_node = (uint64_t)d;
   }
   return PERFCHECK_OK;
 }

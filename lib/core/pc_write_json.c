@@ -351,6 +351,14 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
     pc_jw_str_or_null(w, "rotation", NULL);
   }
   pc_jw_num(w, "counter_spread", k->counter_spread);
+  if (k->graph_id) {
+    pc_jw_open(w, "graph", '{');
+    pc_jw_int(w, "id", k->graph_id);
+    pc_jw_int(w, "node", (long long)k->graph_node);
+    pc_jw_close(w, '}');
+  } else {
+    pc_jw_str_or_null(w, "graph", NULL);
+  }
   pc_jw_member(w, "dram_cold");
   fputs(k->dram_cold ? "true" : "false", w->f);
   pc_jw_derived(w, &k->derived, &k->busiest_pipe, &k->busiest_memory);

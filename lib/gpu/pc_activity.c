@@ -76,6 +76,8 @@ static void pc_decode_buffer(pc_collector *c, uint8_t *buf, size_t valid) {
         kr.static_smem = (unsigned)k->staticSharedMemory;
         kr.registers = k->registersPerThread;
         kr.local_per_thread = k->localMemoryPerThread;
+        kr.graph_id = k->graphId;
+        kr.graph_node = k->graphNodeId;
         uint32_t group, region;
         if (pc_collector_join_kernel_locked(c, &kr, &group, &region)) {
           pc_kspan s = {k->start, k->end, group, region, k->correlationId, k->streamId};

@@ -218,6 +218,10 @@ int pc_collector_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec
     s->seen_run = e.region;
     if (!s->prof_count) s->np = PC_NP_GRAPH;
     if (s->seen_captured) bits |= PC_SNAP_CAPTURED;
+    if (!s->graph_id && rec->graph_id) {
+      s->graph_id = rec->graph_id;
+      s->graph_node = rec->graph_node;
+    }
   } else {
     sig = e.a;
     if (e.flags & PC_L_PROFILED) bits |= PC_SNAP_PROFILED;
@@ -395,6 +399,8 @@ static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int d
   g->rec_registers = t->rec_regs;
   g->rec_static_smem = t->rec_static;
   g->rec_local = t->rec_local;
+  g->graph_id = t->graph_id;
+  g->graph_node = t->graph_node;
   /* Attributes: known ones now; the rest the caller asks outside the lock. */
   if (t->attr_state == PC_ATTR_OK) {
     g->attr_from = PC_SNAP_ATTR_DRIVER;

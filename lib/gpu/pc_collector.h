@@ -274,6 +274,8 @@ typedef struct pc_kernel_record {
   unsigned dynamic_smem, static_smem;
   unsigned registers;
   unsigned local_per_thread;
+  uint32_t graph_id;            /* a graph kernel's graph and node (activity record); 0: none */
+  uint64_t graph_node;
 } pc_kernel_record;
 
 /* Finds the launch of a kernel record.  Returns 1 with *group and *region

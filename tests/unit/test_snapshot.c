@@ -743,6 +743,35 @@ static void test_rotation_entries(void **state) {
   pc_snapshot_free(s);
 }
 
+/* A graph kernel's entry names its graph and node (issue 21 item 4), in the
+ * report's JSON and through the snapshot's file. */
+static void test_graph_node(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("g", 0);
+  const uint32_t a = add_sig(s, "_Z4nodePf", 8, 128, 0);
+  s->sigs[a].graph_id = 7;
+  s->sigs[a].graph_node = 4294967301ull;
+  add_launch(s, a, T0 + 10 * US, T0 + 20 * US, 300, PC_SNAP_GRAPH);
+  s->begin_ts = T0;
+  s->end_ts = T0 + MS;
+  pc_report *r = build(s);
+  const pc_kernel *k = kernel(r, "node", -1);
+  assert_int_equal(k->graph_id, 7);
+  assert_true(k->graph_node == 4294967301ull);
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"id\": 7"));
+  assert_non_null(strstr(j, "\"node\": 4294967301"));
+  perfcheck_report *back = NULL;
+  assert_int_equal(perfcheck_report_from_json_text(j, strlen(j), "g.json", 1, &back), PERFCHECK_OK);
+  char *j2 = report_json((const pc_report *)back);
+  assert_string_equal(j, j2);
+  free(j), free(j2);
+  perfcheck_report_destroy(back);
+  pc_report_free(r);
+  round_trip(s);
+  pc_snapshot_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_clock),          cmocka_unit_test(test_launch_loop_both_modes),
@@ -751,7 +780,7 @@ int main(void) {
       cmocka_unit_test(test_earlier_run_counters),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
-      cmocka_unit_test(test_rotation_entries),
+      cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_graph_node),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
