@@ -24,7 +24,11 @@
  * *_init functions are safe from any thread.  A session may be used from
  * several threads (every session function takes the session's lock), and
  * kernels launched from any host thread are attributed to the open region.
- * A report is immutable once returned: any number of threads may read it.
+ * A report made by perfcheck_report_from_ncu_csv, _from_json or
+ * perfcheck_report_merge is immutable: any number of threads may read it.
+ * A session's report (perfcheck_session_report) is the session's own, not a
+ * copy: each perfcheck_session_end adds to it, so it may be read only while
+ * no thread begins, ends or destroys that session.
  * perfcheck_metric_passes may be called from any thread: CUPTI's host API
  * runs behind one lock inside perfcheck.  An expectations set is used by one
  * thread at a time.  Error messages are per thread.
@@ -573,10 +577,10 @@ PERFCHECK_API perfcheck_status perfcheck_session_end(perfcheck_session *session)
 PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *session,
                                                         const perfcheck_report **out);
 
-/* Detail of the session's last failure or note, "" if none; valid until the
- * next call on the session.
- * Thread-safe to call; the text is the session's latest, valid until any
- * thread's next call on the session. */
+/* Detail of the session's last failure or note, "" if none.
+ * Thread-safe: the text is copied under the session's lock into a buffer of
+ * the calling thread, valid until that thread calls
+ * perfcheck_session_message again (other threads' calls do not touch it). */
 PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *session);
 
 /* Detaches from CUDA and frees the session.  Regions still open are closed

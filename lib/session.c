@@ -118,6 +118,14 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...) {
   snprintf(s->message, sizeof s->message, "%s", buf);
 }
 
+/* lib/gpu's lines for the program's stderr (the progress line, asked for
+ * with progress or PERFCHECK_PROGRESS): the one place lib/gpu's text reaches
+ * stderr.  Called inside CUPTI callbacks: no session lock. */
+static void pc_session_say(const char *line) {
+  fprintf(stderr, "perfcheck: %s\n", line);
+  fflush(stderr);
+}
+
 /* After an unrecoverable failure the session stops collecting and says so
  * once; later begin/end answer PERFCHECK_ERROR_INERT. */
 static void pc_go_inert(perfcheck_session *s, const char *why) {
@@ -166,6 +174,7 @@ static void pc_session_report_facts(perfcheck_session *s, const pc_gpu_started *
   }
   if (g->metric_set[0]) snprintf(r->metric_set, sizeof r->metric_set, "%s", g->metric_set);
   if (g->counters_note[0]) pc_note(s, "hardware counters unavailable, timing only: %s", g->counters_note);
+  if (g->replay_note[0]) pc_report_warn(r, s->opt.quiet, "%s", g->replay_note);
   snprintf(r->source, sizeof r->source, "%s", "in-process");
   r->step1_assessed = 1;
   pc_gpu_tool(r->cupti_path, sizeof r->cupti_path, &r->cupti_version, &r->cupti_preloaded);
@@ -216,8 +225,8 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
     }
     s->has_re = 1;
   }
-  const pc_gpu_config cfg = {o.mode,          s->metrics,      s->has_re ? &s->re : NULL, o.launch_skip,
-                             o.launch_count,  o.per_signature, o.progress};
+  const pc_gpu_config cfg = {o.mode,         s->metrics,      s->has_re ? &s->re : NULL, o.launch_skip,
+                             o.launch_count, o.per_signature, o.progress,               pc_session_say};
   pc_gpu_started g;
   pc_err e;
   if ((st = pc_gpu_start(&cfg, &g, &e)) != PERFCHECK_OK) {
@@ -415,7 +424,17 @@ PERFCHECK_API perfcheck_status perfcheck_session_report(perfcheck_session *s, co
   return PERFCHECK_OK;
 }
 
-PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) { return s ? s->message : ""; }
+/* A copy made under the session lock into this thread's buffer: another
+ * thread's note cannot change the text while the caller reads it. */
+PERFCHECK_API const char *perfcheck_session_message(const perfcheck_session *s) {
+  static _Thread_local char copy[sizeof ((perfcheck_session *)0)->message];
+  if (!s) return "";
+  perfcheck_session *m = (perfcheck_session *)s; /* the lock is the only mutable part */
+  pthread_mutex_lock(&m->lock);
+  memcpy(copy, s->message, sizeof copy);
+  pthread_mutex_unlock(&m->lock);
+  return copy;
+}
 
 /* ---- expectations: a field of the session, under its lock ------------------------------ */
 

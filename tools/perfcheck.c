@@ -73,8 +73,11 @@ static const char usage_metrics[] =
     "Prints the metrics of a set, comma-separated, ready for ncu's --metrics:\n"
     "  ncu --csv --page raw --metrics $(perfcheck metrics) ./app > app.csv\n"
     "With --passes, prints how many replay passes CUPTI needs to collect them\n"
-    "on a chip as CUPTI names it (GH100, AD102, TU104, ...); without --chip,\n"
-    "on this machine's device 0 (needs a driver).\n"
+    "under kernel replay: with --chip, one number for that chip as CUPTI names\n"
+    "it (GH100, AD102, TU104, ...); without, one line \"CHIP PASSES\" for each\n"
+    "of GH100, GB100, AD102 and GA100, then \"device0 PASSES\" for this\n"
+    "machine's device 0 when a driver answers.  CUPTI's host API counts them;\n"
+    "no GPU is needed for a named chip.\n"
     "\n"
     "options:\n"
     "      --set SET       default (every question, fewest passes), sol (adds the\n"
@@ -217,9 +220,21 @@ static int cmd_metrics(int argc, char **argv) {
   } else {
     int n = 0;
     const char *what = list ? list : set ? set : "default";
-    perfcheck_status st = perfcheck_metric_passes(what, chip, &n);
-    if (st != PERFCHECK_OK) return report_failure(st, "counting passes");
-    printf("%d\n", n);
+    if (chip) {
+      perfcheck_status st = perfcheck_metric_passes(what, chip, &n);
+      if (st != PERFCHECK_OK) return report_failure(st, "counting passes");
+      printf("%d\n", n);
+    } else {
+      /* The reference chips (Hopper, Blackwell, Ada, Ampere), then this
+       * machine's device 0 when there is one. */
+      static const char *const chips[] = {"GH100", "GB100", "AD102", "GA100"};
+      for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++) {
+        perfcheck_status st = perfcheck_metric_passes(what, chips[i], &n);
+        if (st != PERFCHECK_OK) return report_failure(st, "counting passes");
+        printf("%s %d\n", chips[i], n);
+      }
+      if (perfcheck_metric_passes(what, NULL, &n) == PERFCHECK_OK) printf("device0 %d\n", n);
+    }
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fputs("perfcheck: writing to stdout failed\n", stderr);

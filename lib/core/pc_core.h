@@ -379,6 +379,20 @@ typedef struct pc_kernel {
   char *not_measured_reason;    /* why the counters are missing (graph launch,
                                    permissions, filter, ...), NULL if none */
   int passes;                   /* counter passes, 0 when none */
+  /* How the counters were collected (issue 21): "kernel" (kernel replay,
+   * every pass in one launch), "rotate" (one group per launch, PERFCHECK_REPLAY
+   * =rotate), "rotate+kernel" (a rotation an earlier run left short, finished
+   * by kernel replay); "" without counters. */
+  char replay[16];
+  int groups;                   /* rotation: the set's groups (launches it takes); 0 otherwise */
+  int groups_collected;         /* of those, collected for this entry */
+  /* The largest relative range ((max - min) / |mean|) of one metric over the
+   * profiled launches that collected it twice or more: how far launches of
+   * one signature disagree; NaN when no metric was collected twice. */
+  double counter_spread;
+  int dram_cold;                /* its DRAM counters came from a launch that started from a flushed L2 */
+  uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none */
+  uint64_t graph_node;
   pc_derived derived;
   pc_unit_load busiest_pipe;    /* step 2: the busiest pipe (tensor, fma, alu, fp64, lsu, xu, uniform) */
   pc_unit_load busiest_memory;  /* step 2: the busiest memory level (dram, l2, l1) */

@@ -945,6 +945,28 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   }
   PC_TRY(pc_jm_strdup(m, o, "not_measured_reason", &k->not_measured_reason));
   PC_TRY(pc_jm_int(m, o, "passes", 0, &k->passes));
+  PC_TRY(pc_jm_strbuf(m, o, "replay", k->replay, sizeof k->replay));
+  const pc_json *rot = pc_json_get(o, "rotation");
+  if (rot && rot->type == PC_JSON_OBJECT) {
+    PC_TRY(pc_jm_int(m, rot, "groups", 0, &k->groups));
+    PC_TRY(pc_jm_int(m, rot, "collected", 0, &k->groups_collected));
+  } else if (rot && rot->type != PC_JSON_NULL) {
+    return pc_jm_type(m, rot, "rotation", "an object or null");
+  }
+  PC_TRY(pc_jm_num(m, o, "counter_spread", &k->counter_spread));
+  const pc_json *gr = pc_json_get(o, "graph");
+  if (gr && gr->type == PC_JSON_OBJECT) {
+    double gid = 0, node = 0;
+    PC_TRY(pc_jm_intrange(m, gr, "id", 1, 4294967295.0, 0, &gid));
+    PC_TRY(pc_jm_intrange(m, gr, "node", 0, 9007199254740992.0, 0, &node));
+    k->graph_id = (uint32_t)gid;
+    k->graph_node = (uint64_t)node;
+  } else if (gr && gr->type != PC_JSON_NULL) {
+    return pc_jm_type(m, gr, "graph", "an object or null");
+  }
+  const pc_json *cold = pc_json_get(o, "dram_cold");
+  if (cold && cold->type != PC_JSON_TRUE && cold->type != PC_JSON_FALSE) return pc_jm_type(m, cold, "dram_cold", "true or false");
+  k->dram_cold = cold && cold->type == PC_JSON_TRUE;
 
   const pc_json *d = pc_jm_object(m, o, "derived", &st);
   PC_TRY(st);

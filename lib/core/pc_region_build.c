@@ -365,11 +365,24 @@ typedef struct pc_acc {
   int passes;
   double sum[PC_M_COUNT];
   uint32_t cnt[PC_M_COUNT];
+  double lo[PC_M_COUNT], hi[PC_M_COUNT]; /* for the counter spread */
   double *xsum;
   uint32_t *xcnt;
+  /* How the values were collected (issue 21). */
+  int whole;                    /* a launch collected the whole set (kernel replay) */
+  int rotated;                  /* a launch collected one rotation group */
+  int groups;                   /* the set's groups with rotation */
+  unsigned char seen[256];      /* rotation groups collected */
+  int cold;                     /* DRAM values from launches that started from a flushed L2 */
 } pc_acc;
 
-/* Averages over the signature's profiled launches of this region. */
+static int pc_is_dram_metric(int m) {
+  return m == PC_M_DRAM_BYTES_READ || m == PC_M_DRAM_BYTES_WRITE || m == PC_M_DRAM_THROUGHPUT_PCT;
+}
+
+/* Averages over the signature's profiled launches of this region.  The DRAM
+ * metrics average over the launches that started from a flushed L2 when
+ * there are any (rotation's DRAM group): a warm pass reads them low. */
 static int pc_accumulate(const pc_snapshot *s, uint32_t sig, pc_acc *a) {
   memset(a, 0, sizeof *a);
   if (s->nextra) {
@@ -379,14 +392,31 @@ static int pc_accumulate(const pc_snapshot *s, uint32_t sig, pc_acc *a) {
   }
   for (size_t i = 0; i < s->nprofiled; i++) {
     const pc_snap_profiled *p = &s->profiled[i];
+    if (p->sig == sig && !(p->flags & PC_SNAP_PROF_INHERITED) && (p->flags & PC_SNAP_PROF_COLD) &&
+        (p->flags & PC_SNAP_PROF_RESULT) && pc_has(p->values[PC_M_DRAM_BYTES_READ]))
+      a->cold = 1;
+  }
+  for (size_t i = 0; i < s->nprofiled; i++) {
+    const pc_snap_profiled *p = &s->profiled[i];
     if (p->sig != sig || (p->flags & PC_SNAP_PROF_INHERITED) || !(p->flags & PC_SNAP_PROF_RESULT)) continue;
     a->n++;
     if (p->passes > a->passes) a->passes = p->passes;
-    for (int m = 0; m < PC_M_COUNT; m++)
-      if (pc_has(p->values[m])) {
-        a->sum[m] += p->values[m];
-        a->cnt[m]++;
-      }
+    if (p->group >= 0 && p->groups > 0) {
+      a->rotated = 1;
+      if (p->groups > a->groups) a->groups = p->groups;
+      if (p->group < (int)sizeof a->seen) a->seen[p->group] = 1;
+    } else {
+      a->whole = 1;
+    }
+    for (int m = 0; m < PC_M_COUNT; m++) {
+      if (!pc_has(p->values[m])) continue;
+      if (a->cold && pc_is_dram_metric(m) && !(p->flags & PC_SNAP_PROF_COLD)) continue;
+      const double v = p->values[m];
+      if (!a->cnt[m] || v < a->lo[m]) a->lo[m] = v;
+      if (!a->cnt[m] || v > a->hi[m]) a->hi[m] = v;
+      a->sum[m] += v;
+      a->cnt[m]++;
+    }
     for (size_t x = 0; p->extra && x < s->nextra; x++)
       if (pc_has(p->extra[x])) {
         a->xsum[x] += p->extra[x];
@@ -416,6 +446,11 @@ static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_ker
     memcpy(k->metric, e->metric, sizeof k->metric);
     memcpy(k->metric_via_substitute, e->metric_via_substitute, sizeof k->metric_via_substitute);
     k->passes = e->passes;
+    memcpy(k->replay, e->replay, sizeof k->replay);
+    k->groups = e->groups;
+    k->groups_collected = e->groups_collected;
+    k->counter_spread = e->counter_spread;
+    k->dram_cold = e->dram_cold;
     if (e->nextra) {
       k->extra_names = calloc(e->nextra, sizeof *k->extra_names);
       k->extra_values = calloc(e->nextra, sizeof *k->extra_values);
@@ -456,11 +491,32 @@ static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_stat
   }
   k->profiled_launches = a->n;
   k->passes = a->passes;
+  k->counter_spread = PC_NULL;
   for (int m = 0; m < PC_M_COUNT; m++) {
     if (a->cnt[m]) k->metric[m] = a->sum[m] / a->cnt[m];
     if (s->via_substitute[m]) k->metric_via_substitute[m] = 1;
+    /* Two launches or more measured it: how far they disagree. */
+    const double mean = a->cnt[m] ? a->sum[m] / a->cnt[m] : 0;
+    if (a->cnt[m] >= 2 && mean != 0) {
+      const double sp = (a->hi[m] - a->lo[m]) / (mean < 0 ? -mean : mean);
+      if (!pc_has(k->counter_spread) || sp > k->counter_spread) k->counter_spread = sp;
+    }
   }
-  if (!st->dram_replay_warned && k->passes > 1 &&
+  k->dram_cold = a->cold;
+  snprintf(k->replay, sizeof k->replay, "%s", a->rotated ? (a->whole ? "rotate+kernel" : "rotate") : "kernel");
+  if (a->rotated) {
+    k->groups = a->groups;
+    k->groups_collected = 0;
+    for (int g = 0; g < a->groups && g < (int)sizeof a->seen; g++) k->groups_collected += a->whole || a->seen[g];
+    if (k->groups_collected < k->groups && !st->rotation_warned) {
+      st->rotation_warned = 1;
+      pc_report_warn(r, 1,
+                     "rotation: some kernels ran fewer times than the metric set has groups (kernels[].rotation "
+                     "says how many of how many): the metrics of the missing groups are null; the next run of the "
+                     "same region name collects the rest of the set by kernel replay at the kernel's first launch");
+    }
+  }
+  if (!st->dram_replay_warned && k->passes > 1 && !k->dram_cold &&
       (pc_has(k->metric[PC_M_DRAM_BYTES_READ]) || pc_has(k->metric[PC_M_DRAM_BYTES_WRITE]))) {
     /* Measured on the H200 against ncu (docs/measurements/2026-11-30-h200):
      * counts match exactly, DRAM bytes do not. */
@@ -571,6 +627,8 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   if (si->context < s->ncontexts)
     snprintf(k->pci_bus_id, sizeof k->pci_bus_id, "%s", s->contexts[si->context].pci_bus_id);
   memcpy(k->grid, si->grid, sizeof k->grid);
+  k->graph_id = si->graph_id;
+  k->graph_node = si->graph_node;
   memcpy(k->block, si->block, sizeof k->block);
   k->dynamic_smem = si->dynamic_smem;
   k->launches = sp->launches;

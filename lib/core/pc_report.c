@@ -47,6 +47,7 @@ void pc_kernel_init(pc_kernel *k) {
   k->dur_min_ns = k->dur_median_ns = k->dur_max_ns = PC_NULL;
   k->total_ns = k->time_share = PC_NULL;
   k->busiest_pipe.pct = k->busiest_memory.pct = PC_NULL;
+  k->counter_spread = PC_NULL;
   k->device_ordinal = -1;
   pc_attributes_init(&k->attr);
   for (int i = 0; i < PC_M_COUNT; i++) k->metric[i] = PC_NULL;

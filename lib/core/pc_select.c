@@ -39,7 +39,16 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uin
     if (!s->prof_count) s->np = PC_NP_SKIPPED;
     return 0;
   }
-  if (s->prof_count >= p->per_signature) {
+  const uint32_t groups = p->rotate_groups ? p->rotate_groups : 1;
+  if (groups > 1 && s->prof_count % groups && s->prof_run != run) {
+    /* A rotation an earlier run left short: the rest, by kernel replay. */
+    s->prof_count += groups - s->prof_count % groups;
+    s->prof_run = run;
+    p->profiled++;
+    s->np = PC_NP_NONE;
+    return PC_SEL_REST;
+  }
+  if (s->prof_count >= p->per_signature * groups) {
     if (s->prof_run != run) s->np = PC_NP_EARLIER_RUN;
     return 0;
   }
@@ -51,5 +60,5 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uin
   s->prof_run = run;
   p->profiled++;
   s->np = PC_NP_NONE;
-  return 1;
+  return PC_SEL_ROTATE;
 }

@@ -44,6 +44,8 @@ typedef struct pc_sig {
   uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
   uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
   unsigned rec_regs, rec_static, rec_local; /* from its first activity record */
+  uint32_t graph_id;            /* a graph kernel: the graph and node of its first record (0: none) */
+  uint64_t graph_node;
   pc_attributes attr;
   char *attr_reason;
 } pc_sig;
@@ -105,6 +107,9 @@ typedef struct pc_select {
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */
   uint64_t matched, profiled;   /* running counts */
+  /* Rotation (issue 21): a signature's set takes this many profiled
+   * launches (one group each); 0: kernel replay, one launch per set. */
+  unsigned rotate_groups;
 } pc_select;
 
 /* Resets a signature's per-region state when it is first seen under region
@@ -117,6 +122,13 @@ void pc_select_enter_region(pc_sig *s, uint32_t key);
  * says why no launch may be profiled now (PC_NP_CAPTURE: a stream capture is
  * open; PC_NP_NVTX: outside the counter gate), PC_NP_NONE otherwise.
  * Updates the counts and the signature's reason (np) as ncu would. */
+/* Returns 0 (not profiled), PC_SEL_ROTATE (with rotation: the launch
+ * collects its turn, the signature's prof_count - 1; without: the whole set
+ * by kernel replay) or PC_SEL_REST: a signature whose rotation an earlier
+ * run of the region name left short of its groups (launched fewer times
+ * than the set has groups) gets the whole set by kernel replay at its first
+ * launch of a later run, and its turn count moves to the next full round. */
+enum { PC_SEL_ROTATE = 1, PC_SEL_REST = 2 };
 int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
 
 #endif /* PC_SIGTAB_H */

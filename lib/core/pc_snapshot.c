@@ -106,6 +106,7 @@ pc_snap_profiled *pc_snapshot_add_profiled(pc_snapshot *s) {
   pc_snap_profiled *p = pc_append((void **)&s->profiled, &s->nprofiled, sizeof *s->profiled);
   if (!p) return NULL;
   p->sig = UINT32_MAX;
+  p->group = -1;
   for (int i = 0; i < PC_M_COUNT; i++) p->values[i] = PC_NULL;
   return p;
 }

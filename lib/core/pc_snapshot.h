@@ -75,7 +75,8 @@ typedef struct pc_snap_launch {
 /* One range-profiled launch: its host interval and its counter values. */
 enum {
   PC_SNAP_PROF_INHERITED = 1u,  /* a nested region's: its interval is cut from this wall clock, no counters */
-  PC_SNAP_PROF_RESULT = 2u      /* the counter layer returned a result (values may still be NaN) */
+  PC_SNAP_PROF_RESULT = 2u,     /* the counter layer returned a result (values may still be NaN) */
+  PC_SNAP_PROF_COLD = 4u        /* the launch started from an L2 perfcheck flushed: its DRAM bytes are a cold run's */
 };
 typedef struct pc_snap_profiled {
   uint32_t correlation_id;
@@ -87,6 +88,10 @@ typedef struct pc_snap_profiled {
    * kernel's own run (values[PC_M_DURATION]).  0: unknown. */
   uint64_t enter_ts, exit_ts;
   int passes;
+  /* Rotation (issue 21): the group of the set these values are (one pass,
+   * a user range around this one launch), -1 the whole set (kernel replay);
+   * groups: the set's groups with rotation, 0 without. */
+  int group, groups;
   double values[PC_M_COUNT];    /* NaN: not measured */
   double *extra;                /* pc_snapshot.nextra values, or NULL */
 } pc_snap_profiled;
@@ -122,6 +127,8 @@ typedef struct pc_snap_sig {
   char *attr_note;              /* NULL or "" when there is nothing to say */
   int rec_valid;                /* the activity record's facts below are known */
   unsigned rec_registers, rec_static_smem, rec_local;
+  uint32_t graph_id;            /* a graph kernel: CUPTI's graph id and node id of its first record; 0 none */
+  uint64_t graph_node;
 } pc_snap_sig;
 
 typedef struct pc_snapshot {
@@ -218,6 +225,7 @@ typedef struct pc_build_state {
   int multi_device_warned;
   int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
   int dram_replay_warned;
+  int rotation_warned;          /* the note on rotations left short is in the report */
   size_t rejected_warned;       /* rejected metrics said so far */
 } pc_build_state;
 

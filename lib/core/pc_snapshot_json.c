@@ -18,6 +18,7 @@
  *                     "attributes_note", "record": {"registers", "static_smem", "local_per_thread"} | null}],
  *     "launches": {"columns": [...], "rows": [[start, end, signature, correlation, stream, "flags"], ...]},
  *     "profiled": [{"correlation", "signature", "inherited", "result", "enter", "exit", "passes",
+ *                   "group" (rotation group, null: kernel replay), "groups", "cold" (optional, since issue 21),
  *                   "metrics": {ncu name: value}, "extra": [...]}],
  *     "memcpys": [[start, end, kind], ...], "memsets": [[start, end], ...] }
  *
@@ -229,6 +230,7 @@ static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
             g->rec_static_smem, g->rec_local);
   else
     fputs("null", f);
+  if (g->graph_id) fprintf(f, ", \"graph\": {\"id\": %u, \"node\": %llu}", (unsigned)g->graph_id, (unsigned long long)g->graph_node);
   fputc('}', f);
 }
 
@@ -245,7 +247,13 @@ static void pc_sw_profiled(const pc_sw *w, const pc_snapshot *s, const pc_snap_p
   pc_sw_time(w, p->enter_ts);
   fputs(", \"exit\": ", f);
   pc_sw_time(w, p->exit_ts);
-  fprintf(f, ", \"passes\": %d,\n     \"metrics\": {", p->passes);
+  fprintf(f, ", \"passes\": %d, \"group\": ", p->passes);
+  if (p->group < 0)
+    fputs("null", f);
+  else
+    fprintf(f, "%d", p->group);
+  fprintf(f, ", \"groups\": %d, \"cold\": %s,\n     \"metrics\": {", p->groups,
+          (p->flags & PC_SNAP_PROF_COLD) ? "true" : "false");
   int first = 1;
   for (int m = 0; m < PC_M_COUNT; m++)
     if (pc_has(p->values[m])) {
@@ -639,6 +647,13 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     PC_SR_TRY(pc_sr_int(r, v, "local_per_thread", 0, 4294967295.0, PC_NULL, &d));
     g->rec_local = (unsigned)d;
   }
+  if (pc_json_get(o, "graph")) { /* since issue 21: a graph kernel's graph and node */
+    PC_SR_TRY(pc_sr_member(r, o, "graph", PC_JSON_OBJECT, 0, &v));
+    PC_SR_TRY(pc_sr_int(r, v, "id", 1, 4294967295.0, PC_NULL, &d));
+    g->graph_id = (uint32_t)d;
+    PC_SR_TRY(pc_sr_int(r, v, "node", 0, 9007199254740992.0, PC_NULL, &d));
+    g->graph_node = (uint64_t)d;
+  }
   return PERFCHECK_OK;
 }
 
@@ -697,6 +712,17 @@ static perfcheck_status pc_sr_profiled(pc_sr *r, const pc_json *o) {
   PC_SR_TRY(pc_sr_time(r, o, "exit", &p->exit_ts));
   PC_SR_TRY(pc_sr_int(r, o, "passes", 0, 1e6, PC_NULL, &d));
   p->passes = (int)d;
+  /* Rotation (written since issue 21; older snapshots have none: kernel replay). */
+  if (pc_json_get(o, "group")) {
+    PC_SR_TRY(pc_sr_int(r, o, "group", 0, 1e6, -1, &d));
+    p->group = (int)d;
+    PC_SR_TRY(pc_sr_int(r, o, "groups", 0, 1e6, PC_NULL, &d));
+    p->groups = (int)d;
+    PC_SR_TRY(pc_sr_bool(r, o, "cold", &b));
+    if (b) p->flags |= PC_SNAP_PROF_COLD;
+    if (p->group >= 0 && p->group >= p->groups)
+      return pc_sr_fail(r, pc_json_get(o, "group"), "\"group\" must be below \"groups\"");
+  }
   const pc_json *m, *x;
   PC_SR_TRY(pc_sr_member(r, o, "metrics", PC_JSON_OBJECT, 0, &m));
   for (size_t i = 0; i < m->n; i++) {

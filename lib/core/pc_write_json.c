@@ -373,6 +373,26 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
 
   pc_jw_str(w, "not_measured_reason", k->not_measured_reason);
   pc_jw_int(w, "passes", k->passes);
+  pc_jw_str_or_null(w, "replay", k->replay[0] ? k->replay : NULL);
+  if (k->groups > 0) {
+    pc_jw_open(w, "rotation", '{');
+    pc_jw_int(w, "groups", k->groups);
+    pc_jw_int(w, "collected", k->groups_collected);
+    pc_jw_close(w, '}');
+  } else {
+    pc_jw_str_or_null(w, "rotation", NULL);
+  }
+  pc_jw_num(w, "counter_spread", k->counter_spread);
+  if (k->graph_id) {
+    pc_jw_open(w, "graph", '{');
+    pc_jw_int(w, "id", k->graph_id);
+    pc_jw_int(w, "node", (long long)k->graph_node);
+    pc_jw_close(w, '}');
+  } else {
+    pc_jw_str_or_null(w, "graph", NULL);
+  }
+  pc_jw_member(w, "dram_cold");
+  fputs(k->dram_cold ? "true" : "false", w->f);
   pc_jw_derived(w, &k->derived, &k->busiest_pipe, &k->busiest_memory);
   pc_jw_diagnosis(w, &k->diag);
   pc_jw_close(w, '}');

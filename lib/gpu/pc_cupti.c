@@ -15,6 +15,10 @@
 pc_cupti_api pc_cupti;
 
 static pthread_once_t pc_cupti_once = PTHREAD_ONCE_INIT;
+/* The loader's lock (pc_cupti.h). */
+static pthread_mutex_t pc_proc_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+void pc_proc_lock(void) { pthread_mutex_lock(&pc_proc_mu); }
+void pc_proc_unlock(void) { pthread_mutex_unlock(&pc_proc_mu); }
 static perfcheck_status pc_cupti_load_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
 static char pc_cupti_msg[768];
 static char pc_cupti_where[512];

@@ -64,6 +64,8 @@
   X(cuptiRangeProfilerSetConfig)                  \
   X(cuptiRangeProfilerStart)                      \
   X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
   X(cuptiRangeProfilerGetCounterDataInfo)
 
@@ -86,6 +88,18 @@ extern pc_cupti_api pc_cupti;
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE with one line in *err saying what was
  * looked for and why it failed.  Calls go through PC_CUPTI (pc_call.h). */
 perfcheck_status pc_cupti_load(pc_err *err);
+
+/* The loader's lock: lib/gpu's one process-wide lock besides the collector's
+ * (pc_collector.h), for the state that outlives sessions: CUPTI's profiler
+ * host API (which keeps process-wide state of its own: helgrind saw races
+ * inside it with perfcheck_metric_passes called from 8 threads), the
+ * profiler's initialize count, and the driver-fact caches (pc_funcinfo.c).
+ * Recursive, because host-API sequences nest (a pass count opens a host
+ * object, validates, configures).  May be held across CUPTI host-API and
+ * cuptiProfilerInitialize calls, which call nothing back; never across a
+ * launch or a synchronization; never taken with the collector's lock held. */
+void pc_proc_lock(void);
+void pc_proc_unlock(void);
 
 /* After a successful load: the file it came from ("" if unknown), whether it
  * was already in the process before us, and cuptiGetVersion's answer. */

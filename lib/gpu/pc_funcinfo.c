@@ -3,7 +3,7 @@
  * outside launch callbacks (CUDA calls inside them are unsupported).
  *
  * State owned here: the device facts and context-ordinal caches, guarded by
- * pc_fi_mu, a leaf lock (no driver call is made with it held).
+ * the loader's lock (pc_proc_lock, pc_cupti.h); no driver call is made with it held here.
  *
  * The launch__* values and theoretical occupancy are not CUPTI metrics
  * (docs/cupti.md §2.4): they come from cuFuncGetAttribute, the driver's
@@ -22,6 +22,7 @@
  * take the context (pc_cuda.h, PC_CU_FUNCTIONS_V2).
  */
 #include "pc_funcinfo.h"
+#include "pc_cupti.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -47,7 +48,6 @@ static CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev) {
 #define PC_MAX_DEVICES 64
 #define PC_MAX_CTX 64
 
-static pthread_mutex_t pc_fi_mu = PTHREAD_MUTEX_INITIALIZER;
 static pc_device pc_fi_dev[PC_MAX_DEVICES];
 static int pc_fi_dev_ok[PC_MAX_DEVICES];
 static struct {
@@ -57,21 +57,21 @@ static struct {
 static size_t pc_fi_nctx;
 
 void pc_funcinfo_reset(void) {
-  pthread_mutex_lock(&pc_fi_mu);
+  pc_proc_lock();
   memset(pc_fi_dev_ok, 0, sizeof pc_fi_dev_ok);
   pc_fi_nctx = 0;
-  pthread_mutex_unlock(&pc_fi_mu);
+  pc_proc_unlock();
 }
 
 int pc_funcinfo_device_cached(int ordinal, pc_device *out) {
   int ok = 0;
   if (ordinal < 0 || ordinal >= PC_MAX_DEVICES) return 0;
-  pthread_mutex_lock(&pc_fi_mu);
+  pc_proc_lock();
   if (pc_fi_dev_ok[ordinal]) {
     *out = pc_fi_dev[ordinal];
     ok = 1;
   }
-  pthread_mutex_unlock(&pc_fi_mu);
+  pc_proc_unlock();
   return ok;
 }
 
@@ -119,10 +119,10 @@ perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err) {
                                  sm_khz > 0 ? sm_khz : PC_NULL);
   pc_ceilings_load_cached(ordinal, &d); /* no file: the clock ceilings stay */
 
-  pthread_mutex_lock(&pc_fi_mu);
+  pc_proc_lock();
   pc_fi_dev[ordinal] = d;
   pc_fi_dev_ok[ordinal] = 1;
-  pthread_mutex_unlock(&pc_fi_mu);
+  pc_proc_unlock();
   *out = d;
   return PERFCHECK_OK;
 }
@@ -138,10 +138,10 @@ int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) {
 
 int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx) {
   int ord = -1;
-  pthread_mutex_lock(&pc_fi_mu);
+  pc_proc_lock();
   for (size_t i = 0; i < pc_fi_nctx; i++)
     if (pc_fi_ctx[i].ctx == ctx) ord = pc_fi_ctx[i].ordinal;
-  pthread_mutex_unlock(&pc_fi_mu);
+  pc_proc_unlock();
   return ord;
 }
 
@@ -155,13 +155,13 @@ int pc_funcinfo_ctx_ordinal(CUcontext ctx) {
   CUcontext popped;
   (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
   if (dev < 0) return -1;
-  pthread_mutex_lock(&pc_fi_mu);
+  pc_proc_lock();
   if (pc_fi_nctx < PC_MAX_CTX) {
     pc_fi_ctx[pc_fi_nctx].ctx = ctx;
     pc_fi_ctx[pc_fi_nctx].ordinal = (int)dev;
     pc_fi_nctx++;
   }
-  pthread_mutex_unlock(&pc_fi_mu);
+  pc_proc_unlock();
   return (int)dev;
 }
 

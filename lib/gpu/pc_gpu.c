@@ -1,84 +1,79 @@
 /*
- * pc_gpu.c: the GPU side's lifecycle and the state it keeps for the session
- * (pc_gpu.h).  A region's end is pc_harvest.c.
- *
- * State owned here: the counter layer (pc_rp, from pc_gpu_start to
- * pc_gpu_stop) and the counters note (why counters are off although asked
- * for).  Lock: pc_gpu_state_mu guards both; it is a leaf (nothing is called
- * with it held but memory work), taken after the session lock.  The
- * counter layer itself is handed to the capture (pc_capture_set_counters),
- * which uses it in launch callbacks until pc_capture_stop.
+ * pc_gpu.c: the GPU side's lifecycle, its state for the session and the
+ * injection library's entry points (pc_gpu.h).  A region's end is
+ * pc_harvest.c; what a session measures is the collector (pc_collector.h),
+ * created here at start and destroyed at stop.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include "pc_gpu.h"
-#include <stdatomic.h>
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "pc_activity.h"
 #include "pc_call.h"
 #include "pc_capture.h"
+#include "pc_collector.h"
 #include "pc_cuda.h"
 #include "pc_cupti.h"
 #include "pc_funcinfo.h"
 #include "pc_gpu_internal.h"
 #include "pc_rangeprof.h"
 
-static pthread_mutex_t pc_gpu_state_mu = PTHREAD_MUTEX_INITIALIZER;
-static pc_rp *pc_gpu_rp_;
-static int pc_gpu_counters_asked;
-static char pc_gpu_note[900];
-
-pc_rp *pc_gpu_rp(void) {
-  pthread_mutex_lock(&pc_gpu_state_mu);
-  pc_rp *rp = pc_gpu_rp_;
-  pthread_mutex_unlock(&pc_gpu_state_mu);
-  return rp;
-}
-
-int pc_gpu_counters_note(char *out, size_t len) {
-  pthread_mutex_lock(&pc_gpu_state_mu);
-  snprintf(out, len, "%s", pc_gpu_note);
-  const int asked = pc_gpu_counters_asked;
-  pthread_mutex_unlock(&pc_gpu_state_mu);
-  return asked;
-}
-
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
-/* The GPU side, undone in reverse order; rp may be NULL. */
-static atomic_int pc_gpu_keep;
+void pc_gpu_keep_cupti(void) { atomic_store(&pc_gpu_g.keep, 1); }
+void pc_gpu_mark_exit(void) { atomic_store(&pc_gpu_g.exiting, 1); }
+int pc_gpu_exiting(void) { return atomic_load(&pc_gpu_g.exiting); }
 
-void pc_gpu_keep_cupti(void) { atomic_store(&pc_gpu_keep, 1); }
+/* Uninstalls collector c and frees it with its counter layer, once no
+ * callback can reach it: the gate taken once (every profiled launch ran its
+ * EXIT; later ones see counters off) and the in-flight count drained. */
+static void pc_gpu_release(pc_collector *c) {
+  if (!c) return;
+  atomic_store(&c->active, 0);
+  atomic_store(&c->counters, 0);
+  pc_collector *was = pc_collector_install(NULL);
+  if (was && was != c) pc_collector_install(was); /* not ours (cannot happen): leave it */
+  pthread_rwlock_wrlock(&c->gate);
+  pthread_rwlock_unlock(&c->gate);
+  while (atomic_load(&pc_gpu_g.inflight) > 0) {
+    struct timespec ts = {0, 50000};
+    nanosleep(&ts, NULL);
+  }
+  pc_rp *rp = c->rp;
+  c->rp = NULL;
+  pc_collector_free(c);
+  if (rp) pc_rp_destroy(rp);
+}
 
-static atomic_int pc_gpu_exit_flag;
-void pc_gpu_mark_exit(void) { atomic_store(&pc_gpu_exit_flag, 1); }
-int pc_gpu_exiting(void) { return atomic_load(&pc_gpu_exit_flag); }
-
-static void pc_gpu_teardown(pc_rp *rp) {
-  pc_capture_set_active(0);
-  if (atomic_load(&pc_gpu_keep)) { /* process exit under injection: see pc_gpu.h */
+/* The GPU side, undone in reverse order. */
+static void pc_gpu_teardown(pc_collector *c) {
+  if (c) atomic_store(&c->active, 0);
+  if (atomic_load(&pc_gpu_g.keep)) { /* process exit under injection: see pc_gpu.h */
     pc_activity_flush(1);
     return;
   }
   pc_activity_stop();
-  pc_capture_stop();
-  if (rp) pc_rp_destroy(rp);
+  pc_gpu_release(c);
+  pc_capture_unsubscribe();
   pc_funcinfo_reset();
 }
 
-perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_err *err) {
+perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_err *err) {
   memset(out, 0, sizeof *out);
   pc_device_init(&out->device0);
   pc_err_clear(err);
-  const char *spec = c->metrics ? c->metrics : "default";
+  const char *spec = cfg->metrics ? cfg->metrics : "default";
   /* The metric list is checked in every mode: a typo must not wait for the
    * day counters are switched on. */
   pc_rp_plan plan;
   memset(&plan, 0, sizeof plan);
   pc_err e;
   int started = 0; /* 1: the capture (and perhaps activity) is up */
+  pc_collector *c = NULL;
   perfcheck_status st = pc_rp_plan_parse(spec, &plan, &e);
   if (st != PERFCHECK_OK) {
     st = pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: metrics \"%s\": %s", spec,
@@ -93,6 +88,10 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_er
                     "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
     goto fail;
   }
+  if (!(c = pc_collector_new())) {
+    st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_create: out of memory");
+    goto fail;
+  }
   out->device0_ok = pc_funcinfo_device(0, &out->device0, &e) == PERFCHECK_OK;
   if (!out->device0_ok) {
     pc_device_init(&out->device0);
@@ -103,12 +102,20 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_er
   if ((st = pc_activity_start(err)) != PERFCHECK_OK) goto fail;
   pc_rp *rp = NULL;
   char note[900] = "";
-  if (c->mode != PERFCHECK_MODE_TIMING) {
+  if (cfg->mode != PERFCHECK_MODE_TIMING) {
     char set[sizeof plan.set_name];
     snprintf(set, sizeof set, "%s", plan.set_name);
-    st = pc_rp_create(&plan, c->progress, &rp, &e); /* the plan moves in on success */
+    /* PERFCHECK_REPLAY: kernel (the default) or rotate (pc_rangeprof.h). */
+    const char *replay = secure_getenv("PERFCHECK_REPLAY");
+    const pc_rp_config rc = {cfg->progress, cfg->say, replay && strcmp(replay, "rotate") == 0};
+    if (replay && *replay && strcmp(replay, "rotate") != 0 && strcmp(replay, "kernel") != 0)
+      snprintf(out->replay_note, sizeof out->replay_note,
+               "PERFCHECK_REPLAY=%s is neither kernel nor rotate: kernel replay", replay);
+    st = pc_rp_create(&plan, &rc, &c->mu, &rp, out->replay_note[0] ? NULL : out->replay_note, sizeof out->replay_note,
+                      &e); /* the plan moves in on success */
     if (st == PERFCHECK_OK && rp) {
       snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
+      out->rotate_groups = (unsigned)pc_rp_groups(rp);
     } else {
       rp = NULL;
       snprintf(note, sizeof note, "counters unavailable (%s): %s", perfcheck_strerror(st), e.msg);
@@ -116,73 +123,85 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *c, pc_gpu_started *out, pc_er
   }
   pc_rp_plan_free(&plan);
   snprintf(out->counters_note, sizeof out->counters_note, "%s", note);
-  pthread_mutex_lock(&pc_gpu_state_mu);
-  pc_gpu_rp_ = rp;
-  pc_gpu_counters_asked = c->mode != PERFCHECK_MODE_TIMING;
-  snprintf(pc_gpu_note, sizeof pc_gpu_note, "%s", note);
-  pthread_mutex_unlock(&pc_gpu_state_mu);
 
-  pc_capture_counters cc;
+  pc_collector_counters cc;
   memset(&cc, 0, sizeof cc);
   cc.rp = rp;
-  cc.kernel_regex = c->kernel_regex;
-  cc.launch_skip = c->launch_skip;
-  cc.launch_count = c->launch_count;
-  cc.per_signature = c->per_signature;
-  pc_capture_set_counters(&cc);
-  pc_capture_set_active(1);
+  cc.asked = cfg->mode != PERFCHECK_MODE_TIMING;
+  cc.note = note;
+  cc.kernel_regex = cfg->kernel_regex;
+  cc.launch_skip = cfg->launch_skip;
+  cc.launch_count = cfg->launch_count;
+  cc.per_signature = cfg->per_signature;
+  cc.rotate_groups = out->rotate_groups;
+  pc_collector_set_counters(c, &cc);
+  atomic_store(&c->active, 1);
+  pc_collector *was = pc_collector_install(c);
+  if (was) { /* a collector left installed (cannot happen: one session per process) */
+    pc_collector_install(was);
+    pc_gpu_release(c);
+    c = NULL;
+    st = pc_err_set(err, PERFCHECK_ERROR_SESSION_EXISTS, "perfcheck_session_create: lib/gpu is already collecting");
+    goto fail;
+  }
   return PERFCHECK_OK;
 
 fail: /* the one cleanup path: undo what was started */
   pc_rp_plan_free(&plan);
-  if (started)
-    pc_gpu_teardown(NULL);
-  else
-    pc_funcinfo_reset();
+  if (started) {
+    pc_activity_stop();
+    pc_capture_unsubscribe();
+  }
+  pc_collector_free(c); /* never installed: no callback can reach it */
+  pc_funcinfo_reset();
   return st;
 }
 
-void pc_gpu_stop(void) {
-  pthread_mutex_lock(&pc_gpu_state_mu);
-  pc_rp *rp = pc_gpu_rp_;
-  pc_gpu_rp_ = NULL;
-  pc_gpu_counters_asked = 0;
-  pc_gpu_note[0] = '\0';
-  pthread_mutex_unlock(&pc_gpu_state_mu);
-  pc_gpu_teardown(rp); /* the capture stops using rp before it is destroyed */
-}
+void pc_gpu_stop(void) { pc_gpu_teardown(pc_collector_current()); }
 
 /* ---- state --------------------------------------------------------------------------------- */
 
 void pc_gpu_poll(pc_gpu_events *ev) {
   memset(ev, 0, sizeof *ev);
-  ev->fatal = pc_capture_fatal(ev->fatal_msg, sizeof ev->fatal_msg);
-  pc_rp *rp = pc_gpu_rp();
-  if (pc_capture_take_refusal() && rp) {
+  pc_collector *c = pc_collector_current();
+  if (!c) return;
+  if ((ev->fatal = atomic_load(&c->fatal))) {
+    pc_col_lock(c);
+    snprintf(ev->fatal_msg, sizeof ev->fatal_msg, "%s", c->fatal_msg);
+    pc_col_unlock(c);
+  }
+  if (atomic_exchange(&c->refusal, 0) && c->rp) {
     const char *m = NULL;
-    perfcheck_status st = pc_rp_status(rp, &m);
+    perfcheck_status st = pc_rp_status(c->rp, &m);
     ev->refused = 1;
     snprintf(ev->refused_msg, sizeof ev->refused_msg, "counters refused (%s): %s", perfcheck_strerror(st),
              m && *m ? m : "no detail");
-    pthread_mutex_lock(&pc_gpu_state_mu);
-    snprintf(pc_gpu_note, sizeof pc_gpu_note, "%s", ev->refused_msg);
-    pthread_mutex_unlock(&pc_gpu_state_mu);
+    pc_col_lock(c);
+    snprintf(c->note, sizeof c->note, "%s", ev->refused_msg);
+    pc_col_unlock(c);
   }
 }
 
-int pc_gpu_fatal(void) { return pc_capture_fatal(NULL, 0); }
+int pc_gpu_fatal(void) {
+  pc_collector *c = pc_collector_current();
+  return c && atomic_load(&c->fatal);
+}
 
 void pc_gpu_quiesce(void) {
-  pc_capture_set_active(0);
-  pc_capture_counters_off();
+  pc_collector *c = pc_collector_current();
+  if (!c) return;
+  atomic_store(&c->active, 0);
+  atomic_store(&c->counters, 0);
 }
 
 void pc_gpu_marks(pc_region_marks *m) {
   memset(m, 0, sizeof *m);
-  m->launches = pc_capture_region_launches();
-  m->failed = pc_capture_failed_launches();
-  m->dropped = pc_activity_dropped();
-  m->zero_ts = pc_activity_zero_timestamps();
+  pc_collector *c = pc_collector_current();
+  if (c) {
+    pc_collector_launch_counts(c, &m->launches, &m->failed);
+    m->dropped = atomic_load(&c->dropped);
+    m->zero_ts = atomic_load(&c->zero_ts);
+  }
   m->ts = pc_gpu_timestamp();
 }
 
@@ -199,23 +218,29 @@ void pc_gpu_tool(char *path, size_t len, unsigned *version, int *preloaded) {
   if (preloaded) *preloaded = v ? pc_cupti_was_loaded() : -1;
 }
 
+/* ---- regions ------------------------------------------------------------------------------ */
+
 uint32_t pc_gpu_region_open(const char *name, unsigned flags) {
+  pc_collector *c = pc_collector_current();
+  if (!c) return 0;
   pc_region_marks begin;
   pc_gpu_marks(&begin); /* before the push: the region's own launches come after */
-  return pc_capture_region_push(name, flags, &begin);
+  return pc_collector_region_push(c, name, flags, &begin);
 }
 
 void pc_gpu_region_mark_end(uint32_t id) {
+  pc_collector *c = pc_collector_current();
+  if (!c) return;
   pc_region_marks end;
   pc_gpu_marks(&end);
-  pc_capture_region_pop(id, &end);
+  pc_collector_region_pop(c, id, &end);
 }
 
 /* Whether the session pushed an NVTX range for region id on this thread. */
-static int pc_nvtx_here(uint32_t id) {
+static int pc_nvtx_here(pc_collector *c, uint32_t id) {
   pc_region_view v;
   int here = 0;
-  if (id && pc_capture_region_view(id, &v) == 0) {
+  if (id && pc_collector_region_view(c, id, &v, NULL) == PERFCHECK_OK) {
     here = v.nvtx_here;
     pc_region_view_free(&v);
   }
@@ -223,13 +248,53 @@ static int pc_nvtx_here(uint32_t id) {
 }
 
 uint32_t pc_gpu_region_innermost(int *nvtx_here) {
-  const uint32_t id = pc_capture_region_innermost();
-  *nvtx_here = pc_nvtx_here(id);
+  pc_collector *c = pc_collector_current();
+  const uint32_t id = c ? pc_collector_region_innermost(c) : 0;
+  *nvtx_here = c ? pc_nvtx_here(c, id) : 0;
   return id;
 }
 
 uint32_t pc_gpu_region_next_to_end(int *nvtx_here) {
-  const uint32_t id = pc_capture_region_next_to_end();
-  *nvtx_here = pc_nvtx_here(id);
+  pc_collector *c = pc_collector_current();
+  const uint32_t id = c ? pc_collector_region_next_to_end(c) : 0;
+  *nvtx_here = c ? pc_nvtx_here(c, id) : 0;
   return id;
 }
+
+/* ---- injection --------------------------------------------------------------------------- */
+
+perfcheck_status pc_gpu_inject_start(const pc_gpu_inject_hooks *hooks, pc_err *err) {
+  pc_err_clear(err);
+  if (hooks && !pc_gpu_g.hooks.context_created) pc_gpu_g.hooks = *hooks; /* before any callback can fire */
+  int subscribed = 0;
+  perfcheck_status st = pc_capture_start(err);
+  if (st == PERFCHECK_OK) {
+    subscribed = 1;
+    st = pc_activity_start(err);
+  }
+  if (st != PERFCHECK_OK && subscribed) pc_capture_unsubscribe(); /* the one undo path */
+  if (st != PERFCHECK_OK) memset(&pc_gpu_g.hooks, 0, sizeof pc_gpu_g.hooks);
+  return st;
+}
+
+perfcheck_status pc_gpu_nvtx_enable(int on, pc_err *err) { return pc_capture_nvtx_enable(on, err); }
+
+int pc_gpu_nvtx_initialize(int nvtx_version, void *get_export_table) {
+  if (pc_cupti_load(NULL) != PERFCHECK_OK) return 0;
+  int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
+  if (!init || pc_cupti_blocked()) return 0;
+  uint32_t v = 0;
+  /* A CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0
+   * Update 1 fixed it). */
+  (void)PC_CUPTI(NULL, cuptiGetVersion, &v);
+  return init(get_export_table) == 0; /* CUPTI_SUCCESS */
+}
+
+void pc_gpu_set_counter_gate(int (*gate)(void)) { pc_capture_set_counter_gate(gate); }
+
+void pc_gpu_fork_child(void) {
+  pc_collector *c = pc_collector_current();
+  if (c) atomic_store(&c->active, 0);
+}
+
+void pc_gpu_flush_activity(void) { pc_activity_flush(1); }

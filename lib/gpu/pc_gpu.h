@@ -1,22 +1,32 @@
 /*
- * pc_gpu.h: everything lib/session.c asks of lib/gpu, and nothing else.
+ * pc_gpu.h: everything the rest of libperfcheck asks of lib/gpu, and nothing
+ * else: lib/session.c and the injection runtime (lib/inject) include no
+ * other lib/gpu header (ctest build.gpu_front_door checks it).
  *
  *   lifecycle   pc_gpu_start, pc_gpu_stop (pc_gpu.c): the driver probe, the
- *               CUPTI subscriber, activity, the counter layer, in that order,
- *               and their undoing;
+ *               CUPTI subscriber, activity, the counter layer and the
+ *               collector (pc_collector.h), in that order, and their undoing;
  *   state       pc_gpu_poll (a fatal CUPTI error, counters refused in a
  *               callback), pc_gpu_quiesce (stop collecting), pc_gpu_marks;
  *   regions     pc_gpu_region_open, and at a region's end
  *               pc_gpu_region_harvest (pc_harvest.c): one owned plain-C
  *               snapshot of what the region collected (pc_snapshot.h), which
  *               lib/core turns into report entries (pc_region_build);
- *               pc_gpu_region_drop forgets a region without collecting.
+ *               pc_gpu_region_drop forgets a region without collecting;
+ *   injection   pc_gpu_inject_start (inside cuInit), pc_gpu_nvtx_*,
+ *               pc_gpu_set_counter_gate, pc_gpu_fork_child,
+ *               pc_gpu_flush_activity: what the injection runtime needs.
  *
  * Data crosses by copy: no pointer returned here points into lib/gpu's
  * tables.  Every call here is made with the session lock held (the session
- * serializes them) and never from a CUPTI callback, except pc_gpu_marks and
- * pc_gpu_region_open, which the injection library also calls inside NVTX
- * callbacks.
+ * serializes them) and never from a CUPTI callback, except pc_gpu_marks,
+ * pc_gpu_region_open and pc_gpu_region_mark_end, which the injection
+ * library also calls inside NVTX callbacks.
+ *
+ * Errors (docs/architecture.md, "Errors"): a fallible call returns a
+ * perfcheck_status and fills the caller's pc_err (status and message, one
+ * helper: pc_err_set); nothing here prints.  Lines meant for the program's
+ * stderr (the progress line) go through the session's `say` function.
  */
 #ifndef PC_GPU_H
 #define PC_GPU_H
@@ -38,6 +48,10 @@ typedef struct pc_gpu_config {
   uint64_t launch_skip, launch_count;
   unsigned per_signature;       /* >= 1 */
   int progress;
+  /* Where lib/gpu's lines for the program's stderr go (the progress line,
+   * one per profiled launch when progress is on); NULL: nowhere.  Called
+   * inside CUPTI callbacks: it must take no session lock. */
+  void (*say)(const char *line);
 } pc_gpu_config;
 
 typedef struct pc_gpu_started {
@@ -46,6 +60,8 @@ typedef struct pc_gpu_started {
   char device0_msg[800];        /* why not, when !device0_ok */
   char metric_set[32];          /* the counter set in use, "" when counters are off */
   char counters_note[900];      /* why counters are off although asked for, "" otherwise */
+  unsigned rotate_groups;       /* PERFCHECK_REPLAY=rotate: launches per set; 0 kernel replay */
+  char replay_note[600];        /* why rotation was asked for and is off, "" otherwise */
 } pc_gpu_started;
 
 /* Starts the GPU side: the metric list is parsed first (a typo is an error in
@@ -139,5 +155,52 @@ perfcheck_status pc_gpu_region_harvest(uint32_t id, pc_snapshot **out, pc_err *e
 /* Ends region id without collecting (an inert session, or destroy without
  * an output): what it recorded is forgotten, nothing is synchronized. */
 void pc_gpu_region_drop(uint32_t id);
+
+/* ---- injection (lib/inject) ------------------------------------------------------------
+ * A linked program sets none of these, and then nothing below changes what
+ * lib/gpu does. */
+
+typedef struct pc_gpu_inject_hooks {
+  /* From every CONTEXT_CREATED callback, first, whether a session runs or
+   * not: the injection library starts its session in the first one, where
+   * the driver is initialized (InitializeInjection runs inside cuInit, where
+   * it is not).  It may start the session (not stop it). */
+  void (*context_created)(void);
+  /* From CONTEXT_DESTROY_STARTING while a session runs, before the context
+   * is marked dead and before the counter layer frees its images. */
+  void (*context_destroying)(void);
+  /* NVTX push/pop ranges of the default domain (nvtxRangePushA/W/Ex,
+   * nvtxRangePop, nvtxDomainRangePushEx/Pop with the NULL domain), once
+   * pc_gpu_nvtx_enable turned them on, while a session runs; the name is
+   * decoded (UTF-8) and valid during the call.  Inside a CUPTI callback: no
+   * session lock, no CUDA call. */
+  void (*range_push)(const char *name);
+  void (*range_pop)(void);
+} pc_gpu_inject_hooks;
+
+/* Inside cuInit (the loader's InitializeInjection): keeps the hooks (copied),
+ * loads CUPTI, subscribes and enables activity, before any context exists,
+ * as NVIDIA's injection samples do; the session's pc_gpu_start later finds
+ * both on.  Idempotent.  On failure nothing stays subscribed.  Returns
+ * PERFCHECK_OK or pc_gpu_start's CUPTI statuses, with the detail in *err. */
+perfcheck_status pc_gpu_inject_start(const pc_gpu_inject_hooks *hooks, pc_err *err);
+/* Turns the NVTX range callbacks on (or off), forwarded to the hooks.
+ * PERFCHECK_OK or PERFCHECK_ERROR_CUPTI_UNAVAILABLE (*err says which call).
+ * NVTX calls reach CUPTI only when NVTX_INJECTION64_PATH names libcupti or a
+ * library forwarding to cuptiNvtxInitialize2 (pc_gpu_nvtx_initialize). */
+perfcheck_status pc_gpu_nvtx_enable(int on, pc_err *err);
+/* NVTX's tool initialization (nvtx_version 2 or 1), forwarded to the CUPTI
+ * this library loads (it links none): returns 1 when CUPTI took NVTX's
+ * export table, 0 when NVTX stays without a tool. */
+int pc_gpu_nvtx_initialize(int nvtx_version, void *get_export_table);
+/* Counters only while gate() returns nonzero (PERFCHECK_NVTX: a range of
+ * that name is open); launches outside say PC_NP_NVTX.  NULL: no gate.
+ * Called inside launch callbacks. */
+void pc_gpu_set_counter_gate(int (*gate)(void));
+/* In a fork child: stop recording at once (no lock is taken). */
+void pc_gpu_fork_child(void);
+/* Force-flushes activity and decodes it (a context is about to go: its
+ * kernel records must be in first).  Not with a lib/gpu lock held. */
+void pc_gpu_flush_activity(void);
 
 #endif /* PC_GPU_H */

@@ -4,32 +4,27 @@
  * images and pass counts through CUPTI's Profiler Host API, which needs no GPU
  * when given a chip name; and perfcheck_metric_passes().
  *
- * Which counters a set collects.  Passes measured with the host API (CUDA
- * 13.0 Update 1, no availability image), names in the table's order, which
- * is the order this file hands them to CUPTI (tests/unit/test_passes.c
- * checks every number):
+ * Which counters a set collects, and in which order CUPTI gets them: the
+ * unique counter names, sorted (pc_rp_plan_sources).  CUPTI's pass
+ * scheduling depends on the order (200 random orders of the default set on
+ * GH100: 4 passes in 177, 5 in 23; the table's order gave 5, sorted gives
+ * 4).  Passes measured with the host API (CUDA 13.0 Update 1, no
+ * availability image; tests/unit/test_passes.c checks every number):
  *
- *   passes                    GH100  TU102  GA100  AD102  GB100
- *   default                     4      4      4      4      4
- *   default, l1tex requests     6      6      6      6      6
- *   sol                        10     11      9      9     11
- *   sol, l1tex requests        12     13     11     11     13
- *   full (l1tex requests)      12     13     11     11     13
- *   full, substitutes          10     11      9      9     11
+ *   passes                    GH100  GB100  AD102  GA100  TU102
+ *   default                     4      4      5      4      5
+ *   default, l1tex requests     5      5      5      6      6
+ *   sol                        13     12     11     10      9
+ *   full                       17     15     14     13     12
  *
- * `default` and `sol` collect the global ld/st request counts through their
- * substitutes (smsp__sass_inst_executed_op_global_{ld,st}.sum; they equalled
- * the L1TEX request counters on every launch measured on the H200): they ride
- * in the instrumented pass that the flop counts need anyway, and the L1TEX
- * request counters conflict with the sector counters (2 passes more).
- * `full` collects every metric as ncu spells it, the L1TEX request counters
- * included (2 passes more on GH100), so that a full run can be compared with
- * ncu counter for counter.  A list can choose either way: naming the L1TEX
- * counter collects it, naming the substitute collects the substitute.
- *
- * CUPTI's pass scheduling depends on the order of the names for the larger
- * sets (200 random orders of `sol` on GH100: 10 to 13 passes; the table's
- * order gives 10, the best seen); `default` is 4 in every order tried.
+ * `default` and `sol` collect some quantities through substitutes (the
+ * SASS counts of pc_metrics.c's table: ld/st instruction counts for the
+ * L1TEX request counters, local sectors, shared-load wavefronts, and the
+ * threads-per-instruction ratios as ratios of SASS counts): they ride in the
+ * instrumented pass that the flop counts need anyway.  `full` collects every
+ * metric as ncu spells it, so that a full run can be compared with ncu
+ * counter for counter.  A list can choose either way: naming the ncu metric
+ * collects it, naming the substitute collects the substitute.
  */
 #define _GNU_SOURCE /* dlinfo, RTLD_DI_LINKMAP */
 #include <dlfcn.h>
@@ -130,7 +125,6 @@ perfcheck_status pc_rp_nvperf_load(pc_err *err) {
 
 /* ==== Profiler initialize / de-initialize ================================== */
 
-static pthread_mutex_t pc_prof_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pc_prof_users;
 
 perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
@@ -138,7 +132,7 @@ perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
   pc_err e;
   /* cuptiProfilerInitialize does not call back into us, so holding this
    * lock across it cannot deadlock. */
-  pthread_mutex_lock(&pc_prof_lock);
+  pc_proc_lock();
   if (pc_prof_users == 0) {
     CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
     CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
@@ -151,17 +145,17 @@ perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
     }
   }
   if (st == PERFCHECK_OK) pc_prof_users++;
-  pthread_mutex_unlock(&pc_prof_lock);
+  pc_proc_unlock();
   return st;
 }
 
 void pc_rp_profiler_release(void) {
-  pthread_mutex_lock(&pc_prof_lock);
+  pc_proc_lock();
   if (pc_prof_users > 0 && --pc_prof_users == 0) {
     CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
     (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
   }
-  pthread_mutex_unlock(&pc_prof_lock);
+  pc_proc_unlock();
 }
 
 /* ==== Plans ================================================================= */
@@ -314,63 +308,149 @@ static void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *re
   plan->nrejected++;
 }
 
-static const char *pc_plan_metric_name(const pc_rp_plan *plan, int id) {
-  const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
-  return plan->use_substitute[id] && m->substitute ? m->substitute : m->name;
+/* ---- Substitutes that are ratios ------------------------------------------------
+ *
+ * A substitute written "A/B" in the metric table (pc_metrics.c) is the ratio
+ * of two counters collected in its stead: the threads-per-instruction ratios
+ * come from the SASS-instrumented thread and instruction counts, which ride
+ * in the instrumented pass the flop counts need anyway, where the hardware
+ * ratio took SMSP counters that the stall reasons need (issue 21's pass
+ * budget).  Split once into two names. */
+static char pc_sub_part[PC_M_COUNT][2][PC_METRIC_NAME_MAX];
+static pthread_once_t pc_sub_once = PTHREAD_ONCE_INIT;
+static void pc_sub_split(void) {
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    const char *sub = pc_metric_by_id((pc_metric_id)i)->substitute;
+    const char *slash = sub ? strchr(sub, '/') : NULL;
+    if (!slash) continue;
+    snprintf(pc_sub_part[i][0], sizeof pc_sub_part[i][0], "%.*s", (int)(slash - sub), sub);
+    snprintf(pc_sub_part[i][1], sizeof pc_sub_part[i][1], "%s", slash + 1);
+  }
 }
 
-size_t pc_rp_plan_slots(const pc_rp_plan *plan, size_t *slots, size_t cap) {
-  size_t n = 0;
-  if (!plan) return 0;
+/* The counter names metric `id` is collected from under the plan: one (the
+ * metric or its substitute) or two (a ratio substitute, numerator first).
+ * Returns the count. */
+static int pc_plan_metric_parts(const pc_rp_plan *plan, int id, const char *parts[2]) {
+  const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
+  if (!(plan->use_substitute[id] && m->substitute)) {
+    parts[0] = m->name;
+    return 1;
+  }
+  pthread_once(&pc_sub_once, pc_sub_split);
+  if (pc_sub_part[id][0][0]) {
+    parts[0] = pc_sub_part[id][0];
+    parts[1] = pc_sub_part[id][1];
+    return 2;
+  }
+  parts[0] = m->substitute;
+  return 1;
+}
+
+static int pc_cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The unique counter names of the plan, sorted (the order CUPTI gets them
+ * in).  Returns the count; *out is malloc'd (NULL with 0 names), -1 on out
+ * of memory.  `want` (may be NULL: the plan's own) restricts the table
+ * metrics; `xwant` (may be NULL: all) the extras. */
+static long pc_plan_names(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
+                          const char ***out) {
+  *out = NULL;
+  size_t cap = 2 * PC_M_COUNT + plan->nextra, n = 0;
+  const char **v = malloc((cap ? cap : 1) * sizeof *v);
+  if (!v) return -1;
   for (int i = 0; i < PC_M_COUNT; i++) {
-    if (!plan->want[i]) continue;
-    if (slots && n < cap) slots[n] = (size_t)i;
-    n++;
+    if (!plan->want[i] || (want && !want[i])) continue;
+    const char *parts[2];
+    const int k = pc_plan_metric_parts(plan, i, parts);
+    for (int j = 0; j < k; j++) v[n++] = parts[j];
   }
-  for (size_t i = 0; i < plan->nextra; i++) {
-    if (pc_rp_plan_is_rejected(plan, plan->extra[i])) continue;
-    if (slots && n < cap) slots[n] = PC_M_COUNT + i;
-    n++;
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i]) && (!xwant || xwant[i])) v[n++] = plan->extra[i];
+  qsort(v, n, sizeof *v, pc_cmp_name);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++)
+    if (u == 0 || strcmp(v[u - 1], v[i]) != 0) v[u++] = v[i];
+  if (u == 0) {
+    free(v);
+    return 0;
   }
-  return n;
+  *out = v;
+  return (long)u;
+}
+
+static int pc_name_index(const char **names, size_t n, const char *name) {
+  const char **hit = bsearch(&name, names, n, sizeof *names, pc_cmp_name);
+  return hit ? (int)(hit - names) : -1;
+}
+
+void pc_rp_sources_free(pc_rp_sources *s) {
+  if (!s) return;
+  free(s->names);
+  free(s->xsrc);
+  memset(s, 0, sizeof *s);
+}
+
+perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
+                                    pc_rp_sources *out, pc_err *err) {
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < PC_M_COUNT; i++) out->a[i] = out->b[i] = -1;
+  const long n = pc_plan_names(plan, want, xwant, &out->names);
+  if (n < 0 || (plan->nextra && !(out->xsrc = malloc(plan->nextra * sizeof *out->xsrc)))) {
+    pc_rp_sources_free(out);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  out->n = (size_t)n;
+  out->nextra = plan->nextra;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (!plan->want[i] || (want && !want[i])) continue;
+    const char *parts[2];
+    const int k = pc_plan_metric_parts(plan, i, parts);
+    out->a[i] = pc_name_index(out->names, out->n, parts[0]);
+    if (k == 2) out->b[i] = pc_name_index(out->names, out->n, parts[1]);
+    out->via[i] = plan->use_substitute[i];
+  }
+  for (size_t i = 0; i < plan->nextra; i++)
+    out->xsrc[i] = (!pc_rp_plan_is_rejected(plan, plan->extra[i]) && (!xwant || xwant[i]))
+                       ? pc_name_index(out->names, out->n, plan->extra[i])
+                       : -1;
+  return PERFCHECK_OK;
+}
+
+void pc_rp_sources_apply(const pc_rp_sources *s, const double *vals, double *values, double *extra) {
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    if (s->a[i] < 0) continue;
+    const double a = vals[s->a[i]];
+    if (s->b[i] < 0)
+      values[i] = a;
+    else /* NaN stays NaN; a ratio over no instruction is no value */
+      values[i] = (a == a && vals[s->b[i]] > 0) ? a / vals[s->b[i]] : PC_NULL;
+  }
+  for (size_t i = 0; extra && i < s->nextra; i++)
+    if (s->xsrc[i] >= 0) extra[i] = vals[s->xsrc[i]];
 }
 
 size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size_t cap) {
-  size_t slots[PC_M_COUNT + 64];
-  size_t n = pc_rp_plan_slots(plan, NULL, 0);
-  if (!names) return n;
-  /* Usually fits the stack array; a very long extra list is walked twice. */
-  if (n <= sizeof slots / sizeof slots[0]) {
-    pc_rp_plan_slots(plan, slots, n);
-    for (size_t k = 0; k < n && k < cap; k++)
-      names[k] = slots[k] < PC_M_COUNT ? pc_plan_metric_name(plan, (int)slots[k]) : plan->extra[slots[k] - PC_M_COUNT];
-    return n;
-  }
-  size_t k = 0;
-  for (int i = 0; i < PC_M_COUNT; i++)
-    if (plan->want[i]) {
-      if (k < cap) names[k] = pc_plan_metric_name(plan, i);
-      k++;
-    }
-  for (size_t i = 0; i < plan->nextra; i++)
-    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) {
-      if (k < cap) names[k] = plan->extra[i];
-      k++;
-    }
-  return k;
+  if (!plan) return 0;
+  const char **v = NULL;
+  const long n = pc_plan_names(plan, NULL, NULL, &v);
+  if (n <= 0) return 0;
+  for (long k = 0; names && k < n && (size_t)k < cap; k++) names[k] = v[k];
+  free(v);
+  return (size_t)n;
 }
 
 /* ==== The host-API lock ====================================================== */
 
 /* CUPTI's Profiler Host API keeps process-wide state of its own (helgrind
  * saw 1,000 races inside it with perfcheck_metric_passes called from 8
- * threads), so every host-API sequence of this file runs under one lock:
- * pc_host_mu, recursive, because validation and configuration nest (a pass
- * count opens a host object, validates, configures).  It guards CUPTI's
- * host state only, no data of ours.  Lock order: pc_host_mu before
- * pc_prof_lock.  The host API calls nothing back, so holding it across a
- * CUPTI call cannot deadlock. */
-static pthread_mutex_t pc_host_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+ * threads), so every host-API sequence of this file runs under the loader's
+ * lock (pc_proc_lock, pc_cupti.h), recursive because validation and
+ * configuration nest.  The host API calls nothing back, so holding it across
+ * a CUPTI call cannot deadlock.  The profiler's initialize count above is
+ * guarded by the same lock. */
 
 /* ==== Host objects, validation, config images =============================== */
 
@@ -449,8 +529,11 @@ static perfcheck_status pc_rp_plan_validate_u(CUpti_Profiler_Host_Object *host, 
   pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i]) continue;
-    const char *name = pc_plan_metric_name(plan, i);
+    const char *parts[2];
+    const int nparts = pc_plan_metric_parts(plan, i, parts);
+    const char *name = parts[0];
     CUptiResult r = pc_metric_props(host, name, &e);
+    if (r == CUPTI_SUCCESS && nparts == 2) r = pc_metric_props(host, name = parts[1], &e);
     if (r == CUPTI_SUCCESS) continue;
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
       perfcheck_status st = pc_cupti_status(r);
@@ -601,12 +684,18 @@ static perfcheck_status pc_rp_plan_configure_u(const char *chip, const uint8_t *
       const char *name = names[k];
       pc_rp_plan_reject(plan, name, reason);
       nrej++;
-      int via = 0;
-      const pc_metric_def *m = pc_metric_lookup(name, &via);
-      if (m && plan->want[m->id]) {
-        plan->want[m->id] = 0;
-        plan->use_substitute[m->id] = 0;
-      } else if (remove_extras) {
+      int table = 0; /* the table metrics collected from this name (a part of a ratio counts) */
+      for (int id = 0; id < PC_M_COUNT; id++) {
+        const char *parts[2];
+        if (!plan->want[id]) continue;
+        const int np = pc_plan_metric_parts(plan, id, parts);
+        if (strcmp(parts[0], name) == 0 || (np == 2 && strcmp(parts[1], name) == 0)) {
+          plan->want[id] = 0;
+          plan->use_substitute[id] = 0;
+          table = 1;
+        }
+      }
+      if (!table && remove_extras) {
         for (size_t i = 0; i < plan->nextra; i++)
           if (strcmp(plan->extra[i], name) == 0) {
             pc_remove_extra(plan, i);
@@ -642,44 +731,206 @@ static perfcheck_status pc_rp_count_passes_u(const char *chip, pc_rp_plan *plan,
 }
 
 
+/* ==== Rotation groups ========================================================== */
+
+void pc_rp_groups_free(pc_rp_group *g, size_t n) {
+  for (size_t i = 0; g && i < n; i++) free(g[i].xwant);
+  free(g);
+}
+
+static int pc_is_dram(int id) {
+  return id == PC_M_DRAM_BYTES_READ || id == PC_M_DRAM_BYTES_WRITE || id == PC_M_DRAM_THROUGHPUT_PCT;
+}
+
+/* The passes of what the host object holds now. */
+static int pc_host_passes(CUpti_Profiler_Host_Object *h, pc_err *e) {
+  CUpti_Profiler_Host_GetConfigImageSize_Params sp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  sp.pHostObject = h;
+  if (PC_CUPTI(e, cuptiProfilerHostGetConfigImageSize, &sp) != CUPTI_SUCCESS) return -1;
+  uint8_t *img = malloc(sp.configImageSize ? sp.configImageSize : 1);
+  if (!img) return -1;
+  CUpti_Profiler_Host_GetConfigImage_Params gp = PC_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  gp.pHostObject = h;
+  gp.configImageSize = sp.configImageSize;
+  gp.pConfigImage = img;
+  int passes = -1;
+  if (PC_CUPTI(e, cuptiProfilerHostGetConfigImage, &gp) == CUPTI_SUCCESS) {
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = PC_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+    np.configImageSize = sp.configImageSize;
+    np.pConfigImage = img;
+    if (PC_CUPTI(e, cuptiProfilerHostGetNumOfPasses, &np) == CUPTI_SUCCESS) passes = (int)np.numOfPasses;
+  }
+  free(img);
+  return passes;
+}
+
+static int pc_host_add(CUpti_Profiler_Host_Object *h, const char **names, size_t n, pc_err *e) {
+  CUpti_Profiler_Host_ConfigAddMetrics_Params ap = PC_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  ap.pHostObject = h;
+  ap.ppMetricNames = names;
+  ap.numMetrics = n;
+  return PC_CUPTI(e, cuptiProfilerHostConfigAddMetrics, &ap) == CUPTI_SUCCESS ? 0 : -1;
+}
+
+/* One group under construction: its counter names. */
+typedef struct pc_gbuild {
+  const char **names;
+  size_t n, cap;
+} pc_gbuild;
+
+/* Whether the group's names and `more` fit one pass: one fresh host object
+ * and one AddMetrics call (names added in two calls are scheduled apart: a
+ * second AddMetrics on one host object always added passes, measured).
+ * 1 yes, 0 no, -1 the host API failed (*err). */
+static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbuild *g, const char **more, int nmore,
+                            pc_err *err) {
+  const char *v[2 * PC_M_COUNT + 256];
+  const char **names = g->n + (size_t)nmore <= sizeof v / sizeof v[0] ? v : malloc((g->n + (size_t)nmore) * sizeof *names);
+  if (!names) return -1;
+  memcpy(names, g->names, g->n * sizeof *names);
+  for (int j = 0; j < nmore; j++) names[g->n + (size_t)j] = more[j];
+  CUpti_Profiler_Host_Object *h = NULL;
+  int fits = -1;
+  pc_err e;
+  if (pc_rp_host_open_u(chip, avail, &h, err) == PERFCHECK_OK) {
+    if (pc_host_add(h, names, g->n + (size_t)nmore, &e) == 0) {
+      const int p = pc_host_passes(h, &e);
+      fits = p < 0 ? -1 : p == 1;
+    } else {
+      fits = 0; /* refused together (the names alone were validated) */
+    }
+    if (fits < 0) pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s (rotation groups on %s)", e.msg, chip);
+    pc_rp_host_close_u(h);
+  }
+  if (names != v) free(names);
+  return fits;
+}
+
+static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *avail, const pc_rp_plan *plan,
+                                            pc_rp_group **out, size_t *nout, pc_err *err) {
+  *out = NULL;
+  *nout = 0;
+  /* The items, DRAM first (the group that holds them starts its launches
+   * from a flushed L2, and one such group is enough), then the table's
+   * order, then the extras. */
+  size_t nitems = 0, cap = PC_M_COUNT + plan->nextra;
+  int *item = malloc((cap ? cap : 1) * sizeof *item); /* id, or PC_M_COUNT + extra index */
+  if (!item) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (plan->want[i] && pc_is_dram(i) == (pass == 0)) item[nitems++] = i;
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) item[nitems++] = PC_M_COUNT + (int)i;
+
+  pc_gbuild *gb = calloc(nitems ? nitems : 1, sizeof *gb);
+  pc_rp_group *groups = calloc(nitems ? nitems : 1, sizeof *groups);
+  size_t ng = 0;
+  perfcheck_status st = (gb && groups) ? PERFCHECK_OK : pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; st == PERFCHECK_OK && k < nitems; k++) {
+    const char *parts[2];
+    int np = 1;
+    if (item[k] < PC_M_COUNT)
+      np = pc_plan_metric_parts(plan, item[k], parts);
+    else
+      parts[0] = plan->extra[item[k] - PC_M_COUNT];
+    size_t g = 0;
+    for (; g < ng; g++) {
+      const int fits = pc_fits_one_pass(chip, avail, &gb[g], parts, np, err);
+      if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      if (fits != 0) break;
+    }
+    if (g == ng) ng++; /* a group of its own (one pass or not: alone it is what it is) */
+    if (st != PERFCHECK_OK) break;
+    if (gb[g].n + 2 > gb[g].cap) {
+      size_t nc = gb[g].cap ? 2 * gb[g].cap : 16;
+      const char **v = realloc(gb[g].names, nc * sizeof *v);
+      if (!v) {
+        st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+        break;
+      }
+      gb[g].names = v;
+      gb[g].cap = nc;
+    }
+    for (int j = 0; j < np; j++) gb[g].names[gb[g].n++] = parts[j];
+    if (!groups[g].xwant && plan->nextra && !(groups[g].xwant = calloc(plan->nextra, 1))) {
+      st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    if (item[k] < PC_M_COUNT) {
+      groups[g].want[item[k]] = 1;
+      if (pc_is_dram(item[k])) groups[g].cold = 1;
+    } else {
+      groups[g].xwant[item[k] - PC_M_COUNT] = 1;
+    }
+  }
+  for (size_t g = 0; gb && g < nitems; g++) free(gb[g].names);
+  free(gb);
+  free(item);
+  if (st != PERFCHECK_OK) {
+    pc_rp_groups_free(groups, nitems);
+    return st;
+  }
+  *out = groups;
+  *nout = ng;
+  return PERFCHECK_OK;
+}
+
 /* ---- the locked entry points (pc_rp_internal.h) ------------------------------ */
 
 perfcheck_status pc_rp_host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **out,
                                  pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_host_open_u(chip, avail, out, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 
 void pc_rp_host_close(CUpti_Profiler_Host_Object *host) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   pc_rp_host_close_u(host);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
 }
 
 perfcheck_status pc_rp_plan_validate(CUpti_Profiler_Host_Object *host, const char *chip, pc_rp_plan *plan,
                                      int remove_extras, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_plan_validate_u(host, chip, plan, remove_extras, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 
 perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc_rp_plan *plan,
                                       int remove_extras, CUpti_Profiler_Host_Object **host_out,
                                       uint8_t **config, size_t *config_size, int *passes, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st =
       pc_rp_plan_configure_u(chip, avail, plan, remove_extras, host_out, config, config_size, passes, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
+  return st;
+}
+
+perfcheck_status pc_rp_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
+                                    CUpti_Profiler_Host_Object **host_out, uint8_t **config, size_t *config_size,
+                                    int *passes, pc_err *err) {
+  int refused = 0;
+  pc_proc_lock();
+  perfcheck_status st = pc_build_config(chip, avail, names, n, host_out, config, config_size, passes, &refused, err);
+  pc_proc_unlock();
+  return st;
+}
+
+perfcheck_status pc_rp_plan_groups(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, pc_rp_group **out,
+                                   size_t *n, pc_err *err) {
+  pc_proc_lock();
+  perfcheck_status st = pc_rp_plan_groups_u(chip, avail, plan, out, n, err);
+  pc_proc_unlock();
   return st;
 }
 
 perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err) {
-  pthread_mutex_lock(&pc_host_mu);
+  pc_proc_lock();
   perfcheck_status st = pc_rp_count_passes_u(chip, plan, passes, err);
-  pthread_mutex_unlock(&pc_host_mu);
+  pc_proc_unlock();
   return st;
 }
 

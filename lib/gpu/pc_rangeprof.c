@@ -14,14 +14,15 @@
  * device is enabled at a time (NVIDIA's injection sample does the same): a
  * launch on another context of the device disables the previous one first.
  *
- * Locking: rp->lock (owned here, a leaf, taken after the launch rwlock of
- * pc_capture.c) guards the lists, the results and the status, and is never
- * held across a CUPTI call.  The launch hooks rely on the capture
- * layer's exclusive launch lock: no two profiled launches run at once, so a
+ * Locking: rp->lock is borrowed, the collector's one lock (pc_collector.h):
+ * here it guards the lists and the status, is taken after the launch gate
+ * and is never held across a CUPTI call.  The launch hooks rely on the
+ * collector's launch gate: no two profiled launches run at once, so a
  * context's CUPTI objects are only touched by one thread at a time.  A
  * context's profiler object changes hands under rp->lock (taken out of the
  * entry, then disabled outside the lock), so context destruction on another
- * thread cannot disable it twice.
+ * thread cannot disable it twice.  A launch's result goes straight back to
+ * the caller of the EXIT hook (the collector keeps it with the launch).
  *
  * Seen on the H200 (CUPTI 13.0U1, driver 580.159.04, a throwaway harness
  * driving these hooks from cuLaunchKernel callbacks): SetConfig before every
@@ -38,8 +39,9 @@
  *
  * Progress: kernel replay runs every pass inside the launch call, so passes
  * cannot be reported one by one; with `progress` (or PERFCHECK_PROGRESS=1)
- * each profiled launch prints one line before its replay:
- *   perfcheck: profiling kernel 3 (scaleAdd<4>): 4 passes
+ * each profiled launch says one line before its replay, through the
+ * session's `say` (pc_gpu.h; it reaches stderr as
+ *   perfcheck: profiling kernel 3 (scaleAdd<4>): 4 passes).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -54,6 +56,7 @@
 #include <cupti_target.h>
 
 #include "pc_cuda.h"
+#include "pc_funcinfo.h"
 #include "pc_rp_internal.h"
 
 #define PC_RP_MAX_DEVICES 64
@@ -66,10 +69,18 @@ typedef struct pc_rp_chip {
   uint8_t *config;
   size_t config_size;
   int passes;
-  size_t n;                         /* counter names in the config */
-  const char **names;               /* static table names or plan->extra strings */
-  size_t *slots;                    /* pc_metric_id, or PC_M_COUNT + extra index */
-  unsigned char via[PC_M_COUNT];    /* 1: the slot is filled by a substitute */
+  pc_rp_sources src;                /* the counter names in the config, and what each fills */
+  /* Rotation: one config per group of pc_rp.groups, built with this chip's
+   * availability image at its first rotated launch; rot_state 0 not yet,
+   * 1 ready, -1 failed (this chip's launches use kernel replay). */
+  int rot_state;
+  struct pc_rp_gcfg {
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config;
+    size_t config_size;
+    int passes;
+    pc_rp_sources src;
+  } *gcfg;
 } pc_rp_chip;
 
 typedef struct pc_rp_ctx {
@@ -78,26 +89,37 @@ typedef struct pc_rp_ctx {
   int dev;                          /* -1: unknown */
   pc_rp_chip *chip;
   CUpti_RangeProfiler_Object *obj;  /* NULL while disabled */
-  uint8_t *image;
+  uint8_t *image;                   /* the image of the current layout (one of imgs) */
   size_t image_size;
+  /* Counter data images by layout: [0] the whole set, [1 + g] rotation
+   * group g.  `layout` is the list of the last size query on the object
+   * (-2 none): the image is laid out for that list, so another list needs a
+   * new size query and initialize first (docs/cupti.md §11, the NaN trap). */
+  uint8_t **imgs;
+  size_t *img_sizes;
+  int layout;
+  int img_fresh;                    /* the layout whose image EXIT reset last (-2 none) */
   int active;                       /* between a successful Start and EXIT */
+  int mode;                         /* PC_RP_KERNEL, PC_RP_USER: how this launch is profiled */
+  int group;                        /* the rotation group of this launch, -1 the whole set */
+  int cold;                         /* the L2 was flushed before this launch */
   uint32_t corr;
+  /* The L2 flush of the cold group (a read of twice the L2 size, our own
+   * kernel): flush_state 0 untried, 1 ready, -1 unavailable. */
+  int flush_state;
+  CUmodule flush_mod;
+  CUfunction flush_fn;
+  CUdeviceptr flush_buf, flush_out;
+  size_t flush_n16;
 } pc_rp_ctx;
 
-typedef struct pc_rp_stored {
-  uint32_t corr;
-  void *ctx;
-  int passes;
-  double values[PC_M_COUNT];
-  unsigned char via[PC_M_COUNT];
-  double *extra;
-  char *note;
-} pc_rp_stored;
+enum { PC_RP_KERNEL = 0, PC_RP_USER = 1 };
 
 struct pc_rp {
-  pthread_mutex_t lock;
+  pthread_mutex_t *lock;            /* borrowed: the collector's one lock */
   pc_rp_plan plan;
   int progress;
+  void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
   int ndev;
@@ -105,11 +127,13 @@ struct pc_rp {
   int uniform_chip;                 /* every device has chips[0] */
   pc_rp_chip *chip_list;
   pc_rp_ctx *ctx_list;
-  pc_rp_stored *results;
-  size_t nresults, cap_results;
-  uint64_t dropped;
   uint64_t nprofiled;
   int passes;
+  /* Rotation (issue 21): the plan's metrics split into one-pass groups
+   * (pc_rp_plan_groups) for device 0's chip at create; NULL: off. */
+  pc_rp_group *groups;
+  size_t ngroups;
+  char rot_chip[64];
 };
 
 /* Stops counter collection for the rest of the process (first failure wins). */
@@ -119,7 +143,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...)
 #endif
     ;
 static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   if (rp->status == PERFCHECK_OK) {
     rp->status = st;
     va_list ap;
@@ -127,7 +151,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
     vsnprintf(rp->msg, sizeof rp->msg, fmt, ap);
     va_end(ap);
   }
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
 }
 
 /* The status and message of a failed CUPTI call (its detail in *e), with the fix. */
@@ -222,9 +246,11 @@ static perfcheck_status pc_rp_preflight(pc_err *err) {
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err) {
+perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
+                              char *note, size_t notelen, pc_err *err) {
   pc_err_clear(err);
-  if (!out || !plan) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
+  if (note && notelen) note[0] = '\0';
+  if (!out || !plan || !lock || !cfg) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
   *out = NULL;
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
   perfcheck_status st = pc_cuda_load(err);
@@ -278,19 +304,30 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_er
     goto fail;
   }
 
-  if (pthread_mutex_init(&rp->lock, NULL) != 0) {
-    st = pc_err_set(err, PERFCHECK_ERROR_INTERNAL, "pthread_mutex_init failed");
-    goto fail;
+  if (cfg->rotate) { /* host API only: outside any callback */
+    pc_err ge;
+    if (pc_rp_groups_load(rp->chips[0], plan, &rp->groups, &rp->ngroups, &ge) == PERFCHECK_OK) {
+      snprintf(rp->rot_chip, sizeof rp->rot_chip, "%s", rp->chips[0]);
+    } else {
+      rp->groups = NULL;
+      rp->ngroups = 0;
+      if (note && notelen)
+        snprintf(note, notelen, "rotation off, kernel replay instead: the metric set could not be split into "
+                 "one-pass groups on %s: %s", rp->chips[0], ge.msg);
+    }
   }
+  rp->lock = lock;
   rp->plan = *plan;
   memset(plan, 0, sizeof *plan);
   const char *env = getenv("PERFCHECK_PROGRESS");
-  rp->progress = progress || (env && env[0] && strcmp(env, "0") != 0);
+  rp->progress = (cfg->progress || (env && env[0] && strcmp(env, "0") != 0)) && cfg->say;
+  rp->say = cfg->say;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
 
 fail: /* the one cleanup path */
+  pc_rp_groups_free(rp->groups, rp->ngroups);
   free(rp);
   pc_rp_profiler_release();
   return st;
@@ -301,10 +338,10 @@ fail: /* the one cleanup path */
 /* Called from ENTER (serialized by the launch lock) for the first context of
  * a chip: availability image, host object, config image. */
 static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_chip *ch = rp->chip_list;
   while (ch && strcmp(ch->name, name) != 0) ch = ch->next;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   if (ch) return ch;
 
   ch = calloc(1, sizeof *ch);
@@ -346,37 +383,24 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
    * takes the lock (pc_rp_collect, pc_rp_passes). */
   perfcheck_status st = pc_rp_plan_configure(ch->name, ch->avail, &rp->plan, 0, &ch->host, &ch->config,
                                              &ch->config_size, &ch->passes, &err);
-  if (st == PERFCHECK_OK) {
-    ch->n = pc_rp_plan_counter_names(&rp->plan, NULL, 0);
-    ch->names = calloc(ch->n ? ch->n : 1, sizeof *ch->names);
-    ch->slots = calloc(ch->n ? ch->n : 1, sizeof *ch->slots);
-    if (!ch->names || !ch->slots) {
-      st = pc_err_set(&err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-    } else if (ch->n == 0) {
-      st = pc_err_set(&err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on this %s device",
-                      ch->name);
-    } else {
-      pc_rp_plan_counter_names(&rp->plan, ch->names, ch->n);
-      pc_rp_plan_slots(&rp->plan, ch->slots, ch->n);
-      for (size_t k = 0; k < ch->n; k++)
-        if (ch->slots[k] < PC_M_COUNT) ch->via[ch->slots[k]] = rp->plan.use_substitute[ch->slots[k]];
-    }
-  }
+  if (st == PERFCHECK_OK) st = pc_rp_plan_sources(&rp->plan, NULL, NULL, &ch->src, &err);
+  if (st == PERFCHECK_OK && ch->src.n == 0)
+    st = pc_err_set(&err, PERFCHECK_ERROR_UNSUPPORTED, "none of the requested metrics can be collected on this %s device",
+                    ch->name);
   if (st != PERFCHECK_OK) {
     pc_rp_host_close(ch->host);
     free(ch->config);
     free(ch->avail);
-    free(ch->names);
-    free(ch->slots);
+    pc_rp_sources_free(&ch->src);
     free(ch);
     pc_rp_refuse(rp, st, "building the counter configuration for %s: %s", name, err.msg);
     return NULL;
   }
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   ch->next = rp->chip_list;
   rp->chip_list = ch;
   if (ch->passes > rp->passes) rp->passes = ch->passes;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   return ch;
 }
 
@@ -413,10 +437,10 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
     free(c);
     return NULL;
   }
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   c->next = rp->ctx_list;
   rp->ctx_list = c;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   return c;
 }
 
@@ -445,6 +469,8 @@ static CUptiResult pc_rp_image_init(pc_rp_ctx *c, pc_err *e) {
   return PC_CUPTI(e, cuptiRangeProfilerCounterDataImageInitialize, &p);
 }
 
+static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L);
+
 /* Enables the range profiler on c (its first profiled launch, or again after
  * another context of its device took the profiler). */
 static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
@@ -452,14 +478,14 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
    * lock, disable them outside it. */
   for (;;) {
     CUpti_RangeProfiler_Object *other = NULL;
-    pthread_mutex_lock(&rp->lock);
+    pthread_mutex_lock(rp->lock);
     for (pc_rp_ctx *o = rp->ctx_list; o; o = o->next)
       if (o != c && o->obj && (o->dev == c->dev || o->dev < 0 || c->dev < 0)) {
         other = o->obj;
         o->obj = NULL;
         break;
       }
-    pthread_mutex_unlock(&rp->lock);
+    pthread_mutex_unlock(rp->lock);
     if (!other) break;
     pc_rp_disable_obj(other, 0);
   }
@@ -474,32 +500,9 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   }
   c->obj = ep.pRangeProfilerObject;
 
-  /* The counter data image, for one range.  GetCounterDataSize is called
-   * for this object's one metric list only: the image is laid out for the
-   * list of the last size query on the object, and another list in between
-   * turned values into NaN without an error (docs/cupti.md §11). */
-  CUpti_RangeProfiler_GetCounterDataSize_Params sp = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-  sp.pRangeProfilerObject = c->obj;
-  sp.pMetricNames = c->chip->names;
-  sp.numMetrics = c->chip->n;
-  sp.maxNumOfRanges = 1;
-  sp.maxNumRangeTreeNodes = 1;
-  r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataSize, &sp);
-  if (r == CUPTI_SUCCESS && sp.counterDataSize != c->image_size) {
-    free(c->image);
-    c->image = malloc(sp.counterDataSize ? sp.counterDataSize : 1);
-    c->image_size = c->image ? sp.counterDataSize : 0;
-    if (!c->image) {
-      pc_rp_disable_obj(c->obj, 0);
-      c->obj = NULL;
-      pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a %zu-byte counter data image",
-                   sp.counterDataSize);
-      return -1;
-    }
-  }
-  if (r == CUPTI_SUCCESS) r = pc_rp_image_init(c, &e);
-  if (r != CUPTI_SUCCESS) {
-    pc_rp_refuse_cupti(rp, r, "", &e);
+  c->layout = -2;
+  c->img_fresh = -2;
+  if (pc_rp_layout(rp, c, -1) != 0) {
     pc_rp_disable_obj(c->obj, 0);
     c->obj = NULL;
     return -1;
@@ -507,26 +510,228 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   return 0;
 }
 
+/* ==== Rotation: group configs, layouts, the L2 flush ========================= */
+
+/* The counter names of layout L: -1 the whole set, g >= 0 rotation group g. */
+static const pc_rp_sources *pc_rp_layout_src(const pc_rp_chip *ch, int L) {
+  return L < 0 ? &ch->src : &ch->gcfg[L].src;
+}
+
+/* Makes layout L current on c's object: a size query for its list, its
+ * image (re)allocated and initialized, when the last size query on the
+ * object was for another list (the image is laid out for the last list
+ * queried: another one in between turned values into NaN without an error,
+ * docs/cupti.md §11); otherwise only the initialize, which resets it. */
+static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
+  const size_t nlay = 1 + rp->ngroups;
+  if (!c->imgs) {
+    c->imgs = calloc(nlay, sizeof *c->imgs);
+    c->img_sizes = calloc(nlay, sizeof *c->img_sizes);
+    if (!c->imgs || !c->img_sizes) {
+      pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for counter data images");
+      return -1;
+    }
+  }
+  pc_err e;
+  CUptiResult r = CUPTI_SUCCESS;
+  if (c->layout != L) {
+    const pc_rp_sources *src = pc_rp_layout_src(c->chip, L);
+    CUpti_RangeProfiler_GetCounterDataSize_Params sp = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    sp.pRangeProfilerObject = c->obj;
+    sp.pMetricNames = src->names;
+    sp.numMetrics = src->n;
+    sp.maxNumOfRanges = 1;
+    sp.maxNumRangeTreeNodes = 1;
+    r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataSize, &sp);
+    if (r == CUPTI_SUCCESS && sp.counterDataSize != c->img_sizes[L + 1]) {
+      free(c->imgs[L + 1]);
+      c->imgs[L + 1] = malloc(sp.counterDataSize ? sp.counterDataSize : 1);
+      c->img_sizes[L + 1] = c->imgs[L + 1] ? sp.counterDataSize : 0;
+      if (!c->imgs[L + 1]) {
+        pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a %zu-byte counter data image",
+                     sp.counterDataSize);
+        return -1;
+      }
+    }
+    if (r == CUPTI_SUCCESS) c->layout = L;
+  }
+  const int fresh = c->image != c->imgs[L + 1] || r != CUPTI_SUCCESS || c->layout != L || c->img_fresh != L;
+  c->image = c->imgs[L + 1];
+  c->image_size = c->img_sizes[L + 1];
+  /* An image the last EXIT already reset for this layout is ready as it is
+   * (the kernel-replay path makes no extra call per launch). */
+  if (r == CUPTI_SUCCESS && fresh) r = pc_rp_image_init(c, &e);
+  c->img_fresh = -2;
+  if (r != CUPTI_SUCCESS) {
+    c->layout = -2;
+    pc_rp_refuse_cupti(rp, r, "", &e);
+    return -1;
+  }
+  return 0;
+}
+
+/* The rotation groups' configs for chip ch, with its availability image;
+ * 0 ready, -1 failed (the chip's launches then use kernel replay). */
+static int pc_rp_chip_rotation(pc_rp *rp, pc_rp_chip *ch) {
+  if (ch->rot_state) return ch->rot_state > 0 ? 0 : -1;
+  ch->rot_state = -1;
+  if (!rp->ngroups || strcmp(ch->name, rp->rot_chip) != 0) return -1; /* split for device 0's chip only */
+  ch->gcfg = calloc(rp->ngroups, sizeof *ch->gcfg);
+  if (!ch->gcfg) return -1;
+  for (size_t g = 0; g < rp->ngroups; g++) {
+    struct pc_rp_gcfg *gc = &ch->gcfg[g];
+    pc_err e;
+    if (pc_rp_plan_sources(&rp->plan, rp->groups[g].want, rp->groups[g].xwant, &gc->src, &e) != PERFCHECK_OK ||
+        gc->src.n == 0 ||
+        pc_rp_build_config(ch->name, ch->avail, gc->src.names, gc->src.n, &gc->host, &gc->config, &gc->config_size,
+                           &gc->passes, &e) != PERFCHECK_OK)
+      return -1; /* freed with the chip */
+  }
+  ch->rot_state = 1;
+  return 0;
+}
+
+/* The flush of the cold group: reads twice the L2 through L2 (ld.global.cg,
+ * four 32-bit words per thread per trip), xor-folds them and stores only if
+ * the fold equals a value a zeroed buffer never gives, so nothing is written
+ * and the loads cannot be optimized away.  Reading leaves the L2 full of
+ * clean lines of our buffer: the kernel's own DRAM reads then miss as they
+ * would in a cold run, and no dirty line of ours is written back during it
+ * (a memset flush would be, inflating dram__bytes_write). */
+static const char pc_flush_ptx[] =
+    ".version 7.0\n"
+    ".target sm_52\n"
+    ".address_size 64\n"
+    ".visible .entry pc_flush(\n"
+    "\t.param .u64 pc_flush_src,\n"
+    "\t.param .u64 pc_flush_n16,\n"
+    "\t.param .u64 pc_flush_out\n"
+    ")\n"
+    "{\n"
+    "\t.reg .pred \t%p<3>;\n"
+    "\t.reg .b32 \t%r<12>;\n"
+    "\t.reg .b64 \t%rd<12>;\n"
+    "\tld.param.u64 \t%rd1, [pc_flush_src];\n"
+    "\tld.param.u64 \t%rd2, [pc_flush_n16];\n"
+    "\tld.param.u64 \t%rd3, [pc_flush_out];\n"
+    "\tcvta.to.global.u64 \t%rd1, %rd1;\n"
+    "\tcvta.to.global.u64 \t%rd3, %rd3;\n"
+    "\tmov.u32 \t%r1, %ctaid.x;\n"
+    "\tmov.u32 \t%r2, %ntid.x;\n"
+    "\tmov.u32 \t%r3, %tid.x;\n"
+    "\tmov.u32 \t%r4, %nctaid.x;\n"
+    "\tmul.wide.u32 \t%rd4, %r1, %r2;\n"
+    "\tcvt.u64.u32 \t%rd5, %r3;\n"
+    "\tadd.s64 \t%rd4, %rd4, %rd5;\n"
+    "\tmul.wide.u32 \t%rd6, %r4, %r2;\n"
+    "\tmov.u32 \t%r5, 0;\n"
+    "\tsetp.ge.u64 \t%p1, %rd4, %rd2;\n"
+    "\t@%p1 bra \tPC_DONE;\n"
+    "PC_LOOP:\n"
+    "\tshl.b64 \t%rd7, %rd4, 4;\n"
+    "\tadd.s64 \t%rd8, %rd1, %rd7;\n"
+    "\tld.global.cg.v4.u32 \t{%r6, %r7, %r8, %r9}, [%rd8];\n"
+    "\txor.b32 \t%r5, %r5, %r6;\n"
+    "\txor.b32 \t%r5, %r5, %r7;\n"
+    "\txor.b32 \t%r5, %r5, %r8;\n"
+    "\txor.b32 \t%r5, %r5, %r9;\n"
+    "\tadd.s64 \t%rd4, %rd4, %rd6;\n"
+    "\tsetp.lt.u64 \t%p1, %rd4, %rd2;\n"
+    "\t@%p1 bra \tPC_LOOP;\n"
+    "PC_DONE:\n"
+    "\tsetp.ne.u32 \t%p2, %r5, 1779033703;\n"
+    "\t@%p2 bra \tPC_END;\n"
+    "\tst.global.u32 \t[%rd3], %r5;\n"
+    "PC_END:\n"
+    "\tret;\n"
+    "}\n";
+
+const char *pc_rp_flush_ptx(void) { return pc_flush_ptx; }
+
+/* Readies c's flush (module, zeroed buffer of twice the L2): inside the
+ * launch callback, on the launching thread, with c's context current.
+ * 0 ready, -1 unavailable (the cold group's DRAM values are then not cold). */
+static int pc_rp_flush_ready(pc_rp_ctx *c) {
+  if (c->flush_state) return c->flush_state > 0 ? 0 : -1;
+  c->flush_state = -1;
+  if (!pc_cu.cuModuleLoadData || !pc_cu.cuCtxGetDevice) return -1;
+  CUdevice dev;
+  int l2 = 0;
+  if (PC_CU(NULL, cuCtxGetDevice, &dev, (CUcontext)c->ctx) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetAttribute, &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS || l2 <= 0)
+    return -1;
+  const size_t bytes = 2 * (size_t)l2;
+  if (PC_CU(NULL, cuModuleLoadData, &c->flush_mod, pc_flush_ptx) != CUDA_SUCCESS) return -1;
+  if (PC_CU(NULL, cuModuleGetFunction, &c->flush_fn, c->flush_mod, "pc_flush") != CUDA_SUCCESS ||
+      PC_CU(NULL, cuMemAlloc, &c->flush_buf, bytes) != CUDA_SUCCESS) {
+    (void)PC_CU(NULL, cuModuleUnload, c->flush_mod);
+    c->flush_mod = NULL;
+    return -1;
+  }
+  if (PC_CU(NULL, cuMemAlloc, &c->flush_out, 64) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuMemsetD8, c->flush_buf, 0, bytes) != CUDA_SUCCESS) {
+    (void)PC_CU(NULL, cuMemFree, c->flush_buf);
+    (void)PC_CU(NULL, cuModuleUnload, c->flush_mod);
+    c->flush_buf = 0;
+    c->flush_mod = NULL;
+    return -1;
+  }
+  c->flush_n16 = bytes / 16;
+  c->flush_state = 1;
+  return 0;
+}
+
+/* Runs the flush and waits for it: nothing else runs (the caller holds the
+ * launch gate and synchronized the context). */
+static int pc_rp_flush(pc_rp_ctx *c) {
+  if (pc_rp_flush_ready(c) != 0) return -1;
+  void *args[] = {&c->flush_buf, &c->flush_n16, &c->flush_out};
+  if (PC_CU(NULL, cuLaunchKernel, c->flush_fn, 1024, 1, 1, 256, 1, 1, 0, NULL, args, NULL) != CUDA_SUCCESS) return -1;
+  pc_err e;
+  return pc_ctx_synchronize((CUcontext)c->ctx, &e) == CUDA_SUCCESS ? 0 : -1;
+}
+
+size_t pc_rp_groups(const pc_rp *rp) { return rp ? rp->ngroups : 0; }
+
 /* ==== Launch hooks ========================================================== */
 
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name) {
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn) {
   if (!rp || !ctx) return 1;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   perfcheck_status st = rp->status;
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   if (st != PERFCHECK_OK) return 1;
   if (!c && !(c = pc_rp_ctx_new(rp, ctx))) return 1;
   if (!c->obj && pc_rp_ctx_enable(rp, c) != 0) return 1;
 
+  /* Which layout: the whole set (kernel replay), or this turn's group. */
+  int L = -1;
+  if (turn >= 0 && rp->ngroups && pc_rp_chip_rotation(rp, c->chip) == 0) L = (int)((size_t)turn % rp->ngroups);
+  c->group = L;
+  c->cold = 0;
+  c->mode = (L >= 0 && c->chip->gcfg[L].passes == 1) ? PC_RP_USER : PC_RP_KERNEL;
+  if (c->mode == PC_RP_USER) {
+    /* A user range counts every kernel of the context while it is open:
+     * earlier kernels must be done first (we hold the launch gate, so no
+     * later one starts).  Synchronizing is allowed inside callbacks. */
+    pc_err se;
+    (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+    if (rp->groups[L].cold) c->cold = pc_rp_flush(c) == 0;
+  }
+  if (pc_rp_layout(rp, c, L) != 0) return 1;
+  const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
+  const size_t config_size = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;
+  const int passes = L < 0 ? c->chip->passes : c->chip->gcfg[L].passes;
+
   CUpti_RangeProfiler_SetConfig_Params cp = PC_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   cp.pRangeProfilerObject = c->obj;
-  cp.configSize = c->chip->config_size;
-  cp.pConfig = c->chip->config;
+  cp.configSize = config_size;
+  cp.pConfig = config;
   cp.counterDataImageSize = c->image_size;
   cp.pCounterDataImage = c->image;
-  cp.range = CUPTI_AutoRange;
-  cp.replayMode = CUPTI_KernelReplay;
+  cp.range = c->mode == PC_RP_USER ? CUPTI_UserRange : CUPTI_AutoRange;
+  cp.replayMode = c->mode == PC_RP_USER ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cp.maxRangesPerPass = 1;
   cp.numNestingLevels = 1;
   cp.minNestingLevel = 1;
@@ -539,18 +744,36 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     sp.pRangeProfilerObject = c->obj;
     r = PC_CUPTI(&e, cuptiRangeProfilerStart, &sp);
   }
+  if (r == CUPTI_SUCCESS && c->mode == PC_RP_USER) {
+    CUpti_RangeProfiler_PushRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+    pp.pRangeProfilerObject = c->obj;
+    pp.pRangeName = "perfcheck";
+    r = PC_CUPTI(&e, cuptiRangeProfilerPushRange, &pp);
+    if (r != CUPTI_SUCCESS) {
+      CUpti_RangeProfiler_Stop_Params stp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      stp.pRangeProfilerObject = c->obj;
+      (void)PC_CUPTI(NULL, cuptiRangeProfilerStop, &stp);
+    }
+  }
   if (r != CUPTI_SUCCESS) {
-    pc_rp_refuse_cupti(rp, r, "", &e);
+    pc_rp_refuse_cupti(rp, r, c->mode == PC_RP_USER ? "a rotated launch (user range)" : "", &e);
     return 1;
   }
   c->active = 1;
   c->corr = correlation_id;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
-  pthread_mutex_unlock(&rp->lock);
-  if (rp->progress)
-    fprintf(stderr, "perfcheck: profiling kernel %llu (%s): %d pass%s\n", (unsigned long long)ordinal,
-            kernel_name ? kernel_name : "unnamed", c->chip->passes, c->chip->passes == 1 ? "" : "es");
+  pthread_mutex_unlock(rp->lock);
+  if (rp->progress) { /* through the session's one channel to stderr */
+    char line[600];
+    if (L >= 0)
+      snprintf(line, sizeof line, "profiling kernel %llu (%s): group %d of %zu, %d pass%s", (unsigned long long)ordinal,
+               kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups, passes, passes == 1 ? "" : "es");
+    else
+      snprintf(line, sizeof line, "profiling kernel %llu (%s): %d pass%s", (unsigned long long)ordinal,
+               kernel_name ? kernel_name : "unnamed", passes, passes == 1 ? "" : "es");
+    rp->say(line);
+  }
   return 0;
 }
 
@@ -568,22 +791,36 @@ static char *pc_rp_note(const char *fmt, ...) {
   return pc_strdup(buf);
 }
 
-void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok) {
-  if (!rp || !ctx) return;
-  pthread_mutex_lock(&rp->lock);
+void pc_rp_result_store_free(pc_rp_result_store *r) {
+  if (!r) return;
+  free(r->extra);
+  free(r->note);
+  r->extra = NULL;
+  r->note = NULL;
+}
+
+int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
+                         uint64_t *dropped_out) {
+  (void)correlation_id;
+  if (dropped_out) *dropped_out = 0;
+  if (!rp || !ctx || !out) return 0;
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
-  pthread_mutex_unlock(&rp->lock);
-  if (!c || !c->active || !c->obj) return; /* ENTER did not start a session */
+  pthread_mutex_unlock(rp->lock);
+  if (!c || !c->active || !c->obj) return 0; /* ENTER did not start a session */
   c->active = 0;
   pc_rp_chip *ch = c->chip;
+  const int L = c->group;
+  const pc_rp_sources *src = pc_rp_layout_src(ch, L);
+  CUpti_Profiler_Host_Object *host = L < 0 ? ch->host : ch->gcfg[L].host;
 
-  pc_rp_stored res;
+  pc_rp_result_store res;
   memset(&res, 0, sizeof res);
-  res.corr = correlation_id;
-  res.ctx = ctx;
-  res.passes = ch->passes;
+  res.passes = L < 0 ? ch->passes : ch->gcfg[L].passes;
+  res.group = L;
+  res.ngroups = L < 0 ? 0 : (int)rp->ngroups;
+  res.cold = c->cold;
   for (int i = 0; i < PC_M_COUNT; i++) res.values[i] = PC_NULL;
-  memcpy(res.via, ch->via, sizeof res.via);
   size_t nextra = rp->plan.nextra;
   if (nextra) {
     res.extra = malloc(nextra * sizeof *res.extra);
@@ -592,10 +829,17 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   }
 
   size_t dropped = 0;
+  pc_err e;
+  CUptiResult r = CUPTI_SUCCESS;
+  if (c->mode == PC_RP_USER) {
+    CUpti_RangeProfiler_PopRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+    pp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(&e, cuptiRangeProfilerPopRange, &pp);
+  }
   CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
   sp.pRangeProfilerObject = c->obj;
-  pc_err e;
-  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerStop, &sp);
+  const CUptiResult rs = PC_CUPTI(r == CUPTI_SUCCESS ? &e : NULL, cuptiRangeProfilerStop, &sp);
+  if (r == CUPTI_SUCCESS) r = rs;
   if (r == CUPTI_SUCCESS) {
     /* Decode synchronizes the context; with kernel replay every pass is done
      * by now. */
@@ -619,31 +863,25 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
                             "the profiler",
                             dropped);
     } else {
-      double *vals = malloc(ch->n * sizeof *vals);
+      double *vals = malloc(src->n * sizeof *vals);
       if (!vals) {
         res.note = pc_rp_note("out of memory evaluating the counters");
       } else {
-        for (size_t k = 0; k < ch->n; k++) vals[k] = PC_NULL;
+        for (size_t k = 0; k < src->n; k++) vals[k] = PC_NULL;
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-        ev.pHostObject = ch->host;
+        ev.pHostObject = host;
         ev.pCounterDataImage = c->image;
         ev.counterDataImageSize = c->image_size;
         ev.rangeIndex = 0; /* the first range is this launch's kernel */
-        ev.ppMetricNames = ch->names;
-        ev.numMetrics = ch->n;
+        ev.ppMetricNames = src->names;
+        ev.numMetrics = src->n;
         ev.pMetricValues = vals;
         r = PC_CUPTI(&e, cuptiProfilerHostEvaluateToGpuValues, &ev);
         if (r != CUPTI_SUCCESS) {
           res.note = pc_rp_note("counters not evaluated: %s", e.msg);
         } else {
           /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
-          for (size_t k = 0; k < ch->n; k++) {
-            size_t s = ch->slots[k];
-            if (s < PC_M_COUNT)
-              res.values[s] = vals[k];
-            else if (res.extra && s - PC_M_COUNT < nextra)
-              res.extra[s - PC_M_COUNT] = vals[k];
-          }
+          pc_rp_sources_apply(src, vals, res.values, res.extra);
           if (ip.numTotalRanges > 1 || dropped > 0)
             res.note = pc_rp_note("%zu ranges decoded and %zu dropped for one profiled launch: another kernel ran "
                                   "inside the profiled window; the first range was kept",
@@ -659,52 +897,50 @@ void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int lau
   pc_err e2;
   CUptiResult r2 = pc_rp_image_init(c, &e2);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
+  c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
 
-  pthread_mutex_lock(&rp->lock);
-  rp->dropped += dropped;
-  int stored = 0;
-  if (launch_ok) {
-    if (rp->nresults == rp->cap_results) {
-      size_t cap = rp->cap_results ? 2 * rp->cap_results : 16;
-      pc_rp_stored *grown = realloc(rp->results, cap * sizeof *grown);
-      if (grown) {
-        rp->results = grown;
-        rp->cap_results = cap;
-      }
-    }
-    if (rp->nresults < rp->cap_results) {
-      rp->results[rp->nresults++] = res;
-      stored = 1;
-    }
+  if (dropped_out) *dropped_out = dropped;
+  if (!launch_ok) {
+    pc_rp_result_store_free(&res);
+    return 0;
   }
-  pthread_mutex_unlock(&rp->lock);
-  if (!stored) {
-    free(res.extra);
-    free(res.note);
-  }
+  *out = res;
+  return 1;
 }
 
 /* ==== Context destruction, results, teardown =============================== */
 
-static void pc_rp_ctx_free(pc_rp_ctx *c) {
+/* alive: the context still exists (session end), so the flush kernel's
+ * module and buffers are given back; in CONTEXT_DESTROY_STARTING they go
+ * with the context. */
+static void pc_rp_ctx_free(pc_rp *rp, pc_rp_ctx *c, int alive) {
   CUpti_RangeProfiler_Object *obj = c->obj;
   c->obj = NULL;
   pc_rp_disable_obj(obj, c->active);
-  free(c->image);
+  if (alive && c->flush_state > 0 && PC_CU(NULL, cuCtxPushCurrent, (CUcontext)c->ctx) == CUDA_SUCCESS) {
+    (void)PC_CU(NULL, cuMemFree, c->flush_buf);
+    (void)PC_CU(NULL, cuMemFree, c->flush_out);
+    (void)PC_CU(NULL, cuModuleUnload, c->flush_mod);
+    CUcontext popped;
+    (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
+  }
+  for (size_t i = 0; c->imgs && i < 1 + rp->ngroups; i++) free(c->imgs[i]);
+  free(c->imgs);
+  free(c->img_sizes);
   free(c);
 }
 
 void pc_rp_on_context_destroy(pc_rp *rp, void *ctx) {
   if (!rp || !ctx) return;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx **pp = &rp->ctx_list, *c = NULL;
   while (*pp && (*pp)->ctx != ctx) pp = &(*pp)->next;
   if (*pp) {
     c = *pp;
     *pp = c->next;
   }
-  pthread_mutex_unlock(&rp->lock);
-  if (c) pc_rp_ctx_free(c);
+  pthread_mutex_unlock(rp->lock);
+  if (c) pc_rp_ctx_free(rp, c, 0);
 }
 
 perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
@@ -713,53 +949,19 @@ perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
     return PERFCHECK_ERROR_INVALID_ARGUMENT;
   }
   pc_rp *m = (pc_rp *)rp; /* the lock is the only mutable part */
-  pthread_mutex_lock(&m->lock);
+  pthread_mutex_lock(m->lock);
   perfcheck_status st = m->status;
-  pthread_mutex_unlock(&m->lock);
+  pthread_mutex_unlock(m->lock);
   if (msg) *msg = st == PERFCHECK_OK ? "" : rp->msg; /* msg never changes once set */
   return st;
-}
-
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err) {
-  pc_err_clear(err);
-  if (dropped) *dropped = 0;
-  if (!rp || !fn) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_collect: NULL argument");
-  pthread_mutex_lock(&rp->lock);
-  pc_rp_stored *list = rp->results;
-  size_t n = rp->nresults;
-  uint64_t d = rp->dropped;
-  rp->results = NULL;
-  rp->nresults = rp->cap_results = 0;
-  rp->dropped = 0;
-  size_t nextra = rp->plan.nextra;
-  pthread_mutex_unlock(&rp->lock);
-  /* fn runs without the lock: it may call into the session. */
-  for (size_t i = 0; i < n; i++) {
-    pc_rp_result res;
-    memset(&res, 0, sizeof res);
-    res.correlation_id = list[i].corr;
-    res.ctx = list[i].ctx;
-    res.passes = list[i].passes;
-    res.values = list[i].values;
-    res.extra = list[i].extra;
-    res.nextra = list[i].extra ? nextra : 0;
-    res.via_substitute = list[i].via;
-    res.note = list[i].note;
-    fn(user, &res);
-    free(list[i].extra);
-    free(list[i].note);
-  }
-  free(list);
-  if (dropped) *dropped = d;
-  return PERFCHECK_OK;
 }
 
 int pc_rp_passes(const pc_rp *rp) {
   if (!rp) return 0;
   pc_rp *m = (pc_rp *)rp;
-  pthread_mutex_lock(&m->lock);
+  pthread_mutex_lock(m->lock);
   int p = m->passes;
-  pthread_mutex_unlock(&m->lock);
+  pthread_mutex_unlock(m->lock);
   return p;
 }
 
@@ -767,16 +969,16 @@ const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL
 
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;
-  pthread_mutex_lock(&rp->lock);
+  pthread_mutex_lock(rp->lock);
   pc_rp_ctx *ctxs = rp->ctx_list;
   pc_rp_chip *chips = rp->chip_list;
   rp->ctx_list = NULL;
   rp->chip_list = NULL;
-  pthread_mutex_unlock(&rp->lock);
+  pthread_mutex_unlock(rp->lock);
   /* Disable every context first, then the host objects, then the profiler. */
   while (ctxs) {
     pc_rp_ctx *next = ctxs->next;
-    pc_rp_ctx_free(ctxs);
+    pc_rp_ctx_free(rp, ctxs, 1);
     ctxs = next;
   }
   while (chips) {
@@ -784,18 +986,18 @@ void pc_rp_destroy(pc_rp *rp) {
     pc_rp_host_close(chips->host);
     free(chips->avail);
     free(chips->config);
-    free(chips->names);
-    free(chips->slots);
+    pc_rp_sources_free(&chips->src);
+    for (size_t g = 0; chips->gcfg && g < rp->ngroups; g++) {
+      pc_rp_host_close(chips->gcfg[g].host);
+      free(chips->gcfg[g].config);
+      pc_rp_sources_free(&chips->gcfg[g].src);
+    }
+    free(chips->gcfg);
     free(chips);
     chips = next;
   }
-  for (size_t i = 0; i < rp->nresults; i++) {
-    free(rp->results[i].extra);
-    free(rp->results[i].note);
-  }
-  free(rp->results);
+  pc_rp_groups_free(rp->groups, rp->ngroups);
   pc_rp_plan_free(&rp->plan);
-  pthread_mutex_destroy(&rp->lock);
   free(rp);
   pc_rp_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
 }

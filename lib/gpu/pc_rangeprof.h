@@ -4,14 +4,16 @@
  * launch capture (pc_capture.c) and the counter layer (pc_rangeprof.c,
  * pc_metrics_host.c).  No CUDA type appears here: contexts are void *.
  *
- * Threading: pc_rp keeps its own mutex; the launch hooks additionally rely
- * on the capture layer's exclusive launch lock (see below).  The launch hooks run inside CUPTI
+ * Threading: pc_rp's lists and status are guarded by a borrowed lock (the
+ * collector's); the launch hooks additionally rely on the collector's launch
+ * gate (see below).  The launch hooks run inside CUPTI
  * launch callbacks on the launching thread: they may call range-profiler
  * functions (as NVIDIA's own injection sample does) and nothing else of CUDA.
  */
 #ifndef PC_RANGEPROF_H
 #define PC_RANGEPROF_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,33 +57,78 @@ size_t pc_rp_plan_counter_names(const pc_rp_plan *plan, const char **names, size
  * PERFCHECK_ERROR_UNSUPPORTED (unknown chip). */
 perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *passes, pc_err *err);
 
+/* The counter result of one profiled launch, kept with the launch in the
+ * collector (pc_collector.h) until its region ends. */
+typedef struct pc_rp_result_store {
+  int passes;                   /* passes behind these values */
+  int group;                    /* the rotation group these values are, -1 the whole set */
+  int ngroups;                  /* groups of the set with rotation, 0 without */
+  int cold;                     /* the DRAM counters of this launch started from a flushed L2 */
+  double values[PC_M_COUNT];    /* NaN: not measured */
+  double *extra;                /* the plan's nextra values (malloc'd), or NULL */
+  char *note;                   /* why values are missing or doubtful, or NULL */
+} pc_rp_result_store;
+void pc_rp_result_store_free(pc_rp_result_store *r);
+
+/* How the counter layer runs. */
+typedef struct pc_rp_config {
+  int progress;                 /* a line per profiled launch (or PERFCHECK_PROGRESS=1) */
+  void (*say)(const char *line); /* where that line goes; NULL: nowhere */
+  /* Rotation (PERFCHECK_REPLAY=rotate): the metric set is split into groups
+   * of one pass each (pc_rp_plan_groups), and the k-th profiled launch of a
+   * signature collects group k with a user range around that launch (no
+   * replay); the group holding the DRAM counters starts from an L2 flushed
+   * by perfcheck's own read of twice the L2 size. */
+  int rotate;
+} pc_rp_config;
+
 /* Creates the counter layer for the current process: initializes the CUPTI
- * profiler, and per device reached later, the host object.  `plan` is moved
- * in (the caller's copy is zeroed).  Returns PERFCHECK_OK,
- * PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED, PERFCHECK_ERROR_COUNTERS_BUSY,
- * PERFCHECK_ERROR_UNSUPPORTED, PERFCHECK_ERROR_CUPTI_UNAVAILABLE; msg says
- * which call failed and the fix (in *err). */
-perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_err *err);
+ * profiler, and per device reached later, the host object; with rotation,
+ * splits the set into its groups for device 0's chip (host API, outside any
+ * callback).  `plan` is moved in (the caller's copy is zeroed).  `lock` is
+ * borrowed (the collector's one lock, pc_collector.h): it guards the layer's
+ * lists and status, is a leaf and is never held across a CUPTI call.
+ * Returns PERFCHECK_OK, PERFCHECK_ERROR_COUNTERS_NOT_PERMITTED,
+ * PERFCHECK_ERROR_COUNTERS_BUSY, PERFCHECK_ERROR_UNSUPPORTED,
+ * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; the detail (which call failed and the
+ * fix) in *err.  When rotation was asked for but cannot be had, the layer
+ * runs with kernel replay and *note (may be NULL) says why (else ""). */
+perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
+                              char *note, size_t notelen, pc_err *err);
+
+/* The number of rotation groups (0: rotation off): a signature needs that
+ * many profiled launches for its whole set. */
+size_t pc_rp_groups(const pc_rp *rp);
 
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch
- * is its own short profiler session, so ranges never need mapping back:
+ * is its own short profiler session, so ranges never need mapping back.
+ * `turn` says how: -1 kernel replay of the whole set (auto range, every pass
+ * replayed inside the launch call, CUPTI saving and restoring memory); k >= 0
+ * with rotation on: group k % pc_rp_groups, one pass, a user range around
+ * this one launch (a group that needs more than one pass alone, a SOL row,
+ * is kernel-replayed by itself).
  *   ENTER: enable the profiler on `ctx` if needed (host object, availability
- *          image, config image for the chip, counter data image), SetConfig
- *          (auto range, kernel replay), Start.
- *   EXIT:  Stop, Decode (the kernel's replay is complete when the launch call
- *          returns), evaluate the one range into a stored pc_rp_result, reset
- *          the counter data image.  launch_ok == 0 (the launch failed):
- *          Stop and discard.
+ *          image, config images, counter data images), for a user range
+ *          synchronize the context first (so no earlier kernel runs inside
+ *          the range) and flush the L2 when the group holds the DRAM
+ *          counters, then SetConfig and Start (and PushRange).
+ *   EXIT:  (PopRange,) Stop, Decode, evaluate the one range into *out,
+ *          reset the counter data image.  launch_ok == 0 (the launch
+ *          failed): Stop and discard.  Returns 1 when *out was filled (the
+ *          caller owns it), 0 when not; *dropped gets the ranges CUPTI
+ *          dropped.
  * The capture layer guarantees that no other launch runs on any thread
- * between a profiled launch's ENTER and EXIT (a process-wide rwlock: profiled
- * launches take it exclusively, other launches shared), because the range
- * profiler is context-level and would auto-range a concurrent kernel too.
- * kernel_name (may be NULL or mangled) names the kernel in the progress line.
- * Returns nonzero if the launch will not be profiled after all (counters were
- * refused: the message is kept for pc_rp_status). */
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name);
-void pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok);
+ * between a profiled launch's ENTER and EXIT (the collector's launch gate),
+ * because the range profiler is context-level and would range a concurrent
+ * kernel too; the caller also counts ENTER as a launch of its own, so the
+ * flush kernel launched inside it is not captured.  kernel_name (may be NULL
+ * or mangled) names the kernel in the progress line.  ENTER returns nonzero
+ * if the launch will not be profiled after all (counters were refused: the
+ * message is kept for pc_rp_status). */
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn);
+int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
+                         uint64_t *dropped);
 
 /* PERFCHECK_OK while counters work; after a refusal at enable time
  * (privileges, busy, unsupported) the status and a one-line message with the
@@ -96,32 +143,6 @@ perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg);
 /* Context destruction (CONTEXT_DESTROY_STARTING): disable the profiler on
  * ctx and free its images; results already evaluated are kept. */
 void pc_rp_on_context_destroy(pc_rp *rp, void *ctx);
-
-/* Result of one profiled launch. values[] is indexed by pc_metric_id (NaN
- * for metrics not in the plan or not evaluated); extra[] follows the plan's
- * extra names. */
-typedef struct pc_rp_result {
-  uint32_t correlation_id;
-  void *ctx;
-  int passes;
-  const double *values;
-  const double *extra;
-  size_t nextra;
-  /* PC_M_COUNT flags: 1 where values[id] came from the metric's substitute
-   * counter (pc_metric_def.substitute), not from the ncu metric itself. */
-  const unsigned char *via_substitute;
-  /* Why values are missing or doubtful ("no range decoded", "another kernel
-   * ran inside the profiled window"), NULL when all is well. */
-  const char *note;
-} pc_rp_result;
-
-typedef void (*pc_rp_result_fn)(void *user, const pc_rp_result *res);
-
-/* Calls fn for every profiled launch evaluated since the last collect, in
- * launch order, then forgets them.  Must not be called from a CUPTI callback.
- * Returns PERFCHECK_OK or an error status (msg filled); ranges CUPTI dropped
- * are counted in *dropped. */
-perfcheck_status pc_rp_collect(pc_rp *rp, pc_rp_result_fn fn, void *user, uint64_t *dropped, pc_err *err);
 
 /* Passes per profiled launch for the plan on the devices seen (0 before any
  * launch). */

@@ -62,9 +62,56 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
                                       uint8_t **config, size_t *config_size, int *passes, pc_err *err);
 
 
-/* The slot each counter name of the plan fills, in pc_rp_plan_counter_names
- * order: a pc_metric_id, or PC_M_COUNT + i for plan->extra[i].  Returns the
- * count (at most cap filled). */
-size_t pc_rp_plan_slots(const pc_rp_plan *plan, size_t *slots, size_t cap);
+/* Where each value comes from: the unique counter names handed to CUPTI
+ * (sorted by name: CUPTI's pass scheduling depends on the order, and on
+ * GH100 the sorted default set needs 4 passes where the table's order needed
+ * 5), and for each table metric the name it is read from (a) or the ratio
+ * a / b of two (a ratio substitute, pc_metrics.c), for each extra its name. */
+typedef struct pc_rp_sources {
+  size_t n;
+  const char **names;           /* static table strings or the plan's extras */
+  int a[PC_M_COUNT], b[PC_M_COUNT]; /* indexes into names; -1 none */
+  unsigned char via[PC_M_COUNT];    /* 1: a substitute fills it */
+  size_t nextra;
+  int *xsrc;                        /* per extra: index into names, -1 none */
+} pc_rp_sources;
+/* The sources of the plan's metrics, restricted to want[] (NULL: all the
+ * plan wants) and xwant[] (NULL: every extra not rejected).  PERFCHECK_OK or
+ * PERFCHECK_ERROR_OUT_OF_MEMORY. */
+perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
+                                    pc_rp_sources *out, pc_err *err);
+void pc_rp_sources_free(pc_rp_sources *s);
+/* values[PC_M_COUNT] and extra[nextra] (may be NULL) from the evaluated
+ * vals[n]; slots without a source are left as they are. */
+void pc_rp_sources_apply(const pc_rp_sources *s, const double *vals, double *values, double *extra);
+
+/* ---- Rotation groups ------------------------------------------------------- */
+
+/* A rotation group: metrics whose counters fit one pass, collected by one
+ * launch of a signature (pc_rangeprof.c). */
+typedef struct pc_rp_group {
+  unsigned char want[PC_M_COUNT];   /* the table metrics it collects */
+  unsigned char *xwant;             /* the plan's extras it collects (nextra), or NULL */
+  int cold;                         /* it holds the DRAM counters: its launches start from a flushed L2 */
+} pc_rp_group;
+/* Splits the plan's valid metrics into groups of one pass each on chip
+ * (with the availability image avail, may be NULL): first fit, the DRAM
+ * metrics first, then the table's order, then the extras; a metric that does
+ * not fit one pass alone gets a group of its own.  Host API only.  *out is
+ * malloc'd (pc_rp_groups_free).  PERFCHECK_OK or the host API's status. */
+perfcheck_status pc_rp_plan_groups(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, pc_rp_group **out,
+                                   size_t *n, pc_err *err);
+void pc_rp_groups_free(pc_rp_group *g, size_t n);
+/* The same, read from the cache of an earlier process when there is one
+ * (pc_config_cache.c; a validated plan: its extras all valid), else split
+ * now and cached for the next. */
+perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_rp_group **out, size_t *n,
+                                   pc_err *err);
+/* A config image for exactly these counter names (a rotation group's): a
+ * fresh host object (kept in *host_out when not NULL, for evaluation).
+ * PERFCHECK_OK or the host API's status. */
+perfcheck_status pc_rp_build_config(const char *chip, const uint8_t *avail, const char **names, size_t n,
+                                    CUpti_Profiler_Host_Object **host_out, uint8_t **config, size_t *config_size,
+                                    int *passes, pc_err *err);
 
 #endif /* PC_RP_INTERNAL_H */

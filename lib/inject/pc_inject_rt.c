@@ -16,7 +16,8 @@
  *
  * NVTX ranges.  The CUPTI NVTX callbacks (push/pop of the default domain:
  * nvtxRangePushA/W/Ex, nvtxRangePop, and nvtxDomainRangePushEx/Pop with the
- * NULL domain, which nvtx3's C++ scoped ranges use) are recorded, not ended
+ * NULL domain, which nvtx3's C++ scoped ranges use; lib/gpu decodes them and
+ * calls this file's hooks, pc_gpu.h) are recorded, not ended
  * there: a push opens a region on the one region stack at once (launches
  * from then on are tagged with it, its begin marks taken); a pop marks its
  * end.  Region ends synchronize contexts and flush activity, which a CUPTI
@@ -59,10 +60,8 @@
  * (the environment still names the injection library).
  */
 #define _GNU_SOURCE /* pipe2, secure_getenv */
-#include <cupti.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <generated_nvtx_meta.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -70,15 +69,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
 #include "../core/pc_output.h"
-#include "../gpu/pc_activity.h"
-#include "../gpu/pc_call.h"
-#include "../gpu/pc_capture.h"
-#include "../gpu/pc_cupti.h"
+#include "../gpu/pc_gpu.h" /* the only lib/gpu header here (ctest build.gpu_front_door) */
 #include "../pc_session.h"
 #include "pc_inject.h"
 
@@ -224,7 +219,7 @@ static void pc_rt_install_signals(void) {
 static void pc_rt_fork_child(void) {
   pc_rt_forked = 1;
   atomic_store(&pc_rt_accept, 0);
-  pc_capture_set_active(0);
+  pc_gpu_fork_child();
   for (int i = 0; i < 2; i++) {
     struct sigaction cur;
     if (pc_rt_sig_ours[i] && sigaction(pc_rt_sigs[i], NULL, &cur) == 0 && cur.sa_handler == pc_rt_on_signal)
@@ -235,45 +230,6 @@ static void pc_rt_fork_child(void) {
 /* ---- NVTX callbacks ------------------------------------------------------------------ */
 
 static int pc_rt_gate(void) { return atomic_load(&pc_rt_gate_open) > 0; }
-
-static void pc_rt_wide_name(const wchar_t *w, char *out, size_t len) {
-  size_t n = 0;
-  for (; w && *w && n + 4 < len; w++) {
-    unsigned long c = (unsigned long)*w;
-    if (c < 0x80) {
-      out[n++] = (char)c;
-    } else if (c < 0x800) {
-      out[n++] = (char)(0xC0 | (c >> 6));
-      out[n++] = (char)(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out[n++] = (char)(0xE0 | (c >> 12));
-      out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-      out[n++] = (char)(0x80 | (c & 0x3F));
-    } else if (c < 0x110000) {
-      out[n++] = (char)(0xF0 | (c >> 18));
-      out[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
-      out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-      out[n++] = (char)(0x80 | (c & 0x3F));
-    } else {
-      out[n++] = '?';
-    }
-  }
-  out[n] = '\0';
-}
-
-static void pc_rt_attr_name(const nvtxEventAttributes_t *a, char *out, size_t len) {
-  if (!a) {
-    snprintf(out, len, "%s", "(unnamed range)");
-  } else if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii) {
-    snprintf(out, len, "%s", a->message.ascii);
-  } else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode) {
-    pc_rt_wide_name(a->message.unicode, out, len);
-  } else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {
-    snprintf(out, len, "%s", "(registered string)"); /* the handle's text is not tracked */
-  } else {
-    snprintf(out, len, "%s", "(unnamed range)");
-  }
-}
 
 static void pc_rt_push(const char *name) {
   const int depth = pc_rt_tl_depth++;
@@ -312,52 +268,12 @@ static void pc_rt_pop(void) {
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
 
-static void pc_rt_on_nvtx(uint32_t cbid, const void *data) {
-  if (pc_rt_forked) return;
-  const CUpti_NvtxData *d = data;
-  const void *p = d ? d->functionParams : NULL;
-  char name[PC_RT_NAME_MAX];
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA: {
-      const nvtxRangePushA_params *q = p;
-      snprintf(name, sizeof name, "%s", q && q->message ? q->message : "(unnamed range)");
-      pc_rt_push(name);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePushW: {
-      const nvtxRangePushW_params *q = p;
-      if (q && q->message)
-        pc_rt_wide_name(q->message, name, sizeof name);
-      else
-        snprintf(name, sizeof name, "%s", "(unnamed range)");
-      pc_rt_push(name);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePushEx: {
-      const nvtxRangePushEx_params *q = p;
-      pc_rt_attr_name(q ? q->eventAttrib : NULL, name, sizeof name);
-      pc_rt_push(name);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const nvtxDomainRangePushEx_params *q = p;
-      if (!q || q->domain) return; /* a named domain: a library's own ranges, its own stack */
-      pc_rt_attr_name(q->core.eventAttrib, name, sizeof name);
-      pc_rt_push(name);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      pc_rt_pop();
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
-      const nvtxDomainRangePop_params *q = p;
-      if (q && q->domain) return;
-      pc_rt_pop();
-      break;
-    }
-    default:
-      break;
-  }
+/* NVTX push/pop of the default domain, decoded by lib/gpu (pc_gpu.h). */
+static void pc_rt_range_push(const char *name) {
+  if (!pc_rt_forked) pc_rt_push(name);
+}
+static void pc_rt_range_pop(void) {
+  if (!pc_rt_forked) pc_rt_pop();
 }
 
 /* ---- start-up ---------------------------------------------------------------------- */
@@ -377,16 +293,14 @@ static void pc_rt_program_name(char *out, size_t len) {
   out[n2] = '\0';
 }
 
-static void pc_rt_context_destroying(CUcontext ctx) {
-  (void)ctx;
+static void pc_rt_context_destroying(void) {
   /* Its kernel records must be in before it goes (they are decoded into the
    * store and stay there until their region ends). */
-  if (atomic_load(&pc_rt_state) == PC_RT_RUNNING && !pc_rt_forked) pc_activity_flush(1);
+  if (atomic_load(&pc_rt_state) == PC_RT_RUNNING && !pc_rt_forked) pc_gpu_flush_activity();
 }
 
 /* The first context creation: the driver is initialized now. */
-static void pc_rt_context_created(CUcontext ctx) {
-  (void)ctx;
+static void pc_rt_context_created(void) {
   if (atomic_load(&pc_rt_state) != PC_RT_WAITING) return;
   pthread_mutex_lock(&pc_rt_start_mu);
   if (atomic_load(&pc_rt_state) != PC_RT_WAITING) {
@@ -413,18 +327,18 @@ static void pc_rt_context_created(CUcontext ctx) {
   }
   pc_rt_session = s;
   pc_err e;
-  if (pc_capture_set_nvtx_hook(pc_rt_on_nvtx, &e) != PERFCHECK_OK) {
+  if (pc_gpu_nvtx_enable(1, &e) != PERFCHECK_OK) {
     char note[800];
     snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
     pc_session_note(s, note);
   }
-  if (pc_rt_env.nvtx_include) pc_capture_set_counter_gate(pc_rt_gate);
+  if (pc_rt_env.nvtx_include) pc_gpu_set_counter_gate(pc_rt_gate);
   char prog[256];
   pc_rt_program_name(prog, sizeof prog);
   if (pc_session_begin_program(s, prog) != PERFCHECK_OK) {
     /* Out of memory: nothing can be recorded.  The session stays attached
      * (detaching inside this callback is not safe) but idle. */
-    pc_capture_set_active(0);
+    pc_gpu_quiesce();
     pc_rt_off(perfcheck_last_error_message());
     pthread_mutex_unlock(&pc_rt_start_mu);
     return;
@@ -452,15 +366,10 @@ __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, in
  * then finds it done), and NVTX stays without a tool when it cannot. */
 int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
   if (abi != PC_INJECT_ABI) return 0;
-  if (pc_cupti_load(NULL) != PERFCHECK_OK) return 0;
   pc_inject_initialize(abi);
   const int st = atomic_load(&pc_rt_state);
   if (st != PC_RT_WAITING && st != PC_RT_RUNNING) return 0;
-  int (*init)(void *) = nvtx_version == 2 ? pc_cupti.cuptiNvtxInitialize2 : pc_cupti.cuptiNvtxInitialize;
-  if (!init) return 0;
-  uint32_t v = 0;
-  (void)PC_CUPTI(NULL, cuptiGetVersion, &v); /* a CUPTI call before NVTX's: CUPTI 13.0 GA crashed otherwise (13.0 Update 1 fixed it) */
-  return init(get_export_table) == 0; /* CUPTI_SUCCESS */
+  return pc_gpu_nvtx_initialize(nvtx_version, get_export_table);
 }
 
 int pc_inject_initialize(int abi) {
@@ -488,15 +397,13 @@ int pc_inject_initialize(int abi) {
   pc_config_from_env(&pc_rt_opt, &pc_rt_env, stderr);
   pc_rt_opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
   if (!pc_rt_opt.output) pc_rt_opt.output = "stderr";
-  pc_capture_set_context_hooks(pc_rt_context_created, pc_rt_context_destroying);
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */
+  const pc_gpu_inject_hooks hooks = {pc_rt_context_created, pc_rt_context_destroying, pc_rt_range_push,
+                                     pc_rt_range_pop};
   pc_err e;
-  int started = 0;
-  if (pc_capture_start(&e) != PERFCHECK_OK || (started = 1, pc_activity_start(&e)) != PERFCHECK_OK) {
-    if (started) pc_capture_stop(); /* the one undo path */
-    pc_capture_set_context_hooks(NULL, NULL);
+  if (pc_gpu_inject_start(&hooks, &e) != PERFCHECK_OK) {
     atomic_store(&pc_rt_state, PC_RT_DONE);
     pc_rt_off(e.msg);
     return 1;

@@ -19,7 +19,9 @@
 # (kernels/advice, issue 19 item 7: advice --time, ncu --set full and perfcheck
 # run of the originals, scored by scripts/advice_corpus.py; about 4 minutes;
 # r/advice/) advicepair (the same for ADVICE_PAIRS=id,..., both variants,
-# .ncu-rep kept).
+# .ncu-rep kept) issue21 (issues 21 and 23: gpu.rotation, the collector's GPU
+# tests, scripts/bench_overhead.sh; ~7 min after build) evidence (ncu's
+# section and rule files, its --help, a plain --set full export).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -467,6 +469,32 @@ PY
         wait $pid; echo "$m rc=$?" | tee -a "$OUT/summary.txt"
         tail -12 "$D/$m.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
       done
+      ;;
+    issue21)
+      # Issues 21 and 23 (branch gpu): about 7 minutes after the build (stage
+      # build first: ~1 min with 16 cores).  Decisive lines: PASS/FAIL.
+      #  1. gpu.rotation run directly (~15 s): its PASS/FAIL lines (the k-th
+      #     launch collects group k; every group collected; DRAM bytes from a
+      #     flushed L2 within 10% of the 16 MiB read; the short rotation warned
+      #     and finished by kernel replay; results right);
+      #  2. the GPU tests that walk the collector's launch path (~90 s):
+      #     counters (kernel replay as verified before), threads (the header's
+      #     two rules), graph, streams, nested, the injection library;
+      #  3. scripts/bench_overhead.sh (~5 min): timing C++ and PyTorch against
+      #     plain and nsys, host cost per launch, counters against ncu (same
+      #     list, --set full), DRAM against ncu --cache-control all, a 1000-step
+      #     training step under rotation.
+      say "issue21: gpu.rotation, the collector's GPU tests, scripts/bench_overhead.sh"
+      timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$R/rotation.log" 2>&1
+      echo "gpu_test_rotation rc=$?" >> "$R/rotation.log"
+      grep -E '^(PASS|FAIL|SKIP)|rc=' "$R/rotation.log" | tee -a "$OUT/summary.txt"
+      timeout 240 ctest --test-dir build -R '^gpu\.(counters|threads|graph|graph_auto|streams|nested|inject_kernels|inject_nvtx|inject_torch)$' \
+        --output-on-failure > "$R/issue21-tests.log" 2>&1
+      echo "ctest rc=$?" >> "$R/issue21-tests.log"
+      grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|ctest rc=' "$R/issue21-tests.log" | tee -a "$OUT/summary.txt"
+      REPS=${REPS:-3} timeout 360 bash "$ROOT/scripts/bench_overhead.sh" "$BUILD" "$R/bench21" > "$R/bench21.log" 2>&1
+      echo "bench_overhead rc=$?" >> "$R/bench21.log"
+      grep -E '^(PASS|FAIL|SKIP|FIGURE)|rc=' "$R/bench21.log" | tee -a "$OUT/summary.txt"
       ;;
     *)
       say "unknown stage $s"

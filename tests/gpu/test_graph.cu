@@ -4,9 +4,11 @@
 // graph launch never wrote the second kernel's output (docs/cupti.md §11), so
 // this test also runs in auto mode (argument "auto"), where the counter layer
 // must not auto-range the graph.
+#include <string>
 #include <vector>
 
 #include "gpu_test.h"
+#include "report_json.h"
 
 __global__ void graphFirst(float* a, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,6 +62,18 @@ int main(int argc, char** argv) {
             static_cast<unsigned long long>(k1.launches), int(kGraphLaunches));
   GT_EXPECT(k2.launches == kGraphLaunches, "graphSecond: %llu launches, want %d",
             static_cast<unsigned long long>(k2.launches), int(kGraphLaunches));
+
+  // Each graph kernel's entry names its graph and node (issue 21 item 4):
+  // two entries with a "graph" object, one graph id, two node ids.
+  {
+    const std::string js = rj_text(r);
+    std::vector<double> ids = rj_numbers(js, "id"), nodes = rj_numbers(js, "node");
+    GT_EXPECT(ids.size() == 2 && nodes.size() == 2 && ids[0] == ids[1] && ids[0] > 0 && nodes[0] != nodes[1],
+              "graph kernels: %zu graph ids, %zu node ids (want 2 and 2, one graph, two nodes)", ids.size(), nodes.size());
+    std::printf("%s graph and node named: graph %g, nodes %g and %g\n",
+                ids.size() == 2 && nodes.size() == 2 && ids[0] == ids[1] && nodes[0] != nodes[1] ? "PASS" : "FAIL",
+                ids.empty() ? -1.0 : ids[0], nodes.empty() ? -1.0 : nodes[0], nodes.size() < 2 ? -1.0 : nodes[1]);
+  }
 
   // a = 1, 2, 3 after each launch; b adds a each time: 1 + 2 + 3.
   std::vector<float> ha(kN), hb(kN);

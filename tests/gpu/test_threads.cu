@@ -1,6 +1,12 @@
 // test_threads: kernels launched from a second host thread between begin and
 // end land in the open region; one launched by that thread before begin
-// does not.
+// does not.  And the header's two rules of issue 23: perfcheck_session_message
+// is safe to call from a thread while another ends regions and takes notes
+// (each caller gets its own copy), and the session's report is the session's
+// own (not a copy): a later end adds to it.
+#include <atomic>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -68,6 +74,38 @@ int main() {
       GT_EXPECT(h[i] == want, "x[%d] = %d, want %d", i, h[i], want);
       break;
     }
+  // The session's report is its own: the next end adds to the same report.
+  const size_t before = perfcheck_report_region_count(r);
+  GT_OK(perfcheck_session_begin(s, "more"));
+  bumpFromMain<<<1, 32>>>(x, 32);
+  GT_CUDA(cudaGetLastError());
+  GT_OK(perfcheck_session_end(s));
+  GT_EXPECT(gt_report(s) == r, "perfcheck_session_report gave another report after an end");
+  GT_EXPECT(perfcheck_report_region_count(r) == before + 1, "the session's report has %zu regions after one more end, want %zu",
+            perfcheck_report_region_count(r), before + 1);
+
+  // perfcheck_session_message from another thread while this thread ends
+  // regions: each thread reads its own copy, made under the session lock.
+  std::atomic<int> stop(0), differ(0), reads(0);
+  const char* mine = perfcheck_session_message(s);
+  std::string want_msg = mine;
+  const char* theirs = nullptr;
+  std::thread reader([&] {
+    while (!stop.load()) {
+      theirs = perfcheck_session_message(s);
+      if (want_msg != theirs) differ++;
+      reads++;
+    }
+  });
+  for (int k = 0; k < 200; ++k) {
+    GT_OK(perfcheck_session_begin(s, "loop"));
+    GT_OK(perfcheck_session_end(s));
+  }
+  stop.store(1);
+  reader.join();
+  GT_EXPECT(theirs != nullptr && theirs != mine, "perfcheck_session_message gave two threads one buffer");
+  GT_EXPECT(differ.load() == 0, "%d of %d reads of perfcheck_session_message saw another text", differ.load(), reads.load());
+
   if (gt_failures) gt_print_report(r);
   perfcheck_session_destroy(s);
   GT_CUDA(cudaFree(x));

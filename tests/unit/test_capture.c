@@ -1,10 +1,12 @@
-/* The launch capture (lib/gpu/pc_capture.c) without a GPU: its callbacks are
- * driven with hand-made CUPTI callback data through pc_capture_callback, so
- * the launch log, signatures, regions, graph launches, stream capture,
- * failed and nested launches, the join with activity records and a region's
- * harvest (pc_harvest.c) are checked on a CPU through the capture's own
- * interface.  No CUPTI call is made (nothing is subscribed).  The pure
- * tables under it are tested alone by test_sigtab.c. */
+/* The launch capture (lib/gpu/pc_capture.c) and the collector it records
+ * into (pc_collector.c), without a GPU: the callbacks are driven with
+ * hand-made CUPTI callback data through pc_capture_callback, so the launch
+ * log, signatures, regions, graph launches, stream capture, failed and
+ * nested launches, the join with activity records and a region's harvest
+ * (pc_harvest.c, pc_collector_take_region) are checked on a CPU.  Each test
+ * installs a fresh collector, as pc_gpu_start does, and frees it after.  No
+ * CUPTI call is made (nothing is subscribed).  The pure tables under it are
+ * tested alone by test_sigtab.c. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "pc_activity.h"
 #include "pc_capture.h"
+#include "pc_collector.h"
 #include "pc_gpu.h"
 
 #include <setjmp.h>
@@ -20,6 +23,103 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+/* ---- the installed collector, and short names for what the tests ask of it ---------- */
+
+static pc_collector *C;
+
+static int setup(void **state) {
+  (void)state;
+  C = pc_collector_new();
+  if (!C) return -1;
+  atomic_store(&C->active, 1);
+  pc_collector_install(C);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  pc_collector_install(NULL);
+  pc_collector_free(C);
+  C = NULL;
+  return 0;
+}
+
+static void pc_capture_set_active(int on) { atomic_store(&C->active, on); }
+static uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *b) {
+  return pc_collector_region_push(C, name, flags, b);
+}
+static void pc_capture_region_pop(uint32_t id, const pc_region_marks *e) { pc_collector_region_pop(C, id, e); }
+static size_t pc_capture_pending(uint32_t id) { return pc_collector_pending(C, id); }
+static size_t pc_capture_contexts_since(uint64_t since, CUcontext *out, size_t cap) {
+  return pc_collector_contexts_since(C, since, out, cap);
+}
+static uint64_t pc_capture_region_launches(void) {
+  uint64_t l, f;
+  pc_collector_launch_counts(C, &l, &f);
+  return l;
+}
+static uint64_t pc_capture_failed_launches(void) {
+  uint64_t l, f;
+  pc_collector_launch_counts(C, &l, &f);
+  return f;
+}
+static uint32_t pc_capture_current_region(void) { return atomic_load(&C->cur_region); }
+static int pc_capture_captures_open(void) { return atomic_load(&C->capturing); }
+/* What pc_collector_take_region does first: the region leaves the stack. */
+static void retire(uint32_t id) {
+  pc_col_lock(C);
+  pc_regions_retire(&C->regions, id);
+  atomic_store(&C->cur_region, pc_regions_current(&C->regions));
+  pc_col_unlock(C);
+}
+static size_t purge(uint32_t id) {
+  pc_col_lock(C);
+  const size_t n = pc_ltab_purge(&C->launches, id);
+  pc_col_unlock(C);
+  return n;
+}
+static int any_region(void) {
+  pc_col_lock(C);
+  const int any = C->regions.n > 0;
+  pc_col_unlock(C);
+  return any;
+}
+
+/* A copy of one signature of the collector's table. */
+typedef struct sig_info {
+  char mangled[256];
+  void *f;
+  CUcontext ctx;
+  unsigned grid[3], block[3];
+  int seen_direct, seen_graph, rec_valid;
+  unsigned rec_registers;
+  pc_not_profiled not_profiled;
+  pc_attr_state attr_state;
+} sig_info;
+
+static int sig_get(uint32_t sig, sig_info *si) {
+  memset(si, 0, sizeof *si);
+  pc_col_lock(C);
+  const int ok = sig < C->tab.nsigs;
+  if (ok) {
+    const pc_sig *t = &C->tab.sigs[sig];
+    const pc_name *n = &C->tab.names[t->name];
+    snprintf(si->mangled, sizeof si->mangled, "%s", n->mangled ? n->mangled : "");
+    si->f = t->f;
+    si->ctx = t->ctx < C->tab.nctxs ? (CUcontext)C->tab.ctxs[t->ctx].ctx : NULL;
+    memcpy(si->grid, t->grid, sizeof si->grid);
+    memcpy(si->block, t->block, sizeof si->block);
+    si->seen_direct = t->seen_direct;
+    si->seen_graph = t->seen_graph;
+    si->rec_valid = t->rec_valid;
+    si->rec_registers = t->rec_regs;
+    si->not_profiled = (pc_not_profiled)t->np;
+    si->attr_state = (pc_attr_state)t->attr_state;
+  }
+  pc_col_unlock(C);
+  return ok ? 0 : -1;
+}
 
 /* ---- launches driven through the real callback -------------------------------------- */
 
@@ -85,18 +185,11 @@ static int join(uint32_t corr, const char *name, unsigned gx, unsigned bx, unsig
   kr.registers = 32;
   kr.static_smem = 1024;
   uint32_t group = 0;
-  pc_gpu_lock();
-  int ok = pc_capture_join_kernel(&kr, &group, region);
-  pc_gpu_unlock();
+  pc_col_lock(C);
+  int ok = pc_collector_join_kernel_locked(C, &kr, &group, region);
+  pc_col_unlock(C);
   *sig = PC_KSPAN_SIG(group);
   return ok;
-}
-
-/* pc_capture_sig_get into a copy that is freed first (its strings are the
- * caller's). */
-static int sig_get(uint32_t sig, pc_sig_info *si) {
-  pc_sig_info_free(si);
-  return pc_capture_sig_get(sig, si);
 }
 
 static void test_launch_flow(void **state) {
@@ -131,7 +224,7 @@ static void test_launch_flow(void **state) {
   assert_int_equal(pc_capture_pending(r1), 0);
   assert_int_equal(join(10, NAME_A, 4, 128, 0, &sig2, &reg), 0); /* one record per launch */
 
-  pc_sig_info si = {0};
+  sig_info si;
   assert_int_equal(sig_get(sig, &si), 0);
   assert_string_equal(si.mangled, NAME_A);
   assert_ptr_equal(si.f, fa);
@@ -164,9 +257,7 @@ static void test_launch_flow(void **state) {
   assert_int_equal(join(20, NAME_A, 4, 128, 0, &sig2, &reg), 1);
   assert_int_equal(reg, r2);
   /* ...until it is retired: then a late record is dropped. */
-  pc_gpu_lock();
-  pc_capture_region_retire_locked(r2);
-  pc_gpu_unlock();
+  retire(r2);
   assert_int_equal(join(22, NAME_A, 4, 128, 0, &sig2, &reg), 0);
   assert_int_equal(join(21, NAME_A, 4, 128, 0, &sig2, &reg), 1);
   assert_int_equal(reg, r1);
@@ -190,12 +281,10 @@ static void test_launch_flow(void **state) {
 
   /* Region end: what never got a record is purged and counted. */
   launch(40, fa, NAME_A, 4, 128, 0, 0);
-  assert_int_equal(pc_capture_purge(r1), 1);
+  assert_int_equal(purge(r1), 1);
   assert_int_equal(join(30, NAME_A, 4, 128, 0, &sig2, &reg), 0); /* the graph entry went too */
   pc_capture_region_pop(r1, NULL);
-  pc_gpu_lock();
-  pc_capture_region_retire_locked(r1);
-  pc_gpu_unlock();
+  retire(r1);
 
   /* Inactive: one atomic load, nothing recorded. */
   const uint32_t r3 = pc_capture_region_push("r", 0, NULL);
@@ -205,8 +294,7 @@ static void test_launch_flow(void **state) {
   assert_int_equal(pc_capture_region_launches(), before);
   pc_capture_set_active(1);
   pc_capture_region_pop(r3, NULL);
-  pc_sig_info_free(&si);
-  pc_capture_stop(); /* frees the tables; nothing was subscribed */
+
 }
 
 /* A launch issued from inside one of ours on the same thread is not
@@ -249,7 +337,6 @@ static void test_nested_launch(void **state) {
   pc_capture_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &outer);
   assert_int_equal(pc_capture_thread_depth(), 0);
   pc_capture_region_pop(r, NULL);
-  pc_capture_stop();
 }
 
 /* A module unload forgets every handle (a later module may reuse the
@@ -267,7 +354,7 @@ static void test_module_unload(void **state) {
   rd.context = CTX;
   /* No driver here: the pending signature's attribute query fails cleanly. */
   pc_capture_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &rd);
-  pc_sig_info si = {0};
+  sig_info si;
   assert_int_equal(sig_get(sig, &si), 0);
   assert_null(si.f);
   assert_int_equal(si.attr_state, PC_ATTR_NONE);
@@ -289,16 +376,15 @@ static void test_module_unload(void **state) {
   pc_capture_callback(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
   assert_int_equal(pc_capture_contexts_since(0, ctxs, 2), 0);
   pc_capture_region_pop(r, NULL);
-  pc_sig_info_free(&si);
-  pc_capture_stop();
+
 }
 
 /* Region id is on the stack (open or closing). */
 static int region_open(uint32_t id) {
   pc_region_view v;
-  const int rc = pc_capture_region_view(id, &v);
-  if (rc == 0) pc_region_view_free(&v);
-  return rc == 0;
+  const perfcheck_status st = pc_collector_region_view(C, id, &v, NULL);
+  if (st == PERFCHECK_OK) pc_region_view_free(&v);
+  return st == PERFCHECK_OK;
 }
 
 /* Region ids are never reused, so a late record cannot land in a new region. */
@@ -308,22 +394,15 @@ static void test_region_ids(void **state) {
   pc_capture_region_pop(a, NULL);
   assert_int_equal(region_open(a), 1); /* closing: still accepts records */
   assert_int_equal(pc_capture_current_region(), 0);      /* but launches go nowhere */
-  pc_gpu_lock();
-  pc_capture_region_retire_locked(a);
-  pc_gpu_unlock();
+  retire(a);
   uint32_t b = pc_capture_region_push("r", 0, NULL);
   assert_true(b > a);
   assert_int_equal(region_open(a), 0);
   assert_int_equal(region_open(b), 1);
-  pc_gpu_lock();
-  assert_int_equal(pc_capture_any_region_locked(), 1);
-  pc_gpu_unlock();
+  assert_int_equal(any_region(), 1);
   pc_capture_region_pop(b, NULL);
-  pc_gpu_lock();
-  pc_capture_region_retire_locked(b);
-  assert_int_equal(pc_capture_any_region_locked(), 0);
-  pc_gpu_unlock();
-  pc_capture_stop();
+  retire(b);
+  assert_int_equal(any_region(), 0);
 }
 
 /* cuStreamBeginCapture / EndCapture as the driver callbacks report them. */
@@ -415,7 +494,6 @@ static void test_stream_capture(void **state) {
   pthread_join(other, NULL);
   assert_int_equal(pc_capture_captures_open(), 0);
   pc_capture_region_pop(r, NULL);
-  pc_capture_stop();
 }
 
 /* ---- a region's end (pc_harvest.c) on hand-made records ---------------------------- */
@@ -432,11 +510,11 @@ static void record(uint32_t corr, const char *name, unsigned gx, unsigned bx, ui
   kr.block[0] = bx, kr.block[1] = kr.block[2] = 1;
   kr.registers = 16;
   uint32_t group = 0, region = 0;
-  pc_gpu_lock();
-  assert_int_equal(pc_capture_join_kernel(&kr, &group, &region), 1);
+  pc_col_lock(C);
+  assert_int_equal(pc_collector_join_kernel_locked(C, &kr, &group, &region), 1);
   pc_kspan k = {start, end, group, region, corr, stream};
-  assert_int_equal(pc_activity_give_locked(&k, 1), 0);
-  pc_gpu_unlock();
+  assert_int_equal(pc_collector_store_kernel_locked(C, &k), 0);
+  pc_col_unlock(C);
 }
 
 static const pc_snap_sig *snap_sig(const pc_snapshot *s, const char *mangled) {
@@ -465,7 +543,7 @@ static void test_harvest(void **state) {
   assert_int_equal(pc_gpu_region_innermost(&nvtx_here), inner);
   assert_int_equal(nvtx_here, 0);
   pc_region_view v;
-  assert_int_equal(pc_capture_region_view(inner, &v), 0);
+  assert_int_equal(pc_collector_region_view(C, inner, &v, NULL), PERFCHECK_OK);
   assert_int_equal(v.parent, outer);
   assert_int_equal(v.depth, 1);
   assert_string_equal(v.parent_name, "outer");
@@ -523,16 +601,17 @@ static void test_harvest(void **state) {
   }
   pc_report_free(r);
   pc_snapshot_free(so);
-  pc_capture_stop();
   pc_activity_stop();
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_launch_flow),
-      cmocka_unit_test(test_nested_launch), cmocka_unit_test(test_module_unload),
-      cmocka_unit_test(test_region_ids),    cmocka_unit_test(test_stream_capture),
-      cmocka_unit_test(test_harvest),
+      cmocka_unit_test_setup_teardown(test_launch_flow, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_nested_launch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_module_unload, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_ids, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_stream_capture, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_harvest, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

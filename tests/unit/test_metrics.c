@@ -17,10 +17,28 @@ static int is_sol_pair(pc_metric_id id) {
   return id == PC_M_SM_THROUGHPUT_PCT || id == PC_M_MEM_THROUGHPUT_PCT || id == PC_M_L1_THROUGHPUT_PCT;
 }
 static int is_d_or_h(pc_metric_id id) { return id >= PC_M_DFMA && id <= PC_M_HMUL; }
-/* The warp-state rows (issue 19): in full only until the default set's pass
- * budget makes room for them. */
-static int is_warp_state(pc_metric_id id) { return id >= PC_M_WARPS_ELIGIBLE && id <= PC_M_STALL_GMMA; }
-static int is_full_only(pc_metric_id id) { return is_d_or_h(id) || is_warp_state(id); }
+/* Issue 21's pass budget: the default set carries the warp states and the
+ * first five stall reasons of the rules (4 passes on GH100 with the tensor
+ * and ALU pipes); the other pipes, ncu's L2 row and the next three stall
+ * reasons are in sol; the rest of the stall reasons in full only. */
+static int is_sol_extra(pc_metric_id id) {
+  switch (id) {
+    case PC_M_PIPE_TENSOR_GMMA_PCT:
+    case PC_M_PIPE_FMA_PCT:
+    case PC_M_PIPE_FP64_PCT:
+    case PC_M_PIPE_LSU_PCT:
+    case PC_M_PIPE_XU_PCT:
+    case PC_M_PIPE_UNIFORM_PCT:
+    case PC_M_L2_THROUGHPUT_PCT:
+    case PC_M_STALL_LG_THROTTLE:
+    case PC_M_STALL_WAIT:
+    case PC_M_STALL_NOT_SELECTED:
+      return 1;
+    default:
+      return 0;
+  }
+}
+static int is_full_only(pc_metric_id id) { return is_d_or_h(id) || id >= PC_M_STALL_SELECTED; }
 
 static void test_table_is_in_enum_order(void **state) {
   (void)state;
@@ -113,7 +131,7 @@ static void test_set_membership(void **state) {
   for (int i = 0; i < PC_M_COUNT; i++) {
     pc_metric_id id = (pc_metric_id)i;
     int in_default = (t[i].sets & PC_SET_DEFAULT) != 0, in_sol = (t[i].sets & PC_SET_SOL) != 0;
-    assert_int_equal(in_default, !is_sol_pair(id) && !is_full_only(id));
+    assert_int_equal(in_default, !is_sol_pair(id) && !is_sol_extra(id) && !is_full_only(id));
     assert_int_equal(in_sol, !is_full_only(id));
   }
 }
@@ -166,8 +184,9 @@ static void test_metric_lists(void **state) {
   check_list("default", PC_SET_DEFAULT);
   check_list("sol", PC_SET_SOL);
   check_list("full", PC_SET_FULL);
-  /* Exact counts: 70 metrics; default drops three SOL rows (lts__throughput is in it), six
-   * FP64/FP16 siblings and 21 warp-state rows, sol the siblings and the warp states. */
+  /* Exact counts: 70 metrics; default drops three SOL rows, ten more of sol
+   * (six pipes, ncu's L2 row, three stall reasons), six FP64/FP16 siblings
+   * and eleven stall reasons; sol the siblings and those eleven. */
   char **names;
   size_t n = split(perfcheck_metric_list("full"), &names);
   assert_int_equal(n, 70);
@@ -176,7 +195,7 @@ static void test_metric_lists(void **state) {
   assert_int_equal(n, 40);
   free_names(names, n);
   n = split(perfcheck_metric_list("sol"), &names);
-  assert_int_equal(n, 43);
+  assert_int_equal(n, 53);
   free_names(names, n);
   /* The default list starts with the duration and names no SOL metric. */
   const char *def = perfcheck_metric_list("default");

@@ -17,6 +17,7 @@
 
 #include "pc_cuda.h"
 #include "pc_rangeprof.h"
+#include "pc_rp_internal.h"
 
 static int count_set(unsigned flag) {
   int n = 0;
@@ -48,8 +49,15 @@ static void check_set(const char *spec, const char *set_name, unsigned flag, int
 
   const char *names[PC_M_COUNT + 8];
   size_t n = pc_rp_plan_counter_names(&plan, names, PC_M_COUNT + 8);
-  assert_int_equal(n, count_set(flag));
-  assert_string_equal(names[0], "gpu__time_duration.sum");
+  /* With substitutes the two threads-per-instruction ratios come from three
+   * SASS counts (thread, predicated-on thread, instruction counts). */
+  assert_int_equal(n, count_set(flag) + (substitutes ? 1 : 0));
+  /* Unique and sorted: the order CUPTI schedules passes by. */
+  for (size_t i = 1; i < n; i++) assert_true(strcmp(names[i - 1], names[i]) < 0);
+  assert_true(has_name(names, n, "gpu__time_duration.sum"));
+  assert_int_equal(has_name(names, n, "smsp__sass_thread_inst_executed.sum"), substitutes);
+  assert_int_equal(has_name(names, n, "smsp__sass_inst_executed.sum"), substitutes);
+  assert_int_equal(has_name(names, n, "smsp__average_thread_inst_executed_per_inst_executed.ratio"), !substitutes);
   assert_int_equal(has_name(names, n, "smsp__sass_inst_executed_op_global_ld.sum"), substitutes);
   assert_int_equal(has_name(names, n, "smsp__sass_inst_executed_op_global_st.sum"), substitutes);
   assert_int_equal(has_name(names, n, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), !substitutes);
@@ -70,7 +78,7 @@ static void test_parse_sets(void **state) {
   check_set("full", "full", PC_SET_FULL, 0);
   /* The table's sets as pc_metrics.c defines them today. */
   assert_int_equal(count_set(PC_SET_DEFAULT), 40);
-  assert_int_equal(count_set(PC_SET_SOL), 43);
+  assert_int_equal(count_set(PC_SET_SOL), 53);
   assert_int_equal(count_set(PC_SET_FULL), PC_M_COUNT);
 }
 
@@ -91,13 +99,14 @@ static void test_parse_list_extras_and_duplicates(void **state) {
   assert_true(plan.cap_rejected >= PC_M_COUNT + 2);
   const char *names[PC_M_COUNT + 8];
   size_t n = pc_rp_plan_counter_names(&plan, names, PC_M_COUNT + 8);
-  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 2);
-  assert_string_equal(names[n - 2], "smsp__inst_executed.sum");
-  assert_string_equal(names[n - 1], "sm__cycles_active.avg");
+  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 1 + 2);
+  assert_true(has_name(names, n, "smsp__inst_executed.sum"));
+  assert_true(has_name(names, n, "sm__cycles_active.avg"));
   /* A short array: the count is still the total, only cap are written. */
   const char *few[3] = {NULL, NULL, NULL};
   assert_int_equal(pc_rp_plan_counter_names(&plan, few, 2), n);
-  assert_string_equal(few[0], "gpu__time_duration.sum");
+  assert_string_equal(few[0], names[0]);
+  assert_string_equal(few[1], names[1]);
   assert_null(few[2]);
   assert_int_equal(pc_rp_plan_counter_names(&plan, NULL, 0), n);
   pc_rp_plan_free(&plan);
@@ -201,14 +210,23 @@ static int passes_for(const char *spec, const char *chip) { return passes_for_ex
 
 static void test_passes_gh100(void **state) {
   (void)state;
-  /* Measured with CUPTI 13.0 Update 1's host API (issue 10's metric set):
-   * the 4 passes of the old set, one for the LSU, XU, uniform and GMMA pipe
-   * counters, one for lts__throughput (ncu's L2 row). */
+  /* Measured with CUDA 13.0 Update 1's host API, names sorted (issue 21's
+   * pass budget): one instrumented pass (flops, ld/st instructions, bytes
+   * per sector, local sectors, shared wavefronts, threads per instruction)
+   * and three hardware passes, whose SM counters hold the warp states, five
+   * stall reasons and the tensor and ALU pipes.  The eight stall reasons of
+   * the rules need 5 (the counters of two pipes more, 6). */
   int def = passes_for("default", "GH100");
-  assert_int_equal(def, 6);
-  assert_int_equal(passes_for("default," L1TEX_REQUESTS, "GH100"), 6); /* why the substitutes */
-  assert_int_equal(passes_for("sol", "GH100"), 11);
-  /* full: the FP64/FP16 siblings and the 21 warp-state rows (issue 19). */
+  assert_int_equal(def, 4);
+  assert_int_equal(passes_for("default," L1TEX_REQUESTS, "GH100"), 5); /* why the substitutes */
+  assert_int_equal(passes_for("default,"
+                              "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,"
+                              "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,"
+                              "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
+                              "GH100"),
+                   5);
+  assert_int_equal(passes_for("sol", "GH100"), 13);
+  /* full: the FP64/FP16 siblings and every warp-state row (issue 19). */
   assert_int_equal(passes_for("full", "GH100"), 17);
   assert_int_equal(passes_for("full,smsp__sass_inst_executed_op_global_ld.sum,"
                               "smsp__sass_inst_executed_op_global_st.sum",
@@ -228,14 +246,70 @@ static void test_passes_other_chips(void **state) {
     const char *chip;
     int def, def_l1tex, sol, full;
     size_t lacks; /* table counters the chip does not have (TMA, GMMA, LDGSTS) */
-  } want[] = {{"TU102", 9, 9, 11, 13, 5}, {"GA100", 11, 11, 10, 13, 3}, {"AD102", 5, 6, 9, 15, 3},
-              {"GB100", 6, 6, 11, 15, 3}}; /* the GMMA rows are Hopper's */
+  } want[] = {{"TU102", 5, 6, 9, 12, 5}, {"GA100", 4, 6, 10, 13, 3}, {"AD102", 5, 5, 11, 14, 3},
+              {"GB100", 4, 5, 12, 15, 3}}; /* the GMMA rows are Hopper's */
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     assert_int_equal(passes_for_ex("default", want[i].chip, want[i].lacks), want[i].def);
     assert_int_equal(passes_for_ex("default," L1TEX_REQUESTS, want[i].chip, want[i].lacks), want[i].def_l1tex);
     assert_int_equal(passes_for_ex("sol", want[i].chip, want[i].lacks), want[i].sol);
     assert_int_equal(passes_for_ex("full", want[i].chip, want[i].lacks), want[i].full);
   }
+}
+
+
+/* Rotation (issue 21 item 1): the set split into groups of one pass each,
+ * one group per launch of a signature.  Every group's own config is one pass
+ * (a metric that needs more alone, ncu's L2 row, is a group of its own),
+ * every metric is in exactly one group, and the DRAM counters are together
+ * in the first group, whose launches start from a flushed L2. */
+static void check_groups(const char *spec, const char *chip, size_t lacks, size_t *ngroups) {
+  pc_rp_plan plan;
+  pc_err e = {PERFCHECK_OK, ""};
+  assert_int_equal(pc_rp_plan_parse(spec, &plan, &e), PERFCHECK_OK);
+  int passes = 0;
+  assert_int_equal(pc_rp_count_passes(chip, &plan, &passes, &e), PERFCHECK_OK);
+  assert_true(plan.nrejected <= lacks);
+  pc_rp_group *g = NULL;
+  size_t n = 0;
+  assert_int_equal(pc_rp_plan_groups(chip, NULL, &plan, &g, &n, &e), PERFCHECK_OK);
+  assert_true(n >= (size_t)passes); /* never fewer groups than CUPTI's passes */
+  int seen[PC_M_COUNT] = {0};
+  for (size_t k = 0; k < n; k++) {
+    pc_rp_sources src;
+    assert_int_equal(pc_rp_plan_sources(&plan, g[k].want, g[k].xwant, &src, &e), PERFCHECK_OK);
+    assert_true(src.n > 0);
+    int gp = 0;
+    uint8_t *config = NULL;
+    size_t size = 0;
+    assert_int_equal(pc_rp_build_config(chip, NULL, src.names, src.n, NULL, &config, &size, &gp, &e), PERFCHECK_OK);
+    free(config);
+    int count = 0; /* a metric that needs more than one pass alone (the SOL rows) is a group of its own */
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (g[k].want[i]) {
+        seen[i]++;
+        count++;
+      }
+    assert_true(gp == 1 || count == 1);
+    assert_int_equal(g[k].cold, k == 0);
+    pc_rp_sources_free(&src);
+  }
+  for (int i = 0; i < PC_M_COUNT; i++) assert_int_equal(seen[i], plan.want[i] ? 1 : 0);
+  assert_true(g[0].want[PC_M_DRAM_BYTES_READ] && g[0].want[PC_M_DRAM_BYTES_WRITE]);
+  print_message("%s on %s: %d passes under kernel replay, %zu rotation groups\n", spec, chip, passes, n);
+  *ngroups = n;
+  pc_rp_groups_free(g, n);
+  pc_rp_plan_free(&plan);
+}
+
+static void test_rotation_groups(void **state) {
+  (void)state;
+  size_t n = 0;
+  /* Each group carries its own denominators (a stall ratio needs the issue
+   * count in its own pass), so rotation takes more launches than kernel
+   * replay takes passes: 6 against 4 on GH100 (host API, measured). */
+  check_groups("default", "GH100", 0, &n);
+  assert_int_equal(n, 6);
+  check_groups("full", "GH100", 0, &n);
 }
 
 static void test_rejected_names(void **state) {
@@ -260,7 +334,7 @@ static void test_rejected_names(void **state) {
   assert_true(passes >= 4);
   const char *names[PC_M_COUNT + 8];
   size_t n = pc_rp_plan_counter_names(&plan, names, PC_M_COUNT + 8);
-  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 1);
+  assert_int_equal(n, count_set(PC_SET_DEFAULT) + 1 + 1);
   assert_false(has_name(names, n, "bogus__metric.sum"));
   pc_rp_plan_free(&plan);
 
@@ -292,25 +366,25 @@ static void test_public_metric_passes(void **state) {
   (void)state;
   int passes = -1;
   assert_int_equal(perfcheck_metric_passes("default", "GH100", &passes), PERFCHECK_OK);
-  assert_int_equal(passes, 6);
+  assert_int_equal(passes, 4);
   assert_string_equal(perfcheck_last_error_message(), "");
   passes = -1;
   assert_int_equal(perfcheck_metric_passes(NULL, "GH100", &passes), PERFCHECK_OK);
-  assert_int_equal(passes, 6);
+  assert_int_equal(passes, 4);
   assert_int_equal(perfcheck_metric_passes("full", "GH100", &passes), PERFCHECK_OK);
   assert_int_equal(passes, 17);
   assert_int_equal(perfcheck_metric_passes("sol", "GH100", &passes), PERFCHECK_OK);
-  assert_int_equal(passes, 11);
+  assert_int_equal(passes, 13);
   /* A table counter the chip lacks is left out (Turing has no TMA); a name
    * the caller added that the chip lacks is an error. */
   assert_int_equal(perfcheck_metric_passes("default", "TU102", &passes), PERFCHECK_OK);
-  assert_int_equal(passes, 9);
+  assert_int_equal(passes, 5);
   assert_int_equal(perfcheck_metric_passes("default,l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum", "TU102", &passes),
                    PERFCHECK_ERROR_NOT_FOUND);
   assert_non_null(strstr(perfcheck_last_error_message(), "l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum"));
 
   assert_int_equal(perfcheck_metric_passes("default,bogus__metric.sum", "GH100", &passes), PERFCHECK_ERROR_NOT_FOUND);
-  assert_int_equal(passes, 6); /* the valid names still counted */
+  assert_int_equal(passes, 4); /* the valid names still counted */
   assert_non_null(strstr(perfcheck_last_error_message(), "bogus__metric.sum"));
 
   assert_int_equal(perfcheck_metric_passes("default", "GX999", &passes), PERFCHECK_ERROR_UNSUPPORTED);
@@ -358,6 +432,7 @@ int main(void) {
 
   const struct CMUnitTest host[] = {
       cmocka_unit_test(test_passes_gh100),       cmocka_unit_test(test_passes_other_chips),
+      cmocka_unit_test(test_rotation_groups),
       cmocka_unit_test(test_rejected_names),     cmocka_unit_test(test_unknown_chip),
       cmocka_unit_test(test_public_metric_passes),
   };

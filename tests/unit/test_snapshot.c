@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,6 +645,133 @@ static void test_file_names(void **state) {
   assert_int_equal(pc_snapshot_file_name("/a/long/dir", "mystery", 1, p, 8), -1);
 }
 
+
+/* ---- rotation (issue 21): one group of the set per launch ------------------------------- */
+
+/* A kernel launched 4 times under rotation with a set of 3 groups: launches
+ * 1-3 collect groups 0 (the DRAM group, from a flushed L2), 1, 2, launch 4
+ * group 0 again.  The entry carries every group's metrics, the DRAM bytes of
+ * the cold launches only, the spread of the metric measured twice, and says
+ * how it was collected; a second kernel launched once has one group of 3. */
+static pc_snapshot *rotation_snapshot(void) {
+  pc_snapshot *s = new_snap("rot", 1);
+  const uint32_t a = add_sig(s, "_Z5scalePf", 64, 256, 0), b = add_sig(s, "_Z4oncePf", 8, 128, 0);
+  uint64_t t = T0;
+  for (uint32_t i = 0; i < 4; i++) {
+    add_launch(s, a, t + 10 * US, t + 20 * US, 100 + i, PC_SNAP_PROFILED);
+    pc_snap_profiled *p = add_profiled(s, a, 100 + i, t, t + 2 * MS, 10000.0);
+    p->passes = 1;
+    p->groups = 3;
+    p->group = (int)(i % 3);
+    for (int m = 0; m < PC_M_COUNT; m++) p->values[m] = PC_NULL;
+    p->values[PC_M_DURATION] = i == 3 ? 12000.0 : 10000.0; /* every group carries the duration */
+    if (p->group == 0) {
+      p->flags |= PC_SNAP_PROF_COLD;
+      p->values[PC_M_DRAM_BYTES_READ] = i == 3 ? 8.4e6 : 8.0e6;
+      p->values[PC_M_DRAM_BYTES_WRITE] = 4.0e6;
+    } else if (p->group == 1) {
+      p->values[PC_M_LD_SECTORS] = 262144;
+    } else {
+      p->values[PC_M_STALL_LONG_SCOREBOARD] = 3.5;
+    }
+    t += 3 * MS;
+  }
+  add_launch(s, b, t + 10 * US, t + 20 * US, 200, PC_SNAP_PROFILED);
+  pc_snap_profiled *p = add_profiled(s, b, 200, t, t + 2 * MS, 5000.0);
+  p->passes = 1, p->groups = 3, p->group = 0, p->flags |= PC_SNAP_PROF_COLD;
+  p->values[PC_M_DRAM_BYTES_READ] = 1.0e6;
+  s->begin_ts = T0 - MS;
+  s->end_ts = t + 3 * MS;
+  s->passes = 1;
+  return s;
+}
+
+static void test_rotation_entries(void **state) {
+  (void)state;
+  pc_snapshot *s = rotation_snapshot();
+  pc_report *r = build(s);
+  const pc_kernel *a = kernel(r, "scale", -1), *b = kernel(r, "once", -1);
+  assert_string_equal(a->replay, "rotate");
+  assert_int_equal(a->groups, 3);
+  assert_int_equal(a->groups_collected, 3);
+  assert_int_equal(a->profiled_launches, 4);
+  assert_int_equal(a->passes, 1);
+  assert_true(a->dram_cold);
+  assert_true(a->metric[PC_M_DRAM_BYTES_READ] == 8.2e6); /* the two cold launches */
+  assert_true(a->metric[PC_M_LD_SECTORS] == 262144);
+  assert_true(a->metric[PC_M_STALL_LONG_SCOREBOARD] == 3.5);
+  assert_true(a->metric[PC_M_DURATION] == 10500.0);
+  /* Spread: the duration over 4 launches (2000 / 10500), above the DRAM
+   * bytes over 2 (0.4e6 / 8.2e6). */
+  assert_true(fabs(a->counter_spread - 2000.0 / 10500.0) < 1e-12);
+  /* One launch: one group of three, the rest null, and a warning says so. */
+  assert_string_equal(b->replay, "rotate");
+  assert_int_equal(b->groups_collected, 1);
+  assert_true(isnan(b->metric[PC_M_LD_SECTORS]));
+  assert_true(isnan(b->counter_spread));
+  int warned = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) warned |= strstr(r->warnings[i], "rotation: some kernels ran fewer") != NULL;
+  assert_true(warned);
+  /* Written and read back. */
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"replay\": \"rotate\""));
+  assert_non_null(strstr(j, "\"collected\": 1"));
+  assert_non_null(strstr(j, "\"dram_cold\": true"));
+  perfcheck_report *back = NULL;
+  assert_int_equal(perfcheck_report_from_json_text(j, strlen(j), "rot.json", 1, &back), PERFCHECK_OK);
+  char *j2 = report_json((const pc_report *)back);
+  assert_string_equal(j, j2);
+  free(j), free(j2);
+  perfcheck_report_destroy(back);
+  pc_report_free(r);
+
+  /* A later run of the region name finished b by kernel replay: rotate+kernel. */
+  pc_snap_profiled *q = add_profiled(s, 1, 201, s->end_ts, s->end_ts + MS, 5100.0);
+  q->passes = 4, q->group = -1, q->groups = 0;
+  q->values[PC_M_LD_SECTORS] = 4096;
+  q->values[PC_M_DRAM_BYTES_READ] = 0.3e6; /* warm: not averaged with the cold 1e6 */
+  add_launch(s, 1, s->end_ts + 10 * US, s->end_ts + 20 * US, 201, PC_SNAP_PROFILED);
+  s->end_ts += 2 * MS;
+  r = build(s);
+  b = kernel(r, "once", -1);
+  assert_string_equal(b->replay, "rotate+kernel");
+  assert_int_equal(b->groups_collected, 3);
+  assert_true(b->metric[PC_M_LD_SECTORS] == 4096);
+  assert_true(b->metric[PC_M_DRAM_BYTES_READ] == 1.0e6);
+  pc_report_free(r);
+  round_trip(s); /* group, groups and cold survive the file */
+  pc_snapshot_free(s);
+}
+
+/* A graph kernel's entry names its graph and node (issue 21 item 4), in the
+ * report's JSON and through the snapshot's file. */
+static void test_graph_node(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("g", 0);
+  const uint32_t a = add_sig(s, "_Z4nodePf", 8, 128, 0);
+  s->sigs[a].graph_id = 7;
+  s->sigs[a].graph_node = 4294967301ull;
+  add_launch(s, a, T0 + 10 * US, T0 + 20 * US, 300, PC_SNAP_GRAPH);
+  s->begin_ts = T0;
+  s->end_ts = T0 + MS;
+  pc_report *r = build(s);
+  const pc_kernel *k = kernel(r, "node", -1);
+  assert_int_equal(k->graph_id, 7);
+  assert_true(k->graph_node == 4294967301ull);
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"id\": 7"));
+  assert_non_null(strstr(j, "\"node\": 4294967301"));
+  perfcheck_report *back = NULL;
+  assert_int_equal(perfcheck_report_from_json_text(j, strlen(j), "g.json", 1, &back), PERFCHECK_OK);
+  char *j2 = report_json((const pc_report *)back);
+  assert_string_equal(j, j2);
+  free(j), free(j2);
+  perfcheck_report_destroy(back);
+  pc_report_free(r);
+  round_trip(s);
+  pc_snapshot_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_clock),          cmocka_unit_test(test_launch_loop_both_modes),
@@ -652,6 +780,7 @@ int main(void) {
       cmocka_unit_test(test_earlier_run_counters),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
+      cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_graph_node),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,178 @@
+/*
+ * pc_config_cache.c: the counter configuration work that does not depend on
+ * the process, cached across processes next to the measured ceilings
+ * ($XDG_CACHE_HOME/perfcheck or ~/.cache/perfcheck, pc_ceilings.h): today
+ * the split of a metric set into rotation groups (pc_rp_plan_groups), which
+ * costs about 1 s for the default set and 8 s for `full` on GH100 (one host
+ * API config build per trial), and is the same for every run of a chip and
+ * a list.
+ *
+ * One file per chip and list: groups-<CHIP>-<hash>.txt, the hash (pc_hash_str,
+ * the project's one hash) over the CUPTI version and the plan's counter
+ * names.  Its text:
+ *   perfcheck-groups/1 CHIP NAMES_HASH
+ *   cold NAME NAME ...        one line per group; "cold": the DRAM group
+ *   warm NAME NAME ...
+ * where NAME is a table metric as ncu spells it or an extra of the plan.  A
+ * file that does not parse, or names a metric the plan does not collect, or
+ * leaves one out, is ignored and rewritten.  Written through a temporary
+ * file and a rename (pc_output_write_file); not in a privileged process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/pc_launchlog.h" /* pc_hash_str */
+#include "../core/pc_output.h"
+#include "pc_ceilings.h"
+#include "pc_cupti.h"
+#include "pc_rp_internal.h"
+
+/* The cache file of (chip, plan), or -1 when no directory can be named. */
+static int pc_groups_path(const char *chip, const pc_rp_plan *plan, char *out, size_t len, uint64_t *hash) {
+  char dir[1024];
+  if (pc_ceilings_cache_dir(NULL, dir, sizeof dir)) return -1;
+  const char *names[PC_M_COUNT + 64];
+  const size_t n = pc_rp_plan_counter_names(plan, names, sizeof names / sizeof names[0]);
+  if (n > sizeof names / sizeof names[0]) return -1;
+  char key[64];
+  snprintf(key, sizeof key, "%u", pc_cupti_version());
+  uint64_t h = pc_hash_str(key);
+  for (size_t i = 0; i < n; i++) h = h * 1099511628211ull ^ pc_hash_str(names[i]);
+  /* Which metric each name fills matters too (a table metric or an extra). */
+  for (int i = 0; i < PC_M_COUNT; i++) h = h * 31u + (plan->want[i] ? 1u + plan->use_substitute[i] : 0u);
+  *hash = h;
+  return snprintf(out, len, "%s/groups-%s-%016llx.txt", dir, chip, (unsigned long long)h) < (int)len ? 0 : -1;
+}
+
+/* The item a name stands for: a table id, PC_M_COUNT + extra index, -1. */
+static int pc_item_of(const pc_rp_plan *plan, const char *name) {
+  const pc_metric_def *m = pc_metric_lookup(name, NULL);
+  if (m && plan->want[m->id] && strcmp(m->name, name) == 0) return m->id;
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (strcmp(plan->extra[i], name) == 0) return PC_M_COUNT + (int)i;
+  return -1;
+}
+
+static int pc_groups_read(const char *path, const char *chip, uint64_t hash, const pc_rp_plan *plan, pc_rp_group **out,
+                          size_t *nout) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char head[160], want_head[160];
+  snprintf(want_head, sizeof want_head, "perfcheck-groups/1 %s %016llx\n", chip, (unsigned long long)hash);
+  int ok = fgets(head, sizeof head, f) && strcmp(head, want_head) == 0;
+  pc_rp_group *g = NULL;
+  size_t n = 0;
+  unsigned char seen[PC_M_COUNT] = {0};
+  size_t xseen = 0;
+  char line[16384];
+  while (ok && fgets(line, sizeof line, f)) {
+    size_t len = strlen(line);
+    if (!len || line[len - 1] != '\n') {
+      ok = 0;
+      break;
+    }
+    line[len - 1] = '\0';
+    pc_rp_group *grown = realloc(g, (n + 1) * sizeof *g);
+    if (!grown) {
+      ok = 0;
+      break;
+    }
+    g = grown;
+    pc_rp_group *cur = &g[n++];
+    memset(cur, 0, sizeof *cur);
+    if (plan->nextra && !(cur->xwant = calloc(plan->nextra, 1))) {
+      ok = 0;
+      break;
+    }
+    char *save = NULL, *tok = strtok_r(line, " ", &save);
+    if (!tok || (strcmp(tok, "cold") && strcmp(tok, "warm"))) {
+      ok = 0;
+      break;
+    }
+    cur->cold = strcmp(tok, "cold") == 0;
+    int items = 0;
+    while ((tok = strtok_r(NULL, " ", &save))) {
+      const int it = pc_item_of(plan, tok);
+      if (it < 0) {
+        ok = 0;
+        break;
+      }
+      if (it < PC_M_COUNT) {
+        ok &= !seen[it];
+        seen[it] = cur->want[it] = 1;
+      } else {
+        ok &= !cur->xwant[it - PC_M_COUNT];
+        cur->xwant[it - PC_M_COUNT] = 1;
+        xseen++;
+      }
+      items++;
+    }
+    ok &= items > 0;
+  }
+  fclose(f);
+  /* Every metric the plan collects, once. */
+  for (int i = 0; ok && i < PC_M_COUNT; i++) ok = seen[i] == plan->want[i];
+  if (!ok || n == 0 || xseen != plan->nextra) {
+    pc_rp_groups_free(g, n);
+    return -1;
+  }
+  *out = g;
+  *nout = n;
+  return 0;
+}
+
+typedef struct pc_groups_out {
+  const char *chip;
+  uint64_t hash;
+  const pc_rp_plan *plan;
+  const pc_rp_group *g;
+  size_t n;
+} pc_groups_out;
+
+static int pc_groups_write(FILE *f, void *ctx) {
+  const pc_groups_out *o = ctx;
+  fprintf(f, "perfcheck-groups/1 %s %016llx\n", o->chip, (unsigned long long)o->hash);
+  for (size_t k = 0; k < o->n; k++) {
+    fputs(o->g[k].cold ? "cold" : "warm", f);
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (o->g[k].want[i]) fprintf(f, " %s", pc_metric_by_id((pc_metric_id)i)->name);
+    for (size_t i = 0; o->g[k].xwant && i < o->plan->nextra; i++)
+      if (o->g[k].xwant[i]) fprintf(f, " %s", o->plan->extra[i]);
+    fputc('\n', f);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+/* mkdir -p for the cache directory's last two levels (~/.cache/perfcheck). */
+static void pc_mkdirs(const char *path) {
+  char d[1400];
+  snprintf(d, sizeof d, "%s", path);
+  char *slash = strrchr(d, '/');
+  if (!slash) return;
+  *slash = '\0';
+  char *up = strrchr(d, '/');
+  if (up && up != d) {
+    *up = '\0';
+    (void)mkdir(d, 0700);
+    *up = '/';
+  }
+  (void)mkdir(d, 0700);
+}
+
+perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_rp_group **out, size_t *n,
+                                   pc_err *err) {
+  char path[1400];
+  uint64_t hash = 0;
+  const int named = pc_groups_path(chip, plan, path, sizeof path, &hash) == 0;
+  if (named && pc_groups_read(path, chip, hash, plan, out, n) == 0) return PERFCHECK_OK;
+  const perfcheck_status st = pc_rp_plan_groups(chip, NULL, plan, out, n, err);
+  if (st != PERFCHECK_OK || !named || pc_output_privileged()) return st;
+  pc_mkdirs(path);
+  const pc_groups_out o = {chip, hash, plan, *out, *n};
+  char why[300];
+  (void)pc_output_write_file(path, pc_groups_write, (void *)&o, why, sizeof why); /* a cache: failing is fine */
+  return st;
+}

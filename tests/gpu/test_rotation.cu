@@ -1,0 +1,181 @@
+// test_rotation: PERFCHECK_REPLAY=rotate on the H200 (issue 21 items 1 and 3).
+//
+// readAll reads a 16 MiB buffer (it fits in the 50 MB L2, so every launch
+// after the first finds it there) and writes one float per block; it is
+// launched 12 times in region "rot", more than the default set has groups.
+// once is launched once.  What must hold:
+//   1. the k-th profiled launch of readAll collected group k: the snapshot
+//      (PERFCHECK_SNAPSHOT_DIR) lists its profiled launches with groups
+//      0, 1, ..., G-1 in launch order, then once's group 0;
+//   2. readAll's entry: replay "rotate", rotation {groups G, collected G},
+//      G profiled launches, every default metric but those the chip lacks;
+//   3. DRAM bytes from a flushed L2: dram__bytes_read.sum within 10% of the
+//      16 MiB the kernel reads (a warm L2 would give almost 0), dram_cold
+//      true, and the arithmetic intensity not null;
+//   4. once's entry: rotation {G, 1}; a metric of another group null; the
+//      report warns; a second run of "rot" finishes it by kernel replay
+//      (its entry there: replay "kernel", G passes... the whole set);
+//   5. the results are right (rotation replays nothing, flushes only L2).
+// Prints PASS/FAIL lines with the figures.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <string>
+#include <vector>
+
+#include "gpu_test.h"
+#include "report_json.h"
+
+__global__ void readAll(const float4* x, size_t n4, float* out) {
+  float acc = 0.f;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+    const float4 v = x[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  __shared__ float s[256];
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int k = 128; k > 0; k >>= 1) {
+    if ((int)threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+__global__ void once(float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.f * y[i] + 1.f;
+}
+
+enum { kBlocks = 264, kLaunches = 12, kSmall = 1 << 16 };
+static const size_t kBytes = (size_t)16 << 20;
+
+static std::string slurp(const std::string& path) {
+  std::string s;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+    std::fclose(f);
+  }
+  return s;
+}
+
+// The k-th kernel's value of `key` in the report JSON (kernels in order).
+static double kernel_num(const std::string& js, const char* key, size_t k) {
+  std::vector<double> v = rj_numbers(js, key);
+  return k < v.size() ? v[k] : NAN;
+}
+
+int main() {
+  gt_require_gpu();
+  char dir[] = "/tmp/pc-rotation-XXXXXX";
+  GT_REQUIRE(mkdtemp(dir) != nullptr, "mkdtemp failed");
+  setenv("PERFCHECK_REPLAY", "rotate", 1);
+  setenv("PERFCHECK_SNAPSHOT_DIR", dir, 1);
+  perfcheck_session* s = gt_session(PERFCHECK_MODE_COUNTERS);
+
+  const size_t n4 = kBytes / sizeof(float4);
+  float4* x = nullptr;
+  float *out = nullptr, *y = nullptr;
+  GT_CUDA(cudaMalloc(&x, kBytes));
+  GT_CUDA(cudaMalloc(&out, kBlocks * sizeof(float)));
+  GT_CUDA(cudaMalloc(&y, kSmall * sizeof(float)));
+  std::vector<float> ones(kBytes / sizeof(float), 1.f);
+  GT_CUDA(cudaMemcpy(x, ones.data(), kBytes, cudaMemcpyHostToDevice));
+  GT_CUDA(cudaMemset(y, 0, kSmall * sizeof(float)));
+  GT_CUDA(cudaDeviceSynchronize());
+
+  GT_OK(perfcheck_session_begin(s, "rot"));
+  for (int k = 0; k < kLaunches; ++k) {
+    readAll<<<kBlocks, 256>>>(x, n4, out);
+    GT_CUDA(cudaGetLastError());
+  }
+  once<<<kSmall / 256, 256>>>(y, kSmall);
+  GT_CUDA(cudaGetLastError());
+  GT_OK(perfcheck_session_end(s));
+  // A second run of the region name: once again, the rest of its set.
+  GT_OK(perfcheck_session_begin(s, "rot"));
+  once<<<kSmall / 256, 256>>>(y, kSmall);
+  GT_CUDA(cudaGetLastError());
+  GT_OK(perfcheck_session_end(s));
+
+  // 5. results.
+  std::vector<float> hout(kBlocks), hy(kSmall);
+  GT_CUDA(cudaMemcpy(hout.data(), out, kBlocks * sizeof(float), cudaMemcpyDeviceToHost));
+  GT_CUDA(cudaMemcpy(hy.data(), y, kSmall * sizeof(float), cudaMemcpyDeviceToHost));
+  double total = 0;
+  for (float v : hout) total += v;
+  GT_EXPECT(total == (double)(kBytes / sizeof(float)), "readAll sums to %.0f, want %.0f", total,
+            (double)(kBytes / sizeof(float)));
+  GT_EXPECT(hy[0] == 3.f, "once ran %s (y = %g, want 3 after two launches)", hy[0] == 1.f ? "once" : "oddly", hy[0]);
+  std::printf("%s results: readAll sum %.0f, once y[0] %g\n", total == (double)(kBytes / sizeof(float)) && hy[0] == 3.f ? "PASS" : "FAIL",
+              total, hy[0]);
+
+  const perfcheck_report* r = gt_report(s);
+  const std::string js = rj_text(r);
+  // The kernels in report order: region "rot" run 1 (readAll, once), run 2 (once).
+  perfcheck_kernel_info ka = {};
+  GT_REQUIRE(gt_find_kernel(r, "readAll", "rot", &ka), "no readAll entry");
+  std::vector<std::string> replay = rj_strings(js, "replay");
+  std::vector<double> groups = rj_numbers(js, "groups"), collected = rj_numbers(js, "collected");
+  std::vector<double> profiled = rj_numbers(js, "profiled_launches");
+  GT_REQUIRE(replay.size() >= 3 && groups.size() >= 2, "want 3 kernel entries with replay and 2 with rotation, got %zu, %zu",
+             replay.size(), groups.size());
+  const int G = (int)groups[0];
+
+  // 2.
+  const bool ok2 = replay[0] == "rotate" && G >= 2 && collected[0] == G && profiled[0] == G;
+  GT_EXPECT(ok2, "readAll: replay %s, rotation %d of %d, %g profiled launches", replay[0].c_str(), (int)collected[0], G,
+            profiled[0]);
+  std::printf("%s rotation entry: readAll replay=%s groups=%d collected=%d profiled_launches=%g (launched %d times)\n",
+              ok2 ? "PASS" : "FAIL", replay[0].c_str(), G, (int)collected[0], profiled[0], kLaunches);
+
+  // 3.
+  const double dram = kernel_num(js, "dram__bytes_read.sum", 0);
+  const double ai = kernel_num(js, "arithmetic_intensity", 0);
+  const std::string cold = js.find("\"dram_cold\": true") != std::string::npos ? "true" : "false";
+  const bool ok3 = std::fabs(dram - (double)kBytes) <= 0.10 * (double)kBytes && cold == "true" && !std::isnan(ai);
+  GT_EXPECT(ok3, "readAll: dram__bytes_read.sum %.0f, want %zu +-10%% (dram_cold %s, arithmetic intensity %g)", dram,
+            kBytes, cold.c_str(), ai);
+  std::printf("%s dram from a flushed L2: readAll dram__bytes_read.sum %.0f B against %zu B read (%.1f%%), dram_cold %s, "
+              "arithmetic_intensity %g\n",
+              ok3 ? "PASS" : "FAIL", dram, kBytes, 100.0 * (dram - (double)kBytes) / (double)kBytes, cold.c_str(), ai);
+
+  // 4.
+  const bool ok4 = replay[1] == "rotate" && collected[1] == 1 && replay[2] == "kernel" && profiled[2] == 1 &&
+                   js.find("rotation: some kernels ran fewer") != std::string::npos;
+  GT_EXPECT(ok4, "once: run 1 replay %s collected %g; run 2 replay %s profiled %g", replay[1].c_str(), collected[1],
+            replay[2].c_str(), profiled[2]);
+  std::printf("%s fallback: once run 1 replay=%s %d of %d groups (warned), run 2 replay=%s profiled_launches=%g\n",
+              ok4 ? "PASS" : "FAIL", replay[1].c_str(), (int)collected[1], G, replay[2].c_str(), profiled[2]);
+
+  // 1. the snapshot of run 1: groups in launch order.
+  std::string snap;
+  if (DIR* d = opendir(dir)) {
+    while (dirent* e = readdir(d))
+      if (std::strcmp(e->d_name, "rot.json") == 0) snap = slurp(std::string(dir) + "/rot.json");
+    closedir(d);
+  }
+  std::vector<double> g = rj_numbers(snap, "group");
+  std::string seq;
+  bool ok1 = (int)g.size() == G + 1;
+  for (size_t i = 0; i < g.size(); ++i) {
+    seq += (i ? "," : "") + std::to_string((int)g[i]);
+    ok1 = ok1 && (int)g[i] == (i < (size_t)G ? (int)i : 0);
+  }
+  GT_EXPECT(ok1, "snapshot groups in launch order: %s (want 0..%d then 0)", seq.c_str(), G - 1);
+  std::printf("%s k-th launch collects group k: snapshot groups %s\n", ok1 ? "PASS" : "FAIL", seq.c_str());
+
+  if (gt_failures) gt_print_report(r);
+  perfcheck_session_destroy(s);
+  GT_CUDA(cudaFree(x));
+  GT_CUDA(cudaFree(out));
+  GT_CUDA(cudaFree(y));
+  return gt_finish("test_rotation");
+}
