@@ -689,7 +689,7 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
    * (docs/measurements/2026-11-30-h200/accuracy.md, docs/cupti.md).  Their
    * intensity and bandwidth would put the kernel in the wrong place on a
    * roofline: unknown instead.  Offline exports (passes 0) keep theirs. */
-  if (k->passes > 1) o->arithmetic_intensity = o->dram_gbps = PC_NULL;
+  if (k->passes > 1 && !k->dram_cold) o->arithmetic_intensity = o->dram_gbps = PC_NULL;
   o->memory_pct = pc_memory_pct(k, d, NULL);
   o->compute_pct = pc_compute_pct(k, d, NULL);
   k->busiest_pipe = pc_busiest(k, d, 0, 1);
