@@ -543,6 +543,47 @@ typedef struct pc_sig {
   size_t ndur, cap_dur;
 } pc_sig;
 
+/* Stand-ins (issue 19 item 5): an export of ncu's --set full alone lacks
+ * some counters of perfcheck's list but holds what answers the same
+ * question.  Used only when the table's own column is absent, and said once
+ * in the report's warnings:
+ *   - FP32/FP64/FP16 instruction counts: ncu's roofline carries each as
+ *     X.sum.per_cycle_elapsed, and X.sum = that x smsp__cycles_elapsed.avg
+ *     (equal to 1e-9 on every H200 corpus row that has both);
+ *   - L2 atomics and reductions: the requests from the SMs
+ *     (lts__t_requests_srcunit_tex_op_atom_dot_alu/_cas, _op_red) among the
+ *     SMs' requests (lts__t_requests_srcunit_tex): the same share, without
+ *     the L2 fabric's second count of a request that crosses partitions. */
+enum {
+  PC_SI_CYCLES,
+  PC_SI_FFMA, PC_SI_FADD, PC_SI_FMUL, PC_SI_DFMA, PC_SI_DADD, PC_SI_DMUL, PC_SI_HFMA, PC_SI_HADD, PC_SI_HMUL,
+  PC_SI_TEX_ATOM_ALU, PC_SI_TEX_ATOM_CAS, PC_SI_TEX_RED, PC_SI_TEX_REQUESTS,
+  PC_SI_COUNT
+};
+static const char *const pc_standin_names[PC_SI_COUNT] = {
+    [PC_SI_CYCLES] = "smsp__cycles_elapsed.avg",
+    [PC_SI_FFMA] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_FADD] = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_FMUL] = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_DFMA] = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_DADD] = "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_DMUL] = "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_HFMA] = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_HADD] = "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_HMUL] = "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed",
+    [PC_SI_TEX_ATOM_ALU] = "lts__t_requests_srcunit_tex_op_atom_dot_alu.sum",
+    [PC_SI_TEX_ATOM_CAS] = "lts__t_requests_srcunit_tex_op_atom_dot_cas.sum",
+    [PC_SI_TEX_RED] = "lts__t_requests_srcunit_tex_op_red.sum",
+    [PC_SI_TEX_REQUESTS] = "lts__t_requests_srcunit_tex.sum",
+};
+/* The instruction counts a per-cycle rate stands in for. */
+static const struct {
+  int si;
+  pc_metric_id id;
+} pc_standin_rates[] = {{PC_SI_FFMA, PC_M_FFMA}, {PC_SI_FADD, PC_M_FADD}, {PC_SI_FMUL, PC_M_FMUL},
+                        {PC_SI_DFMA, PC_M_DFMA}, {PC_SI_DADD, PC_M_DADD}, {PC_SI_DMUL, PC_M_DMUL},
+                        {PC_SI_HFMA, PC_M_HFMA}, {PC_SI_HADD, PC_M_HADD}, {PC_SI_HMUL, PC_M_HMUL}};
+
 typedef struct pc_ncu {
   const char *name;
   int quiet;
@@ -561,7 +602,9 @@ typedef struct pc_ncu {
   int metric_rank[PC_M_COUNT]; /* 3 name, 2 alias, 1 substitute */
   long col_launch[PC_L_COUNT];
   long col_dev[PC_D_COUNT];
+  long col_standin[PC_SI_COUNT]; /* --set full's stand-ins (pc_standin_names) */
   size_t metric_columns;       /* columns named like ncu metrics (a "__" in them) */
+  int standins_said;           /* stand-in kinds already said in the warnings */
   int has_metric_name_column;  /* the long format of --page details */
   /* Signatures, parallel to r->kernels. */
   pc_sig *sigs;
@@ -665,6 +708,7 @@ static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
   }
   for (int i = 0; i < PC_L_COUNT; i++) x->col_launch[i] = -1;
   for (int i = 0; i < PC_D_COUNT; i++) x->col_dev[i] = -1;
+  for (int i = 0; i < PC_SI_COUNT; i++) x->col_standin[i] = -1;
 
   for (size_t i = 0; i < c->n; i++) {
     const char *h = pc_csv_field(c, i);
@@ -693,6 +737,8 @@ static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
       if (x->col_launch[j] < 0 && strcmp(h, pc_launch_names[j]) == 0) x->col_launch[j] = col;
     for (int j = 0; j < PC_D_COUNT; j++)
       if (x->col_dev[j] < 0 && strcmp(h, pc_dev_names[j]) == 0) x->col_dev[j] = col;
+    for (int j = 0; j < PC_SI_COUNT; j++)
+      if (x->col_standin[j] < 0 && strcmp(h, pc_standin_names[j]) == 0) x->col_standin[j] = col;
   }
 
   if (x->col_kernel < 0)
@@ -1025,6 +1071,48 @@ static void pc_ncu_attributes(pc_ncu *x, pc_kernel *k, size_t line, const char *
   }
 }
 
+/* A stand-in column's value in the current row, or NaN. */
+static double pc_ncu_standin(pc_ncu *x, int si) {
+  double v;
+  if (x->col_standin[si] < 0 || pc_ncu_cell(x, x->col_standin[si], 0, &v) != PC_NUM_OK || !(v >= 0)) return PC_NULL;
+  return v;
+}
+
+/* Fills, from --set full's stand-ins, what the table's own columns did not
+ * give (the header lacked them).  The first use in an export is said once. */
+static void pc_ncu_standins(pc_ncu *x, pc_kernel *k) {
+  const double cycles = pc_ncu_standin(x, PC_SI_CYCLES);
+  int used = 0;
+  for (size_t i = 0; i < sizeof pc_standin_rates / sizeof pc_standin_rates[0]; i++) {
+    const pc_metric_id id = pc_standin_rates[i].id;
+    if (x->col_metric[id] >= 0) continue;
+    const double rate = pc_ncu_standin(x, pc_standin_rates[i].si);
+    if (pc_has(rate) && pc_has(cycles)) k->metric[id] = nearbyint(rate * cycles), used |= 1;
+  }
+  if (x->col_metric[PC_M_L2_ATOM_REQUESTS] < 0 && x->col_metric[PC_M_L2_RED_REQUESTS] < 0) {
+    const double alu = pc_ncu_standin(x, PC_SI_TEX_ATOM_ALU), cas = pc_ncu_standin(x, PC_SI_TEX_ATOM_CAS);
+    const double red = pc_ncu_standin(x, PC_SI_TEX_RED), req = pc_ncu_standin(x, PC_SI_TEX_REQUESTS);
+    if (pc_has(alu) && pc_has(red) && pc_has(req)) {
+      k->metric[PC_M_L2_ATOM_REQUESTS] = alu + (pc_has(cas) ? cas : 0);
+      k->metric[PC_M_L2_RED_REQUESTS] = red;
+      k->metric[PC_M_L2_REQUESTS] = req;
+      used |= 2;
+    }
+  }
+  if ((used & 1) && !(x->standins_said & 1)) {
+    x->standins_said |= 1;
+    pc_ncu_warn(x, "%s: FP32/FP64/FP16 instruction counts from ncu's roofline rates (X.sum.per_cycle_elapsed x "
+                   "smsp__cycles_elapsed.avg): the export has no X.sum column",
+                x->name);
+  }
+  if ((used & 2) && !(x->standins_said & 2)) {
+    x->standins_said |= 2;
+    pc_ncu_warn(x, "%s: atomics from the SMs' L2 requests (lts__t_requests_srcunit_tex_op_atom_dot_alu/_cas and "
+                   "_op_red among lts__t_requests_srcunit_tex): the export has no lts__t_requests_op_atom/red column",
+                x->name);
+  }
+}
+
 /* Metric values of a new signature, from its first row. */
 static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {
   const pc_metric_def *table = pc_metric_table();
@@ -1057,6 +1145,7 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
     k->metric[i] = v;
     k->metric_via_substitute[i] = x->metric_rank[i] == 1;
   }
+  pc_ncu_standins(x, k);
   /* Sectors without requests cannot be right: the ratio step 3 reads would
    * divide by zero.  (No requests and no sectors is a kernel without such
    * accesses; its ratio is simply undefined.) */
@@ -1245,11 +1334,22 @@ static void pc_ncu_finish(pc_ncu *x) {
   }
 }
 
+/* Whether the header gives a stand-in for metric `id`. */
+static int pc_ncu_has_standin(const pc_ncu *x, pc_metric_id id) {
+  for (size_t i = 0; i < sizeof pc_standin_rates / sizeof pc_standin_rates[0]; i++)
+    if (pc_standin_rates[i].id == id) return x->col_standin[pc_standin_rates[i].si] >= 0 && x->col_standin[PC_SI_CYCLES] >= 0;
+  if (id == PC_M_L2_ATOM_REQUESTS || id == PC_M_L2_RED_REQUESTS)
+    return x->col_standin[PC_SI_TEX_ATOM_ALU] >= 0 && x->col_standin[PC_SI_TEX_RED] >= 0 &&
+           x->col_standin[PC_SI_TEX_REQUESTS] >= 0;
+  return 0;
+}
+
 /* Warns once per metric of the default set that the export lacks. */
 static void pc_ncu_warn_missing(pc_ncu *x) {
   const pc_metric_def *table = pc_metric_table();
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (x->col_metric[i] >= 0 || !(table[i].sets & PC_SET_DEFAULT)) continue;
+    if (pc_ncu_has_standin(x, (pc_metric_id)i)) continue;
     pc_ncu_warn(x, "%s: no column %s: not measured for any kernel (collect it with ncu --metrics)",
                 x->name, table[i].name);
   }

@@ -86,8 +86,15 @@ pc_cli_test(metrics_default EXIT 0
   STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,[^\n]*sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,[^\n]*lts__t_sectors.sum,smsp__warps_eligible.avg.per_cycle_active,[^\n]*smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio\n$"
   ARGS metrics)
 # The pass counts of the reference chips (CUPTI's host API, no GPU needed).
-pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 4\nGB100 4\nAD102 5\nGA100 4\n" ARGS metrics --passes)
-pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^4\n$" ARGS metrics --passes --chip GH100)
+# A build without the toolkit has no host library to ask: exit 2 and one line
+# that says why.
+if(PERFCHECK_HAVE_CUDA)
+  pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 4\nGB100 4\nAD102 5\nGA100 4\n" ARGS metrics --passes)
+  pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^4\n$" ARGS metrics --passes --chip GH100)
+else()
+  pc_cli_test(metrics_passes_nocuda EXIT 2 FLAGS --no-stdout
+    STDERR "built without the CUDA toolkit: in-process profiling is not available" ARGS metrics --passes)
+endif()
 pc_cli_test(metrics_full EXIT 0 STDOUT "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" ARGS metrics --set full)
 pc_cli_test(metrics_bad_set EXIT 2 FLAGS --no-stdout STDERR "unknown metric set 'fastest'" ARGS metrics --set fastest)
 
