@@ -366,7 +366,9 @@ PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report
 PERFCHECK_API void perfcheck_free(void *memory);
 
 /* Reads an `ncu --csv --page raw` export and diagnoses every launch in it;
- * no GPU is needed.  The file (or pipe) is streamed: memory holds one chunk,
+ * no GPU is needed.  `path` is a file, a pipe, or "-" for stdin; gzip is
+ * recognised by its content (not its name) and decompressed as it is read
+ * (zlib), so a committed `.csv.gz` is read as it is.  The file (or pipe) is streamed: memory holds one chunk,
  * one row and the distinct launch signatures (plus 8 bytes per launch for
  * the median durations), never the whole export, and there is no size
  * limit.  On success *out owns a new report (free it with
@@ -387,7 +389,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
 
 /* Reads a perfcheck JSON report (schema "perfcheck-report/1", as
  * perfcheck_report_write(..., PERFCHECK_FORMAT_JSON, ...) writes it) back
- * into a report: device, regions, kernels with their metrics by name,
+ * into a report (`path` a file or "-" for stdin, plain or gzip): device, regions, kernels with their metrics by name,
  * attributes, derived values and diagnosis, exactly as written (the
  * checklist is not run again; null stays "not measured").  Fields it does
  * not know are ignored, so newer writers stay readable.  On success *out
@@ -399,6 +401,52 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
+
+/* Reads whatever perfcheck reads, told by its content, not its name: a
+ * perfcheck JSON report (as perfcheck_report_from_json), an `ncu --csv
+ * --page raw` export (as perfcheck_report_from_ncu_csv, diagnosed), or an
+ * nsys stats CSV (as perfcheck_report_from_nsys_csv with no wall clock);
+ * each plain or gzip, from a file, a pipe or "-" (stdin).  Returns as those
+ * functions; a file of none of these kinds is PERFCHECK_ERROR_PARSE, and
+ * perfcheck_last_error_message() names the file and the formats expected
+ * (or what it is: "an Nsight Compute report (.ncu-rep), not a CSV export:
+ * export it with ncu --import ...").  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_read(const char *path, int quiet, perfcheck_report **out);
+
+/* A new report with only the kernel entries that `kernels` selects, in
+ * ncu's -k vocabulary (as perfcheck_options.kernel_regex's PERFCHECK_KERNELS):
+ * a function name, matched exactly (no namespace, template arguments or
+ * parameters: "gemm" selects ns::gemm<128>(...), not gemm2), or regex:EXPR,
+ * a POSIX extended regex searched in the name.  The rest of the report
+ * (device, regions, warnings; each kept entry's numbers, share and verdict)
+ * is copied unchanged.  On success *out owns the new report.  Returns
+ * PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, a bad filter: the
+ * message names the rule); PERFCHECK_ERROR_NOT_FOUND (no entry matches: the
+ * message lists the report's kernels); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe (the report is only read). */
+PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *report, const char *kernels,
+                                                       perfcheck_report **out);
+
+/* Step 1 of a run from Nsight Systems' summaries: reads the CSV of `nsys
+ * stats --report cuda_gpu_kern_sum [--report cuda_gpu_mem_time_sum]
+ * --format csv` (NVIDIA's documented columns: "Time (%)", "Total Time
+ * (ns)", "Instances" or "Count", "Avg", "Med", "Min", "Max", "StdDev",
+ * "Name" or "Operation"; any time unit), from 1 to 16 inputs (each a file,
+ * a pipe or "-", plain or gzip, holding one table or both, with nsys's own
+ * lines around them).  The report has one region, "run": its kernel time is
+ * the kernels' summed total (a sum over streams, not their union: a warning
+ * says when it exceeds the wall clock), its copies and memsets from
+ * cuda_gpu_mem_time_sum, and `wall_ns` (> 0; NaN or 0: unknown, and step 1
+ * of the run is not assessed) as its wall clock.  One entry per kernel name
+ * with its launches, total, median, min and max; no counters (steps 2 to 5
+ * not assessed, not_measured_reason says how to measure them); the
+ * checklist's step 1 then judges the run and each kernel's share.  Returns
+ * PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT; PERFCHECK_ERROR_IO;
+ * PERFCHECK_ERROR_PARSE (an input without either table, or no kernel table
+ * at all: the message names it and the header expected);
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
+                                                              int quiet, perfcheck_report **out);
 
 /* The same from memory: `text` holds `len` bytes of a JSON report (no NUL
  * needed; it is only read), `name` is what messages call it (a file name;
@@ -934,6 +982,23 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
 }
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_read(const char *path, int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *report, const char *kernels,
+                                                       perfcheck_report **out) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(kernels);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
+                                                              int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(paths), PERFCHECK_UNUSED_(n), PERFCHECK_UNUSED_(wall_ns), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

@@ -10,6 +10,7 @@
 #define PC_CLI_H
 
 #include <getopt.h>
+#include <stddef.h>
 
 /* Resets getopt for a subcommand's argv (argv[0] is the subcommand). */
 void pc_cli_getopt_reset(void);
@@ -30,5 +31,23 @@ int pc_cli_usage_error(const char *cmd, int status, const char *fmt, ...)
 
 /* "text", "json", "csv", "html" -> 0, 1, 2, 3 (perfcheck_format); -1 otherwise. */
 int pc_cli_format(const char *v);
+
+/* After getopt_long returned option c: nonzero when c took a value that is
+ * itself an option ("--kernels --set", "--nvtx-include --", "-k -x"): a
+ * value is never taken from the next option. */
+int pc_cli_value_is_option(int c, const struct option *longopts);
+/* The usage error for it, naming the option; returns `status`. */
+int pc_cli_value_error(const char *cmd, char **argv, int status);
+
+/* -v / --verbose: PERFCHECK_VERBOSE=1 for the library (its warnings on
+ * stderr too) and for a program run under perfcheck. */
+void pc_cli_set_verbose(void);
+
+/* Nonzero when "-" (stdin) is given more than once. */
+int pc_cli_stdin_twice(const char *const *paths, size_t n);
+
+/* "2.5s", "340ms", "120us", "5000ns", "1min"; a bare number is seconds.
+ * 0 with *ns set, -1 when it is not a positive duration. */
+int pc_cli_duration_ns(const char *s, double *ns);
 
 #endif /* PC_CLI_H */

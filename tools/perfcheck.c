@@ -1,7 +1,7 @@
 /* perfcheck: the command-line tool.  It uses the public API of libperfcheck
  * only (perfcheck.h).
  *
- *   perfcheck diagnose [--format text|json|csv] [--quiet] FILE.csv
+ *   perfcheck diagnose [--format text|json|csv|html] [-o FILE] [-k FILTER] [--wall-time T] FILE [FILE2]
  *   perfcheck metrics [--set default|sol|full]
  *   perfcheck metrics --passes [--set S] [--chip NAME]
  *   perfcheck check --expect SPEC ... FILE   (perfcheck_check.c)
@@ -20,6 +20,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 #include "perfcheck_merge.h"
@@ -52,19 +53,39 @@ static const char usage_main[] =
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
 
 static const char usage_diagnose[] =
-    "usage: perfcheck diagnose [--format text|json|csv|html] [--quiet] FILE.csv\n"
+    "usage: perfcheck diagnose [options] FILE\n"
+    "       perfcheck diagnose [options] --wall-time T KERN.csv [MEM.csv]\n"
     "\n"
     "Reads an Nsight Compute raw export (ncu --csv --page raw ... > FILE.csv,\n"
     "or ncu --import REPORT.ncu-rep --csv --page raw) and prints the checklist\n"
     "and one verdict per kernel signature.  No GPU is needed.  Step 1 (is the\n"
     "kernel the slow part?) needs a wall clock that an export lacks: it is\n"
-    "reported as not assessed.\n"
+    "reported as not assessed.  FILE may be gzip-compressed (told by its\n"
+    "content, not its name) or - for stdin, and may also be a perfcheck JSON\n"
+    "report.\n"
+    "\n"
+    "Step 1 from Nsight Systems: FILE may be the CSV of `nsys stats --report\n"
+    "cuda_gpu_kern_sum [--report cuda_gpu_mem_time_sum] --format csv\n"
+    "REPORT.nsys-rep` (one file or two): the kernels' time against the wall\n"
+    "clock given with --wall-time, and the copies beside it.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/1), csv or\n"
-    "                      html (one self-contained page)\n"
-    "  -q, --quiet         no warnings on stderr (they stay in the report)\n"
-    "  -h, --help          this text\n";
+    "  -f, --format FMT        text (default), json (schema perfcheck-report/1), csv or\n"
+    "                          html (one self-contained page)\n"
+    "      --csv               the same as --format csv (ncu's --csv)\n"
+    "  -o, --output FILE       write the report to FILE (a temporary file renamed into\n"
+    "                          place) instead of stdout; --export is ncu's spelling\n"
+    "  -k, --kernel-name FILTER  only these kernels, as ncu's -k: a function name,\n"
+    "                          exactly, or regex:EXPR (--kernels is the same)\n"
+    "      --wall-time T       the run's wall clock for an nsys summary: 2.5s, 340ms,\n"
+    "                          120us, 5000ns (a bare number is seconds)\n"
+    "  -q, --quiet             never print the reader's warnings on stderr (they stay\n"
+    "                          in the report; this is the default)\n"
+    "  -v, --verbose           also print each warning on stderr (PERFCHECK_VERBOSE=1)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 done, 2 bad input or usage (the file and the format expected\n"
+    "are named), 1 other failures.\n";
 
 static const char usage_metrics[] =
     "usage: perfcheck metrics [--set default|sol|full]\n"
@@ -126,17 +147,38 @@ static int report_failure(perfcheck_status st, const char *what) {
   return exit_for(st);
 }
 
+/* For -o (pc_output_write_file). */
+typedef struct diagnose_out {
+  const perfcheck_report *report;
+  perfcheck_format format;
+} diagnose_out;
+
+static int diagnose_write(FILE *f, void *ctx) {
+  const diagnose_out *d = ctx;
+  return perfcheck_report_write(d->report, d->format, f) == PERFCHECK_OK ? 0 : -1;
+}
+
 static int cmd_diagnose(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   int quiet = 0;
-  const char *path = NULL;
+  const char *paths[16], *output = NULL, *kernels = NULL;
+  size_t npaths = 0;
+  double wall_ns = 0;
   static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"csv", no_argument, NULL, 'C'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"export", required_argument, NULL, 'o'},
+                                           {"kernel-name", required_argument, NULL, 'k'},
+                                           {"kernels", required_argument, NULL, 'k'},
+                                           {"wall-time", required_argument, NULL, 'W'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, ":f:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":f:o:k:qvh", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) return pc_cli_value_error("diagnose", argv, EXIT_USAGE);
     switch (c) {
       case 'h':
         fputs(usage_diagnose, stdout);
@@ -144,32 +186,79 @@ static int cmd_diagnose(int argc, char **argv) {
       case 'q':
         quiet = 1;
         break;
+      case 'v':
+        pc_cli_set_verbose();
+        break;
+      case 'C':
+        format = PERFCHECK_FORMAT_CSV;
+        break;
       case 'f': {
         int fm = pc_cli_format(optarg);
         if (fm < 0) return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", optarg);
         format = (perfcheck_format)fm;
         break;
       }
+      case 'o':
+        if (!*optarg) return usage_error(usage_diagnose, "%s", "--output needs a file name");
+        output = optarg;
+        break;
+      case 'k':
+        kernels = optarg;
+        break;
+      case 'W':
+        if (pc_cli_duration_ns(optarg, &wall_ns) != 0)
+          return usage_error(usage_diagnose, "bad --wall-time '%s' (a duration such as 2.5s, 340ms, 120us, 5000ns)",
+                             optarg);
+        break;
       default:
         return pc_cli_getopt_error("diagnose", c, argv, EXIT_USAGE);
     }
   }
   for (int i = optind; i < argc; i++) {
-    if (path) return usage_error(usage_diagnose, "one FILE.csv at a time (also got '%s')", argv[i]);
-    path = argv[i];
+    if (npaths == sizeof paths / sizeof paths[0]) return usage_error(usage_diagnose, "too many files (also got '%s')", argv[i]);
+    paths[npaths++] = argv[i];
   }
-  if (!path) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
+  if (!npaths) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
+  if (pc_cli_stdin_twice(paths, npaths)) return usage_error(usage_diagnose, "%s", "stdin (-) can be read once only");
+  if (npaths > 2) return usage_error(usage_diagnose, "%s", "one export at a time (two files: an nsys kernel summary and its memory summary)");
 
   perfcheck_report *report = NULL;
-  perfcheck_status st = perfcheck_report_from_ncu_csv(path, quiet, &report);
-  if (st != PERFCHECK_OK) return report_failure(st, path);
-  st = perfcheck_report_write(report, format, stdout);
-  perfcheck_report_destroy(report);
+  perfcheck_status st;
+  if (npaths > 1 || wall_ns > 0)
+    st = perfcheck_report_from_nsys_csv(paths, npaths, wall_ns, quiet, &report);
+  else
+    st = perfcheck_report_read(paths[0], quiet, &report);
   if (st != PERFCHECK_OK) {
-    fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
-    return EXIT_FAILED;
+    int rc = report_failure(st, paths[0]);
+    if (npaths > 1 || wall_ns > 0)
+      fputs("perfcheck: (--wall-time and a second file are for nsys stats CSV: cuda_gpu_kern_sum and "
+            "cuda_gpu_mem_time_sum)\n", stderr);
+    return rc;
   }
-  return EXIT_DONE;
+  if (kernels) {
+    perfcheck_report *sel = NULL;
+    st = perfcheck_report_select(report, kernels, &sel);
+    perfcheck_report_destroy(report);
+    if (st != PERFCHECK_OK) return report_failure(st, kernels);
+    report = sel;
+  }
+  int rc = EXIT_DONE;
+  if (output) {
+    diagnose_out d = {report, format};
+    char why[800];
+    if (pc_output_write_file(output, diagnose_write, &d, why, sizeof why) != 0) {
+      fprintf(stderr, "perfcheck: cannot write %s: %s\n", output, why);
+      rc = strncmp(why, "writing failed", 14) == 0 ? EXIT_FAILED : EXIT_USAGE;
+    }
+  } else {
+    st = perfcheck_report_write(report, format, stdout);
+    if (st != PERFCHECK_OK || fflush(stdout) != 0) {
+      fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
+      rc = EXIT_FAILED;
+    }
+  }
+  perfcheck_report_destroy(report);
+  return rc;
 }
 
 static int cmd_metrics(int argc, char **argv) {

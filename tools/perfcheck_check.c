@@ -85,18 +85,6 @@ static void put_printable(const char *s, FILE *f) {
   }
 }
 
-/* A perfcheck JSON report starts with '{'; anything else is taken for an
- * ncu export (whose reader says so clearly when it is not one either). */
-static int looks_like_json(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int c;
-  do c = fgetc(f);
-  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB || c == 0xBF);
-  fclose(f);
-  return c == '{';
-}
-
 /* For the JUnit file (pc_output_write_file). */
 static int write_junit(FILE *f, void *ctx) {
   const void *const *c = ctx;
@@ -274,8 +262,7 @@ int pc_cli_check(int argc, char **argv) {
 
   if (!label) label = path;
   perfcheck_report *report = NULL;
-  perfcheck_status st = looks_like_json(path) ? perfcheck_report_from_json(path, quiet, &report)
-                                              : perfcheck_report_from_ncu_csv(path, quiet, &report);
+  perfcheck_status st = perfcheck_report_read(path, quiet, &report);
   if (st != PERFCHECK_OK) {
     const char *detail = perfcheck_last_error_message();
     fprintf(stderr, "perfcheck check: %s\n", detail && *detail ? detail : perfcheck_strerror(st));

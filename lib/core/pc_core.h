@@ -411,7 +411,7 @@ int pc_region_copy(pc_region *dst, const pc_region *src);
 /* The public opaque perfcheck_report is this struct. */
 typedef struct perfcheck_report {
   pc_device device;
-  char source[32];              /* "in-process" or "ncu-export" */
+  char source[32];              /* "in-process", "ncu-export" or "nsys-export" */
   char metric_set[64];          /* "default", "sol", "full", "ncu-export", "none" */
   int passes;                   /* CUPTI passes per profiled launch, 0 if none */
   pc_region *regions;
@@ -438,7 +438,8 @@ void pc_report_free(pc_report *r);
 /* Append a zeroed kernel/region (metrics NaN, attributes unknown); NULL on OOM. */
 pc_kernel *pc_report_add_kernel(pc_report *r);
 pc_region *pc_report_add_region(pc_report *r);
-/* printf-style; also printed to stderr "perfcheck: warning: ..." unless quiet. */
+/* printf-style; also printed to stderr "perfcheck: warning: ..." when
+ * verbose (pc_verbose: PERFCHECK_VERBOSE=1) and not quiet. */
 int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -446,6 +447,9 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
     ;
 void pc_kernel_init(pc_kernel *k);
 void pc_kernel_free(pc_kernel *k);
+/* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
+ * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
+int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);
 void pc_region_init(pc_region *g);
 void pc_region_free(pc_region *g);
 

@@ -1027,21 +1027,7 @@ perfcheck_status pc_report_from_json_text(const char *data, size_t len, const ch
   return PERFCHECK_OK;
 }
 
-PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
-  if (out) *out = NULL;
-  if (!path || !out) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json: NULL argument");
-  char *data = NULL;
-  size_t n = 0;
-  perfcheck_status rs = pc_read_file(path, (size_t)1 << 30, "a JSON report", &data, &n);
-  if (rs != PERFCHECK_OK) return rs;
-  char err[512];
-  pc_report *r = NULL;
-  perfcheck_status st = pc_report_from_json_text(data, n, path, quiet, &r, err, sizeof err);
-  free(data);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
-  *out = r;
-  return PERFCHECK_OK;
-}
+/* perfcheck_report_from_json opens its input in pc_read.c (gzip, stdin). */
 
 PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
                                                                int quiet, perfcheck_report **out) {

@@ -51,7 +51,7 @@ pc_cli_test(bad_empty EXIT 2 FLAGS --no-stdout STDERR "bad/empty.csv:1: empty fi
   ARGS diagnose ${_pc_data}/bad/empty.csv)
 pc_cli_test(bad_not_ncu EXIT 2 FLAGS --no-stdout STDERR "bad/not_ncu.csv:1: not an ncu export"
   ARGS diagnose ${_pc_data}/bad/not_ncu.csv)
-pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: not an ncu export"
+pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: binary data, not text; expected"
   ARGS diagnose ${_pc_data}/bad/random.bin)
 # A damaged export (issue 14): the complete rows are diagnosed, exit 0 (was 2),
 # with one warning naming the first bad line and the rows dropped.
