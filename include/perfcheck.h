@@ -216,7 +216,9 @@ typedef struct perfcheck_options {
                                (all runs of one name share them); 0 means 1 */
   int progress;             /* nonzero: "pass k/n, kernel i/m" lines on stderr */
   int emit_nvtx;            /* nonzero (default): regions also open an NVTX range */
-  int quiet;                /* nonzero: no one-line notes on stderr (they stay in the report) */
+  int quiet;                /* nonzero: no notes on stderr even with PERFCHECK_VERBOSE=1 (notes
+                               are in the report and perfcheck_session_message; without
+                               PERFCHECK_VERBOSE=1 the library prints none anyway) */
   /* When set, the report is also written to this path when the session is
    * destroyed (and, under the injection library, at exit).  `%p` is the pid,
    * `%h` the host name, `%q{VAR}` an environment value (unset or empty: the
@@ -373,7 +375,8 @@ PERFCHECK_API void perfcheck_free(void *memory);
  * the median durations), never the whole export, and there is no size
  * limit.  On success *out owns a new report (free it with
  * perfcheck_report_destroy).  Unusable values become NaN with a warning in the
- * report and on stderr (unless `quiet`): a ',' that is not a thousands
+ * report (and on stderr only when PERFCHECK_VERBOSE=1 and not `quiet`: the
+ * library writes nothing to stderr otherwise): a ',' that is not a thousands
  * separator between groups of three ("96,384000"), an exponent outside the
  * range of a double ("1e-400"), "n/a", NaN.  A damaged export (a row with
  * the wrong number of fields, the last row cut short when ncu was stopped)
@@ -394,7 +397,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * checklist is not run again; null stays "not measured").  Fields it does
  * not know are ignored, so newer writers stay readable.  On success *out
  * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
- * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
+ * nonzero, no warnings on stderr even with PERFCHECK_VERBOSE=1.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
  * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
  * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;

@@ -55,8 +55,9 @@ const char pc_cli_run_usage[] =
     "\n"
     "Runs PROGRAM, which needs no rebuild and no link to perfcheck (a test\n"
     "binary, a benchmark, `python3 script.py`), under the injection library, and\n"
-    "writes the checklist of its kernels when it exits: on stderr, or where\n"
-    "--output says.  Step 1 covers the whole run (a region named after the\n"
+    "writes the checklist of its kernels when it exits, to perfcheck-PID.txt in\n"
+    "the current folder (or where --output says), adding one line to PROGRAM's\n"
+    "stderr: the report's path and its count of kernels and warnings.  Step 1 covers the whole run (a region named after the\n"
     "program); each NVTX push/pop range of the program is a region of its own.\n"
     "PROGRAM's output and exit status are its own; HUP, INT, QUIT, TERM, USR1,\n"
     "USR2, WINCH and CONT sent to perfcheck go on to PROGRAM; without a usable GPU\n"
@@ -84,12 +85,15 @@ const char pc_cli_run_usage[] =
     "                           (PERFCHECK_NVTX, ncu's --nvtx-include)\n"
     "  -o, --output FILE        the report's file: %p pid, %h host, %q{VAR} an\n"
     "                           environment value (an MPI rank; unset: the pid),\n"
-    "                           %% a percent sign; - stdout (PERFCHECK_OUTPUT;\n"
-    "                           default stderr).  Other processes of the run write\n"
-    "                           FILE with .PID before its extension.\n"
+    "                           %% a percent sign; - stdout, stderr (PERFCHECK_OUTPUT;\n"
+    "                           default perfcheck-%p.txt, or .json, .csv, .html).\n"
+    "                           Other processes of the run write FILE with .PID\n"
+    "                           before its extension.\n"
     "  -f, --format FMT         text, json, csv or html (PERFCHECK_FORMAT; default text)\n"
     "      --progress           pass and kernel progress lines on stderr\n"
     "                           (PERFCHECK_PROGRESS=1)\n"
+    "  -v, --verbose            each warning on stderr as well as in the report\n"
+    "                           (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help               this text\n"
     "\n"
     "The injection library is found through PERFCHECK_INJECT_LIB, else next to\n"
@@ -454,14 +458,18 @@ int pc_cli_run(int argc, char **argv) {
                                            {"output", required_argument, NULL, 'o'},
                                            {"format", required_argument, NULL, 'f'},
                                            {"progress", no_argument, NULL, 'G'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
   /* '+': stop at PROGRAM, whose own options are its own. */
-  while ((c = getopt_long(argc, argv, "+:k:s:c:o:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:k:s:c:o:f:vh", longopts, NULL)) != -1) {
     const char *var = NULL;
     switch (c) {
+      case 'v':
+        pc_cli_set_verbose();
+        continue;
       case 'h':
         fputs(pc_cli_run_usage, stdout);
         return 0;

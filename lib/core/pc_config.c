@@ -293,11 +293,24 @@ static void pc_config_output(perfcheck_options *o, FILE *warn, int *bad) {
   if (!v) return;
   char why[160];
   if (pc_config_check_output(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (stderr)");
+    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (perfcheck-PID.txt)");
     (*bad)++;
     return;
   }
-  o->output = pc_config_store(warn, "PERFCHECK_OUTPUT", v, "the default (stderr)", bad);
+  o->output = pc_config_store(warn, "PERFCHECK_OUTPUT", v, "the default (perfcheck-PID.txt)", bad);
+}
+
+const char *pc_config_default_output(perfcheck_format f) {
+  switch (f) {
+    case PERFCHECK_FORMAT_JSON:
+      return "perfcheck-%p.json";
+    case PERFCHECK_FORMAT_CSV:
+      return "perfcheck-%p.csv";
+    case PERFCHECK_FORMAT_HTML:
+      return "perfcheck-%p.html";
+    default:
+      return "perfcheck-%p.txt";
+  }
 }
 
 static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {

@@ -440,6 +440,7 @@ pc_kernel *pc_report_add_kernel(pc_report *r);
 pc_region *pc_report_add_region(pc_report *r);
 /* printf-style; also printed to stderr "perfcheck: warning: ..." when
  * verbose (pc_verbose: PERFCHECK_VERBOSE=1) and not quiet. */
+int pc_verbose(void); /* PERFCHECK_VERBOSE=1: the library may write warnings to stderr */
 int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

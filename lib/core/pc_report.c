@@ -174,13 +174,24 @@ pc_region *pc_report_add_region(pc_report *r) {
   return g;
 }
 
+/* The switch that lets the library write to stderr: PERFCHECK_VERBOSE set
+ * and not "0" (perfcheck's -v sets it).  Read at each warning, so that a
+ * program (or Python's os.environ) may turn it on at any time. */
+int pc_verbose(void) {
+  const char *v = getenv("PERFCHECK_VERBOSE");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The one place a warning reaches stderr: only when verbose, and never when
+ * the caller asked for quiet.  Otherwise it is in the report only (the text
+ * report's "Warnings", JSON's "warnings"). */
 int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (!quiet) fprintf(stderr, "perfcheck: warning: %s\n", buf);
+  if (!quiet && pc_verbose()) fprintf(stderr, "perfcheck: warning: %s\n", buf);
   if (!r) return 0;
   if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings, sizeof *r->warnings)) return -1;
   char *d = pc_strdup(buf);

@@ -122,6 +122,23 @@ static void pc_rt_off(const char *why) {
 
 /* ---- exit ------------------------------------------------------------------------------ */
 
+/* The one line a run adds to the program's stderr: where the report is and
+ * what it holds.  Its warnings (one per kernel, often) stay in the report;
+ * PERFCHECK_VERBOSE=1 prints them as they come.  Nothing when the report
+ * itself went to stderr (asked for, or after the writer's own line saying
+ * why it could not write the file). */
+static void pc_rt_summary(const char *where, const pc_session_summary *sum) {
+  if (sum->delivered != 0 || !where || strcmp(where, "stderr") == 0) return;
+  char line[4400];
+  snprintf(line, sizeof line, "perfcheck: %s%s: %zu kernel entr%s, %zu warning%s%s\n",
+           strcmp(where, "-") == 0 ? "report on stdout" : "report in ", strcmp(where, "-") == 0 ? "" : where,
+           sum->kernels, sum->kernels == 1 ? "y" : "ies", sum->warnings, sum->warnings == 1 ? "" : "s",
+           sum->warnings && !pc_verbose() ? " (in the report; PERFCHECK_VERBOSE=1 or perfcheck run -v prints them)"
+                                          : "");
+  fputs(line, stderr); /* one write: lines of several processes do not interleave */
+  fflush(stderr);
+}
+
 /* Writes the report, once; from the exit handler or the signal watcher. */
 static void pc_rt_finish(void) {
   pthread_mutex_lock(&pc_rt_finish_mu);
@@ -151,8 +168,12 @@ static void pc_rt_finish(void) {
    * must not run without a subscriber (a PyTorch corpus script died at exit
    * in libcupti on the H200 when perfcheck unsubscribed first). */
   pc_session_keep_cupti_at_exit();
-  perfcheck_session_destroy(s); /* writes the report (opt.output) */
+  char *where = pc_output_expand(pc_rt_opt.output, NULL); /* as the writer expands it */
+  pc_session_summary sum;
+  pc_session_destroy_summary(s, &sum); /* writes the report (opt.output) */
   pc_rt_session = NULL;
+  pc_rt_summary(where, &sum);
+  free(where);
   atomic_store(&pc_rt_state, PC_RT_DONE);
   pthread_mutex_unlock(&pc_rt_finish_mu);
 }
@@ -487,7 +508,9 @@ int pc_inject_initialize(int abi) {
   }
   pc_config_from_env(&pc_rt_opt, &pc_rt_env, stderr);
   pc_rt_opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
-  if (!pc_rt_opt.output) pc_rt_opt.output = "stderr";
+  /* A file by default, so that a run adds one line to the program's stderr
+   * (pc_rt_summary), not the report. */
+  if (!pc_rt_opt.output) pc_rt_opt.output = pc_config_default_output(pc_rt_opt.output_format);
   pc_capture_set_context_hooks(pc_rt_context_created, pc_rt_context_destroying);
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection

@@ -40,9 +40,14 @@ pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
          "\nmysteryC, 0 B dynamic: step 0 at_roof: "
   ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 # Without --quiet the warnings go to stderr too.
+# Quiet by default (issue 20): the warnings are in the report; -v prints
+# them on stderr as well.
 pc_cli_test(diagnose_warnings EXIT 0
   STDERR "perfcheck: warning: [^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
-  ARGS diagnose --format csv ${_pc_data}/ncu_unusable_values.csv)
+  ARGS diagnose -v --format csv ${_pc_data}/ncu_unusable_values.csv)
+pc_cli_test(diagnose_warnings_quiet EXIT 0 FLAGS --no-stderr
+  STDOUT "\nWarnings \\([0-9]+\\)\n[^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
+  ARGS diagnose ${_pc_data}/ncu_unusable_values.csv)
 pc_cli_test(diagnose_csv EXIT 0 STDOUT "^name,region,grid,block," "\nmysteryA,,16384x1x1,256x1x1,0,1,449000,"
   ARGS diagnose -q -f csv ${_pc_data}/t4_seed000.csv)
 
@@ -57,10 +62,10 @@ pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: binary
 # with one warning naming the first bad line and the rows dropped.
 pc_cli_test(bad_truncated_row EXIT 0 STDOUT "\nk: step "
   STDERR "bad/truncated_row.csv:4: 50 fields where the header \\(line 1\\) has 51; 1 row dropped, 1 launch row kept"
-  ARGS diagnose ${_pc_data}/bad/truncated_row.csv)
+  ARGS diagnose -v ${_pc_data}/bad/truncated_row.csv)
 pc_cli_test(bad_truncated_quote EXIT 0 STDOUT "\nk: step "
   STDERR "bad/truncated_quote.csv:4: a quoted field[^\n]*; 1 row dropped, 1 launch row kept"
-  ARGS diagnose ${_pc_data}/bad/truncated_quote.csv)
+  ARGS diagnose -v ${_pc_data}/bad/truncated_quote.csv)
 pc_cli_test(bad_header_only EXIT 2 FLAGS --no-stdout STDERR "bad/header_only.csv:3: the header \\(line 1\\) is followed by no launch"
   ARGS diagnose ${_pc_data}/bad/header_only.csv)
 pc_cli_test(bad_details_page EXIT 2 FLAGS --no-stdout STDERR "details_page.csv:1: .*--page raw"

@@ -178,7 +178,7 @@ if [ "$rc" = 0 ] && has "$tmp/out" "output=(none)" && has "$tmp/err" 'PERFCHECK_
 # ==== Damaged exports (item 2), numbers (item 4) ===============================
 
 head -c $(( $(stat -c %s "$H200") - 500 )) "$H200" >"$tmp/cut.csv"   # ncu killed mid-row
-run_case "$PC" diagnose --format json "$tmp/cut.csv"
+run_case "$PC" diagnose -v --format json "$tmp/cut.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" "cut.csv:6: " && has "$tmp/err" "1 row dropped, 3 launch rows kept" &&
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(k["launches"] for k in d["kernels"])==3' "$tmp/out"; then
   pass "cut export: 3 rows kept, the cut one named"; else fail "cut export" "exit $rc"; fi
@@ -193,9 +193,13 @@ E
 run_case "$PC" diagnose --quiet --format json "$tmp/hole.csv"
 if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(k["launches"] for k in d["kernels"])==3' "$tmp/out"; then
   pass "a row with a missing field: the others kept"; else fail "missing field" "exit $rc"; fi
-run_case "$PC" diagnose "$tmp/hole.csv"
+run_case "$PC" diagnose -v "$tmp/hole.csv"
 if has "$tmp/err" "hole.csv:4: 388 fields where the header (line 1) has 389; 1 row dropped"; then pass "missing field: file:line named";
 else fail "missing field message" "$(head -c 300 "$tmp/err")"; fi
+# Quiet by default (issue 20): the warning is in the report, stderr is empty.
+run_case "$PC" diagnose "$tmp/hole.csv"
+if [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && has "$tmp/out" "hole.csv:4: 388 fields where the header"; then
+  pass "without -v: the warning in the report only"; else fail "quiet by default" "exit $rc, stderr $(head -c 200 "$tmp/err")"; fi
 
 python3 - "$H200" "$tmp/onlybad.csv" <<'E'
 import sys
@@ -214,13 +218,13 @@ done
 vg_case "random bytes" 2 "$PC" diagnose --quiet "$DATA/bad/random.bin"
 
 sed 's/"96\.384000"/"96,384000"/g' "$H200" >"$tmp/comma.csv"
-run_case "$PC" diagnose --format json "$tmp/comma.csv"
+run_case "$PC" diagnose -v --format json "$tmp/comma.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" '"96,384000" is not a number' &&
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=[k for k in d["kernels"] if k["name"]=="mysteryA"][0]; assert k["metrics"]["gpu__time_duration.sum"] is None' "$tmp/out"; then
   pass "96,384000 is a bad value (null), not 96 billion"; else fail "thousands separator" "exit $rc"; fi
 vg_case "thousands separator" 0 "$PC" diagnose --quiet "$tmp/comma.csv"
 sed 's/"96\.384000"/"1e-400"/g' "$H200" >"$tmp/tiny.csv"
-run_case "$PC" diagnose --format json "$tmp/tiny.csv"
+run_case "$PC" diagnose --verbose --format json "$tmp/tiny.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" '"1e-400" is outside the range of a double'; then pass "1e-400 in an export: a bad value, not 0";
 else fail "1e-400 export" "exit $rc"; fi
 
