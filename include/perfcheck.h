@@ -331,10 +331,11 @@ PERFCHECK_API perfcheck_status perfcheck_report_kernel(const perfcheck_report *r
 PERFCHECK_API perfcheck_status perfcheck_report_region(const perfcheck_report *report, size_t index,
                                                        perfcheck_region_info *out);
 
-/* A kernel's value by name: any ncu metric of the contract (an alias such as
- * smsp__thread_inst_executed_per_inst_executed.ratio is accepted), any
- * launch__* value, or a derived name of the contract (sectors_per_request_ld,
- * threads_per_instruction, achieved_occupancy_pct, ...).
+/* A kernel's value by name, in the expectations' vocabulary (banner
+ * "Expectations": every number of the JSON kernel entry under its JSON name,
+ * derived and attributes keys, ncu metric names with their aliases such as
+ * smsp__thread_inst_executed_per_inst_executed.ratio, launch__* values,
+ * total_ns, kernel_time_share, duration_ns.median, ...).
  * Returns PERFCHECK_OK with *out set; PERFCHECK_ERROR_NOT_FOUND for an unknown
  * name or index; PERFCHECK_ERROR_NOT_MEASURED when the name is known but no
  * value was measured (*out is NaN then).
@@ -719,11 +720,26 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  * another band, "+-0%" none.
  *
  * Never a silent pass: a kernel that is not in the report, a quantity that
- * was not measured (NaN), an unknown quantity, and a cause or bound
- * expectation on a kernel whose verdict is not_assessed / unknown are
- * failures, each with its own message (an unknown quantity's names the
- * nearest known one and, in the first result of its expectation, lists them
- * all; `perfcheck check` treats it as bad input, exit 2).
+ * was not measured (NaN), and a cause or bound expectation on a kernel whose
+ * verdict is not_assessed / unknown are failures, each with its own message.
+ *
+ * One vocabulary: a quantity is any number of the JSON report's kernel
+ * entry under its JSON name: each key of `derived` (bytes_per_sector_ld,
+ * sectors_per_request_ld, threads_per_instruction, ...) and of
+ * `attributes`, each metric of `metrics` by its ncu name, total_ns,
+ * kernel_time_share, launches, duration_ns.min/.median/.max,
+ * busiest_pipe.pct, busiest_memory.pct, the launch__ values, step; a block's
+ * path may be written too ("derived.bytes_per_sector_ld",
+ * "metrics.dram__bytes_read.sum").  The words: cause and bound, with the
+ * cause words the report writes.  The JSON writer and this lookup read the
+ * same tables, so a field the report gains is a quantity at once.  A
+ * misspelt quantity is a mistake in the expectation, never a failed check:
+ * a name that is no quantity of any report is refused when the expectation
+ * is added (PERFCHECK_ERROR_PARSE, the message names at most three nearest
+ * quantities); an ncu metric's name (it has a "__") that no kernel of the
+ * report holds gives results with status PERFCHECK_ERROR_INVALID_ARGUMENT
+ * (with the same suggestions).  `perfcheck check` exits 2 on either; the
+ * Python package raises ValueError.
  *
  * Thread-safety: a set is used by one thread at a time (checking stores its
  * results in the set); different sets are independent.  perfcheck_expect is
@@ -769,9 +785,12 @@ typedef struct perfcheck_expectation_result {
                                       kernel part of the spec when none matched */
   const char *quantity;
   /* PERFCHECK_OK: holds.  PERFCHECK_ERROR_EXPECTATION_FAILED: measured and
-   * outside the bound.  PERFCHECK_ERROR_NOT_FOUND: no such kernel, or no
-   * such quantity.  PERFCHECK_ERROR_NOT_MEASURED: the quantity (or the
-   * verdict) was not measured. */
+   * outside the bound.  PERFCHECK_ERROR_NOT_FOUND: no such kernel, or the
+   * kernel lacks a metric other kernels of the report have.
+   * PERFCHECK_ERROR_INVALID_ARGUMENT: no kernel of the report has the
+   * quantity (a typo; the message names the nearest quantities).
+   * PERFCHECK_ERROR_NOT_MEASURED: the quantity (or the verdict) was not
+   * measured. */
   perfcheck_status status;
   double measured;                 /* NaN when not measured, and for words */
   const char *measured_word;       /* cause / bound words; NULL for numbers */

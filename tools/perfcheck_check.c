@@ -18,8 +18,8 @@
  * bounds, a kernel not in the report, a quantity not measured), PROGRAM
  * exited non-zero, or the results could not be written; 2 bad input (a
  * malformed expectation, with its column; an unknown cause word or bound
- * word; an unknown quantity, with the nearest name and the list of valid
- * ones; a file that cannot be read; a usage error; a PROGRAM that cannot run
+ * word; an unknown quantity, with at most three nearest names; a file that
+ * cannot be read; a usage error; a PROGRAM that cannot run
  * or wrote no report). */
 #include <dirent.h>
 #include <errno.h>
@@ -55,12 +55,15 @@ const char pc_cli_check_usage[] =
     "  regex:^mystery[BC]$:threads_per_instruction>=24\n"
     "  'mysteryC:gpu__time_duration.sum within 10% of 1.2e6'\n"
     "KERNEL is a name or regex:PATTERN (POSIX extended, every match is checked).\n"
-    "QUANTITY is an ncu metric, a launch__ value, a derived name, step, cause or\n"
-    "bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
+    "QUANTITY is any number of the JSON report's kernel entry under its JSON name\n"
+    "(derived: bytes_per_sector_ld, sectors_per_request_ld, threads_per_instruction,\n"
+    "achieved_occupancy_pct, ...; attributes: registers_per_thread, ...; metrics by\n"
+    "ncu name; total_ns, kernel_time_share, duration_ns.median, busiest_pipe.pct),\n"
+    "a launch__ value, step, cause or bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
     "a 10% band and throughputs a 5% band by default; `+-N%` after VALUE sets\n"
     "another (`+-0%`: exact).  A kernel not in the report or a quantity not\n"
     "measured is a failure (exit 1); a malformed SPEC, an unknown cause word or an\n"
-    "unknown quantity is bad input (exit 2, with the names that are valid).\n"
+    "unknown quantity is bad input (exit 2, with at most three nearest names).\n"
     "\n"
     "options:\n"
     "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
@@ -92,26 +95,18 @@ static int write_junit(FILE *f, void *ctx) {
 }
 
 /* An expectation whose quantity no kernel of the report knows is bad input
- * (a typo), not a failed check: the results of such an expectation are all
- * NOT_FOUND while the kernel was there.  Prints each (its first message
- * names the nearest quantity and lists them all) and returns how many. */
-static size_t unknown_quantities(const perfcheck_expectations *set, const perfcheck_report *report) {
-  size_t n = perfcheck_expectations_result_count(set), bad = 0, kernels = perfcheck_report_kernel_count(report);
+ * (a typo), not a failed check: the library marks its results
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (their message names the nearest
+ * quantities).  Prints each expectation once and returns how many. */
+static size_t unknown_quantities(const perfcheck_expectations *set) {
+  size_t n = perfcheck_expectations_result_count(set), bad = 0;
   const char *last_spec = NULL;
   for (size_t i = 0; i < n; i++) {
     perfcheck_expectation_result res;
     res.size = sizeof res;
-    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK || res.status != PERFCHECK_ERROR_NOT_FOUND) continue;
-    if (!res.quantity || !strcmp(res.quantity, "cause") || !strcmp(res.quantity, "bound")) continue;
+    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK || res.status != PERFCHECK_ERROR_INVALID_ARGUMENT)
+      continue;
     if (last_spec && strcmp(last_spec, res.spec) == 0) continue; /* one line per expectation */
-    int known = kernels == 0; /* no kernel at all: the kernel is what is missing */
-    for (size_t k = 0; k < kernels && !known; k++) {
-      double v;
-      known = perfcheck_report_kernel_value(report, k, res.quantity, &v) != PERFCHECK_ERROR_NOT_FOUND;
-    }
-    if (known) continue;
-    /* The kernel-missing message ("no kernel named ...") is a failure, not this. */
-    if (res.message && strstr(res.message, "no quantity named") == NULL) continue;
     last_spec = res.spec;
     bad++;
     fputs("perfcheck check: bad expectation \"", stderr);
@@ -291,7 +286,7 @@ int pc_cli_check(int argc, char **argv) {
     goto done;
   }
   /* A typo in a quantity is bad input (2), never a regression (1). */
-  size_t unknown = unknown_quantities(set, report);
+  size_t unknown = unknown_quantities(set);
   perfcheck_report_destroy(report);
   if (unknown) {
     rc = CHECK_USAGE;

@@ -494,14 +494,47 @@ int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled
 int pc_name_is_communication(const char *name);
 int pc_symbol_is_communication(const char *mangled);
 
+/* ---- One vocabulary (pc_values.c) ----
+ * A number of a kernel entry by its JSON key, at an offset into a struct.
+ * The tables below are what the JSON writer writes, what the JSON reader
+ * reads back and what pc_kernel_value answers (perfcheck_report_kernel_value,
+ * the expectations of `perfcheck check`, Python's report.expect), so a
+ * field added to one of them is all of these at once:
+ *   pc_derived_fields   every member of pc_derived, the JSON `derived`
+ *                       block (a static assertion keeps the two the same
+ *                       size: a new member without its name does not build)
+ *   pc_kernel_fields    the plain numbers at the top of a kernel entry
+ *                       (offsets into pc_kernel): total_ns, kernel_time_share
+ * The JSON `metrics` block is the metric table (pc_metrics.c) plus the
+ * metrics a user added by name (pc_kernel.extra_names): both are
+ * quantities too, and so are `attributes` (pc_json_attributes) and the
+ * busiest units' percentages (busiest_pipe.pct, busiest_memory.pct). */
+typedef struct pc_field {
+  const char *key;
+  size_t offset;
+} pc_field;
+extern const pc_field pc_derived_fields[];
+extern const size_t pc_nderived_fields;
+extern const pc_field pc_kernel_fields[];
+extern const size_t pc_nkernel_fields;
+
 /* Value lookup for the public API and expectations: ncu names, aliases,
- * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
- * _NOT_MEASURED (and *out NaN). */
+ * launch__* names, derived names, JSON paths ("derived.bytes_per_sector_ld",
+ * "attributes.blocks_per_sm", "duration_ns.median", "busiest_pipe.pct").
+ * Returns PERFCHECK_OK, _NOT_FOUND or _NOT_MEASURED (and *out NaN). */
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
 /* The names pc_kernel_value knows beyond the metric table (launch__*
- * values, derived names, step, launches, durations): up to cap of them into
- * names (static strings); returns how many there are. */
+ * values, derived names, attributes, step, launches, durations): up to cap
+ * of them into names (static strings); returns how many there are. */
 size_t pc_kernel_value_names(const char **names, size_t cap);
+/* Nonzero when `name` is a quantity of every report: a metric of the
+ * table (or its alias), a name pc_kernel_value_names lists, one of their
+ * JSON paths, or step, cause, bound.  (A metric a user added by name is a
+ * quantity only of the reports that have it.) */
+int pc_quantity_known(const char *name);
+/* The (at most) `max` known quantities nearest to `name` by edit distance
+ * among those close enough to be a typo of it; returns how many. */
+size_t pc_quantity_nearest(const char *name, const char **out, size_t max);
 
 /* ==== Derived values and the checklist (pc_checklist.c) ================== */
 

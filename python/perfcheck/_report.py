@@ -415,7 +415,12 @@ class Report:
         hold, with one result per expectation and kernel entry (measured
         value, expected bound, message with the verdict's advice).  A kernel
         not in the report or a value not measured is a failure, never a
-        pass.  Raises ExpectationSpecError for a spec the engine refuses."""
+        pass.  Raises ExpectationSpecError (a ValueError) for a spec the
+        engine refuses, a misspelt quantity among them: its message names at
+        most three nearest quantities, as ``perfcheck check`` does (exit 2).
+        The quantities are the JSON report's names (``derived``,
+        ``attributes``, ``metrics`` by ncu name, ...), one table in the C
+        library for the CLI, the library and this package."""
         from ._expect import check
 
         return check(self._lib, self._handle, specs)
