@@ -198,7 +198,8 @@ typedef enum perfcheck_mode {
 typedef struct perfcheck_options {
   size_t size;              /* sizeof(perfcheck_options); set by _init */
   perfcheck_mode mode;      /* default PERFCHECK_MODE_AUTO */
-  /* "default", "sol", "full", or a comma-separated list of ncu metric names,
+  /* "default", "sol", "full", ncu's "basic" or "detailed" (as far as CUPTI
+   * collects them: perfcheck metrics --list-sets), or a comma-separated list of ncu metric names,
    * optionally starting with a set name ("default,smsp__inst_executed.sum").
    * NULL means "default".  Copied at create. */
   const char *metrics;
@@ -556,7 +557,8 @@ PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff);
 
 /* ==== Metric sets ======================================================== */
 
-/* The ncu metric names of a set ("default", "sol" or "full"), comma-separated,
+/* The ncu metric names of a set ("default", "sol", "full", or ncu's "basic"
+ * or "detailed"; "detailed" is "sol"), comma-separated,
  * ready for `ncu --metrics`; static text, NULL for an unknown set.
  * Thread-safe (static text). */
 PERFCHECK_API const char *perfcheck_metric_list(const char *set);

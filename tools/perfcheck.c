@@ -2,8 +2,9 @@
  * only (perfcheck.h).
  *
  *   perfcheck diagnose [--format text|json|csv|html] [-o FILE] [-k FILTER] [--wall-time T] FILE [FILE2]
- *   perfcheck metrics [--set default|sol|full]
+ *   perfcheck metrics [--set default|sol|full|basic|detailed]
  *   perfcheck metrics --passes [--set S] [--chip NAME]
+ *   perfcheck metrics --list-sets [--chip NAME]
  *   perfcheck check --expect SPEC ... FILE   (perfcheck_check.c)
  *   perfcheck run [options] -- PROGRAM [ARGS...]   (perfcheck_run.c)
  *   perfcheck merge [--format F] [--output FILE] A.json B.json ...   (perfcheck_merge.c)
@@ -88,8 +89,9 @@ static const char usage_diagnose[] =
     "are named), 1 other failures.\n";
 
 static const char usage_metrics[] =
-    "usage: perfcheck metrics [--set default|sol|full]\n"
+    "usage: perfcheck metrics [--set SET]\n"
     "       perfcheck metrics --passes [--set SET|--metrics LIST] [--chip NAME]\n"
+    "       perfcheck metrics --list-sets [--chip NAME]\n"
     "\n"
     "Prints the metrics of a set, comma-separated, ready for ncu's --metrics:\n"
     "  ncu --csv --page raw --metrics $(perfcheck metrics) ./app > app.csv\n"
@@ -97,12 +99,19 @@ static const char usage_metrics[] =
     "on a chip as CUPTI names it (GH100, AD102, TU104, ...); without --chip,\n"
     "on this machine's device 0 (needs a driver).\n"
     "\n"
+    "The sets: perfcheck's default (every question of the checklist, fewest\n"
+    "passes), sol (default and ncu's three speed-of-light rows) and full; and\n"
+    "ncu's basic, detailed and full as far as CUPTI collects them and\n"
+    "perfcheck's metric table holds them: basic the speed-of-light rows, the\n"
+    "duration and achieved occupancy; detailed the same as sol; full everything,\n"
+    "with the stall reasons and the FP64/FP16 counts.\n"
+    "\n"
     "options:\n"
-    "      --set SET       default (every question, fewest passes), sol (adds the\n"
-    "                      two speed-of-light percentages) or full\n"
+    "      --set SET       default, sol, full, basic or detailed\n"
     "      --metrics LIST  with --passes: a list as perfcheck_options.metrics takes\n"
     "  -p, --passes        print the pass count instead of the list\n"
-    "      --chip NAME     with --passes: the chip\n"
+    "      --list-sets     each set: its metrics and, with --chip, its passes\n"
+    "      --chip NAME     with --passes or --list-sets: the chip\n"
     "  -h, --help          this text\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
@@ -263,22 +272,27 @@ static int cmd_diagnose(int argc, char **argv) {
 
 static int cmd_metrics(int argc, char **argv) {
   const char *set = NULL, *list = NULL, *chip = NULL;
-  int passes = 0;
+  int passes = 0, list_sets = 0;
   static const struct option longopts[] = {{"set", required_argument, NULL, 'S'},
                                            {"metrics", required_argument, NULL, 'M'},
                                            {"chip", required_argument, NULL, 'C'},
                                            {"passes", no_argument, NULL, 'p'},
+                                           {"list-sets", no_argument, NULL, 'L'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, ":ph", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) return pc_cli_value_error("metrics", argv, EXIT_USAGE);
     switch (c) {
       case 'h':
         fputs(usage_metrics, stdout);
         return EXIT_DONE;
       case 'p':
         passes = 1;
+        break;
+      case 'L':
+        list_sets = 1;
         break;
       case 'S':
         set = optarg;
@@ -295,12 +309,33 @@ static int cmd_metrics(int argc, char **argv) {
   }
   if (optind < argc) return usage_error(usage_metrics, "unexpected argument '%s'", argv[optind]);
   if (set && list) return usage_error(usage_metrics, "%s", "give --set or --metrics, not both");
-  if (!passes && (list || chip))
-    return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes");
+  if (!passes && !list_sets && (list || chip))
+    return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes (--chip also with --list-sets)");
   if (set && !perfcheck_metric_list(set))
-    return usage_error(usage_metrics, "unknown metric set '%s' (default, sol or full)", set);
+    return usage_error(usage_metrics, "unknown metric set '%s' (default, sol, full, or ncu's basic, detailed, full)", set);
 
-  if (!passes) {
+  if (list_sets) {
+    /* One line a set: its name, where it comes from, its metric count, and
+     * with a chip its passes. */
+    static const struct {
+      const char *name, *what;
+    } sets[] = {{"basic", "ncu's basic: speed-of-light rows, duration, achieved occupancy"},
+                {"default", "perfcheck's: every question of the checklist, fewest passes"},
+                {"sol", "perfcheck's: default and ncu's three speed-of-light rows"},
+                {"detailed", "ncu's detailed, as far as CUPTI and the table go: the same as sol"},
+                {"full", "ncu's full, as far as CUPTI and the table go: sol, stall reasons, FP64/FP16"}};
+    printf("%-9s %8s %7s  %s\n", "set", "metrics", "passes", "what");
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+      const char *l = perfcheck_metric_list(sets[i].name);
+      size_t n = l && *l ? 1 : 0;
+      for (const char *q = l; q && *q; q++) n += *q == ',';
+      char p[32] = "-";
+      int np = 0;
+      if (chip && perfcheck_metric_passes(sets[i].name, chip, &np) == PERFCHECK_OK) snprintf(p, sizeof p, "%d", np);
+      printf("%-9s %8zu %7s  %s\n", sets[i].name, n, p, sets[i].what);
+    }
+    if (!chip) printf("(passes: give --chip NAME, e.g. --chip GH100; CUPTI's host API counts them, no GPU needed)\n");
+  } else if (!passes) {
     fputs(perfcheck_metric_list(set ? set : "default"), stdout);
     fputc('\n', stdout);
   } else {

@@ -106,8 +106,19 @@ typedef enum pc_metric_id {
   PC_M_COUNT
 } pc_metric_id;
 
-/* Which metric set a metric belongs to (bit flags). */
-enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u };
+/* Which metric set a metric belongs to (bit flags).  PC_SET_BASIC: the rows
+ * of ncu's `--set basic` sections (SpeedOfLight, Occupancy; LaunchStats'
+ * launch__ values are computed, not collected). */
+enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u, PC_SET_BASIC = 8u };
+
+/* The set names, perfcheck's and ncu's (pc_metrics.c): "default", "sol",
+ * "full", "basic", "detailed" (ncu's detailed: the sol set), each with its
+ * PC_SET_ bit; the one table the library's parsers (pc_config.c, lib/gpu's
+ * plans), perfcheck_metric_list and the CLI read.  pc_metric_set_bit:
+ * the bit of a name of `len` bytes, 0 when it is none. */
+unsigned pc_metric_set_bit(const char *name, size_t len);
+/* "default, sol, full, basic, detailed": for messages. */
+extern const char pc_metric_set_names[];
 
 typedef struct pc_metric_def {
   pc_metric_id id;

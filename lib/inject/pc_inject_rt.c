@@ -31,9 +31,12 @@
  * NVTX defines them) but regions are process-wide: a range tags the
  * launches of every thread while it is open.
  *
- * PERFCHECK_NVTX=NAME: counters only while a range of that name is open (on
- * any thread), timing everywhere; other launches say why they have no
- * counters.
+ * PERFCHECK_NVTX=NAME, PERFCHECK_NVTX_INCLUDE / _EXCLUDE (ncu's
+ * --nvtx-include / --nvtx-exclude push/pop syntax, lib/core/pc_nvtx_filter.h):
+ * counters only while some thread's range stack satisfies an include (or
+ * there is none) and no thread's satisfies an exclude; timing everywhere;
+ * other launches say why they have no counters.  Each thread keeps the
+ * filter's state per depth, computed at each push from its parent's.
  *
  * The report is written exactly once, by pc_rt_finish: at exit (an atexit
  * handler registered after the CUDA runtime's own, so it runs first, while
@@ -74,6 +77,7 @@
 
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
+#include "../core/pc_nvtx_filter.h"
 #include "../core/pc_output.h"
 #include "../gpu/pc_activity.h"
 #include "../gpu/pc_call.h"
@@ -99,14 +103,17 @@ static pthread_mutex_t pc_rt_nvtx_mu = PTHREAD_MUTEX_INITIALIZER;
 static int pc_rt_nranges;                /* ranges that became regions */
 static uint64_t pc_rt_dropped;           /* ranges past PC_RT_MAX_RANGES (or out of memory) */
 static atomic_int pc_rt_accept;          /* ranges are recorded */
-static atomic_int pc_rt_gate_open;       /* PERFCHECK_NVTX ranges open now */
+static atomic_int pc_rt_nthreads_inc;    /* threads whose stack satisfies an include */
+static atomic_int pc_rt_nthreads_exc;    /* threads whose stack satisfies an exclude */
 
 /* Each thread's range stack: the region of each range it pushed, 0 for a
  * range that is not a region (dropped, or pushed before the session), and
- * whether it is a PERFCHECK_NVTX range. */
+ * the NVTX filter's state with that range on top; whether the thread's
+ * current stack satisfies an include / an exclude (counted above). */
 static _Thread_local uint32_t pc_rt_tl_stack[PC_RT_MAX_DEPTH];
-static _Thread_local unsigned char pc_rt_tl_gated[PC_RT_MAX_DEPTH];
+static _Thread_local pc_nvtx_state pc_rt_tl_filter[PC_RT_MAX_DEPTH];
 static _Thread_local int pc_rt_tl_depth;
+static _Thread_local int pc_rt_tl_inc, pc_rt_tl_exc;
 
 /* ---- signals ------------------------------------------------------------------------- */
 
@@ -255,7 +262,24 @@ static void pc_rt_fork_child(void) {
 
 /* ---- NVTX callbacks ------------------------------------------------------------------ */
 
-static int pc_rt_gate(void) { return atomic_load(&pc_rt_gate_open) > 0; }
+static int pc_rt_gate(void) {
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  return (!f || f->ninclude == 0 || atomic_load(&pc_rt_nthreads_inc) > 0) && atomic_load(&pc_rt_nthreads_exc) == 0;
+}
+
+/* The filter's verdict for this thread's stack now (depth ranges, the top
+ * one's state at depth - 1), into the process-wide counts. */
+static void pc_rt_filter_update(int depth) {
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  if (!f || depth > PC_RT_MAX_DEPTH) return;
+  pc_nvtx_state empty;
+  const pc_nvtx_state *top = depth > 0 ? &pc_rt_tl_filter[depth - 1] : (pc_nvtx_state_empty(f, &empty), &empty);
+  const int inc = f->ninclude > 0 && pc_nvtx_state_included(f, top), exc = pc_nvtx_state_excluded(f, top);
+  if (inc != pc_rt_tl_inc) atomic_fetch_add(&pc_rt_nthreads_inc, inc ? 1 : -1);
+  if (exc != pc_rt_tl_exc) atomic_fetch_add(&pc_rt_nthreads_exc, exc ? 1 : -1);
+  pc_rt_tl_inc = inc;
+  pc_rt_tl_exc = exc;
+}
 
 static void pc_rt_wide_name(const wchar_t *w, char *out, size_t len) {
   size_t n = 0;
@@ -300,7 +324,14 @@ static void pc_rt_push(const char *name) {
   const int depth = pc_rt_tl_depth++;
   if (depth >= PC_RT_MAX_DEPTH) return;
   pc_rt_tl_stack[depth] = 0;
-  pc_rt_tl_gated[depth] = 0;
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  if (f) { /* the filter sees every range of the thread, regions or not */
+    pc_nvtx_state empty;
+    const pc_nvtx_state *parent =
+        depth > 0 ? &pc_rt_tl_filter[depth - 1] : (pc_nvtx_state_empty(f, &empty), &empty);
+    pc_nvtx_state_push(f, parent, name, &pc_rt_tl_filter[depth]);
+    pc_rt_filter_update(depth + 1);
+  }
   if (!atomic_load(&pc_rt_accept)) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
   if (!atomic_load(&pc_rt_accept)) { /* the report is being written */
@@ -313,8 +344,6 @@ static void pc_rt_push(const char *name) {
   } else {
     pc_rt_nranges++;
     pc_rt_tl_stack[depth] = id;
-    pc_rt_tl_gated[depth] = (unsigned char)pc_config_nvtx_match(&pc_rt_env, name); /* the name, or regex:EXPR */
-    if (pc_rt_tl_gated[depth]) atomic_fetch_add(&pc_rt_gate_open, 1);
   }
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
@@ -323,13 +352,11 @@ static void pc_rt_pop(void) {
   if (pc_rt_tl_depth == 0) return; /* a pop without its push (or pushed before we started) */
   const int depth = --pc_rt_tl_depth;
   if (depth >= PC_RT_MAX_DEPTH) return;
+  pc_rt_filter_update(depth);
   const uint32_t id = pc_rt_tl_stack[depth];
   if (!id) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
-  if (atomic_load(&pc_rt_accept)) {
-    pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
-    if (pc_rt_tl_gated[depth]) atomic_fetch_sub(&pc_rt_gate_open, 1);
-  }
+  if (atomic_load(&pc_rt_accept)) pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
 
@@ -439,7 +466,7 @@ static void pc_rt_context_created(CUcontext ctx) {
     snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
     pc_session_note(s, note);
   }
-  if (pc_rt_env.nvtx_include) pc_capture_set_counter_gate(pc_rt_gate);
+  if (pc_rt_env.nvtx_filter) pc_capture_set_counter_gate(pc_rt_gate);
   char prog[256];
   pc_rt_program_name(prog, sizeof prog);
   if (pc_session_begin_program(s, prog) != PERFCHECK_OK) {

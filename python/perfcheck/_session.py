@@ -305,7 +305,7 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
 
     - ``mode``: "auto" (counters where the GPU allows, else timing with a
       note), "timing" or "counters" (PERFCHECK_MODE);
-    - ``metrics``: "default", "sol", "full", or ncu metric names (a str
+    - ``metrics``: "default", "sol", "full", ncu's "basic" or "detailed", or ncu metric names (a str
       with commas or a list; may start with a set) (PERFCHECK_METRICS);
     - ``kernels``: a POSIX extended regex searched in each kernel's name
       (its demangled name without return type and parameters), as the C

@@ -10,7 +10,7 @@
 # and named in the call's `carry`).  They are unpacked with dpkg -x into
 # /tmp/pc-cmocka and reached through PKG_CONFIG_PATH / LD_LIBRARY_PATH.
 #
-# Stages (default: env build tests demo): env build tests demo gputests
+# Stages (default: env build tests demo): env build tests demo gputests ncuhelp nsys
 # corpus exports quickbench overhead injectspeed bench accuracy ceilings
 # snapshots inproc diffruns torchstep ncuwall torchdiag splittests (the corpus's Python programs in process, compared with
 # tests/data/corpus's ncu rows by tests/corpus/check_expected.py) multigpu
@@ -346,6 +346,24 @@ PY
         wait $pid; echo "$m rc=$?" | tee -a "$OUT/summary.txt"
         tail -12 "$D/$m.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
       done
+      ;;
+    ncuhelp)
+      # Issue 20: ncu's own --help and set lists (for the coordinator to
+      # compare with tests/data/ncu/ncu-help.documented.txt, which is
+      # transcribed from NVIDIA's documentation), and the ncu-flag check of
+      # `perfcheck run` against the real help.  Needs the build stage.  ~10 s.
+      say "ncuhelp: ncu --help, --list-sets, --list-sections; tests/unit/check_ncu_flags.py on the real help"
+      NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      D=$R/ncuhelp
+      mkdir -p "$D"
+      "$NCU" --version > "$D/ncu-version.txt" 2>&1
+      "$NCU" --help > "$D/ncu-help.txt" 2>&1
+      "$NCU" --list-sets > "$D/ncu-list-sets.txt" 2>&1
+      "$NCU" --list-sections > "$D/ncu-list-sections.txt" 2>&1
+      python3 "$ROOT/tests/unit/check_ncu_flags.py" "$BUILD/bin/perfcheck" "$D/ncu-help.txt" "$ROOT/tests/data" \
+        > "$D/check-ncu-flags.txt" 2>&1
+      echo "check_ncu_flags rc=$?" >> "$D/check-ncu-flags.txt"
+      tail -20 "$D/check-ncu-flags.txt" | tee -a "$OUT/summary.txt"
       ;;
     *)
       say "unknown stage $s"

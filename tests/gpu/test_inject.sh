@@ -137,8 +137,8 @@ case $part in
     else
       fail "text report: file '$rep', stderr: $(head -c 400 "$tmp/nvtx.txt.err")"
     fi
-    runs "PERFCHECK_NVTX=second" 3 "$tmp/gate" \
-      "$PERFCHECK" run --mode counters --nvtx second --format json --output "$tmp/gate.json" -- "$NVTX"
+    runs "--nvtx --nvtx-include second/" 3 "$tmp/gate" \
+      "$PERFCHECK" run --mode counters --nvtx --nvtx-include second/ --format json --output "$tmp/gate.json" -- "$NVTX"
     pycheck nvtx_gate "$tmp/gate.json"
     runs "SIGTERM inside a range" 143 "$tmp/term" \
       "$PERFCHECK" run --format json --output "$tmp/term.json" -- "$NVTX" --term

@@ -165,10 +165,10 @@ expect_rc 0 "help run" "$PERFCHECK" help run
 
 # The environment the program gets.
 got=$(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u LD_PRELOAD "$PERFCHECK" run --mode timing \
-  --metrics sol --kernels 'a|b' --launch-skip 2 --launch-count 3 --per-signature 4 --nvtx step \
+  --metrics sol --kernels 'a|b' --launch-skip 2 --launch-count 3 --per-signature 4 --nvtx --nvtx-include step/ \
   --output 'r-%p.json' --format json --progress -- \
-  sh -c 'echo "$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|${LD_PRELOAD%%:*}|$PERFCHECK_MODE|$PERFCHECK_METRICS|$PERFCHECK_KERNELS|$PERFCHECK_LAUNCH_SKIP|$PERFCHECK_LAUNCH_COUNT|$PERFCHECK_PER_SIGNATURE|$PERFCHECK_NVTX|$PERFCHECK_OUTPUT|$PERFCHECK_FORMAT|$PERFCHECK_PROGRESS"')
-want="$SHIM_REAL|$SHIM_REAL|$SHIM_REAL|timing|sol|a|b|2|3|4|step|r-%p.json|json|1"
+  sh -c 'echo "$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|${LD_PRELOAD%%:*}|$PERFCHECK_MODE|$PERFCHECK_METRICS|$PERFCHECK_KERNELS|$PERFCHECK_LAUNCH_SKIP|$PERFCHECK_LAUNCH_COUNT|$PERFCHECK_PER_SIGNATURE|$PERFCHECK_NVTX_INCLUDE|$PERFCHECK_OUTPUT|$PERFCHECK_FORMAT|$PERFCHECK_PROGRESS"')
+want="$SHIM_REAL|$SHIM_REAL|$SHIM_REAL|timing|sol|a|b|2|3|4|step/|r-%p.json|json|1"
 [ "$got" = "$want" ] && pass "environment: $got" || fail "environment: got '$got', want '$want'"
 got=$(LD_PRELOAD=libm.so.6 "$PERFCHECK" run -- sh -c 'echo "$LD_PRELOAD"')
 [ "$got" = "$SHIM_REAL:libm.so.6" ] && pass "LD_PRELOAD kept: $got" || fail "LD_PRELOAD: got '$got'"

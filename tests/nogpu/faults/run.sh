@@ -253,8 +253,8 @@ run_case limit "$PC" check --expect 'regex:(x|xx)+\1y:step>=0' "$T4"
 if [ "$rc" = 2 ] && has "$tmp/err" 'rule "backref"'; then pass "regex (x|xx)+\\1y: refused"; else fail "backref" "exit $rc"; fi
 run_case "$PC" run --kernels 'regex:(x|xx)+\1y' -- true
 if [ "$rc" = 2 ] && has "$tmp/err" 'rule "backref"'; then pass "run --kernels regex: guarded"; else fail "run --kernels guard" "exit $rc"; fi
-run_case "$PC" run --nvtx 'regex:((a{2}){2}){2}' -- true
-if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "run --nvtx regex: guarded"; else fail "run --nvtx guard" "exit $rc"; fi
+run_case "$PC" run --nvtx-include 'regex:((a{2}){2}){2}/' -- true
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "run --nvtx-include regex: guarded"; else fail "run --nvtx-include guard" "exit $rc"; fi
 run_case env PERFCHECK_KERNELS='regex:(x|xx)+\1y' "$HELPER" config
 if has "$tmp/out" "kernel_regex=(none)" && has "$tmp/err" 'rule "backref"'; then pass "PERFCHECK_KERNELS regex: guarded, one warning";
 else fail "PERFCHECK_KERNELS guard" "$(cat "$tmp/out")"; fi
