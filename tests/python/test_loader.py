@@ -2,7 +2,6 @@
 path, and one error naming all three with the version wanted.  Each case
 runs in a fresh interpreter (the library is loaded once per process)."""
 
-import ctypes
 import os
 
 import pytest
@@ -48,12 +47,13 @@ def test_found_on_the_loader_path(py):
 
 
 def test_missing_names_all_three_places(py):
-    p = py(PROBE, unset=["PERFCHECK_LIBRARY", "LD_LIBRARY_PATH"])
-    try:
-        ctypes.CDLL("libperfcheck.so.0")
-        installed = True  # an installed copy on the loader path: then it is found there
-    except OSError:
-        installed = False
+    unset = ["PERFCHECK_LIBRARY", "LD_LIBRARY_PATH"]
+    p = py(PROBE, unset=unset)
+    # Whether an installed copy is on the loader path, asked in the child's
+    # environment (not this process's: the shell running ctest may have
+    # LD_LIBRARY_PATH pointing at some libperfcheck, which the child does
+    # not see).  Found there, it is what the child loads.
+    installed = py("import ctypes; ctypes.CDLL('libperfcheck.so.0')", unset=unset).returncode == 0
     if installed:
         assert p.returncode == 0 and "the loader path" in p.stdout
         return

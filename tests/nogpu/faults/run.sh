@@ -144,19 +144,27 @@ if [ "$rc" = 0 ] && [ "${1:-x}" = "${2:-y}" ]; then pass "run: PERFCHECK_ROOT_PI
 fi
 
 # 11. A privileged process (setuid to another user) writes no report file.
+# It runs as nobody, who may not enter the folders of this checkout (a clone
+# under /root or a 0700 home) nor $TMPDIR inside it: the helper (which
+# needs libc, libm and libz only) and the export it reads are copied to a
+# folder of their own under /tmp that everyone may enter.
+priv=""
 if [ "$SAN" = 1 ]; then
   skip "privileged process" "ASan build (ASan refuses to run setuid)"
-elif [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
-  cp "$HELPER" "$tmp/suid_helper" && chown nobody "$tmp/suid_helper" && chmod 4755 "$tmp/suid_helper"
-  mkdir -p "$tmp/pub" && chmod 777 "$tmp/pub"
-  run_case "$tmp/suid_helper" deliver "$tmp/pub/priv.json" json "$T4"
-  if [ "$rc" = 3 ] && [ ! -e "$tmp/pub/priv.json" ] && has "$tmp/err" "no report written" &&
+elif [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && priv=$(mktemp -d /tmp/perfcheck-priv.XXXXXX); then
+  trap 'rm -rf "$tmp" "$priv"' EXIT
+  chmod 755 "$priv"
+  cp "$T4" "$priv/t4.csv" && chmod 644 "$priv/t4.csv"
+  cp "$HELPER" "$priv/suid_helper" && chown nobody "$priv/suid_helper" && chmod 4755 "$priv/suid_helper"
+  mkdir -p "$priv/pub" && chmod 777 "$priv/pub"
+  run_case "$priv/suid_helper" deliver "$priv/pub/priv.json" json "$priv/t4.csv"
+  if [ "$rc" = 3 ] && [ ! -e "$priv/pub/priv.json" ] && has "$tmp/err" "no report written" &&
     [ "$(wc -l <"$tmp/err")" = 1 ]; then pass "privileged process: no file, one line"
-  elif [ "$rc" = 0 ] && [ -e "$tmp/pub/priv.json" ] && mount | grep -q nosuid; then
+  elif [ "$rc" = 0 ] && [ -e "$priv/pub/priv.json" ] && mount | grep -q nosuid; then
     skip "privileged process" "setuid has no effect here (nosuid mount)"
   else fail "privileged process" "exit $rc"; fi
   # 12. ... and perfcheck run refuses to inject into a setuid program.
-  run_case "$PC" run -- "$tmp/suid_helper" config
+  run_case "$PC" run -- "$priv/suid_helper" config
   if [ "$rc" = 2 ] && has "$tmp/err" "is setuid: perfcheck does not inject" && [ ! -s "$tmp/out" ]; then
     pass "run refuses a setuid program"; else fail "run setuid" "exit $rc"; fi
 else
