@@ -98,3 +98,19 @@ if(EXISTS /dev/full)
   pc_cli_test(write_error EXIT 1 FLAGS --stdout-file /dev/full STDERR "writing the report to stdout failed"
     ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 endif()
+
+# Step 1 from an nsys stats CSV (issue 20 item 9; the fixture is hand-made in
+# NVIDIA's documented format, its header says so): the run's kernel time
+# against the wall clock given, copies beside it.
+pc_cli_test(nsys_step1 EXIT 0 FLAGS --no-stderr
+  STDOUT "\nrun +450\\.000 +0\\.777 +7\\.654 +0\\.2 +4  not_the_slow_part\n"
+         "\nregion run: step 1 not_the_slow_part: kernel_ns / wall_ns = 0\\.001726"
+  ARGS diagnose --wall-time 450ms ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_no_wall EXIT 0 FLAGS --no-stderr
+  STDOUT "step 1 needs the run's wall clock, which an nsys summary does not hold: give it with --wall-time"
+  ARGS diagnose ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_bad_wall EXIT 2 FLAGS --no-stdout STDERR "bad --wall-time '4 5s'"
+  ARGS diagnose --wall-time "4 5s" ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_wall_on_ncu EXIT 2 FLAGS --no-stdout
+  STDERR "mystery.csv:1: an ncu export, not an nsys stats CSV" "--wall-time and a second file are for nsys stats CSV"
+  ARGS diagnose --wall-time 1s ${_pc_data}/h200/mystery.csv)
