@@ -21,6 +21,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_cli_docs.h"
 #include "pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
@@ -37,7 +38,7 @@ static const char usage_main[] =
     "lanes working, is occupancy the limit) and one verdict per kernel.\n"
     "\n"
     "commands:\n"
-    "  diagnose FILE.csv   walk the checklist over an `ncu --csv --page raw` export\n"
+    "  diagnose FILE       walk the checklist over an `ncu --csv --page raw` export\n"
     "  metrics             print a metric set, comma-separated, for `ncu --metrics`\n"
     "  check               check performance expectations, for CI scripts\n"
     "  run -- PROGRAM      run a program built without perfcheck and report its kernels\n"
@@ -45,7 +46,7 @@ static const char usage_main[] =
     "  report REPORT       write a report again: --html OUT.html for the HTML page\n"
     "  diff BEFORE AFTER   what got worse between two runs (exit 1 if anything did)\n"
     "  ceilings            measure the GPU's DRAM bandwidth and FP32 rate (step 2)\n"
-    "  help [COMMAND]      this text, or a command's\n"
+    "  help [COMMAND]      this text, or a command's (man perfcheck: all of them)\n"
     "\n"
     "options:\n"
     "  -h, --help          this text\n"
@@ -415,6 +416,38 @@ static int print_version(void) {
   return EXIT_DONE;
 }
 
+/* The subcommands and their --help texts: `help COMMAND`, the man page and
+ * the bash completion are all written from this table. */
+static const pc_cli_command commands[] = {
+    {"diagnose", "the checklist over an ncu export (plain or gzip), or step 1 from an nsys stats CSV", usage_diagnose},
+    {"metrics", "a metric set for ncu --metrics, or its CUPTI pass count", usage_metrics},
+    {"check", "performance expectations, for CI (exit 0 all hold, 1 one fails, 2 bad input)", pc_cli_check_usage},
+    {"run", "run an unmodified program under perfcheck and report its kernels", pc_cli_run_usage},
+    {"merge", "combine the reports of several processes into one", pc_cli_merge_usage},
+    {"report", "write a report again, as the HTML page above all", pc_cli_report_usage},
+    {"diff", "what got worse between two runs (exit 1 when anything did)", pc_cli_diff_usage},
+    {"ceilings", "measure the GPU's DRAM bandwidth and FP32 rate for step 2", usage_ceilings},
+};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+/* `help --man FILE`, `help --bash-completion FILE` (the build's; "-": stdout). */
+static int write_docs(const char *what, const char *path) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "perfcheck: cannot write %s: ", path);
+    perror(NULL);
+    return EXIT_FAILED;
+  }
+  static const char *const sets[] = {"default", "sol", "full", "basic", "detailed", NULL};
+  static const char *const formats[] = {"text", "json", "csv", "html", NULL};
+  int rc = strcmp(what, "--man") == 0
+               ? pc_cli_write_man(f, PERFCHECK_VERSION_STRING, usage_main, commands, NCOMMANDS)
+               : pc_cli_write_bash_completion(f, commands, NCOMMANDS, sets, formats);
+  if ((f == stdout ? fflush(f) : fclose(f)) != 0) rc = -1;
+  if (rc != 0) fprintf(stderr, "perfcheck: writing %s failed\n", path);
+  return rc == 0 ? EXIT_DONE : EXIT_FAILED;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_main, stderr);
@@ -432,34 +465,13 @@ int main(int argc, char **argv) {
       fputs(usage_main, stdout);
       return EXIT_DONE;
     }
-    if (strcmp(argv[2], "diagnose") == 0) {
-      fputs(usage_diagnose, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "metrics") == 0) {
-      fputs(usage_metrics, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "check") == 0) {
-      fputs(pc_cli_check_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "run") == 0) {
-      fputs(pc_cli_run_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "merge") == 0) {
-      fputs(pc_cli_merge_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "ceilings") == 0) {
-      fputs(usage_ceilings, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "report") == 0 || strcmp(argv[2], "diff") == 0) {
-      fputs(argv[2][0] == 'r' ? pc_cli_report_usage : pc_cli_diff_usage, stdout);
-      return EXIT_DONE;
-    }
+    if (strcmp(argv[2], "--man") == 0 || strcmp(argv[2], "--bash-completion") == 0)
+      return write_docs(argv[2], argc > 3 ? argv[3] : "-");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+      if (strcmp(argv[2], commands[i].name) == 0) {
+        fputs(commands[i].usage, stdout);
+        return EXIT_DONE;
+      }
     return usage_error(usage_main, "no command '%s'", argv[2]);
   }
   if (strcmp(cmd, "diagnose") == 0) return cmd_diagnose(argc - 1, argv + 1);

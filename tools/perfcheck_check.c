@@ -238,9 +238,13 @@ int pc_cli_check(int argc, char **argv) {
     if (!ran) goto done; /* the message is out; rc stays 2 */
     struct stat st;
     if (stat(report_path, &st) != 0 || st.st_size == 0) {
+      /* Two reasons, and only one of them prints a line: a program that
+       * never initialised CUDA is left entirely alone (no line), while
+       * profiling turned off prints "perfcheck: profiling off: ...". */
       fprintf(stderr,
-              "perfcheck check: %s wrote no perfcheck report (exit status %d); a \"perfcheck: profiling off\" line "
-              "above says why\n",
+              "perfcheck check: %s wrote no perfcheck report (exit status %d): either it never used CUDA (perfcheck "
+              "leaves such a program alone and says nothing), or profiling was off, which a \"perfcheck: profiling "
+              "off\" line above then says\n",
               argv[program], program_status);
       goto done;
     }

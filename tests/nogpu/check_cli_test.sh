@@ -77,6 +77,10 @@ printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
 expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
 expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
 expect_run 0 "usage: perfcheck check" -- --help
+# A program that never uses CUDA prints no "profiling off" line, and the
+# message says both reasons (issue 20).
+expect_run 2 "/bin/true wrote no perfcheck report (exit status 0): either it never used CUDA" -- \
+  --expect 'mysteryA:step==3' -- /bin/true
 # Issue 9 item 7: a typo is bad input (2), never a regression (1).
 # Issue 20: refused as the expectation is read, with at most three nearest
 # names, never the list of every quantity.
