@@ -41,12 +41,13 @@ enum { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_USAGE = 2 };
 
 const char pc_cli_check_usage[] =
     "usage: perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE]\n"
-    "                       [--junit FILE] [--suite NAME] [--quiet] FILE.csv|FILE.json\n"
+    "                       [--junit FILE] [--suite NAME] [--quiet] [--verbose] REPORT\n"
     "       perfcheck check --expect SPEC ... -- PROGRAM [ARGS...]\n"
     "       perfcheck check --baseline BASE.json (NEW.json | -- PROGRAM [ARGS...])\n"
     "\n"
     "Checks performance expectations against an `ncu --csv --page raw` export or a\n"
-    "perfcheck JSON report, or against a run of PROGRAM under the injection library\n"
+    "perfcheck JSON report (REPORT, plain or gzip, - for stdin), or against a run of\n"
+    "PROGRAM under the injection library\n"
     "(as `perfcheck run -- PROGRAM`; PERFCHECK_MODE and the other variables apply).\n"
     "\n"
     "SPEC is KERNEL:QUANTITY OP VALUE, for example\n"
@@ -72,6 +73,7 @@ const char pc_cli_check_usage[] =
     "      --junit FILE    also write the results as JUnit XML to FILE\n"
     "      --suite NAME    the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
+    "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero, or the\n"
@@ -158,12 +160,16 @@ int pc_cli_check(int argc, char **argv) {
                                            {"junit", required_argument, NULL, 'J'},
                                            {"suite", required_argument, NULL, 'S'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
-  while ((c = getopt_long(nopt, argv, ":e:b:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(nopt, argv, ":e:b:qvh", longopts, NULL)) != -1) {
     switch (c) {
+      case 'v':
+        pc_cli_set_verbose();
+        break;
       case 'h':
         fputs(pc_cli_check_usage, stdout);
         rc = CHECK_PASS;
