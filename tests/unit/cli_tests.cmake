@@ -83,7 +83,7 @@ pc_cli_test(unknown_format EXIT 2 FLAGS --no-stdout STDERR "unknown format 'xml'
   ARGS diagnose --format xml ${_pc_data}/t4_seed000.csv)
 pc_cli_test(diagnose_no_file EXIT 2 FLAGS --no-stdout STDERR "diagnose needs an ncu export" ARGS diagnose)
 pc_cli_test(version EXIT 0 STDOUT "^perfcheck ${PROJECT_VERSION}\n" ARGS --version)
-pc_cli_test(help EXIT 0 STDOUT "usage: perfcheck <command>" "diagnose FILE.csv" ARGS --help)
+pc_cli_test(help EXIT 0 STDOUT "usage: perfcheck <command>" "diagnose FILE   " ARGS --help)
 pc_cli_test(help_diagnose EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS help diagnose)
 pc_cli_test(diagnose_help EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS diagnose --help)
 pc_cli_test(help_metrics EXIT 0 STDOUT "usage: perfcheck metrics" ARGS metrics -h)
