@@ -261,8 +261,38 @@ static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
   return 0;
 }
 
-/* LD_PRELOAD with the library first (once). */
+/* Appends dir to LD_LIBRARY_PATH (searched after what the user set). */
+static void run_append_library_path(const char *dir) {
+  const char *old = getenv("LD_LIBRARY_PATH");
+  if (!old || !*old) {
+    setenv("LD_LIBRARY_PATH", dir, 1);
+    return;
+  }
+  size_t n = strlen(old) + strlen(dir) + 2;
+  char *v = malloc(n);
+  if (!v) return;
+  snprintf(v, n, "%s:%s", old, dir);
+  setenv("LD_LIBRARY_PATH", v, 1);
+  free(v);
+}
+
+/* LD_PRELOAD with the library first (once).  ld.so splits LD_PRELOAD at
+ * spaces and colons, with no escape: a library whose path holds either (an
+ * install under "/opt/my tools") is preloaded by its file name, its folder
+ * appended to LD_LIBRARY_PATH, or not at all when the folder holds a colon
+ * (CUDA_INJECTION64_PATH, read whole by the driver, still injects it). */
 static void run_preload(const char *lib) {
+  char name[PATH_MAX];
+  if (strpbrk(lib, " \t:")) {
+    const char *slash = strrchr(lib, '/');
+    if (!slash || strpbrk(slash + 1, " \t:")) return;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - lib), lib);
+    if (strchr(dir, ':')) return;
+    run_append_library_path(dir);
+    snprintf(name, sizeof name, "%s", slash + 1);
+    lib = name;
+  }
   const char *old = getenv("LD_PRELOAD");
   if (!old || !*old) {
     setenv("LD_PRELOAD", lib, 1);
