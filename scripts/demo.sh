@@ -56,7 +56,7 @@ fi
 
 if [ "${1:-}" = "--detect" ]; then
   if [ -z "$why" ]; then
-    echo "demo: in process: $PERFCHECK_DEMO_EXAMPLE on $(printf '%s\n' "$gpus" | head -1)"
+    echo "demo: in process: $PERFCHECK_DEMO_EXAMPLE on ${gpus%%$'\n'*}"
   else
     echo "demo: offline: $why"
   fi
@@ -68,7 +68,7 @@ targets=(--target perfcheck_cli)
 quietly cmake --build "$build" -j"$jobs" "${targets[@]}"
 
 if [ -z "$why" ]; then
-  echo "# GPU found ($(printf '%s\n' "$gpus" | head -1)): the mystery kernels under perfcheck, in process"
+  echo "# GPU found (${gpus%%$'\n'*}): the mystery kernels under perfcheck, in process"
   exec "$PERFCHECK_DEMO_EXAMPLE"
 fi
 echo "# offline: $why; so perfcheck diagnose of the committed H200 export of the same kernels, $export_csv"

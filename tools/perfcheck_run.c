@@ -261,38 +261,10 @@ static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
   return 0;
 }
 
-/* Appends dir to LD_LIBRARY_PATH (searched after what the user set). */
-static void run_append_library_path(const char *dir) {
-  const char *old = getenv("LD_LIBRARY_PATH");
-  if (!old || !*old) {
-    setenv("LD_LIBRARY_PATH", dir, 1);
-    return;
-  }
-  size_t n = strlen(old) + strlen(dir) + 2;
-  char *v = malloc(n);
-  if (!v) return;
-  snprintf(v, n, "%s:%s", old, dir);
-  setenv("LD_LIBRARY_PATH", v, 1);
-  free(v);
-}
-
-/* LD_PRELOAD with the library first (once).  ld.so splits LD_PRELOAD at
- * spaces and colons, with no escape: a library whose path holds either (an
- * install under "/opt/my tools") is preloaded by its file name, its folder
- * appended to LD_LIBRARY_PATH, or not at all when the folder holds a colon
- * (CUDA_INJECTION64_PATH, read whole by the driver, still injects it). */
+/* LD_PRELOAD with the library first (once).  The caller gives a path
+ * without blanks or colons: ld.so splits LD_PRELOAD at both, with no
+ * escape (pc_run_program gives a space-free alias of one that has them). */
 static void run_preload(const char *lib) {
-  char name[PATH_MAX];
-  if (strpbrk(lib, " \t:")) {
-    const char *slash = strrchr(lib, '/');
-    if (!slash || strpbrk(slash + 1, " \t:")) return;
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - lib), lib);
-    if (strchr(dir, ':')) return;
-    run_append_library_path(dir);
-    snprintf(name, sizeof name, "%s", slash + 1);
-    lib = name;
-  }
   const char *old = getenv("LD_PRELOAD");
   if (!old || !*old) {
     setenv("LD_PRELOAD", lib, 1);
@@ -362,8 +334,16 @@ static void run_forward(int sig, siginfo_t *info, void *uctx) {
   errno = saved;
 }
 
+/* Removes the symlink folder of a preloaded path with blanks, if any. */
+static void run_alias_remove(const char *dir, const char *alias) {
+  if (!dir[0]) return;
+  unlink(alias);
+  rmdir(dir);
+}
+
 int pc_run_program(const char *who, char **argv, int *ran) {
   if (ran) *ran = 0;
+  char alias_dir[64] = "", alias[128] = "";
   char file[PATH_MAX + 256];
   if (run_resolve(argv[0], file, sizeof file)) {
     const char *what = run_privileged(file);
@@ -382,8 +362,27 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     const char *n = getenv("NVTX_INJECTION64_PATH");
     if (!n || !*n) setenv("NVTX_INJECTION64_PATH", lib, 1);
     /* Also preloaded: without a driver nothing calls InitializeInjection,
-     * and the library's exit check then says why profiling is off. */
-    run_preload(lib);
+     * and the library's exit check then says why profiling is off.  A path
+     * with a blank or a colon (an install under "/opt/my tools") cannot be
+     * carried by LD_PRELOAD, which ld.so splits at both with no escape: it is
+     * preloaded through a symlink in a folder of ours under /tmp, removed
+     * when the program ends (the library resolves its own path, so it finds
+     * libperfcheck.so.0 beside the real file). */
+    const char *preload = lib;
+    if (strpbrk(lib, " \t:")) {
+      preload = NULL;
+      snprintf(alias_dir, sizeof alias_dir, "%s", "/tmp/perfcheck-run-XXXXXX");
+      if (mkdtemp(alias_dir)) {
+        snprintf(alias, sizeof alias, "%s/libperfcheck_inject.so", alias_dir);
+        if (symlink(lib, alias) == 0)
+          preload = alias;
+        else
+          rmdir(alias_dir), alias_dir[0] = '\0';
+      } else {
+        alias_dir[0] = '\0';
+      }
+    }
+    if (preload) run_preload(preload);
   } else {
     fprintf(stderr, "perfcheck: profiling off: %s\n", why);
   }
@@ -400,6 +399,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
     fprintf(stderr, "%s: pipe: %s\n", who, strerror(errno));
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    run_alias_remove(alias_dir, alias);
     return RUN_NOT_EXECUTABLE;
   }
   pid_t pid = fork();
@@ -408,6 +408,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     close(fds[0]);
     close(fds[1]);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    run_alias_remove(alias_dir, alias);
     return RUN_NOT_EXECUTABLE;
   }
   if (pid == 0) {
@@ -448,6 +449,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   run_child_pid = 0;
   for (size_t i = 0; i < RUN_NSIGS; i++) sigaction(run_fwd_sigs[i], &old_act[i], NULL);
   sigprocmask(SIG_SETMASK, &old_mask, NULL);
+  run_alias_remove(alias_dir, alias);
   if (got == (ssize_t)sizeof e) { /* exec failed */
     fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(e));
     return e == ENOENT || e == ENOTDIR ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;

@@ -35,7 +35,7 @@ echo "the installed tree runs without LD_LIBRARY_PATH"
 page=$(ls "$prefix"/share/man/man1/perfcheck.1 2>/dev/null || true)
 [ -n "$page" ] || { echo "no share/man/man1/perfcheck.1 installed"; exit 1; }
 if command -v man >/dev/null 2>&1; then
-  found=$(MANPATH="$prefix/share/man" man -w perfcheck)
+  found=$(MANPATH="$prefix/share/man" man -w perfcheck 2>&1) || { echo "man -w perfcheck failed: $found"; exit 1; }
   [ "$found" = "$page" ] || { echo "man -w perfcheck: '$found', not $page"; exit 1; }
   text=$(MANPATH="$prefix/share/man" MANWIDTH=100 man perfcheck 2>/dev/null | col -b 2>/dev/null || true)
   [ -n "$text" ] || text=$(MANWIDTH=100 man -l "$page")
@@ -44,7 +44,9 @@ else
   text=$(groff -man -Tascii "$page" | col -b)
 fi
 for c in diagnose metrics check run merge report diff ceilings; do
-  first=$("$pc" help "$c" | head -1)
+  # (not `| head -1`: under pipefail the writer's SIGPIPE would end the test)
+  usage=$("$pc" help "$c")
+  first=${usage%%$'\n'*}
   grep -qF -- "$first" <<<"$text" || { echo "man perfcheck lacks the first line of 'perfcheck help $c': $first"; exit 1; }
 done
 grep -qF -- "--nvtx-include CONF" <<<"$text" || { echo "man perfcheck lacks run's --nvtx-include"; exit 1; }

@@ -33,8 +33,17 @@ while [ $# -gt 0 ]; do
 done
 command -v valgrind >/dev/null 2>&1 || VALGRIND=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" ${shimdir:+"$shimdir"}' EXIT
 cd "$tmp" || exit 1
+# ld.so splits LD_PRELOAD at blanks and colons: a checkout under a path with
+# a space preloads the library through a space-free symlink, as perfcheck
+# run does.
+SHIM_PRELOAD=$SHIM
+case $SHIM in *" "*|*:*)
+  shimdir=$(mktemp -d /tmp/perfcheck-shim.XXXXXX)
+  ln -s "$(readlink -f "$SHIM")" "$shimdir/libperfcheck_inject.so"
+  SHIM_PRELOAD=$shimdir/libperfcheck_inject.so ;;
+esac
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; [ -s "$tmp/err" ] && sed 's/^/    stderr: /' "$tmp/err" | head -5; }
@@ -152,7 +161,7 @@ priv=""
 if [ "$SAN" = 1 ]; then
   skip "privileged process" "ASan build (ASan refuses to run setuid)"
 elif [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && priv=$(mktemp -d /tmp/perfcheck-priv.XXXXXX); then
-  trap 'rm -rf "$tmp" "$priv"' EXIT
+  trap 'rm -rf "$tmp" "$priv" ${shimdir:+"$shimdir"}' EXIT
   chmod 755 "$priv"
   cp "$T4" "$priv/t4.csv" && chmod 644 "$priv/t4.csv"
   cp "$HELPER" "$priv/suid_helper" && chown nobody "$priv/suid_helper" && chmod 4755 "$priv/suid_helper"
@@ -380,12 +389,12 @@ if [ "$rc" = 2 ]; then pass "metrics -s: no such short option"; else fail "metri
 
 # The shim leaves a program that never touches CUDA alone: no variable added.
 if ! san_skip "shim: programs without CUDA"; then
-run_case env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH LD_PRELOAD="$SHIM" sh -c 'echo "${CUDA_INJECTION64_PATH-unset} ${NVTX_INJECTION64_PATH-unset}"'
+run_case env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH LD_PRELOAD="$SHIM_PRELOAD" sh -c 'echo "${CUDA_INJECTION64_PATH-unset} ${NVTX_INJECTION64_PATH-unset}"'
 if [ "$rc" = 0 ] && [ "$(cat "$tmp/out")" = "unset unset" ] && [ ! -s "$tmp/err" ]; then pass "shim: no variable added to a program without CUDA";
 else fail "shim environment" "$(cat "$tmp/out")"; fi
 if [ -n "$PLAIN" ]; then
   direct=$("$PLAIN" 3 2>&1; echo "rc=$?")
-  got=$(LD_PRELOAD="$SHIM" "$PLAIN" 3 2>&1; echo "rc=$?")
+  got=$(LD_PRELOAD="$SHIM_PRELOAD" "$PLAIN" 3 2>&1; echo "rc=$?")
   if [ "$got" = "$direct" ]; then pass "shim: a program without CUDA unchanged"; else fail "shim plain program" "$got"; fi
 fi
 fi
