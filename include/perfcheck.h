@@ -202,7 +202,8 @@ typedef enum perfcheck_mode {
 typedef struct perfcheck_options {
   size_t size;              /* sizeof(perfcheck_options); set by _init */
   perfcheck_mode mode;      /* default PERFCHECK_MODE_AUTO */
-  /* "default", "sol", "full", or a comma-separated list of ncu metric names,
+  /* "default", "sol", "full", ncu's "basic" or "detailed" (as far as CUPTI
+   * collects them: perfcheck metrics --list-sets), or a comma-separated list of ncu metric names,
    * optionally starting with a set name ("default,smsp__inst_executed.sum").
    * NULL means "default".  Copied at create. */
   const char *metrics;
@@ -220,7 +221,9 @@ typedef struct perfcheck_options {
                                (all runs of one name share them); 0 means 1 */
   int progress;             /* nonzero: "pass k/n, kernel i/m" lines on stderr */
   int emit_nvtx;            /* nonzero (default): regions also open an NVTX range */
-  int quiet;                /* nonzero: no one-line notes on stderr (they stay in the report) */
+  int quiet;                /* nonzero: no notes on stderr even with PERFCHECK_VERBOSE=1 (notes
+                               are in the report and perfcheck_session_message; without
+                               PERFCHECK_VERBOSE=1 the library prints none anyway) */
   /* When set, the report is also written to this path when the session is
    * destroyed (and, under the injection library, at exit).  `%p` is the pid,
    * `%h` the host name, `%q{VAR}` an environment value (unset or empty: the
@@ -333,10 +336,11 @@ PERFCHECK_API perfcheck_status perfcheck_report_kernel(const perfcheck_report *r
 PERFCHECK_API perfcheck_status perfcheck_report_region(const perfcheck_report *report, size_t index,
                                                        perfcheck_region_info *out);
 
-/* A kernel's value by name: any ncu metric of the contract (an alias such as
- * smsp__thread_inst_executed_per_inst_executed.ratio is accepted), any
- * launch__* value, or a derived name of the contract (sectors_per_request_ld,
- * threads_per_instruction, achieved_occupancy_pct, ...).
+/* A kernel's value by name, in the expectations' vocabulary (banner
+ * "Expectations": every number of the JSON kernel entry under its JSON name,
+ * derived and attributes keys, ncu metric names with their aliases such as
+ * smsp__thread_inst_executed_per_inst_executed.ratio, launch__* values,
+ * total_ns, kernel_time_share, duration_ns.median, ...).
  * Returns PERFCHECK_OK with *out set; PERFCHECK_ERROR_NOT_FOUND for an unknown
  * name or index; PERFCHECK_ERROR_NOT_MEASURED when the name is known but no
  * value was measured (*out is NaN then).
@@ -370,12 +374,15 @@ PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report
 PERFCHECK_API void perfcheck_free(void *memory);
 
 /* Reads an `ncu --csv --page raw` export and diagnoses every launch in it;
- * no GPU is needed.  The file (or pipe) is streamed: memory holds one chunk,
+ * no GPU is needed.  `path` is a file, a pipe, or "-" for stdin; gzip is
+ * recognised by its content (not its name) and decompressed as it is read
+ * (zlib), so a committed `.csv.gz` is read as it is.  The file (or pipe) is streamed: memory holds one chunk,
  * one row and the distinct launch signatures (plus 8 bytes per launch for
  * the median durations), never the whole export, and there is no size
  * limit.  On success *out owns a new report (free it with
  * perfcheck_report_destroy).  Unusable values become NaN with a warning in the
- * report and on stderr (unless `quiet`): a ',' that is not a thousands
+ * report (and on stderr only when PERFCHECK_VERBOSE=1 and not `quiet`: the
+ * library writes nothing to stderr otherwise): a ',' that is not a thousands
  * separator between groups of three ("96,384000"), an exponent outside the
  * range of a double ("1e-400"), "n/a", NaN.  A damaged export (a row with
  * the wrong number of fields, the last row cut short when ncu was stopped)
@@ -391,18 +398,64 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
 
 /* Reads a perfcheck JSON report (schema "perfcheck-report/1", as
  * perfcheck_report_write(..., PERFCHECK_FORMAT_JSON, ...) writes it) back
- * into a report: device, regions, kernels with their metrics by name,
+ * into a report (`path` a file or "-" for stdin, plain or gzip): device, regions, kernels with their metrics by name,
  * attributes, derived values and diagnosis, exactly as written (the
  * checklist is not run again; null stays "not measured").  Fields it does
  * not know are ignored, so newer writers stay readable.  On success *out
  * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
- * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
+ * nonzero, no warnings on stderr even with PERFCHECK_VERBOSE=1.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
  * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
  * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;
  * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
+
+/* Reads whatever perfcheck reads, told by its content, not its name: a
+ * perfcheck JSON report (as perfcheck_report_from_json), an `ncu --csv
+ * --page raw` export (as perfcheck_report_from_ncu_csv, diagnosed), or an
+ * nsys stats CSV (as perfcheck_report_from_nsys_csv with no wall clock);
+ * each plain or gzip, from a file, a pipe or "-" (stdin).  Returns as those
+ * functions; a file of none of these kinds is PERFCHECK_ERROR_PARSE, and
+ * perfcheck_last_error_message() names the file and the formats expected
+ * (or what it is: "an Nsight Compute report (.ncu-rep), not a CSV export:
+ * export it with ncu --import ...").  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_read(const char *path, int quiet, perfcheck_report **out);
+
+/* A new report with only the kernel entries that `kernels` selects, in
+ * ncu's -k vocabulary (as perfcheck_options.kernel_regex's PERFCHECK_KERNELS):
+ * a function name, matched exactly (no namespace, template arguments or
+ * parameters: "gemm" selects ns::gemm<128>(...), not gemm2), or regex:EXPR,
+ * a POSIX extended regex searched in the name.  The rest of the report
+ * (device, regions, warnings; each kept entry's numbers, share and verdict)
+ * is copied unchanged.  On success *out owns the new report.  Returns
+ * PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT (NULL, a bad filter: the
+ * message names the rule); PERFCHECK_ERROR_NOT_FOUND (no entry matches: the
+ * message lists the report's kernels); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe (the report is only read). */
+PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *report, const char *kernels,
+                                                       perfcheck_report **out);
+
+/* Step 1 of a run from Nsight Systems' summaries: reads the CSV of `nsys
+ * stats --report cuda_gpu_kern_sum [--report cuda_gpu_mem_time_sum]
+ * --format csv` (NVIDIA's documented columns: "Time (%)", "Total Time
+ * (ns)", "Instances" or "Count", "Avg", "Med", "Min", "Max", "StdDev",
+ * "Name" or "Operation"; any time unit), from 1 to 16 inputs (each a file,
+ * a pipe or "-", plain or gzip, holding one table or both, with nsys's own
+ * lines around them).  The report has one region, "run": its kernel time is
+ * the kernels' summed total (a sum over streams, not their union: a warning
+ * says when it exceeds the wall clock), its copies and memsets from
+ * cuda_gpu_mem_time_sum, and `wall_ns` (> 0; NaN or 0: unknown, and step 1
+ * of the run is not assessed) as its wall clock.  One entry per kernel name
+ * with its launches, total, median, min and max; no counters (steps 2 to 5
+ * not assessed, not_measured_reason says how to measure them); the
+ * checklist's step 1 then judges the run and each kernel's share.  Returns
+ * PERFCHECK_OK; PERFCHECK_ERROR_INVALID_ARGUMENT; PERFCHECK_ERROR_IO;
+ * PERFCHECK_ERROR_PARSE (an input without either table, or no kernel table
+ * at all: the message names it and the header expected);
+ * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
+                                                              int quiet, perfcheck_report **out);
 
 /* The same from memory: `text` holds `len` bytes of a JSON report (no NUL
  * needed; it is only read), `name` is what messages call it (a file name;
@@ -508,7 +561,8 @@ PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff);
 
 /* ==== Metric sets ======================================================== */
 
-/* The ncu metric names of a set ("default", "sol" or "full"), comma-separated,
+/* The ncu metric names of a set ("default", "sol", "full", or ncu's "basic"
+ * or "detailed"; "detailed" is "sol"), comma-separated,
  * ready for `ncu --metrics`; static text, NULL for an unknown set.
  * Thread-safe (static text). */
 PERFCHECK_API const char *perfcheck_metric_list(const char *set);
@@ -672,11 +726,26 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  * another band, "+-0%" none.
  *
  * Never a silent pass: a kernel that is not in the report, a quantity that
- * was not measured (NaN), an unknown quantity, and a cause or bound
- * expectation on a kernel whose verdict is not_assessed / unknown are
- * failures, each with its own message (an unknown quantity's names the
- * nearest known one and, in the first result of its expectation, lists them
- * all; `perfcheck check` treats it as bad input, exit 2).
+ * was not measured (NaN), and a cause or bound expectation on a kernel whose
+ * verdict is not_assessed / unknown are failures, each with its own message.
+ *
+ * One vocabulary: a quantity is any number of the JSON report's kernel
+ * entry under its JSON name: each key of `derived` (bytes_per_sector_ld,
+ * sectors_per_request_ld, threads_per_instruction, ...) and of
+ * `attributes`, each metric of `metrics` by its ncu name, total_ns,
+ * kernel_time_share, launches, duration_ns.min/.median/.max,
+ * busiest_pipe.pct, busiest_memory.pct, the launch__ values, step; a block's
+ * path may be written too ("derived.bytes_per_sector_ld",
+ * "metrics.dram__bytes_read.sum").  The words: cause and bound, with the
+ * cause words the report writes.  The JSON writer and this lookup read the
+ * same tables, so a field the report gains is a quantity at once.  A
+ * misspelt quantity is a mistake in the expectation, never a failed check:
+ * a name that is no quantity of any report is refused when the expectation
+ * is added (PERFCHECK_ERROR_PARSE, the message names at most three nearest
+ * quantities); an ncu metric's name (it has a "__") that no kernel of the
+ * report holds gives results with status PERFCHECK_ERROR_INVALID_ARGUMENT
+ * (with the same suggestions).  `perfcheck check` exits 2 on either; the
+ * Python package raises ValueError.
  *
  * Thread-safety: a set is used by one thread at a time (checking stores its
  * results in the set); different sets are independent.  perfcheck_expect is
@@ -722,9 +791,12 @@ typedef struct perfcheck_expectation_result {
                                       kernel part of the spec when none matched */
   const char *quantity;
   /* PERFCHECK_OK: holds.  PERFCHECK_ERROR_EXPECTATION_FAILED: measured and
-   * outside the bound.  PERFCHECK_ERROR_NOT_FOUND: no such kernel, or no
-   * such quantity.  PERFCHECK_ERROR_NOT_MEASURED: the quantity (or the
-   * verdict) was not measured. */
+   * outside the bound.  PERFCHECK_ERROR_NOT_FOUND: no such kernel, or the
+   * kernel lacks a metric other kernels of the report have.
+   * PERFCHECK_ERROR_INVALID_ARGUMENT: no kernel of the report has the
+   * quantity (a typo; the message names the nearest quantities).
+   * PERFCHECK_ERROR_NOT_MEASURED: the quantity (or the verdict) was not
+   * measured. */
   perfcheck_status status;
   double measured;                 /* NaN when not measured, and for words */
   const char *measured_word;       /* cause / bound words; NULL for numbers */
@@ -938,6 +1010,23 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
 }
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_read(const char *path, int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *report, const char *kernels,
+                                                       perfcheck_report **out) {
+  PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(kernels);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
+                                                              int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(paths), PERFCHECK_UNUSED_(n), PERFCHECK_UNUSED_(wall_ns), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

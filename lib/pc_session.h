@@ -6,6 +6,7 @@
 #ifndef PC_SESSION_H
 #define PC_SESSION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpu/pc_gpu.h"
@@ -58,7 +59,18 @@ void pc_session_keep_cupti_at_exit(void);
  * function attributes (pc_gpu_mark_exit, pc_gpu.h). */
 void pc_session_mark_exit(void);
 
-/* Adds a warning line to the session's report (and stderr unless quiet). */
+/* Adds a warning line to the session's report (and to stderr only with
+ * PERFCHECK_VERBOSE=1, unless quiet). */
 void pc_session_note(perfcheck_session *s, const char *text);
+
+/* perfcheck_session_destroy, also saying what the report held and where it
+ * went (for the injection library's one line at exit): `delivered` is
+ * pc_report_deliver's answer (0 written where asked, 1 on stderr instead,
+ * -1 not written), -2 when the session had no output.  sum may be NULL. */
+typedef struct pc_session_summary {
+  size_t kernels, warnings;
+  int delivered;
+} pc_session_summary;
+void pc_session_destroy_summary(perfcheck_session *s, pc_session_summary *sum);
 
 #endif /* PC_SESSION_H */

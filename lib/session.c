@@ -106,7 +106,8 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...)
 #endif
     ;
 
-/* A one-line note: in the report's warnings, on stderr unless quiet, and as
+/* A one-line note: in the report's warnings, on stderr only with
+ * PERFCHECK_VERBOSE=1 (and not quiet: pc_report_warn), and as
  * the session's message. */
 static void pc_note(perfcheck_session *s, const char *fmt, ...) {
   char buf[1024];
@@ -472,11 +473,16 @@ PERFCHECK_API const perfcheck_expectations *perfcheck_session_expectations(const
 
 /* ---- destroy -------------------------------------------------------------------------- */
 
-static void pc_write_output(perfcheck_session *s) {
-  (void)pc_report_deliver(s->report, s->opt.output_format, s->opt.output, s->opt.quiet);
+/* pc_report_deliver's answer: 0 written where asked, 1 on stderr instead,
+ * -1 not written. */
+static int pc_write_output(perfcheck_session *s) {
+  return pc_report_deliver(s->report, s->opt.output_format, s->opt.output, s->opt.quiet);
 }
 
-PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {
+PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) { pc_session_destroy_summary(s, NULL); }
+
+void pc_session_destroy_summary(perfcheck_session *s, pc_session_summary *sum) {
+  if (sum) *sum = (pc_session_summary){0, 0, -2};
   if (!s) return;
   pthread_mutex_lock(&pc_sess_global);
   if (s != pc_the_session) { /* not ours (or destroyed twice): leave it */
@@ -487,7 +493,11 @@ PERFCHECK_API void perfcheck_session_destroy(perfcheck_session *s) {
   pc_check_state(s);
   /* Open regions: closed (and reported) only when a report will be written. */
   pc_end_all(s, s->output != NULL, 0);
-  if (s->output) pc_write_output(s);
+  if (sum) sum->kernels = s->report->nkernels, sum->warnings = s->report->nwarnings;
+  if (s->output) {
+    const int delivered = pc_write_output(s);
+    if (sum) sum->delivered = delivered;
+  }
   pc_gpu_stop();
   pthread_mutex_unlock(&s->lock);
   pc_the_session = NULL;

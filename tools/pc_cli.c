@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pc_cli_getopt_reset(void) {
@@ -41,4 +42,140 @@ int pc_cli_format(const char *v) {
   if (strcmp(v, "csv") == 0) return 2;
   if (strcmp(v, "html") == 0) return 3;
   return -1;
+}
+
+int pc_cli_value_is_option(int c, const struct option *longopts) {
+  (void)longopts;
+  if (c == '?' || c == ':' || !optarg) return 0;
+  return optarg[0] == '-' && optarg[1] != '\0'; /* "-" alone is stdin or stdout */
+}
+
+int pc_cli_value_error(const char *cmd, char **argv, int status) {
+  /* The option is argv[optind - 2] when its value was the next word, else
+   * the value was glued on ("--kernels=--x", "-k-x"). */
+  const char *opt = optind >= 2 ? argv[optind - 2] : "?";
+  if (optind >= 1 && argv[optind - 1] != optarg) opt = argv[optind - 1];
+  if (strcmp(optarg, "--") == 0)
+    return pc_cli_usage_error(cmd, status, "%s needs a value before '--'", opt);
+  if (strcmp(opt, "-f") == 0) /* ncu's -f is --force-overwrite, a switch */
+    return pc_cli_usage_error(cmd, status, "-f needs a value, not the option '%s' (-f is --format here; ncu's -f, "
+                                           "--force-overwrite, is accepted as --force-overwrite)",
+                              optarg);
+  return pc_cli_usage_error(cmd, status, "%s needs a value, not the option '%s' (a value never starts with '-': "
+                                         "write ./%s for such a file)",
+                            opt, optarg, optarg);
+}
+
+void pc_cli_set_verbose(void) { setenv("PERFCHECK_VERBOSE", "1", 1); }
+
+int pc_cli_stdin_twice(const char *const *paths, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += strcmp(paths[i], "-") == 0;
+  return k > 1;
+}
+
+int pc_cli_duration_ns(const char *s, double *ns) {
+  if (!s || !*s) return -1;
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (!end || end == s || !(v > 0) || v > 1e15) return -1;
+  double scale;
+  if (!*end || strcmp(end, "s") == 0) scale = 1e9;
+  else if (strcmp(end, "ms") == 0) scale = 1e6;
+  else if (strcmp(end, "us") == 0) scale = 1e3;
+  else if (strcmp(end, "ns") == 0) scale = 1;
+  else if (strcmp(end, "min") == 0) scale = 60e9;
+  else return -1;
+  *ns = v * scale;
+  return 0;
+}
+
+/* ncu's options that perfcheck does not implement, with the value they take
+ * (so that the value is never taken for PROGRAM) and what to use instead.
+ * Written from NVIDIA's Nsight Compute CLI reference ("Command Line
+ * Options"); tests/unit/check_ncu_flags.py checks every option of ncu's
+ * --help text against this table and `perfcheck run`. */
+const pc_ncu_flag pc_ncu_unsupported[] = {
+    /* general and launch */
+    {"hostname", 1, "perfcheck run launches the program itself and attaches to nothing; leave it out"},
+    {"max-connections", 1, "perfcheck run launches the program itself and attaches to nothing; leave it out"},
+    {"port", 1, "perfcheck run launches the program itself and attaches to nothing; leave it out"},
+    {"config-file", 1, "use PERFCHECK_* variables (perfcheck run --help)"},
+    {"config-file-path", 1, "use PERFCHECK_* variables (perfcheck run --help)"},
+    {"check-exit-code", 1, "perfcheck run exits with the program's own status; leave it out"},
+    {"injection-path-32", 1, "use PERFCHECK_INJECT_LIB for perfcheck's injection library"},
+    {"injection-path-64", 1, "use PERFCHECK_INJECT_LIB for perfcheck's injection library"},
+    {"preload-library", 1, "use LD_PRELOAD (perfcheck run keeps what it holds)"},
+    {"call-stack", 0, "perfcheck records no call stacks; leave it out"},
+    {"call-stack-type", 1, "perfcheck records no call stacks; leave it out"},
+    {"target-processes", 1, "perfcheck profiles every CUDA process of the run (the others write FILE.PID); leave it out"},
+    {"target-processes-filter", 1, "perfcheck profiles every CUDA process of the run; leave it out"},
+    {"null-stdin", 0, "use </dev/null (perfcheck run leaves the program's stdin alone)"},
+    /* profile */
+    {"devices", 1, "use CUDA_VISIBLE_DEVICES"},
+    {"filter-mode", 1, "use --per-signature N (N profiled launches per kernel signature and region)"},
+    {"kernel-id", 1, "use -k NAME with -s N and -c N"},
+    {"launch-skip-before-match", 1, "use -s N (it counts the launches -k selects)"},
+    {"range-filter", 1, "use --nvtx-include RANGE/ (NVTX push/pop ranges)"},
+    {"range-replay-options", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
+    {"replay-mode", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
+    {"app-replay-buffer", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
+    {"app-replay-match", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
+    {"app-replay-mode", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
+    {"graph-profiling", 1, "perfcheck profiles a graph's kernel nodes as kernels; leave it out"},
+    {"kill", 1, "the program runs to its end under perfcheck; use -c N to bound the profiled launches"},
+    {"section", 1, "use --set basic|detailed|full or --metrics LIST"},
+    {"section-folder", 1, "use --set basic|detailed|full or --metrics LIST"},
+    {"section-folder-recursive", 1, "use --set basic|detailed|full or --metrics LIST"},
+    {"section-folder-restore", 0, "use --set basic|detailed|full or --metrics LIST"},
+    {"list-sets", 0, "use perfcheck metrics --list-sets"},
+    {"list-sections", 0, "use perfcheck metrics --list-sets"},
+    {"list-rules", 0, "perfcheck's rules are its checklist (docs/checklist.md); leave it out"},
+    {"list-metrics", 0, "use perfcheck metrics --set SET"},
+    {"query-metrics", 0, "use ncu --query-metrics itself (perfcheck metrics --set SET lists perfcheck's)"},
+    {"query-metrics-mode", 1, "use ncu --query-metrics itself"},
+    {"query-metrics-collection", 1, "use ncu --query-metrics itself"},
+    {"chip", 1, "use perfcheck metrics --passes --chip NAME"},
+    {"chips", 1, "use perfcheck metrics --passes --chip NAME"},
+    {"disable-extra-suffixes", 0, "use --metrics with the full ncu names"},
+    {"rule", 1, "perfcheck's rules are its checklist (docs/checklist.md); leave it out"},
+    {"apply-rules", 1, "perfcheck's rules are its checklist (docs/checklist.md); leave it out"},
+    {"import-source", 1, "perfcheck reads no source; leave it out"},
+    {"source-folders", 1, "perfcheck reads no source; leave it out"},
+    {"cache-control", 1, "perfcheck neither flushes caches nor locks clocks (ncu does both by default); leave it out"},
+    {"clock-control", 1, "perfcheck neither flushes caches nor locks clocks (ncu does both by default); leave it out"},
+    {"profile-from-start", 1, "use --nvtx-include RANGE/, or perfcheck_session_begin in the program"},
+    {"pm-sampling-interval", 1, "perfcheck collects no PM samples; leave it out"},
+    {"pm-sampling-buffer-size", 1, "perfcheck collects no PM samples; leave it out"},
+    {"pm-sampling-max-passes", 1, "perfcheck collects no PM samples; leave it out"},
+    {"warp-sampling-interval", 1, "use --set full (the stall reasons per kernel; no warp samples)"},
+    {"warp-sampling-max-passes", 1, "use --set full (the stall reasons per kernel; no warp samples)"},
+    {"warp-sampling-buffer-size", 1, "use --set full (the stall reasons per kernel; no warp samples)"},
+    /* output */
+    {"import", 1, "use perfcheck diagnose EXPORT.csv (made with ncu --import REPORT --csv --page raw)"},
+    {"open-in-ui", 0, "use perfcheck report --html OUT.html REPORT"},
+    {"page", 1, "use --format text|json|csv|html"},
+    {"print-units", 1, "use --format json (values in base units)"},
+    {"print-fp", 0, "use --format json"},
+    {"print-kernel-base", 1, "use --format json (name, demangled and mangled are all there)"},
+    {"print-metric-instances", 1, "use --format json"},
+    {"print-metric-name", 1, "use --format json"},
+    {"print-metric-attribution", 0, "use --format json"},
+    {"print-nvtx-rename", 1, "use --format json"},
+    {"print-rule-details", 0, "use --format text (each verdict's advice)"},
+    {"print-details", 1, "use --format text"},
+    {"print-summary", 1, "use --format text (the kernels longest first)"},
+    {"print-session", 0, "use --format json (device and tool)"},
+    {"log-file", 1, "use --output FILE (the program's own output is left as it is)"},
+    {NULL, 0, NULL},
+};
+
+const pc_ncu_flag *pc_ncu_flag_find(const char *name) {
+  for (const pc_ncu_flag *f = pc_ncu_unsupported; f->name; f++)
+    if (strcmp(f->name, name) == 0) return f;
+  return NULL;
+}
+
+int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status) {
+  return pc_cli_usage_error(cmd, status, "ncu's --%s is not supported here: %s", f->name, f->use);
 }

@@ -3,13 +3,16 @@
  * Every subcommand parses with glibc's getopt_long (`+` mode for run, whose
  * PROGRAM's own options must not be taken), and a short option means the
  * same thing in every subcommand that has it:
- *   -h --help   -f --format   -q --quiet   -o --output   -e --expect
- *   -d --device   -p --passes   -k --kernels   -s --launch-skip   -c --launch-count
- * (-k, -s and -c are ncu's; the other options are long only.) */
+ *   -h --help   -f --format   -q --quiet   -v --verbose   -o --output   -e --expect
+ *   -d --device   -p --passes   -k --kernel-name   -s --launch-skip   -c --launch-count
+ * (-k, -s, -c and -o are ncu's; the other options are long only.  ncu's -v
+ * is --version and its -f --force-overwrite: `perfcheck run` takes both by
+ * their long names.) */
 #ifndef PC_CLI_H
 #define PC_CLI_H
 
 #include <getopt.h>
+#include <stddef.h>
 
 /* Resets getopt for a subcommand's argv (argv[0] is the subcommand). */
 void pc_cli_getopt_reset(void);
@@ -30,5 +33,37 @@ int pc_cli_usage_error(const char *cmd, int status, const char *fmt, ...)
 
 /* "text", "json", "csv", "html" -> 0, 1, 2, 3 (perfcheck_format); -1 otherwise. */
 int pc_cli_format(const char *v);
+
+/* After getopt_long returned option c: nonzero when c took a value that is
+ * itself an option ("--kernels --set", "--nvtx-include --", "-k -x"): a
+ * value is never taken from the next option. */
+int pc_cli_value_is_option(int c, const struct option *longopts);
+/* The usage error for it, naming the option; returns `status`. */
+int pc_cli_value_error(const char *cmd, char **argv, int status);
+
+/* -v / --verbose: PERFCHECK_VERBOSE=1 for the library (its warnings on
+ * stderr too) and for a program run under perfcheck. */
+void pc_cli_set_verbose(void);
+
+/* Nonzero when "-" (stdin) is given more than once. */
+int pc_cli_stdin_twice(const char *const *paths, size_t n);
+
+/* "2.5s", "340ms", "120us", "5000ns", "1min"; a bare number is seconds.
+ * 0 with *ns set, -1 when it is not a positive duration. */
+int pc_cli_duration_ns(const char *s, double *ns);
+
+/* ncu's options that perfcheck does not implement (pc_cli.c): its long
+ * name, whether it takes a value, and what to use instead.  `perfcheck run`
+ * knows them all, so that their value is consumed and the option refused
+ * by name: "ncu's --replay-mode is not supported here: use ...". */
+typedef struct pc_ncu_flag {
+  const char *name; /* without "--"; NULL ends the table */
+  int has_arg;
+  const char *use;
+} pc_ncu_flag;
+extern const pc_ncu_flag pc_ncu_unsupported[];
+const pc_ncu_flag *pc_ncu_flag_find(const char *name);
+/* Prints the refusal; returns `status`. */
+int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status);
 
 #endif /* PC_CLI_H */

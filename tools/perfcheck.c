@@ -1,9 +1,10 @@
 /* perfcheck: the command-line tool.  It uses the public API of libperfcheck
  * only (perfcheck.h).
  *
- *   perfcheck diagnose [--format text|json|csv] [--quiet] FILE.csv
- *   perfcheck metrics [--set default|sol|full]
+ *   perfcheck diagnose [--format text|json|csv|html] [-o FILE] [-k FILTER] [--wall-time T] FILE [FILE2]
+ *   perfcheck metrics [--set default|sol|full|basic|detailed]
  *   perfcheck metrics --passes [--set S] [--chip NAME]
+ *   perfcheck metrics --list-sets [--chip NAME]
  *   perfcheck check --expect SPEC ... FILE   (perfcheck_check.c)
  *   perfcheck run [options] -- PROGRAM [ARGS...]   (perfcheck_run.c)
  *   perfcheck merge [--format F] [--output FILE] A.json B.json ...   (perfcheck_merge.c)
@@ -20,6 +21,8 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_cli_docs.h"
+#include "pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 #include "perfcheck_merge.h"
@@ -35,7 +38,7 @@ static const char usage_main[] =
     "lanes working, is occupancy the limit) and one verdict per kernel.\n"
     "\n"
     "commands:\n"
-    "  diagnose FILE.csv   walk the checklist over an `ncu --csv --page raw` export\n"
+    "  diagnose FILE       walk the checklist over an `ncu --csv --page raw` export\n"
     "  metrics             print a metric set, comma-separated, for `ncu --metrics`\n"
     "  check               check performance expectations, for CI scripts\n"
     "  run -- PROGRAM      run a program built without perfcheck and report its kernels\n"
@@ -43,7 +46,7 @@ static const char usage_main[] =
     "  report REPORT       write a report again: --html OUT.html for the HTML page\n"
     "  diff BEFORE AFTER   what got worse between two runs (exit 1 if anything did)\n"
     "  ceilings            measure the GPU's DRAM bandwidth and FP32 rate (step 2)\n"
-    "  help [COMMAND]      this text, or a command's\n"
+    "  help [COMMAND]      this text, or a command's (man perfcheck: all of them)\n"
     "\n"
     "options:\n"
     "  -h, --help          this text\n"
@@ -52,23 +55,44 @@ static const char usage_main[] =
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
 
 static const char usage_diagnose[] =
-    "usage: perfcheck diagnose [--format text|json|csv|html] [--quiet] FILE.csv\n"
+    "usage: perfcheck diagnose [options] FILE\n"
+    "       perfcheck diagnose [options] --wall-time T KERN.csv [MEM.csv]\n"
     "\n"
     "Reads an Nsight Compute raw export (ncu --csv --page raw ... > FILE.csv,\n"
     "or ncu --import REPORT.ncu-rep --csv --page raw) and prints the checklist\n"
     "and one verdict per kernel signature.  No GPU is needed.  Step 1 (is the\n"
     "kernel the slow part?) needs a wall clock that an export lacks: it is\n"
-    "reported as not assessed.\n"
+    "reported as not assessed.  FILE may be gzip-compressed (told by its\n"
+    "content, not its name) or - for stdin, and may also be a perfcheck JSON\n"
+    "report.\n"
+    "\n"
+    "Step 1 from Nsight Systems: FILE may be the CSV of `nsys stats --report\n"
+    "cuda_gpu_kern_sum [--report cuda_gpu_mem_time_sum] --format csv\n"
+    "REPORT.nsys-rep` (one file or two): the kernels' time against the wall\n"
+    "clock given with --wall-time, and the copies beside it.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or\n"
-    "                      html (one self-contained page)\n"
-    "  -q, --quiet         no warnings on stderr (they stay in the report)\n"
-    "  -h, --help          this text\n";
+    "  -f, --format FMT        text (default), json (schema perfcheck-report/2), csv or\n"
+    "                          html (one self-contained page)\n"
+    "      --csv               the same as --format csv (ncu's --csv)\n"
+    "  -o, --output FILE       write the report to FILE (a temporary file renamed into\n"
+    "                          place) instead of stdout; --export is ncu's spelling\n"
+    "  -k, --kernel-name FILTER  only these kernels, as ncu's -k: a function name,\n"
+    "                          exactly, or regex:EXPR (--kernels is the same)\n"
+    "      --wall-time T       the run's wall clock for an nsys summary: 2.5s, 340ms,\n"
+    "                          120us, 5000ns (a bare number is seconds)\n"
+    "  -q, --quiet             never print the reader's warnings on stderr (they stay\n"
+    "                          in the report; this is the default)\n"
+    "  -v, --verbose           also print each warning on stderr (PERFCHECK_VERBOSE=1)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 done, 2 bad input or usage (the file and the format expected\n"
+    "are named), 1 other failures.\n";
 
 static const char usage_metrics[] =
-    "usage: perfcheck metrics [--set default|sol|full]\n"
+    "usage: perfcheck metrics [--set SET]\n"
     "       perfcheck metrics --passes [--set SET|--metrics LIST] [--chip NAME]\n"
+    "       perfcheck metrics --list-sets [--chip NAME]\n"
     "\n"
     "Prints the metrics of a set, comma-separated, ready for ncu's --metrics:\n"
     "  ncu --csv --page raw --metrics $(perfcheck metrics) ./app > app.csv\n"
@@ -79,12 +103,19 @@ static const char usage_metrics[] =
     "machine's device 0 when a driver answers.  CUPTI's host API counts them;\n"
     "no GPU is needed for a named chip.\n"
     "\n"
+    "The sets: perfcheck's default (every question of the checklist, fewest\n"
+    "passes), sol (default and ncu's three speed-of-light rows) and full; and\n"
+    "ncu's basic, detailed and full as far as CUPTI collects them and\n"
+    "perfcheck's metric table holds them: basic the speed-of-light rows, the\n"
+    "duration and achieved occupancy; detailed the same as sol; full everything,\n"
+    "with the stall reasons and the FP64/FP16 counts.\n"
+    "\n"
     "options:\n"
-    "      --set SET       default (every question, fewest passes), sol (adds the\n"
-    "                      two speed-of-light percentages) or full\n"
+    "      --set SET       default, sol, full, basic or detailed\n"
     "      --metrics LIST  with --passes: a list as perfcheck_options.metrics takes\n"
     "  -p, --passes        print the pass count instead of the list\n"
-    "      --chip NAME     with --passes: the chip\n"
+    "      --list-sets     each set: its metrics and, with --chip, its passes\n"
+    "      --chip NAME     with --passes or --list-sets: the chip\n"
     "  -h, --help          this text\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
@@ -129,17 +160,38 @@ static int report_failure(perfcheck_status st, const char *what) {
   return exit_for(st);
 }
 
+/* For -o (pc_output_write_file). */
+typedef struct diagnose_out {
+  const perfcheck_report *report;
+  perfcheck_format format;
+} diagnose_out;
+
+static int diagnose_write(FILE *f, void *ctx) {
+  const diagnose_out *d = ctx;
+  return perfcheck_report_write(d->report, d->format, f) == PERFCHECK_OK ? 0 : -1;
+}
+
 static int cmd_diagnose(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   int quiet = 0;
-  const char *path = NULL;
+  const char *paths[16], *output = NULL, *kernels = NULL;
+  size_t npaths = 0;
+  double wall_ns = 0;
   static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"csv", no_argument, NULL, 'C'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"export", required_argument, NULL, 'o'},
+                                           {"kernel-name", required_argument, NULL, 'k'},
+                                           {"kernels", required_argument, NULL, 'k'},
+                                           {"wall-time", required_argument, NULL, 'W'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, ":f:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":f:o:k:qvh", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) return pc_cli_value_error("diagnose", argv, EXIT_USAGE);
     switch (c) {
       case 'h':
         fputs(usage_diagnose, stdout);
@@ -147,52 +199,104 @@ static int cmd_diagnose(int argc, char **argv) {
       case 'q':
         quiet = 1;
         break;
+      case 'v':
+        pc_cli_set_verbose();
+        break;
+      case 'C':
+        format = PERFCHECK_FORMAT_CSV;
+        break;
       case 'f': {
         int fm = pc_cli_format(optarg);
         if (fm < 0) return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", optarg);
         format = (perfcheck_format)fm;
         break;
       }
+      case 'o':
+        if (!*optarg) return usage_error(usage_diagnose, "%s", "--output needs a file name");
+        output = optarg;
+        break;
+      case 'k':
+        kernels = optarg;
+        break;
+      case 'W':
+        if (pc_cli_duration_ns(optarg, &wall_ns) != 0)
+          return usage_error(usage_diagnose, "bad --wall-time '%s' (a duration such as 2.5s, 340ms, 120us, 5000ns)",
+                             optarg);
+        break;
       default:
         return pc_cli_getopt_error("diagnose", c, argv, EXIT_USAGE);
     }
   }
   for (int i = optind; i < argc; i++) {
-    if (path) return usage_error(usage_diagnose, "one FILE.csv at a time (also got '%s')", argv[i]);
-    path = argv[i];
+    if (npaths == sizeof paths / sizeof paths[0]) return usage_error(usage_diagnose, "too many files (also got '%s')", argv[i]);
+    paths[npaths++] = argv[i];
   }
-  if (!path) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
+  if (!npaths) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
+  if (pc_cli_stdin_twice(paths, npaths)) return usage_error(usage_diagnose, "%s", "stdin (-) can be read once only");
+  if (npaths > 2) return usage_error(usage_diagnose, "%s", "one export at a time (two files: an nsys kernel summary and its memory summary)");
 
   perfcheck_report *report = NULL;
-  perfcheck_status st = perfcheck_report_from_ncu_csv(path, quiet, &report);
-  if (st != PERFCHECK_OK) return report_failure(st, path);
-  st = perfcheck_report_write(report, format, stdout);
-  perfcheck_report_destroy(report);
+  perfcheck_status st;
+  if (npaths > 1 || wall_ns > 0)
+    st = perfcheck_report_from_nsys_csv(paths, npaths, wall_ns, quiet, &report);
+  else
+    st = perfcheck_report_read(paths[0], quiet, &report);
   if (st != PERFCHECK_OK) {
-    fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
-    return EXIT_FAILED;
+    int rc = report_failure(st, paths[0]);
+    if (npaths > 1 || wall_ns > 0)
+      fputs("perfcheck: (--wall-time and a second file are for nsys stats CSV: cuda_gpu_kern_sum and "
+            "cuda_gpu_mem_time_sum)\n", stderr);
+    return rc;
   }
-  return EXIT_DONE;
+  if (kernels) {
+    perfcheck_report *sel = NULL;
+    st = perfcheck_report_select(report, kernels, &sel);
+    perfcheck_report_destroy(report);
+    if (st != PERFCHECK_OK) return report_failure(st, kernels);
+    report = sel;
+  }
+  int rc = EXIT_DONE;
+  if (output) {
+    diagnose_out d = {report, format};
+    char why[800];
+    if (pc_output_write_file(output, diagnose_write, &d, why, sizeof why) != 0) {
+      fprintf(stderr, "perfcheck: cannot write %s: %s\n", output, why);
+      rc = strncmp(why, "writing failed", 14) == 0 ? EXIT_FAILED : EXIT_USAGE;
+    }
+  } else {
+    st = perfcheck_report_write(report, format, stdout);
+    if (st != PERFCHECK_OK || fflush(stdout) != 0) {
+      fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
+      rc = EXIT_FAILED;
+    }
+  }
+  perfcheck_report_destroy(report);
+  return rc;
 }
 
 static int cmd_metrics(int argc, char **argv) {
   const char *set = NULL, *list = NULL, *chip = NULL;
-  int passes = 0;
+  int passes = 0, list_sets = 0;
   static const struct option longopts[] = {{"set", required_argument, NULL, 'S'},
                                            {"metrics", required_argument, NULL, 'M'},
                                            {"chip", required_argument, NULL, 'C'},
                                            {"passes", no_argument, NULL, 'p'},
+                                           {"list-sets", no_argument, NULL, 'L'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, ":ph", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) return pc_cli_value_error("metrics", argv, EXIT_USAGE);
     switch (c) {
       case 'h':
         fputs(usage_metrics, stdout);
         return EXIT_DONE;
       case 'p':
         passes = 1;
+        break;
+      case 'L':
+        list_sets = 1;
         break;
       case 'S':
         set = optarg;
@@ -209,12 +313,33 @@ static int cmd_metrics(int argc, char **argv) {
   }
   if (optind < argc) return usage_error(usage_metrics, "unexpected argument '%s'", argv[optind]);
   if (set && list) return usage_error(usage_metrics, "%s", "give --set or --metrics, not both");
-  if (!passes && (list || chip))
-    return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes");
+  if (!passes && !list_sets && (list || chip))
+    return usage_error(usage_metrics, "%s", "--metrics and --chip go with --passes (--chip also with --list-sets)");
   if (set && !perfcheck_metric_list(set))
-    return usage_error(usage_metrics, "unknown metric set '%s' (default, sol or full)", set);
+    return usage_error(usage_metrics, "unknown metric set '%s' (default, sol, full, or ncu's basic, detailed, full)", set);
 
-  if (!passes) {
+  if (list_sets) {
+    /* One line a set: its name, where it comes from, its metric count, and
+     * with a chip its passes. */
+    static const struct {
+      const char *name, *what;
+    } sets[] = {{"basic", "ncu's basic: speed-of-light rows, duration, achieved occupancy"},
+                {"default", "perfcheck's: every question of the checklist, fewest passes"},
+                {"sol", "perfcheck's: default and ncu's three speed-of-light rows"},
+                {"detailed", "ncu's detailed, as far as CUPTI and the table go: the same as sol"},
+                {"full", "ncu's full, as far as CUPTI and the table go: sol, stall reasons, FP64/FP16"}};
+    printf("%-9s %8s %7s  %s\n", "set", "metrics", "passes", "what");
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+      const char *l = perfcheck_metric_list(sets[i].name);
+      size_t n = l && *l ? 1 : 0;
+      for (const char *q = l; q && *q; q++) n += *q == ',';
+      char p[32] = "-";
+      int np = 0;
+      if (chip && perfcheck_metric_passes(sets[i].name, chip, &np) == PERFCHECK_OK) snprintf(p, sizeof p, "%d", np);
+      printf("%-9s %8zu %7s  %s\n", sets[i].name, n, p, sets[i].what);
+    }
+    if (!chip) printf("(passes: give --chip NAME, e.g. --chip GH100; CUPTI's host API counts them, no GPU needed)\n");
+  } else if (!passes) {
     fputs(perfcheck_metric_list(set ? set : "default"), stdout);
     fputc('\n', stdout);
   } else {
@@ -306,6 +431,38 @@ static int print_version(void) {
   return EXIT_DONE;
 }
 
+/* The subcommands and their --help texts: `help COMMAND`, the man page and
+ * the bash completion are all written from this table. */
+static const pc_cli_command commands[] = {
+    {"diagnose", "the checklist over an ncu export (plain or gzip), or step 1 from an nsys stats CSV", usage_diagnose},
+    {"metrics", "a metric set for ncu --metrics, or its CUPTI pass count", usage_metrics},
+    {"check", "performance expectations, for CI (exit 0 all hold, 1 one fails, 2 bad input)", pc_cli_check_usage},
+    {"run", "run an unmodified program under perfcheck and report its kernels", pc_cli_run_usage},
+    {"merge", "combine the reports of several processes into one", pc_cli_merge_usage},
+    {"report", "write a report again, as the HTML page above all", pc_cli_report_usage},
+    {"diff", "what got worse between two runs (exit 1 when anything did)", pc_cli_diff_usage},
+    {"ceilings", "measure the GPU's DRAM bandwidth and FP32 rate for step 2", usage_ceilings},
+};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+/* `help --man FILE`, `help --bash-completion FILE` (the build's; "-": stdout). */
+static int write_docs(const char *what, const char *path) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "perfcheck: cannot write %s: ", path);
+    perror(NULL);
+    return EXIT_FAILED;
+  }
+  static const char *const sets[] = {"default", "sol", "full", "basic", "detailed", NULL};
+  static const char *const formats[] = {"text", "json", "csv", "html", NULL};
+  int rc = strcmp(what, "--man") == 0
+               ? pc_cli_write_man(f, PERFCHECK_VERSION_STRING, usage_main, commands, NCOMMANDS)
+               : pc_cli_write_bash_completion(f, commands, NCOMMANDS, sets, formats);
+  if ((f == stdout ? fflush(f) : fclose(f)) != 0) rc = -1;
+  if (rc != 0) fprintf(stderr, "perfcheck: writing %s failed\n", path);
+  return rc == 0 ? EXIT_DONE : EXIT_FAILED;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_main, stderr);
@@ -323,34 +480,13 @@ int main(int argc, char **argv) {
       fputs(usage_main, stdout);
       return EXIT_DONE;
     }
-    if (strcmp(argv[2], "diagnose") == 0) {
-      fputs(usage_diagnose, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "metrics") == 0) {
-      fputs(usage_metrics, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "check") == 0) {
-      fputs(pc_cli_check_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "run") == 0) {
-      fputs(pc_cli_run_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "merge") == 0) {
-      fputs(pc_cli_merge_usage, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "ceilings") == 0) {
-      fputs(usage_ceilings, stdout);
-      return EXIT_DONE;
-    }
-    if (strcmp(argv[2], "report") == 0 || strcmp(argv[2], "diff") == 0) {
-      fputs(argv[2][0] == 'r' ? pc_cli_report_usage : pc_cli_diff_usage, stdout);
-      return EXIT_DONE;
-    }
+    if (strcmp(argv[2], "--man") == 0 || strcmp(argv[2], "--bash-completion") == 0)
+      return write_docs(argv[2], argc > 3 ? argv[3] : "-");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+      if (strcmp(argv[2], commands[i].name) == 0) {
+        fputs(commands[i].usage, stdout);
+        return EXIT_DONE;
+      }
     return usage_error(usage_main, "no command '%s'", argv[2]);
   }
   if (strcmp(cmd, "diagnose") == 0) return cmd_diagnose(argc - 1, argv + 1);

@@ -18,8 +18,8 @@
  * bounds, a kernel not in the report, a quantity not measured), PROGRAM
  * exited non-zero, or the results could not be written; 2 bad input (a
  * malformed expectation, with its column; an unknown cause word or bound
- * word; an unknown quantity, with the nearest name and the list of valid
- * ones; a file that cannot be read; a usage error; a PROGRAM that cannot run
+ * word; an unknown quantity, with at most three nearest names; a file that
+ * cannot be read; a usage error; a PROGRAM that cannot run
  * or wrote no report). */
 #include <dirent.h>
 #include <errno.h>
@@ -41,12 +41,13 @@ enum { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_USAGE = 2 };
 
 const char pc_cli_check_usage[] =
     "usage: perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE]\n"
-    "                       [--junit FILE] [--suite NAME] [--quiet] FILE.csv|FILE.json\n"
+    "                       [--junit FILE] [--suite NAME] [--quiet] [--verbose] REPORT\n"
     "       perfcheck check --expect SPEC ... -- PROGRAM [ARGS...]\n"
     "       perfcheck check --baseline BASE.json (NEW.json | -- PROGRAM [ARGS...])\n"
     "\n"
     "Checks performance expectations against an `ncu --csv --page raw` export or a\n"
-    "perfcheck JSON report, or against a run of PROGRAM under the injection library\n"
+    "perfcheck JSON report (REPORT, plain or gzip, - for stdin), or against a run of\n"
+    "PROGRAM under the injection library\n"
     "(as `perfcheck run -- PROGRAM`; PERFCHECK_MODE and the other variables apply).\n"
     "\n"
     "SPEC is KERNEL:QUANTITY OP VALUE, for example\n"
@@ -55,12 +56,15 @@ const char pc_cli_check_usage[] =
     "  regex:^mystery[BC]$:threads_per_instruction>=24\n"
     "  'mysteryC:gpu__time_duration.sum within 10% of 1.2e6'\n"
     "KERNEL is a name or regex:PATTERN (POSIX extended, every match is checked).\n"
-    "QUANTITY is an ncu metric, a launch__ value, a derived name, step, cause or\n"
-    "bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
+    "QUANTITY is any number of the JSON report's kernel entry under its JSON name\n"
+    "(derived: bytes_per_sector_ld, sectors_per_request_ld, threads_per_instruction,\n"
+    "achieved_occupancy_pct, ...; attributes: registers_per_thread, ...; metrics by\n"
+    "ncu name; total_ns, kernel_time_share, duration_ns.median, busiest_pipe.pct),\n"
+    "a launch__ value, step, cause or bound.  OP is <, <=, ==, !=, >=, >, `within N% of` or `within`.  Durations get\n"
     "a 10% band and throughputs a 5% band by default; `+-N%` after VALUE sets\n"
     "another (`+-0%`: exact).  A kernel not in the report or a quantity not\n"
     "measured is a failure (exit 1); a malformed SPEC, an unknown cause word or an\n"
-    "unknown quantity is bad input (exit 2, with the names that are valid).\n"
+    "unknown quantity is bad input (exit 2, with at most three nearest names).\n"
     "\n"
     "options:\n"
     "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
@@ -69,6 +73,7 @@ const char pc_cli_check_usage[] =
     "      --junit FILE    also write the results as JUnit XML to FILE\n"
     "      --suite NAME    the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
+    "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero, or the\n"
@@ -85,18 +90,6 @@ static void put_printable(const char *s, FILE *f) {
   }
 }
 
-/* A perfcheck JSON report starts with '{'; anything else is taken for an
- * ncu export (whose reader says so clearly when it is not one either). */
-static int looks_like_json(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int c;
-  do c = fgetc(f);
-  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB || c == 0xBF);
-  fclose(f);
-  return c == '{';
-}
-
 /* For the JUnit file (pc_output_write_file). */
 static int write_junit(FILE *f, void *ctx) {
   const void *const *c = ctx;
@@ -104,26 +97,18 @@ static int write_junit(FILE *f, void *ctx) {
 }
 
 /* An expectation whose quantity no kernel of the report knows is bad input
- * (a typo), not a failed check: the results of such an expectation are all
- * NOT_FOUND while the kernel was there.  Prints each (its first message
- * names the nearest quantity and lists them all) and returns how many. */
-static size_t unknown_quantities(const perfcheck_expectations *set, const perfcheck_report *report) {
-  size_t n = perfcheck_expectations_result_count(set), bad = 0, kernels = perfcheck_report_kernel_count(report);
+ * (a typo), not a failed check: the library marks its results
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (their message names the nearest
+ * quantities).  Prints each expectation once and returns how many. */
+static size_t unknown_quantities(const perfcheck_expectations *set) {
+  size_t n = perfcheck_expectations_result_count(set), bad = 0;
   const char *last_spec = NULL;
   for (size_t i = 0; i < n; i++) {
     perfcheck_expectation_result res;
     res.size = sizeof res;
-    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK || res.status != PERFCHECK_ERROR_NOT_FOUND) continue;
-    if (!res.quantity || !strcmp(res.quantity, "cause") || !strcmp(res.quantity, "bound")) continue;
+    if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK || res.status != PERFCHECK_ERROR_INVALID_ARGUMENT)
+      continue;
     if (last_spec && strcmp(last_spec, res.spec) == 0) continue; /* one line per expectation */
-    int known = kernels == 0; /* no kernel at all: the kernel is what is missing */
-    for (size_t k = 0; k < kernels && !known; k++) {
-      double v;
-      known = perfcheck_report_kernel_value(report, k, res.quantity, &v) != PERFCHECK_ERROR_NOT_FOUND;
-    }
-    if (known) continue;
-    /* The kernel-missing message ("no kernel named ...") is a failure, not this. */
-    if (res.message && strstr(res.message, "no quantity named") == NULL) continue;
     last_spec = res.spec;
     bad++;
     fputs("perfcheck check: bad expectation \"", stderr);
@@ -175,12 +160,16 @@ int pc_cli_check(int argc, char **argv) {
                                            {"junit", required_argument, NULL, 'J'},
                                            {"suite", required_argument, NULL, 'S'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
-  while ((c = getopt_long(nopt, argv, ":e:b:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(nopt, argv, ":e:b:qvh", longopts, NULL)) != -1) {
     switch (c) {
+      case 'v':
+        pc_cli_set_verbose();
+        break;
       case 'h':
         fputs(pc_cli_check_usage, stdout);
         rc = CHECK_PASS;
@@ -255,9 +244,13 @@ int pc_cli_check(int argc, char **argv) {
     if (!ran) goto done; /* the message is out; rc stays 2 */
     struct stat st;
     if (stat(report_path, &st) != 0 || st.st_size == 0) {
+      /* Two reasons, and only one of them prints a line: a program that
+       * never initialised CUDA is left entirely alone (no line), while
+       * profiling turned off prints "perfcheck: profiling off: ...". */
       fprintf(stderr,
-              "perfcheck check: %s wrote no perfcheck report (exit status %d); a \"perfcheck: profiling off\" line "
-              "above says why\n",
+              "perfcheck check: %s wrote no perfcheck report (exit status %d): either it never used CUDA (perfcheck "
+              "leaves such a program alone and says nothing), or profiling was off, which a \"perfcheck: profiling "
+              "off\" line above then says\n",
               argv[program], program_status);
       goto done;
     }
@@ -274,8 +267,7 @@ int pc_cli_check(int argc, char **argv) {
 
   if (!label) label = path;
   perfcheck_report *report = NULL;
-  perfcheck_status st = looks_like_json(path) ? perfcheck_report_from_json(path, quiet, &report)
-                                              : perfcheck_report_from_ncu_csv(path, quiet, &report);
+  perfcheck_status st = perfcheck_report_read(path, quiet, &report);
   if (st != PERFCHECK_OK) {
     const char *detail = perfcheck_last_error_message();
     fprintf(stderr, "perfcheck check: %s\n", detail && *detail ? detail : perfcheck_strerror(st));
@@ -304,7 +296,7 @@ int pc_cli_check(int argc, char **argv) {
     goto done;
   }
   /* A typo in a quantity is bad input (2), never a regression (1). */
-  size_t unknown = unknown_quantities(set, report);
+  size_t unknown = unknown_quantities(set);
   perfcheck_report_destroy(report);
   if (unknown) {
     rc = CHECK_USAGE;

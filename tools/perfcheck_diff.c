@@ -23,8 +23,9 @@ const char pc_cli_report_usage[] =
     "       perfcheck report --html OUT.html REPORT\n"
     "\n"
     "Writes a report again in another format.  REPORT is a perfcheck JSON report\n"
-    "(perfcheck run --format json, perfcheck merge --format json) or an ncu raw\n"
-    "export (ncu --csv --page raw), which is diagnosed first.  The HTML page is one\n"
+    "(perfcheck run --format json, perfcheck merge --format json), an ncu raw\n"
+    "export (ncu --csv --page raw), which is diagnosed first, or an nsys stats CSV;\n"
+    "plain or gzip (told by its content), or - for stdin.  The HTML page is one\n"
     "self-contained file (no network): the roofline with the device's ceilings,\n"
     "the five questions per kernel, the regions' timelines, the kernel table.\n"
     "\n"
@@ -32,7 +33,8 @@ const char pc_cli_report_usage[] =
     "  -f, --format FMT    text (default), json, csv or html\n"
     "  -o, --output FILE   write to FILE instead of stdout\n"
     "  --html FILE         short for --format html --output FILE\n"
-    "  -q, --quiet         no warnings from the reader on stderr\n"
+    "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
+    "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
@@ -40,8 +42,8 @@ const char pc_cli_report_usage[] =
 const char pc_cli_diff_usage[] =
     "usage: perfcheck diff [--format text|json|html] [--output FILE] [--quiet] BEFORE AFTER\n"
     "\n"
-    "Compares two reports (perfcheck JSON reports or ncu raw exports) of the same\n"
-    "program.  Kernels pair by display name and launch signature (the same full\n"
+    "Compares two reports (perfcheck JSON reports or ncu raw exports, plain or\n"
+    "gzip; - for stdin) of the same program.  Kernels pair by display name and launch signature (the same full\n"
     "name first).  For each pair: the time change of the median duration against\n"
     "a noise band (durations 10%, and the after run's fastest launch must be\n"
     "slower than the before median) with total time and share beside it, the\n"
@@ -56,27 +58,19 @@ const char pc_cli_diff_usage[] =
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-diff/1) or html\n"
     "  -o, --output FILE   write to FILE instead of stdout\n"
-    "  -q, --quiet         no warnings from the readers on stderr\n"
+    "  -q, --quiet         no warnings from the readers on stderr (the default)\n"
+    "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 nothing got worse beyond tolerance, 1 something did, 2 bad\n"
     "input or usage.  In CI: perfcheck diff base.json new.json (or perfcheck check\n"
     "--baseline base.json new.json).\n";
 
-/* A perfcheck JSON report starts with '{' (after blanks and a BOM). */
-static int pc_cli_is_json(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int c;
-  do c = fgetc(f);
-  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB || c == 0xBF);
-  fclose(f);
-  return c == '{';
-}
-
+/* Any report perfcheck reads, told by its content (perfcheck_report_read):
+ * a perfcheck JSON report, an ncu export or an nsys stats CSV, plain or
+ * gzip, a path or "-" for stdin. */
 perfcheck_status pc_cli_read_report(const char *path, int quiet, perfcheck_report **out) {
-  return pc_cli_is_json(path) ? perfcheck_report_from_json(path, quiet, out)
-                              : perfcheck_report_from_ncu_csv(path, quiet, out);
+  return perfcheck_report_read(path, quiet, out);
 }
 
 /* Prints why a report could not be read; returns the exit status for it. */
@@ -107,13 +101,18 @@ static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **arg
                                            {"output", required_argument, NULL, 'o'},
                                            {"html", required_argument, NULL, 'H'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   *npaths = 0;
   pc_cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":f:o:qvh", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) return pc_cli_value_error(cmd, argv, CLI_USAGE);
     switch (c) {
+      case 'v':
+        pc_cli_set_verbose();
+        break;
       case 'h':
         fputs(usage, stdout);
         return CLI_DONE;
@@ -143,6 +142,7 @@ static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **arg
     if (*npaths == max_paths) return pc_cli_usage_error(cmd, CLI_USAGE, "too many files (also got '%s')", argv[i]);
     paths[(*npaths)++] = argv[i];
   }
+  if (pc_cli_stdin_twice(paths, *npaths)) return pc_cli_usage_error(cmd, CLI_USAGE, "%s", "stdin (-) can be read once only");
   return -1;
 }
 

@@ -1,9 +1,10 @@
-/* perfcheck merge: reads perfcheck JSON reports (one per process of an MPI
- * run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK}) and
+/* perfcheck merge: reads reports (perfcheck JSON reports, one per process of
+ * an MPI run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK};
+ * or ncu exports; plain or gzip, "-" for stdin: perfcheck_report_read) and
  * prints them as one report, diagnosed again.  The public API, and
  * lib/core/pc_output.c for --output (a temporary file renamed into place).
  *
- *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] A.json B.json ...
+ *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] [--verbose] A.json B.json ...
  *
  * Exit status: 0 done; 2 bad input or usage (a file that cannot be read or
  * is not a perfcheck JSON report, named on stderr; an output file that
@@ -26,6 +27,8 @@ const char pc_cli_merge_usage[] =
     "Combines perfcheck JSON reports of several processes (MPI ranks, forks; each\n"
     "written with PERFCHECK_OUTPUT=report.%q{OMPI_COMM_WORLD_RANK}.json and\n"
     "PERFCHECK_FORMAT=json) into one and walks the checklist again over it.\n"
+    "Each input may also be an ncu raw export; plain or gzip (told by content),\n"
+    "or - for stdin.\n"
     "Kernel entries with the same launch signature, device model and region are\n"
     "merged: launches summed, duration min and max over all; a median that would\n"
     "mix several processes is null (a median of medians is not a measurement).\n"
@@ -38,7 +41,8 @@ const char pc_cli_merge_usage[] =
     "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or html\n"
     "  -o, --output FILE   write the report to FILE instead of stdout (through a\n"
     "                      temporary file renamed into place)\n"
-    "  -q, --quiet         no warnings from the reader on stderr\n"
+    "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
+    "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
@@ -69,12 +73,16 @@ int pc_cli_merge(int argc, char **argv) {
   static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                            {"output", required_argument, NULL, 'o'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'v'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   pc_cli_getopt_reset();
   int c;
-  while (rc == MERGE_DONE && (c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+  while (rc == MERGE_DONE && (c = getopt_long(argc, argv, ":f:o:qvh", longopts, NULL)) != -1) {
     switch (c) {
+      case 'v':
+        pc_cli_set_verbose();
+        break;
       case 'h':
         fputs(pc_cli_merge_usage, stdout);
         free(paths);
@@ -107,7 +115,9 @@ int pc_cli_merge(int argc, char **argv) {
   if (rc == MERGE_DONE)
     for (int i = optind; i < argc; i++) paths[npaths++] = argv[i];
   if (rc == MERGE_DONE && npaths == 0)
-    rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "merge needs at least one perfcheck JSON report: perfcheck merge A.json B.json ...");
+    rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "merge needs at least one report: perfcheck merge A.json B.json ...");
+  if (rc == MERGE_DONE && pc_cli_stdin_twice(paths, npaths))
+    rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "stdin (-) can be read once only");
   if (rc != MERGE_DONE) {
     free(paths);
     return rc;
@@ -121,7 +131,7 @@ int pc_cli_merge(int argc, char **argv) {
     return MERGE_FAILED;
   }
   for (size_t i = 0; i < npaths && rc == MERGE_DONE; i++) {
-    perfcheck_status st = perfcheck_report_from_json(paths[i], quiet, &in[i]);
+    perfcheck_status st = perfcheck_report_read(paths[i], quiet, &in[i]);
     if (st != PERFCHECK_OK) {
       const char *detail = perfcheck_last_error_message();
       /* The reader's message names the file (and line and column); say it

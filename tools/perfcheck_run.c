@@ -6,10 +6,15 @@
  * its options), runs the program, passes signals on to it and its exit
  * status back.
  *
- *   perfcheck run [--mode timing|counters] [--metrics SET] [-k|--kernels NAME|regex:EXPR]
- *                 [-s|--launch-skip N] [-c|--launch-count N] [--per-signature N]
- *                 [--nvtx NAME|regex:EXPR] [-o|--output FILE] [-f|--format F] [--progress]
+ *   perfcheck run [--set S] [--metrics LIST] [-k|--kernel-name NAME|regex:EXPR]
+ *                 [-s|--launch-skip N] [-c|--launch-count N] [--nvtx] [--nvtx-include CONF]
+ *                 [--nvtx-exclude CONF] [--per-signature N] [--mode timing|counters]
+ *                 [-o|--output FILE] [-f|--format F] [--csv] [--progress] [-v]
  *                 [--] PROGRAM [ARGS...]
+ *
+ * ncu's options mean what they mean in ncu (--nvtx is a switch); the ones
+ * perfcheck does not implement are in pc_ncu_unsupported (pc_cli.c), so
+ * that their value is consumed and the option refused by name.
  *
  * Options are parsed by getopt_long in `+` mode: the first argument that is
  * not an option is PROGRAM, and PROGRAM's own options are its own.  Each
@@ -44,6 +49,7 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
+#include "pc_nvtx_filter.h"
 #include "pc_output.h"
 #include "pc_regex.h"
 #include "perfcheck_run.h"
@@ -55,41 +61,61 @@ const char pc_cli_run_usage[] =
     "\n"
     "Runs PROGRAM, which needs no rebuild and no link to perfcheck (a test\n"
     "binary, a benchmark, `python3 script.py`), under the injection library, and\n"
-    "writes the checklist of its kernels when it exits: on stderr, or where\n"
-    "--output says.  Step 1 covers the whole run (a region named after the\n"
+    "writes the checklist of its kernels when it exits, to perfcheck-PID.txt in\n"
+    "the current folder (or where --output says), adding one line to PROGRAM's\n"
+    "stderr: the report's path and its count of kernels and warnings.\n"
+    "Step 1 covers the whole run (a region named after the\n"
     "program); each NVTX push/pop range of the program is a region of its own.\n"
     "PROGRAM's output and exit status are its own; HUP, INT, QUIT, TERM, USR1,\n"
     "USR2, WINCH and CONT sent to perfcheck go on to PROGRAM; without a usable GPU\n"
     "one line says why profiling is off and PROGRAM runs as usual.  A setuid or\n"
     "setgid PROGRAM (or one with file capabilities) is refused.\n"
     "\n"
-    "options (each sets the environment variable named; without the option the\n"
-    "variable's value, or its default, is used):\n"
-    "      --mode MODE          timing or counters (PERFCHECK_MODE); default:\n"
-    "                           counters, or timing with a note when refused\n"
-    "      --metrics SET        default, sol, full, or a comma-separated list of ncu\n"
-    "                           metric names (PERFCHECK_METRICS)\n"
-    "  -k, --kernels FILTER     counters only for these kernels, as ncu's -k: a\n"
+    "ncu's options mean what they mean in ncu; one perfcheck does not implement\n"
+    "is refused by name (\"ncu's --replay-mode is not supported here: use ...\"),\n"
+    "and no option takes another option as its value.  Each option sets the\n"
+    "environment variable named (without it, the variable's value or default):\n"
+    "      --set SET            ncu's basic, detailed or full, as far as CUPTI\n"
+    "                           collects them (perfcheck metrics --list-sets says\n"
+    "                           what each holds and its passes), or perfcheck's\n"
+    "                           default or sol (PERFCHECK_METRICS)\n"
+    "      --metrics LIST       ncu metric names, comma-separated; with --set, added\n"
+    "                           to it (PERFCHECK_METRICS)\n"
+    "  -k, --kernel-name FILTER  counters only for these kernels, as ncu's -k: a\n"
     "                           function name, exactly (no namespace, template\n"
     "                           arguments or parameters), or regex:EXPR, a POSIX\n"
-    "                           extended regex searched in the name (PERFCHECK_KERNELS)\n"
+    "                           extended regex searched in the name; --kernels is\n"
+    "                           the same (PERFCHECK_KERNELS)\n"
     "  -s, --launch-skip N      matching launches to skip before profiling\n"
     "                           (PERFCHECK_LAUNCH_SKIP, ncu's -s)\n"
     "  -c, --launch-count N     profile at most N matching launches, 0: no limit\n"
     "                           (PERFCHECK_LAUNCH_COUNT, ncu's -c)\n"
+    "      --nvtx               ncu's switch: NVTX support (always on here)\n"
+    "      --nvtx-include CONF  counters only inside these NVTX push/pop ranges, in\n"
+    "                           ncu's syntax: A/ (inside A), A/B/ (B directly in A),\n"
+    "                           A/*/B/, [A/ (A at the bottom), B] (B innermost),\n"
+    "                           regex:EXPR for a name; repeatable\n"
+    "                           (PERFCHECK_NVTX_INCLUDE, one a line)\n"
+    "      --nvtx-exclude CONF  no counters inside these ranges; the same syntax\n"
+    "                           (PERFCHECK_NVTX_EXCLUDE)\n"
     "      --per-signature N    profiled launches per kernel signature and region\n"
     "                           (PERFCHECK_PER_SIGNATURE, default 1)\n"
-    "      --nvtx NAME          counters only inside NVTX ranges named NAME (or\n"
-    "                           matching regex:EXPR), timing everywhere\n"
-    "                           (PERFCHECK_NVTX, ncu's --nvtx-include)\n"
-    "  -o, --output FILE        the report's file: %p pid, %h host, %q{VAR} an\n"
-    "                           environment value (an MPI rank; unset: the pid),\n"
-    "                           %% a percent sign; - stdout (PERFCHECK_OUTPUT;\n"
-    "                           default stderr).  Other processes of the run write\n"
+    "      --mode MODE          timing or counters (PERFCHECK_MODE); default:\n"
+    "                           counters, or timing with a note when refused\n"
+    "  -o, --output FILE        the report's file (--export is ncu's spelling): %p\n"
+    "                           pid, %h host, %q{VAR} an environment value (an MPI\n"
+    "                           rank; unset: the pid), %% a percent sign; - stdout,\n"
+    "                           stderr (PERFCHECK_OUTPUT; default perfcheck-%p.txt, or\n"
+    "                           .json, .csv, .html).  Other processes of the run write\n"
     "                           FILE with .PID before its extension.\n"
+    "      --force-overwrite    accepted: the report always replaces its file\n"
     "  -f, --format FMT         text, json, csv or html (PERFCHECK_FORMAT; default text)\n"
+    "      --csv                the same as --format csv\n"
     "      --progress           pass and kernel progress lines on stderr\n"
     "                           (PERFCHECK_PROGRESS=1)\n"
+    "  -v, --verbose            each warning on stderr as well as in the report\n"
+    "                           (PERFCHECK_VERBOSE=1; ncu's -v is --version here)\n"
+    "      --version            the version\n"
     "  -h, --help               this text\n"
     "\n"
     "The injection library is found through PERFCHECK_INJECT_LIB, else next to\n"
@@ -235,7 +261,9 @@ static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
   return 0;
 }
 
-/* LD_PRELOAD with the library first (once). */
+/* LD_PRELOAD with the library first (once).  The caller gives a path
+ * without blanks or colons: ld.so splits LD_PRELOAD at both, with no
+ * escape (pc_run_program gives a space-free alias of one that has them). */
 static void run_preload(const char *lib) {
   const char *old = getenv("LD_PRELOAD");
   if (!old || !*old) {
@@ -306,8 +334,16 @@ static void run_forward(int sig, siginfo_t *info, void *uctx) {
   errno = saved;
 }
 
+/* Removes the symlink folder of a preloaded path with blanks, if any. */
+static void run_alias_remove(const char *dir, const char *alias) {
+  if (!dir[0]) return;
+  unlink(alias);
+  rmdir(dir);
+}
+
 int pc_run_program(const char *who, char **argv, int *ran) {
   if (ran) *ran = 0;
+  char alias_dir[64] = "", alias[128] = "";
   char file[PATH_MAX + 256];
   if (run_resolve(argv[0], file, sizeof file)) {
     const char *what = run_privileged(file);
@@ -326,8 +362,27 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     const char *n = getenv("NVTX_INJECTION64_PATH");
     if (!n || !*n) setenv("NVTX_INJECTION64_PATH", lib, 1);
     /* Also preloaded: without a driver nothing calls InitializeInjection,
-     * and the library's exit check then says why profiling is off. */
-    run_preload(lib);
+     * and the library's exit check then says why profiling is off.  A path
+     * with a blank or a colon (an install under "/opt/my tools") cannot be
+     * carried by LD_PRELOAD, which ld.so splits at both with no escape: it is
+     * preloaded through a symlink in a folder of ours under /tmp, removed
+     * when the program ends (the library resolves its own path, so it finds
+     * libperfcheck.so.0 beside the real file). */
+    const char *preload = lib;
+    if (strpbrk(lib, " \t:")) {
+      preload = NULL;
+      snprintf(alias_dir, sizeof alias_dir, "%s", "/tmp/perfcheck-run-XXXXXX");
+      if (mkdtemp(alias_dir)) {
+        snprintf(alias, sizeof alias, "%s/libperfcheck_inject.so", alias_dir);
+        if (symlink(lib, alias) == 0)
+          preload = alias;
+        else
+          rmdir(alias_dir), alias_dir[0] = '\0';
+      } else {
+        alias_dir[0] = '\0';
+      }
+    }
+    if (preload) run_preload(preload);
   } else {
     fprintf(stderr, "perfcheck: profiling off: %s\n", why);
   }
@@ -344,6 +399,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
     fprintf(stderr, "%s: pipe: %s\n", who, strerror(errno));
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    run_alias_remove(alias_dir, alias);
     return RUN_NOT_EXECUTABLE;
   }
   pid_t pid = fork();
@@ -352,6 +408,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     close(fds[0]);
     close(fds[1]);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    run_alias_remove(alias_dir, alias);
     return RUN_NOT_EXECUTABLE;
   }
   if (pid == 0) {
@@ -392,6 +449,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   run_child_pid = 0;
   for (size_t i = 0; i < RUN_NSIGS; i++) sigaction(run_fwd_sigs[i], &old_act[i], NULL);
   sigprocmask(SIG_SETMASK, &old_mask, NULL);
+  run_alias_remove(alias_dir, alias);
   if (got == (ssize_t)sizeof e) { /* exec failed */
     fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(e));
     return e == ENOENT || e == ENOTDIR ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;
@@ -443,47 +501,191 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
   return 0;
 }
 
+/* Appends `item` to the variable's newline-separated list (--nvtx-include
+ * and --nvtx-exclude repeat). */
+static int run_append_env(const char *var, const char *item) {
+  const char *old = getenv(var);
+  if (!old || !*old) return setenv(var, item, 1);
+  size_t n = strlen(old) + strlen(item) + 2;
+  char *v = malloc(n);
+  if (!v) return -1;
+  snprintf(v, n, "%s\n%s", old, item);
+  int rc = setenv(var, v, 1);
+  free(v);
+  return rc;
+}
+
+/* ncu's --nvtx-include / --nvtx-exclude configuration, checked as the
+ * library will (lib/core/pc_nvtx_filter.c). */
+static int run_check_nvtx(const char *opt, const char *v) {
+  pc_nvtx_filter f;
+  memset(&f, 0, sizeof f);
+  char why[400];
+  int rc = pc_nvtx_filter_add(&f, 1, v, why, sizeof why);
+  pc_nvtx_filter_free(&f);
+  return rc == 0 ? 0 : pc_cli_usage_error("run", RUN_USAGE, "%s: %s", opt, why);
+}
+
+enum { RUN_OPT_NCU = 1000 }; /* getopt's value for pc_ncu_unsupported[i]: RUN_OPT_NCU + i */
+
 int pc_cli_run(int argc, char **argv) {
-  static const struct option longopts[] = {{"mode", required_argument, NULL, 'M'},
-                                           {"metrics", required_argument, NULL, 'X'},
-                                           {"kernels", required_argument, NULL, 'k'},
-                                           {"launch-skip", required_argument, NULL, 's'},
-                                           {"launch-count", required_argument, NULL, 'c'},
-                                           {"per-signature", required_argument, NULL, 'P'},
-                                           {"nvtx", required_argument, NULL, 'N'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           {"format", required_argument, NULL, 'f'},
-                                           {"progress", no_argument, NULL, 'G'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option own[] = {{"mode", required_argument, NULL, 'M'},
+                                      {"metrics", required_argument, NULL, 'X'},
+                                      {"set", required_argument, NULL, 'S'},
+                                      {"kernels", required_argument, NULL, 'k'},
+                                      {"kernel-name", required_argument, NULL, 'k'},
+                                      {"kernel-name-base", required_argument, NULL, 'B'},
+                                      {"launch-skip", required_argument, NULL, 's'},
+                                      {"launch-count", required_argument, NULL, 'c'},
+                                      {"per-signature", required_argument, NULL, 'P'},
+                                      {"nvtx", no_argument, NULL, 'N'},
+                                      {"nvtx-include", required_argument, NULL, 'I'},
+                                      {"nvtx-exclude", required_argument, NULL, 'E'},
+                                      {"output", required_argument, NULL, 'o'},
+                                      {"export", required_argument, NULL, 'o'},
+                                      {"force-overwrite", no_argument, NULL, 'F'},
+                                      {"format", required_argument, NULL, 'f'},
+                                      {"csv", no_argument, NULL, 'C'},
+                                      {"progress", no_argument, NULL, 'G'},
+                                      {"verbose", no_argument, NULL, 'v'},
+                                      {"version", no_argument, NULL, 'V'},
+                                      {"help", no_argument, NULL, 'h'}};
+  enum { NOWN = sizeof own / sizeof own[0] };
+  size_t nncu = 0;
+  while (pc_ncu_unsupported[nncu].name) nncu++;
+  struct option *longopts = calloc(NOWN + nncu + 1, sizeof *longopts);
+  if (!longopts) {
+    fputs("perfcheck run: out of memory\n", stderr);
+    return RUN_USAGE;
+  }
+  memcpy(longopts, own, sizeof own);
+  for (size_t i = 0; i < nncu; i++)
+    longopts[NOWN + i] = (struct option){pc_ncu_unsupported[i].name,
+                                         pc_ncu_unsupported[i].has_arg ? required_argument : no_argument, NULL,
+                                         (int)(RUN_OPT_NCU + i)};
+  const char *set = NULL, *metrics = NULL;
+  int rc = -1, last_was_nvtx = 0;
   pc_cli_getopt_reset();
   int c;
-  /* '+': stop at PROGRAM, whose own options are its own. */
-  while ((c = getopt_long(argc, argv, "+:k:s:c:o:f:h", longopts, NULL)) != -1) {
+  /* '+': stop at PROGRAM, whose own options are its own.  -i is ncu's
+   * --import (refused). */
+  while (rc < 0 && (c = getopt_long(argc, argv, "+:k:s:c:o:f:i:p:vh", longopts, NULL)) != -1) {
+    if (pc_cli_value_is_option(c, longopts)) {
+      rc = pc_cli_value_error("run", argv, RUN_USAGE);
+      break;
+    }
+    last_was_nvtx = c == 'N';
     const char *var = NULL;
+    if (c >= RUN_OPT_NCU && (size_t)(c - RUN_OPT_NCU) < nncu) {
+      rc = pc_cli_ncu_refused("run", &pc_ncu_unsupported[c - RUN_OPT_NCU], RUN_USAGE);
+      break;
+    }
     switch (c) {
       case 'h':
         fputs(pc_cli_run_usage, stdout);
-        return 0;
+        rc = 0;
+        continue;
+      case 'V':
+        printf("perfcheck %s\n", perfcheck_version_string());
+        rc = 0;
+        continue;
+      case 'i': /* ncu's -i, --import */
+      case 'p': /* ncu's -p, --port */
+        rc = pc_cli_ncu_refused("run", pc_ncu_flag_find(c == 'i' ? "import" : "port"), RUN_USAGE);
+        continue;
       case 'G':
         setenv("PERFCHECK_PROGRESS", "1", 1);
         continue;
-      case 'M': var = "PERFCHECK_MODE"; break;
-      case 'X': var = "PERFCHECK_METRICS"; break;
+      case 'v':
+        pc_cli_set_verbose();
+        continue;
+      case 'N': /* ncu's --nvtx: NVTX support, always on here */
+      case 'F': /* ncu's --force-overwrite: the report always replaces its file (through a rename) */
+        continue;
+      case 'C':
+        setenv("PERFCHECK_FORMAT", "csv", 1);
+        continue;
+      case 'B':
+        if (strcmp(optarg, "function") != 0)
+          rc = pc_cli_usage_error("run", RUN_USAGE,
+                                  "ncu's --kernel-name-base %s is not supported here: use -k with the function name "
+                                  "(--kernel-name-base function, ncu's default) or regex:EXPR",
+                                  optarg);
+        continue;
+      case 'I':
+      case 'E': {
+        const char *opt = c == 'I' ? "--nvtx-include" : "--nvtx-exclude";
+        const int bad =
+            *optarg ? run_check_nvtx(opt, optarg) : pc_cli_usage_error("run", RUN_USAGE, "%s needs a configuration", opt);
+        if (bad)
+          rc = bad;
+        else if (run_append_env(c == 'I' ? "PERFCHECK_NVTX_INCLUDE" : "PERFCHECK_NVTX_EXCLUDE", optarg) != 0)
+          rc = pc_cli_usage_error("run", RUN_USAGE, "%s", "out of memory");
+        continue;
+      }
+      case 'S':
+        if (!perfcheck_metric_list(optarg)) {
+          rc = pc_cli_usage_error("run", RUN_USAGE, "unknown --set '%s' (basic, detailed or full, as ncu's; or "
+                                                    "perfcheck's default or sol)", optarg);
+          continue;
+        }
+        set = optarg;
+        continue;
+      case 'X':
+        metrics = optarg;
+        continue;
+      case 'M':
+        if (!strcmp(optarg, "launch-and-attach") || !strcmp(optarg, "launch") || !strcmp(optarg, "attach")) {
+          rc = pc_cli_usage_error("run", RUN_USAGE,
+                                  "ncu's --mode %s is not supported here: perfcheck run launches the program itself "
+                                  "(its own --mode is timing or counters)",
+                                  optarg);
+          continue;
+        }
+        var = "PERFCHECK_MODE";
+        break;
       case 'k': var = "PERFCHECK_KERNELS"; break;
       case 's': var = "PERFCHECK_LAUNCH_SKIP"; break;
       case 'c': var = "PERFCHECK_LAUNCH_COUNT"; break;
       case 'P': var = "PERFCHECK_PER_SIGNATURE"; break;
-      case 'N': var = "PERFCHECK_NVTX"; break;
       case 'o': var = "PERFCHECK_OUTPUT"; break;
       case 'f': var = "PERFCHECK_FORMAT"; break;
       default:
-        return pc_cli_getopt_error("run", c, argv, RUN_USAGE);
+        rc = pc_cli_getopt_error("run", c, argv, RUN_USAGE);
+        continue;
     }
     int bad = run_check_value(argv[optind - 1], var, optarg);
-    if (bad) return bad;
+    if (bad) {
+      rc = bad;
+      continue;
+    }
     setenv(var, optarg, 1);
   }
+  free(longopts);
+  if (rc >= 0) return rc;
+  /* --set and --metrics together, as ncu takes them: the set, then the names. */
+  if (set || metrics) {
+    char *v = NULL;
+    size_t n = (set ? strlen(set) : 0) + (metrics ? strlen(metrics) : 0) + 2;
+    if (!(v = malloc(n))) return pc_cli_usage_error("run", RUN_USAGE, "%s", "out of memory");
+    snprintf(v, n, "%s%s%s", set ? set : "", set && metrics ? "," : "", metrics ? metrics : "");
+    int bad = run_check_value(set ? "--set" : "--metrics", "PERFCHECK_METRICS", v);
+    if (!bad) setenv("PERFCHECK_METRICS", v, 1);
+    free(v);
+    if (bad) return bad;
+  }
   if (optind >= argc) return pc_cli_usage_error("run", RUN_USAGE, "%s", "which program? perfcheck run [options] -- PROGRAM [ARGS...]");
+  /* A word before a later "--" is no PROGRAM: it was meant as a value. */
+  if (strcmp(argv[optind - 1], "--") != 0)
+    for (int i = optind + 1; i < argc; i++)
+      if (strcmp(argv[i], "--") == 0) {
+        if (last_was_nvtx)
+          return pc_cli_usage_error("run", RUN_USAGE,
+                                    "'%s' before '--' is not a program: --nvtx is a switch, as ncu's (for counters "
+                                    "only inside the NVTX range %s, write --nvtx-include '%s/')",
+                                    argv[optind], argv[optind], argv[optind]);
+        return pc_cli_usage_error("run", RUN_USAGE, "'%s' before '--' is not an option (the program comes after '--')",
+                                  argv[optind]);
+      }
   return pc_run_program("perfcheck run", argv + optind, NULL);
 }

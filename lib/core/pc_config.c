@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_nvtx_filter.h"
 #include "pc_output.h"
 #include "pc_regex.h"
 
@@ -130,7 +131,6 @@ static int pc_config_space(char c) { return c == ' ' || c == '\t' || c == '\n'; 
 /* A set name or a comma list of ncu names, items trimmed as pc_rp_plan_parse
  * trims them.  Returns 0, or -1 with the reason in why. */
 static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
-  static const char *const sets[] = {"default", "sol", "full"};
   const char *p = spec;
   for (int item = 1;; item++) {
     const char *end = strchr(p, ',');
@@ -142,10 +142,7 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
       snprintf(why, whylen, "is not a metric list (item %d is empty)", item);
       return -1;
     }
-    int is_set = 0;
-    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
-      if (strlen(sets[s]) == len && strncmp(sets[s], a, len) == 0) is_set = 1;
-    if (!is_set) {
+    if (!pc_metric_set_bit(a, len)) { /* pc_metrics.c: the set names */
       int has_unit_sep = 0;
       for (size_t i = 0; i < len; i++) {
         if (!pc_config_metric_char(a[i])) {
@@ -155,8 +152,8 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
         if (i + 1 < len && a[i] == '_' && a[i + 1] == '_') has_unit_sep = 1;
       }
       if (!has_unit_sep) {
-        snprintf(why, whylen, "is not a metric list (item %d is neither a set (default, sol, full) nor an ncu metric name)",
-                 item);
+        snprintf(why, whylen, "is not a metric list (item %d is neither a set (%s) nor an ncu metric name)", item,
+                 pc_metric_set_names);
         return -1;
       }
     }
@@ -293,11 +290,24 @@ static void pc_config_output(perfcheck_options *o, FILE *warn, int *bad) {
   if (!v) return;
   char why[160];
   if (pc_config_check_output(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (stderr)");
+    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (perfcheck-PID.txt)");
     (*bad)++;
     return;
   }
-  o->output = pc_config_store(warn, "PERFCHECK_OUTPUT", v, "the default (stderr)", bad);
+  o->output = pc_config_store(warn, "PERFCHECK_OUTPUT", v, "the default (perfcheck-PID.txt)", bad);
+}
+
+const char *pc_config_default_output(perfcheck_format f) {
+  switch (f) {
+    case PERFCHECK_FORMAT_JSON:
+      return "perfcheck-%p.json";
+    case PERFCHECK_FORMAT_CSV:
+      return "perfcheck-%p.csv";
+    case PERFCHECK_FORMAT_HTML:
+      return "perfcheck-%p.html";
+    default:
+      return "perfcheck-%p.txt";
+  }
 }
 
 static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {
@@ -328,6 +338,41 @@ static void pc_config_progress(perfcheck_options *o, FILE *warn, int *bad) {
   }
 }
 
+/* The process's NVTX filter (pc_nvtx_filter.h), rebuilt at each call. */
+static pc_nvtx_filter pc_cfg_nvtx;
+
+/* PERFCHECK_NVTX_INCLUDE / _EXCLUDE: configurations one a line.  A bad one
+ * is one warning; the variable is then left out (the others stand). */
+static void pc_config_nvtx_configs(const char *var, int include, FILE *warn, int *bad) {
+  const char *v = pc_config_get(var);
+  if (!v) return;
+  pc_nvtx_filter trial = pc_cfg_nvtx; /* added on a copy: all or nothing */
+  const size_t before = trial.n;
+  char why[400], item[1024];
+  for (const char *p = v; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len && len < sizeof item) {
+      memcpy(item, p, len);
+      item[len] = '\0';
+      if (pc_nvtx_filter_add(&trial, include, item, why, sizeof why) != 0) {
+        for (size_t i = before; i < trial.n; i++) { /* undo this variable's */
+          pc_nvtx_filter one = {0};
+          one.n = 1;
+          one.p[0] = trial.p[i];
+          pc_nvtx_filter_free(&one);
+        }
+        pc_config_warn(warn, var, v, why, include ? "everywhere" : "nowhere");
+        (*bad)++;
+        return;
+      }
+    }
+    if (!nl) break;
+    p = nl + 1;
+  }
+  pc_cfg_nvtx = trial;
+}
+
 int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn) {
   if (!opt) return -1;
   int bad = 0;
@@ -353,9 +398,18 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   } else if (nvtx) {
     nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
   }
+  pc_nvtx_filter_free(&pc_cfg_nvtx);
+  char why[400];
+  if (nvtx_kept && pc_nvtx_filter_add_name(&pc_cfg_nvtx, nvtx_kept, why, sizeof why) != 0) {
+    pc_config_warn(warn, "PERFCHECK_NVTX", nvtx_kept, why, "every range");
+    bad++;
+  }
+  pc_config_nvtx_configs("PERFCHECK_NVTX_INCLUDE", 1, warn, &bad);
+  pc_config_nvtx_configs("PERFCHECK_NVTX_EXCLUDE", 0, warn, &bad);
   if (extra) {
     extra->nvtx_include = nvtx_kept;
     extra->nvtx_regex = nvtx_re;
+    extra->nvtx_filter = pc_cfg_nvtx.n ? &pc_cfg_nvtx : NULL;
     extra->progress = opt->progress;
   }
   return bad;

@@ -22,8 +22,10 @@
  * | `PERFCHECK_LAUNCH_SKIP`   | non-negative integer: matching launches to skip before profiling (ncu's `-s`) | `0`           |
  * | `PERFCHECK_LAUNCH_COUNT`  | non-negative integer: matching launches to profile at most; `0` no limit (ncu's `-c`) | `0` (no limit) |
  * | `PERFCHECK_PER_SIGNATURE` | positive integer: profiled launches per distinct kernel signature | `1`                    |
- * | `PERFCHECK_NVTX`          | an NVTX range name, exactly, or `regex:EXPR`: profile only inside such ranges (ncu's `--nvtx-include`) | everywhere |
- * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | stderr |
+ * | `PERFCHECK_NVTX`          | an NVTX range name, exactly, or `regex:EXPR`: profile only inside such ranges (as the include `NAME/`) | everywhere |
+ * | `PERFCHECK_NVTX_INCLUDE`  | ncu's `--nvtx-include` push/pop configurations (`A/`, `A/B/`, `[A/`, `B]`, `A/` + `*` + `/B/`, `regex:EXPR` elements), one a line: counters only where one holds | everywhere |
+ * | `PERFCHECK_NVTX_EXCLUDE`  | ncu's `--nvtx-exclude`, the same syntax: no counters where one holds | nowhere |
+ * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | `perfcheck-%p.txt` (`.json`, `.csv`, `.html` by format) in the current folder |
  * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
  * | `PERFCHECK_PROGRESS`      | `0` \| `1`: "pass k/n, kernel i/m" lines on stderr           | `0`                             |
  *
@@ -50,6 +52,11 @@
 typedef struct pc_env_config {
   const char *nvtx_include;  /* PERFCHECK_NVTX or NULL */
   const regex_t *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
+  /* PERFCHECK_NVTX (as the include "NAME/"), PERFCHECK_NVTX_INCLUDE and
+   * PERFCHECK_NVTX_EXCLUDE (ncu's --nvtx-include/--nvtx-exclude push/pop
+   * syntax, pc_nvtx_filter.h; several configurations one a line) as one
+   * filter, kept by this module; NULL when none is set. */
+  const struct pc_nvtx_filter *nvtx_filter;
   int progress;
 } pc_env_config;
 
@@ -58,8 +65,8 @@ typedef struct pc_env_config {
  * empty) and progress (as opt->progress).
  *
  * opt->output is left NULL when PERFCHECK_OUTPUT is unset, empty or bad:
- * the caller's default destination (stderr for the injection library and
- * `perfcheck run`).  The pattern is validated, not expanded: expand it with
+ * the caller's default destination (pc_config_default_output for the
+ * injection library and `perfcheck run`).  The pattern is validated, not expanded: expand it with
  * pc_output_expand() (pc_output.h) when writing, in the writing process (each
  * process of an MPI run or a fork gets its own %p).
  *
@@ -74,6 +81,12 @@ typedef struct pc_env_config {
  * calls do not grow memory).  Not thread-safe: call it from one thread at a
  * time (start-up). */
 int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn);
+
+/* The injection library's report file when PERFCHECK_OUTPUT is unset:
+ * "perfcheck-%p.txt" (.json, .csv, .html for those formats), in the current
+ * folder, so that a run adds one line to the program's stderr, not the
+ * report. */
+const char *pc_config_default_output(perfcheck_format f);
 
 /* Whether an NVTX range named `name` is one PERFCHECK_NVTX selects: the name
  * exactly, or, for regex:EXPR, EXPR found in it.  0 when c has none. */

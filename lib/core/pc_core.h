@@ -106,8 +106,19 @@ typedef enum pc_metric_id {
   PC_M_COUNT
 } pc_metric_id;
 
-/* Which metric set a metric belongs to (bit flags). */
-enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u };
+/* Which metric set a metric belongs to (bit flags).  PC_SET_BASIC: the rows
+ * of ncu's `--set basic` sections (SpeedOfLight, Occupancy; LaunchStats'
+ * launch__ values are computed, not collected). */
+enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u, PC_SET_BASIC = 8u };
+
+/* The set names, perfcheck's and ncu's (pc_metrics.c): "default", "sol",
+ * "full", "basic", "detailed" (ncu's detailed: the sol set), each with its
+ * PC_SET_ bit; the one table the library's parsers (pc_config.c, lib/gpu's
+ * plans), perfcheck_metric_list and the CLI read.  pc_metric_set_bit:
+ * the bit of a name of `len` bytes, 0 when it is none. */
+unsigned pc_metric_set_bit(const char *name, size_t len);
+/* "default, sol, full, basic, detailed": for messages. */
+extern const char pc_metric_set_names[];
 
 typedef struct pc_metric_def {
   pc_metric_id id;
@@ -453,7 +464,7 @@ int pc_region_copy(pc_region *dst, const pc_region *src);
 /* The public opaque perfcheck_report is this struct. */
 typedef struct perfcheck_report {
   pc_device device;
-  char source[32];              /* "in-process" or "ncu-export" */
+  char source[32];              /* "in-process", "ncu-export" or "nsys-export" */
   char metric_set[64];          /* "default", "sol", "full", "ncu-export", "none" */
   int passes;                   /* CUPTI passes per profiled launch, 0 if none */
   pc_region *regions;
@@ -480,7 +491,9 @@ void pc_report_free(pc_report *r);
 /* Append a zeroed kernel/region (metrics NaN, attributes unknown); NULL on OOM. */
 pc_kernel *pc_report_add_kernel(pc_report *r);
 pc_region *pc_report_add_region(pc_report *r);
-/* printf-style; also printed to stderr "perfcheck: warning: ..." unless quiet. */
+/* printf-style; also printed to stderr "perfcheck: warning: ..." when
+ * verbose (pc_verbose: PERFCHECK_VERBOSE=1) and not quiet. */
+int pc_verbose(void); /* PERFCHECK_VERBOSE=1: the library may write warnings to stderr */
 int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -488,6 +501,9 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
     ;
 void pc_kernel_init(pc_kernel *k);
 void pc_kernel_free(pc_kernel *k);
+/* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
+ * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
+int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);
 void pc_region_init(pc_region *g);
 void pc_region_free(pc_region *g);
 
@@ -531,14 +547,47 @@ int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled
 int pc_name_is_communication(const char *name);
 int pc_symbol_is_communication(const char *mangled);
 
+/* ---- One vocabulary (pc_values.c) ----
+ * A number of a kernel entry by its JSON key, at an offset into a struct.
+ * The tables below are what the JSON writer writes, what the JSON reader
+ * reads back and what pc_kernel_value answers (perfcheck_report_kernel_value,
+ * the expectations of `perfcheck check`, Python's report.expect), so a
+ * field added to one of them is all of these at once:
+ *   pc_derived_fields   every member of pc_derived, the JSON `derived`
+ *                       block (a static assertion keeps the two the same
+ *                       size: a new member without its name does not build)
+ *   pc_kernel_fields    the plain numbers at the top of a kernel entry
+ *                       (offsets into pc_kernel): total_ns, kernel_time_share
+ * The JSON `metrics` block is the metric table (pc_metrics.c) plus the
+ * metrics a user added by name (pc_kernel.extra_names): both are
+ * quantities too, and so are `attributes` (pc_json_attributes) and the
+ * busiest units' percentages (busiest_pipe.pct, busiest_memory.pct). */
+typedef struct pc_field {
+  const char *key;
+  size_t offset;
+} pc_field;
+extern const pc_field pc_derived_fields[];
+extern const size_t pc_nderived_fields;
+extern const pc_field pc_kernel_fields[];
+extern const size_t pc_nkernel_fields;
+
 /* Value lookup for the public API and expectations: ncu names, aliases,
- * launch__* names, derived names.  Returns PERFCHECK_OK, _NOT_FOUND or
- * _NOT_MEASURED (and *out NaN). */
+ * launch__* names, derived names, JSON paths ("derived.bytes_per_sector_ld",
+ * "attributes.blocks_per_sm", "duration_ns.median", "busiest_pipe.pct").
+ * Returns PERFCHECK_OK, _NOT_FOUND or _NOT_MEASURED (and *out NaN). */
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
 /* The names pc_kernel_value knows beyond the metric table (launch__*
- * values, derived names, step, launches, durations): up to cap of them into
- * names (static strings); returns how many there are. */
+ * values, derived names, attributes, step, launches, durations): up to cap
+ * of them into names (static strings); returns how many there are. */
 size_t pc_kernel_value_names(const char **names, size_t cap);
+/* Nonzero when `name` is a quantity of every report: a metric of the
+ * table (or its alias), a name pc_kernel_value_names lists, one of their
+ * JSON paths, or step, cause, bound.  (A metric a user added by name is a
+ * quantity only of the reports that have it.) */
+int pc_quantity_known(const char *name);
+/* The (at most) `max` known quantities nearest to `name` by edit distance
+ * among those close enough to be a typo of it; returns how many. */
+size_t pc_quantity_nearest(const char *name, const char **out, size_t max);
 
 /* ==== Derived values and the checklist (pc_checklist.c) ================== */
 

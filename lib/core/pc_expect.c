@@ -183,6 +183,36 @@ void pc_expectation_free(pc_expectation *e) {
   memset(e, 0, sizeof *e);
 }
 
+/* After an unknown quantity: at most three nearest known names (the
+ * vocabulary's, pc_values.c), so that a typo is fixed from the message
+ * alone; never the whole list. */
+static void pc_quantity_hint(pc_str *b, const char *q) {
+  const char *near[3];
+  size_t n = pc_quantity_nearest(q, near, 3);
+  if (n == 0) {
+    pc_str_add(b, " (the quantities are the JSON report's derived and attributes names, its metrics by ncu name, "
+                  "launch__ values, step, cause and bound: perfcheck check --help)");
+    return;
+  }
+  pc_str_add(b, "; did you mean ");
+  for (size_t i = 0; i < n; i++) pc_str_printf(b, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ", near[i]);
+  pc_str_add(b, "?");
+}
+
+/* Whether a quantity can be one of some report's: a known one, or an ncu
+ * metric's spelling (a user may collect any). */
+static int pc_quantity_usable(pc_expect_kind kind, const char *q) {
+  return kind != PC_EXPECT_NUMBER || pc_quantity_known(q) || strstr(q, "__") != NULL;
+}
+
+/* "unknown quantity \"X\"; did you mean ...?", malloc'd (NULL: no memory). */
+static char *pc_unknown_quantity_text(const char *q) {
+  pc_str b = {0};
+  pc_str_printf(&b, "unknown quantity \"%s\"", q);
+  pc_quantity_hint(&b, q);
+  return pc_str_take(&b);
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -322,7 +352,6 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
     goto fail;
   }
   e.kind = pc_kind_of(e.quantity);
-
   i = pc_skip_ws(spec, i);
   size_t opcol = i + 1;
   if (strncmp(spec + i, "<=", 2) == 0) e.cmp = PERFCHECK_CMP_LE, i += 2;
@@ -428,6 +457,16 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   }
   if (spec[i] != '\0') {
     st = pc_perr(err, errlen, i + 1, "unexpected \"%.20s\" after the value", spec + i);
+    goto fail;
+  }
+  /* One vocabulary: a name that is no quantity of any report (not in the
+   * tables, and not an ncu metric's spelling, which has a "__" and may be
+   * one a user added to the collection) is refused, with the nearest names.
+   * Checked once the spec reads well, so that a syntax error is named first. */
+  if (!pc_quantity_usable(e.kind, e.quantity)) {
+    char *msg = pc_unknown_quantity_text(e.quantity);
+    st = pc_perr(err, errlen, q0 + 1, "%s", msg ? msg : "unknown quantity");
+    free(msg);
     goto fail;
   }
   e.spec = pc_strdup(spec);
@@ -664,59 +703,8 @@ static void pc_verdict_note(pc_str *b, const pc_kernel *k) {
   if (v->advice[0]) pc_str_printf(b, ": %s", v->advice);
 }
 
-/* Levenshtein distance, for "did you mean"; names are short. */
-static size_t pc_edit_distance(const char *a, const char *b) {
-  size_t n = strlen(a), m = strlen(b);
-  if (n > 128 || m > 128) return (size_t)-1;
-  size_t row[130];
-  for (size_t j = 0; j <= m; j++) row[j] = j;
-  for (size_t i = 1; i <= n; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= m; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[m];
-}
-
-/* After "no quantity named X": the nearest known name, and (when `all`) the
- * names a quantity can be, so that a typo is fixed from the message alone. */
-static void pc_quantity_hint(pc_str *b, const char *q, int all) {
-  const char *names[PC_M_COUNT + 80];
-  size_t n = 0;
-  static const char *const words[] = {"cause", "bound"}; /* step is one of pc_kernel_value's */
-  for (size_t i = 0; i < 2; i++) names[n++] = words[i];
-  size_t extra = pc_kernel_value_names(names + n, sizeof names / sizeof names[0] - n - PC_M_COUNT);
-  n += extra;
-  const pc_metric_def *t = pc_metric_table();
-  size_t first_metric = n;
-  for (int i = 0; i < PC_M_COUNT; i++) names[n++] = t[i].name;
-  const char *best = NULL;
-  size_t bd = (size_t)-1;
-  for (size_t i = 0; i < n; i++) {
-    size_t d = pc_edit_distance(q, names[i]);
-    if (d < bd) {
-      bd = d;
-      best = names[i];
-    }
-  }
-  if (best && bd <= 3 + strlen(q) / 4) pc_str_printf(b, "; did you mean \"%s\"?", best);
-  if (!all) return;
-  pc_str_add(b, " The quantities are: ");
-  for (size_t i = 0; i < first_metric; i++) pc_str_printf(b, "%s%s", i ? ", " : "", names[i]);
-  pc_str_add(b, "; and any ncu metric the report has, such as ");
-  for (size_t i = first_metric; i < n; i++) pc_str_printf(b, "%s%s", i > first_metric ? ", " : "", names[i]);
-}
-
-/* Checks e against kernel k and fills res; `list_names`: an unknown
- * quantity's message lists the known ones (the first result of e only). */
-static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res, int list_names) {
+/* Checks e against kernel k and fills res. */
+static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res) {
   pc_str b = {0};
   const char *label = res->kernel;
   const pc_finding *v = &k->diag.verdict;
@@ -760,11 +748,8 @@ static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_
   double band = pc_band_pct(e);
   if (st == PERFCHECK_ERROR_NOT_FOUND) {
     res->status = PERFCHECK_ERROR_NOT_FOUND;
-    pc_str_printf(&b,
-                  "%s: no quantity named \"%s\" (not an ncu metric of the report, a launch__ value, a derived "
-                  "name such as sectors_per_request_ld, or step, cause, bound)",
-                  label, e->quantity);
-    pc_quantity_hint(&b, e->quantity, list_names);
+    pc_str_printf(&b, "%s: no quantity named \"%s\" in the report", label, e->quantity);
+    pc_quantity_hint(&b, e->quantity);
   } else if (st != PERFCHECK_OK) {
     res->status = PERFCHECK_ERROR_NOT_MEASURED;
     const char *why = e->kind == PC_EXPECT_STEP ? (v->advice[0] ? v->advice : "the verdict was not assessed")
@@ -845,8 +830,21 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
       }
       res->e = e;
       res->kernel = pc_kernel_label(&counts, k);
-      if (res->kernel) pc_check_one(e, k, res, matched == 1);
+      if (res->kernel) pc_check_one(e, k, res);
       if (!res->kernel || !res->message || !res->expected || !res->advice) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    /* A quantity no kernel of the report has is a mistake in the
+     * expectation (a typo), not a failed check: its results say so with
+     * PERFCHECK_ERROR_INVALID_ARGUMENT (`perfcheck check` exits 2 on it,
+     * Python raises ValueError). */
+    if (matched > 0 && st == PERFCHECK_OK && e->kind == PC_EXPECT_NUMBER) {
+      int known = 0;
+      for (size_t j = 0; j < r->nkernels && !known; j++) {
+        double v;
+        known = pc_kernel_value(&r->kernels[j], e->quantity, &v) != PERFCHECK_ERROR_NOT_FOUND;
+      }
+      for (size_t j = set->nresults - matched; !known && j < set->nresults; j++)
+        if (set->results[j].status == PERFCHECK_ERROR_NOT_FOUND) set->results[j].status = PERFCHECK_ERROR_INVALID_ARGUMENT;
     }
     if (matched == 0 && st == PERFCHECK_OK) {
       pc_expect_result *res = pc_result_add(set);
@@ -1072,6 +1070,12 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
     e.value = p->value;
   }
 
+  if (!pc_quantity_usable(e.kind, p->quantity)) {
+    char *msg = pc_unknown_quantity_text(p->quantity);
+    perfcheck_status st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: %s", fn, msg ? msg : "unknown quantity");
+    free(msg);
+    return st;
+  }
   e.is_regex = p->kernel_is_regex != 0;
   e.kernel = pc_strdup(p->kernel);
   e.quantity = pc_strdup(p->quantity);

@@ -181,6 +181,24 @@ const char *pc_html_cause_color(perfcheck_cause c) {
 
 /* ---- Roofline ------------------------------------------------------------------ */
 
+/* The tensor pipe's share of the kernel's pipe activity: the tensor pipe
+ * (tensor cycles or GMMA instructions, the larger) over the sum of every
+ * measured pipe's percentage of its peak; NaN when the tensor pipe was not
+ * measured. */
+double pc_roof_tensor_share(const pc_kernel *k) {
+  static const pc_metric_id others[] = {PC_M_PIPE_FMA_PCT, PC_M_PIPE_ALU_PCT, PC_M_PIPE_FP64_PCT,
+                                        PC_M_PIPE_LSU_PCT, PC_M_PIPE_XU_PCT,  PC_M_PIPE_UNIFORM_PCT};
+  double tensor = PC_NULL;
+  if (pc_has(k->metric[PC_M_PIPE_TENSOR_PCT])) tensor = k->metric[PC_M_PIPE_TENSOR_PCT];
+  if (pc_has(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]) && !(tensor >= k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]))
+    tensor = k->metric[PC_M_PIPE_TENSOR_GMMA_PCT];
+  if (!(tensor >= 0)) return PC_NULL;
+  double sum = tensor;
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (k->metric[others[i]] > 0) sum += k->metric[others[i]];
+  return sum > 0 ? tensor / sum : 0.0;
+}
+
 void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const pc_kernel *k) {
   memset(p, 0, sizeof *p);
   p->index = index;
@@ -205,9 +223,32 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
                                     "with ncu --cache-control all", k->passes);
   else if (pc_is_null(d->arithmetic_intensity) &&
            (k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
-            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct")))
-    snprintf(p->why, sizeof p->why, "the tensor pipe was busy: tensor-core FLOPs are not among the counters, so "
-                                    "intensity and FLOP/s are left unknown (rule tensor_active_pct)");
+            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct"))) {
+    /* The checklist leaves intensity unknown at any tensor activity (rule
+     * tensor_active_pct).  A kernel whose pipes are mostly CUDA cores still
+     * has its place: its FLOPs are counted (an FMA kernel's 2% tensor
+     * activity on the H200 adds next to nothing), so it is drawn from its
+     * measured FLOPs, DRAM bytes and duration.  A tensor-core kernel (the
+     * tensor pipe at least half of its pipe activity) is not: its FLOPs are
+     * not among the counters, and no tensor roof is measured to place it
+     * against. */
+    const double share = pc_roof_tensor_share(k), dur = k->metric[PC_M_DURATION];
+    if (share < PC_ROOF_TENSOR_SHARE_MAX && dur > 0) {
+      p->ai = d->flops / d->dram_bytes;
+      p->gflops = d->flops / dur;
+      snprintf(p->why, sizeof p->why,
+               "CUDA-core FLOPs: the tensor pipe is %.0f%% of its pipe activity (at %.1f%% of its peak), under "
+               "the %.0f%% that makes a tensor-core kernel",
+               share * 100.0, pc_has(k->metric[PC_M_PIPE_TENSOR_PCT]) ? k->metric[PC_M_PIPE_TENSOR_PCT] : 0.0,
+               PC_ROOF_TENSOR_SHARE_MAX * 100.0);
+      p->note = 1;
+    } else {
+      snprintf(p->why, sizeof p->why,
+               "a tensor-core kernel (the tensor pipe %.0f%% of its pipe activity): its tensor FLOPs are not "
+               "among the counters and the device's tensor roof is not measured, so it has no place here",
+               share * 100.0);
+    }
+  }
   else if (pc_is_null(k->metric[PC_M_DURATION]) || pc_is_null(d->gflops))
     snprintf(p->why, sizeof p->why, "duration not measured (gpu__time_duration.sum)");
   else if (!(d->gflops > 0) || !(d->arithmetic_intensity > 0))
@@ -473,7 +514,11 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
     if (p->cause_before && strcmp(p->cause_before, perfcheck_cause_name(p->cause)) != 0)
       fprintf(f, "%s &#8594; ", p->cause_before);
     fprintf(f, "%s</td><td>", perfcheck_cause_name(p->cause));
-    if (pc_roof_point_drawn(p))
+    if (pc_roof_point_drawn(p) && p->note) {
+      fputs("drawn <span class=\"why\">(", f);
+      pc_html_text(f, p->why);
+      fputs(")</span>", f);
+    } else if (pc_roof_point_drawn(p))
       fputs("drawn", f);
     else {
       fputs("<span class=\"why\">no point: ", f);

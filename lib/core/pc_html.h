@@ -57,8 +57,16 @@ typedef struct pc_roof_point {
   double share;          /* area: share of the region's kernel time; NaN: one size (then all are) */
   perfcheck_cause cause; /* colour */
   const char *cause_before; /* a diff: the earlier verdict's cause word, or NULL */
-  char why[200];         /* when there is no point: why (filled by pc_roof_point_set) */
+  char why[260];         /* when there is no point: why (filled by pc_roof_point_set); with
+                            note set, how the drawn point was placed */
+  int note;              /* the point is drawn and why says from what */
 } pc_roof_point;
+
+/* A kernel with tensor activity is a tensor-core kernel when its tensor pipe
+ * is at least this share of its pipe activity (pc_roof_tensor_share); below
+ * it, it is drawn from its CUDA-core FLOPs. */
+#define PC_ROOF_TENSOR_SHARE_MAX 0.5
+double pc_roof_tensor_share(const pc_kernel *k);
 
 /* Fills p from a kernel entry: ai and gflops from k->derived, or `why`
  * names what is not measured. */

@@ -47,10 +47,7 @@ void pc_json_free(pc_json *v);
 /* The JSON keys of the pc_device and pc_attributes fields that are plain
  * numbers, with their offsets: one table each for the report reader
  * (pc_json_read.c) and the snapshot reader and writer (pc_snapshot_json.c). */
-typedef struct pc_json_field {
-  const char *key;
-  size_t offset;
-} pc_json_field;
+typedef pc_field pc_json_field; /* pc_core.h: the same shape as the vocabulary's tables */
 extern const pc_json_field pc_json_device_ints[];    /* int members of pc_device */
 extern const size_t pc_json_ndevice_ints;
 extern const pc_json_field pc_json_device_doubles[]; /* double members of pc_device */

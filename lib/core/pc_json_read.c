@@ -504,23 +504,7 @@ const pc_json_field pc_json_device_doubles[] = {
 };
 const size_t pc_json_ndevice_doubles = sizeof pc_json_device_doubles / sizeof pc_json_device_doubles[0];
 
-const pc_json_field pc_json_attributes[] = {
-    {"registers_per_thread", offsetof(pc_attributes, registers_per_thread)},
-    {"static_smem_bytes", offsetof(pc_attributes, static_smem)},
-    {"dynamic_smem_bytes", offsetof(pc_attributes, dynamic_smem)},
-    {"local_bytes_per_thread", offsetof(pc_attributes, local_bytes_per_thread)},
-    {"max_threads_per_block", offsetof(pc_attributes, max_threads_per_block)},
-    {"blocks_per_sm", offsetof(pc_attributes, blocks_per_sm)},
-    {"warps_per_sm", offsetof(pc_attributes, warps_per_sm)},
-    {"theoretical_occupancy_pct", offsetof(pc_attributes, theoretical_occupancy_pct)},
-    {"occupancy_limit_warps", offsetof(pc_attributes, limit_warps)},
-    {"occupancy_limit_blocks", offsetof(pc_attributes, limit_blocks)},
-    {"occupancy_limit_registers", offsetof(pc_attributes, limit_registers)},
-    {"occupancy_limit_shared_mem", offsetof(pc_attributes, limit_shared_mem)},
-    {"waves_per_sm", offsetof(pc_attributes, waves_per_sm)},
-    {"model_blocks_per_sm", offsetof(pc_attributes, model_blocks_per_sm)},
-};
-const size_t pc_json_nattributes = sizeof pc_json_attributes / sizeof pc_json_attributes[0];
+/* pc_json_attributes: in pc_values.c, the vocabulary's tables. */
 
 /* ---- perfcheck-report/2 (and /1) -> pc_report ------------------------------------- */
 
@@ -902,8 +886,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
     PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
   }
-  PC_TRY(pc_jm_num(m, o, "total_ns", &k->total_ns));
-  PC_TRY(pc_jm_num(m, o, "kernel_time_share", &k->time_share));
+  PC_TRY(pc_jm_doubles(m, o, k, pc_kernel_fields, pc_nkernel_fields)); /* total_ns, kernel_time_share, ... */
   PC_TRY(pc_jm_int(m, o, "rank", 0, &k->rank));
   if (k->rank < 0) return pc_jm_type(m, pc_json_get(o, "rank"), "rank", "a rank (1 or more) or null");
 
@@ -971,35 +954,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   const pc_json *d = pc_jm_object(m, o, "derived", &st);
   PC_TRY(st);
   if (d) {
-    static const pc_jfield f[] = {
-        {"sectors_per_request_ld", offsetof(pc_derived, sectors_per_request_ld)},
-        {"sectors_per_request_st", offsetof(pc_derived, sectors_per_request_st)},
-        {"bytes_per_sector_ld", offsetof(pc_derived, bytes_per_sector_ld)},
-        {"bytes_per_sector_st", offsetof(pc_derived, bytes_per_sector_st)},
-        {"bytes_per_sector_ldgsts", offsetof(pc_derived, bytes_per_sector_ldgsts)},
-        {"ld_sector_hit_share", offsetof(pc_derived, ld_sector_hit_share)},
-        {"lanes_per_warp_max", offsetof(pc_derived, lanes_per_warp_max)},
-        {"threads_per_instruction", offsetof(pc_derived, threads_per_instruction)},
-        {"threads_per_instruction_pred_on", offsetof(pc_derived, threads_per_instruction_pred_on)},
-        {"achieved_occupancy_pct", offsetof(pc_derived, achieved_occupancy_pct)},
-        {"theoretical_occupancy_pct", offsetof(pc_derived, theoretical_occupancy_pct)},
-        {"flops", offsetof(pc_derived, flops)},
-        {"dram_bytes", offsetof(pc_derived, dram_bytes)},
-        {"arithmetic_intensity", offsetof(pc_derived, arithmetic_intensity)},
-        {"waves_per_sm", offsetof(pc_derived, waves_per_sm)},
-        {"dram_gbps", offsetof(pc_derived, dram_gbps)},
-        {"gflops", offsetof(pc_derived, gflops)},
-        {"memory_pct", offsetof(pc_derived, memory_pct)},
-        {"compute_pct", offsetof(pc_derived, compute_pct)},
-        {"local_sectors", offsetof(pc_derived, local_sectors)},
-        {"local_share", offsetof(pc_derived, local_share)},
-        {"bank_conflict_share", offsetof(pc_derived, bank_conflict_share)},
-        {"atomic_share", offsetof(pc_derived, atomic_share)},
-        {"issue_active", offsetof(pc_derived, issue_active)},
-        {"warps_active", offsetof(pc_derived, warps_active)},
-        {"warps_eligible", offsetof(pc_derived, warps_eligible)},
-    };
-    PC_TRY(pc_jm_doubles(m, d, &k->derived, f, sizeof f / sizeof f[0]));
+    PC_TRY(pc_jm_doubles(m, d, &k->derived, pc_derived_fields, pc_nderived_fields)); /* the vocabulary's table */
     PC_TRY(pc_jm_unit(m, d, "busiest_pipe", &k->busiest_pipe));
     PC_TRY(pc_jm_unit(m, d, "busiest_memory", &k->busiest_memory));
   }
@@ -1096,21 +1051,7 @@ perfcheck_status pc_report_from_json_text(const char *data, size_t len, const ch
   return PERFCHECK_OK;
 }
 
-PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out) {
-  if (out) *out = NULL;
-  if (!path || !out) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json: NULL argument");
-  char *data = NULL;
-  size_t n = 0;
-  perfcheck_status rs = pc_read_file(path, (size_t)1 << 30, "a JSON report", &data, &n);
-  if (rs != PERFCHECK_OK) return rs;
-  char err[512];
-  pc_report *r = NULL;
-  perfcheck_status st = pc_report_from_json_text(data, n, path, quiet, &r, err, sizeof err);
-  free(data);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
-  *out = r;
-  return PERFCHECK_OK;
-}
+/* perfcheck_report_from_json opens its input in pc_read.c (gzip, stdin). */
 
 PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text, size_t len, const char *name,
                                                                int quiet, perfcheck_report **out) {

@@ -71,33 +71,6 @@ typedef struct pc_moccur {
   size_t count;
 } pc_moccur;
 
-/* A deep copy of src into dst (dst is overwritten; freed with pc_kernel_free). */
-static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
-  *dst = *src;
-  dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
-  dst->extra_names = NULL;
-  dst->extra_values = NULL;
-  dst->nextra = 0;
-  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->mangled && !(dst->mangled = pc_strdup(src->mangled))) ||
-      (src->demangled && !(dst->demangled = pc_strdup(src->demangled))) ||
-      (src->display_name && !(dst->display_name = pc_strdup(src->display_name))) ||
-      (src->region && !(dst->region = pc_strdup(src->region))) ||
-      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
-    return -1;
-  if (src->nextra && src->extra_names) {
-    dst->extra_names = calloc(src->nextra, sizeof *dst->extra_names);
-    dst->extra_values = malloc(src->nextra * sizeof *dst->extra_values);
-    if (!dst->extra_names || !dst->extra_values) return -1;
-    dst->nextra = src->nextra; /* the names are freed up to nextra: NULLs are fine */
-    for (size_t i = 0; i < src->nextra; i++) {
-      dst->extra_values[i] = src->extra_values ? src->extra_values[i] : PC_NULL;
-      if (src->extra_names[i] && !(dst->extra_names[i] = pc_strdup(src->extra_names[i]))) return -1;
-    }
-  }
-  return 0;
-}
-
-
 /* One merged kernel entry while the reports are walked. */
 typedef struct pc_mgroup {
   pc_mk key;               /* the first entry of the group: its key */
@@ -295,7 +268,7 @@ static perfcheck_status pc_merge_into(const pc_report *const *in, size_t n, pc_r
       st = PERFCHECK_ERROR_OUT_OF_MEMORY;
       break;
     }
-    if (pc_merge_copy_kernel(k, grp[q].rep)) {
+    if (pc_kernel_copy(k, grp[q].rep)) {
       st = PERFCHECK_ERROR_OUT_OF_MEMORY;
       break;
     }

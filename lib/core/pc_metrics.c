@@ -14,6 +14,7 @@
  *   DEF   in default, sol and full
  *   SOL   in sol and full only
  *   FULL  in full only
+ *   BDEF, BSOL  as DEF, SOL, and in basic too
  * The pass budget (issue 21; CUPTI's host API, kernel replay, names handed
  * over sorted, tests/unit/test_passes.c checks every count): `default` is 4
  * passes on GH100, GB100 and GA100, 5 on AD102.  One instrumented pass holds
@@ -24,6 +25,17 @@
  * other six pipes and ncu's L2 row (lts__throughput, 4 passes alone) are in
  * `sol`; the rest of the stall reasons in `full`.  The eight stall reasons
  * the rules read first would need 5 passes (6 with the FMA and GMMA pipes).
+ * ncu's set names map onto these rows as far as CUPTI collects them and the
+ * table holds them: basic (ncu: SpeedOfLight, LaunchStats, Occupancy,
+ * WorkloadDistribution) is the speed-of-light rows, the duration and
+ * achieved occupancy (LaunchStats and theoretical occupancy are computed
+ * from the launch, not collected); detailed (ncu adds ComputeWorkloadAnalysis,
+ * MemoryWorkloadAnalysis, SourceCounters) is sol, the pipes, memory levels,
+ * sectors, requests and bytes per sector the checklist reads plus the SOL
+ * rows; full (ncu adds WarpStateStats, InstructionStats, SchedulerStats,
+ * the memory tables) is full, with the stall reasons and the FP64/FP16
+ * instruction counts.  Rows of ncu's sections that no step reads are not in
+ * the table, so not in the sets.
  *
  * Substitutes (docs/cupti.md, the box "Measured since"): a cheaper counter
  * collected in the metric's stead by default and sol (`full` collects every
@@ -39,14 +51,14 @@
  *
  * X(ID, name, alias, substitute, unit, step, SET, additive) */
 #define PC_METRIC_ROWS(X)                                                                          \
-  X(DURATION, "gpu__time_duration.sum", NULL, NULL, "ns", 0, DEF, 1)                               \
-  X(SM_THROUGHPUT_PCT, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, SOL, 0) \
+  X(DURATION, "gpu__time_duration.sum", NULL, NULL, "ns", 0, BDEF, 1)                               \
+  X(SM_THROUGHPUT_PCT, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, BSOL, 0) \
   X(MEM_THROUGHPUT_PCT, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
-    "%", 2, SOL, 0)                                                                                \
+    "%", 2, BSOL, 0)                                                                                \
   /* ncu's --set full spells it gpu__dram_throughput (the same value on every \
    * H200 corpus row: issue 19 item 5). */                                     \
   X(DRAM_THROUGHPUT_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed",                      \
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", NULL, "%", 2, DEF, 0) \
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", NULL, "%", 2, BDEF, 0) \
   X(DRAM_BYTES_READ, "dram__bytes_read.sum", NULL, NULL, "byte", 2, DEF, 1)                        \
   X(DRAM_BYTES_WRITE, "dram__bytes_write.sum", NULL, NULL, "byte", 2, DEF, 1)                      \
   X(FFMA, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", NULL, NULL, "inst", 2, DEF, 1)    \
@@ -78,7 +90,7 @@
   X(THREAD_INST_PRED_ON_PER_INST, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio", \
     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", "smsp__sass_thread_inst_executed_pred_on.sum/smsp__sass_inst_executed.sum", "ratio", 4, DEF, 0)        \
   X(ISSUE_ACTIVE, "smsp__issue_active.avg.per_cycle_active", NULL, NULL, "ratio", 4, DEF, 0)       \
-  X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, DEF, 0) \
+  X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, BDEF, 0) \
   /* Issue 10.  Bytes used per fetched sector (32 = every byte used; what ncu's   \
    * uncoalesced-access rule rests on), for every access width. */                \
   X(LD_BYTES_PER_SECTOR, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", NULL, NULL, \
@@ -94,13 +106,13 @@
   X(L2_SECTORS_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, DEF, 0) \
   X(L1_WAVEFRONTS_PCT, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
     "%", 2, DEF, 0)                                                                                \
-  /* ncu's L2 speed-of-light row, in the default set: lts__t_sectors alone   \
+  /* ncu's L2 speed-of-light row, in sol (4 passes alone): lts__t_sectors alone   \
    * reads 44% where it reads 92% for torch's float add (H200 corpus), and a \
    * CuPy saxpy at 82% of it (DRAM 71%) is at its roof only through it.  It   \
    * costs one pass on GH100 and GB100, none on AD102, four on TU102 and six  \
    * on GA100 (host API counts, test_passes.c). */                            \
-  X(L2_THROUGHPUT_PCT, "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, SOL, 0) \
-  X(L1_THROUGHPUT_PCT, "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, SOL, 0) \
+  X(L2_THROUGHPUT_PCT, "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, BSOL, 0) \
+  X(L1_THROUGHPUT_PCT, "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, BSOL, 0) \
   /* Pipes. */                                                                    \
   X(PIPE_TENSOR_PCT, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 2, \
     DEF, 0)                                                                                        \
@@ -149,6 +161,8 @@
 #define PC_SETS_DEF (PC_SET_DEFAULT | PC_SET_SOL | PC_SET_FULL)
 #define PC_SETS_SOL (PC_SET_SOL | PC_SET_FULL)
 #define PC_SETS_FULL (PC_SET_FULL)
+#define PC_SETS_BDEF (PC_SETS_DEF | PC_SET_BASIC)
+#define PC_SETS_BSOL (PC_SETS_SOL | PC_SET_BASIC)
 
 #define PC_METRIC_DEF_(ID, name, alias, sub, unit, step, set, add) \
   {PC_M_##ID, name, alias, sub, unit, step, PC_SETS_##set, add},
@@ -161,20 +175,50 @@ _Static_assert(sizeof pc_metric_defs / sizeof pc_metric_defs[0] == PC_M_COUNT,
 /* The set lists: each row adds ",name" to the lists it belongs to; the
  * functions return the literal past its leading comma. */
 #define PC_IN_DEFAULT_DEF(name) "," name
+#define PC_IN_DEFAULT_BDEF(name) "," name
 #define PC_IN_DEFAULT_SOL(name)
+#define PC_IN_DEFAULT_BSOL(name)
 #define PC_IN_DEFAULT_FULL(name)
 #define PC_IN_SOL_DEF(name) "," name
+#define PC_IN_SOL_BDEF(name) "," name
 #define PC_IN_SOL_SOL(name) "," name
+#define PC_IN_SOL_BSOL(name) "," name
 #define PC_IN_SOL_FULL(name)
 #define PC_IN_FULL_DEF(name) "," name
+#define PC_IN_FULL_BDEF(name) "," name
 #define PC_IN_FULL_SOL(name) "," name
+#define PC_IN_FULL_BSOL(name) "," name
 #define PC_IN_FULL_FULL(name) "," name
+#define PC_IN_BASIC_DEF(name)
+#define PC_IN_BASIC_BDEF(name) "," name
+#define PC_IN_BASIC_SOL(name)
+#define PC_IN_BASIC_BSOL(name) "," name
+#define PC_IN_BASIC_FULL(name)
 #define PC_LIST_DEFAULT_(ID, name, alias, sub, unit, step, set, add) PC_IN_DEFAULT_##set(name)
 #define PC_LIST_SOL_(ID, name, alias, sub, unit, step, set, add) PC_IN_SOL_##set(name)
 #define PC_LIST_FULL_(ID, name, alias, sub, unit, step, set, add) PC_IN_FULL_##set(name)
+#define PC_LIST_BASIC_(ID, name, alias, sub, unit, step, set, add) PC_IN_BASIC_##set(name)
 static const char pc_list_default[] = "" PC_METRIC_ROWS(PC_LIST_DEFAULT_);
 static const char pc_list_sol[] = "" PC_METRIC_ROWS(PC_LIST_SOL_);
 static const char pc_list_full[] = "" PC_METRIC_ROWS(PC_LIST_FULL_);
+static const char pc_list_basic[] = "" PC_METRIC_ROWS(PC_LIST_BASIC_);
+
+/* The set names: perfcheck's three and ncu's (detailed is sol). */
+static const struct {
+  const char *name;
+  unsigned bit;
+  const char *list; /* with its leading comma */
+} pc_sets[] = {{"default", PC_SET_DEFAULT, pc_list_default}, {"sol", PC_SET_SOL, pc_list_sol},
+               {"full", PC_SET_FULL, pc_list_full},          {"basic", PC_SET_BASIC, pc_list_basic},
+               {"detailed", PC_SET_SOL, pc_list_sol}};
+const char pc_metric_set_names[] = "default, sol, full, or ncu's basic, detailed, full";
+
+unsigned pc_metric_set_bit(const char *name, size_t len) {
+  if (!name) return 0;
+  for (size_t i = 0; i < sizeof pc_sets / sizeof pc_sets[0]; i++)
+    if (strlen(pc_sets[i].name) == len && strncmp(pc_sets[i].name, name, len) == 0) return pc_sets[i].bit;
+  return 0;
+}
 
 const pc_metric_def *pc_metric_table(void) { return pc_metric_defs; }
 
@@ -202,8 +246,7 @@ const pc_metric_def *pc_metric_lookup(const char *name, int *via_substitute) {
 
 PERFCHECK_API const char *perfcheck_metric_list(const char *set) {
   if (!set) return NULL;
-  if (strcmp(set, "default") == 0) return pc_list_default + 1;
-  if (strcmp(set, "sol") == 0) return pc_list_sol + 1;
-  if (strcmp(set, "full") == 0) return pc_list_full + 1;
+  for (size_t i = 0; i < sizeof pc_sets / sizeof pc_sets[0]; i++)
+    if (strcmp(pc_sets[i].name, set) == 0) return pc_sets[i].list + 1;
   return NULL;
 }

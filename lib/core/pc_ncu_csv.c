@@ -1667,25 +1667,4 @@ perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report
   return pc_ncu_run(f, NULL, 0, name, quiet, out, err, errlen);
 }
 
-PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet,
-                                                             perfcheck_report **out) {
-  if (out) *out = NULL;
-  if (!path || !out)
-    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_ncu_csv: %s is NULL",
-                   path ? "out" : "path");
-  FILE *f = fopen(path, "rb");
-  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    fclose(f);
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: is a directory", path);
-  }
-  char err[512];
-  pc_report *r = NULL;
-  perfcheck_status st = pc_ncu_csv_read(f, path, quiet, &r, err, sizeof err);
-  fclose(f);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
-  pc_checklist_report(r);
-  *out = r;
-  return PERFCHECK_OK;
-}
+/* perfcheck_report_from_ncu_csv opens its input in pc_read.c (gzip, stdin). */

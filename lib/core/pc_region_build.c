@@ -133,7 +133,8 @@ static const char *pc_np_reason(const pc_snapshot *s, pc_not_profiled np) {
     case PC_NP_CAPTURE:
       return "not profiled: a stream capture was in progress (the range profiler would break the capture)";
     case PC_NP_NVTX:
-      return "not selected for counters: launched outside the NVTX ranges named by PERFCHECK_NVTX";
+      return "not selected for counters: launched outside what the NVTX range filter selects (--nvtx-include, "
+             "--nvtx-exclude: PERFCHECK_NVTX_INCLUDE, PERFCHECK_NVTX_EXCLUDE, PERFCHECK_NVTX)";
     case PC_NP_EARLIER_RUN:
       return "profiled in an earlier run of a region of this name, whose entry is not in this report";
     case PC_NP_COMMUNICATION:

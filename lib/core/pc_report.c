@@ -69,6 +69,31 @@ void pc_kernel_free(pc_kernel *k) {
   memset(k, 0, sizeof *k);
 }
 
+int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src) {
+  *dst = *src;
+  dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
+  dst->extra_names = NULL;
+  dst->extra_values = NULL;
+  dst->nextra = 0;
+  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->mangled && !(dst->mangled = pc_strdup(src->mangled))) ||
+      (src->demangled && !(dst->demangled = pc_strdup(src->demangled))) ||
+      (src->display_name && !(dst->display_name = pc_strdup(src->display_name))) ||
+      (src->region && !(dst->region = pc_strdup(src->region))) ||
+      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
+    return -1;
+  if (src->nextra && src->extra_names) {
+    dst->extra_names = calloc(src->nextra, sizeof *dst->extra_names);
+    dst->extra_values = malloc(src->nextra * sizeof *dst->extra_values);
+    if (!dst->extra_names || !dst->extra_values) return -1;
+    dst->nextra = src->nextra; /* the names are freed up to nextra: NULLs are fine */
+    for (size_t i = 0; i < src->nextra; i++) {
+      dst->extra_values[i] = src->extra_values ? src->extra_values[i] : PC_NULL;
+      if (src->extra_names[i] && !(dst->extra_names[i] = pc_strdup(src->extra_names[i]))) return -1;
+    }
+  }
+  return 0;
+}
+
 void pc_region_init(pc_region *g) {
   memset(g, 0, sizeof *g);
   g->wall_ns = g->kernel_ns = g->kernel_sum_ns = g->memcpy_ns = g->memset_ns = PC_NULL;
@@ -152,13 +177,24 @@ pc_region *pc_report_add_region(pc_report *r) {
   return g;
 }
 
+/* The switch that lets the library write to stderr: PERFCHECK_VERBOSE set
+ * and not "0" (perfcheck's -v sets it).  Read at each warning, so that a
+ * program (or Python's os.environ) may turn it on at any time. */
+int pc_verbose(void) {
+  const char *v = getenv("PERFCHECK_VERBOSE");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The one place a warning reaches stderr: only when verbose, and never when
+ * the caller asked for quiet.  Otherwise it is in the report only (the text
+ * report's "Warnings", JSON's "warnings"). */
 int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (!quiet) fprintf(stderr, "perfcheck: warning: %s\n", buf);
+  if (!quiet && pc_verbose()) fprintf(stderr, "perfcheck: warning: %s\n", buf);
   if (!r) return 0;
   if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings, sizeof *r->warnings)) return -1;
   char *d = pc_strdup(buf);

@@ -9,6 +9,7 @@
 
 #include "pc_core.h"
 #include "pc_diff.h"
+#include "pc_expect.h"
 #include "pc_fmt.h"
 #include "pc_html.h"
 
@@ -29,6 +30,79 @@ const char *pc_presence_name(pc_presence p) {
 
 
 /* ---- Shared words --------------------------------------------------------------- */
+
+/* The tolerance of each kind of value, from the one policy the diff judges
+ * by (pc_expect_rerun_band_pct): per unit of the metric table, with the
+ * metrics that differ from the rest of their unit named, then the derived
+ * values that are not 1%.  "durations 10%; 5%: % ... ; 1%: ..." */
+static void pc_tolerance_text(char *buf, size_t len, double time_band) {
+  const pc_metric_def *t = pc_metric_table();
+  const char *units[24];
+  size_t nunits = 0;
+  for (int i = 0; i < PC_M_COUNT; i++) {
+    size_t u = 0;
+    while (u < nunits && strcmp(units[u], t[i].unit) != 0) u++;
+    if (u == nunits && nunits < sizeof units / sizeof units[0]) units[nunits++] = t[i].unit;
+  }
+  static const double bands[] = {5, 1};
+  size_t n = 0;
+#define PC_PUT(...)                                                         \
+  do {                                                                      \
+    if (n < len) {                                                          \
+      int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                     \
+      n += w_ > 0 ? (size_t)w_ : 0;                                         \
+    }                                                                       \
+  } while (0)
+  PC_PUT("durations (ns) %g%% (and the after run's fastest launch beyond the before median)", time_band);
+  for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
+    PC_PUT("; %g%%: ", bands[b]);
+    int first = 1;
+    for (size_t u = 0; u < nunits; u++) {
+      if (strcmp(units[u], "ns") == 0) continue;
+      size_t in = 0, all = 0;
+      for (int i = 0; i < PC_M_COUNT; i++)
+        if (strcmp(t[i].unit, units[u]) == 0) all++, in += pc_expect_rerun_band_pct(t[i].name) == bands[b];
+      if (in == all) {
+        PC_PUT("%sunit %s", first ? "" : ", ", units[u]);
+        first = 0;
+      } else if (in > 0) { /* name the few of this unit that take this band */
+        for (int i = 0; i < PC_M_COUNT; i++)
+          if (strcmp(t[i].unit, units[u]) == 0 && pc_expect_rerun_band_pct(t[i].name) == bands[b] && in * 2 <= all) {
+            PC_PUT("%s%s", first ? "" : ", ", t[i].name);
+            first = 0;
+          }
+        if (in * 2 > all) {
+          PC_PUT("%sunit %s (the others)", first ? "" : ", ", units[u]);
+          first = 0;
+        }
+      }
+    }
+    for (size_t i = 0; i < pc_nderived_fields; i++)
+      if (pc_expect_rerun_band_pct(pc_derived_fields[i].key) == bands[b] && bands[b] != 1) {
+        PC_PUT("%s%s", first ? "" : ", ", pc_derived_fields[i].key);
+        first = 0;
+      }
+    if (bands[b] == 1) PC_PUT("%severy other derived value (sectors per request, bytes per sector, shares, ...)", first ? "" : ", ");
+  }
+#undef PC_PUT
+}
+
+/* The metrics measured on one side only for every paired kernel (a metric
+ * set that differs): named once, not once per kernel.  Returns how many of
+ * k's one-side metrics are among them. */
+static int pc_one_side_everywhere(const pc_diff *d, const char *name) {
+  size_t paired = 0;
+  for (size_t i = 0; i < d->nkernels; i++) {
+    const pc_diff_kernel *k = &d->kernels[i];
+    if (k->presence != PC_PAIRED) continue;
+    paired++;
+    int found = 0;
+    for (size_t j = 0; j < k->nmetrics && !found; j++)
+      found = k->metrics[j].change == PC_CHANGE_NOT_COMPARABLE && strcmp(k->metrics[j].name, name) == 0;
+    if (!found) return 0;
+  }
+  return paired > 1;
+}
 
 static const char *pc_dn(char *buf, size_t len, double v) { return pc_html_num(buf, len, v); }
 
@@ -109,7 +183,7 @@ static void pc_text_kernel_head(FILE *f, const pc_diff_kernel *k) {
   }
 }
 
-static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
+static void pc_text_kernel(FILE *f, const pc_diff *d, const pc_diff_kernel *k) {
   char t[400], a[40], b[40], c[40];
   pc_text_kernel_head(f, k);
   fputs("]\n", f);
@@ -128,7 +202,8 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
             pc_unit_words(b, sizeof b, &k->b.busiest_memory), pc_change_name(k->busiest_memory));
   size_t one_side = 0;
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
-  for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
+  for (size_t i = 0; i < k->nmetrics; i++)
+    one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE && !pc_one_side_everywhere(d, k->metrics[i].name);
   for (size_t o = 0; o < 3; o++) { /* worse first */
     for (size_t i = 0; i < k->nmetrics; i++) {
       const pc_diff_metric *m = &k->metrics[i];
@@ -145,7 +220,7 @@ static void pc_text_kernel(FILE *f, const pc_diff_kernel *k) {
     fprintf(f, "    measured on one side only (%zu): ", one_side);
     size_t j = 0;
     for (size_t i = 0; i < k->nmetrics; i++)
-      if (k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE) {
+      if (k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE && !pc_one_side_everywhere(d, k->metrics[i].name)) {
         if (j++) fputs(", ", f);
         pc_put_printable(f, k->metrics[i].name);
       }
@@ -178,6 +253,27 @@ static void pc_text_region(FILE *f, const pc_diff_region *g) {
   fputc('\n', f);
 }
 
+/* One line for the metrics measured on one side only in every pair. */
+static void pc_text_one_side_everywhere(FILE *f, const pc_diff *d) {
+  const pc_diff_kernel *k0 = NULL;
+  for (size_t i = 0; i < d->nkernels && !k0; i++)
+    if (d->kernels[i].presence == PC_PAIRED) k0 = &d->kernels[i];
+  if (!k0) return;
+  size_t n = 0;
+  for (size_t i = 0; i < k0->nmetrics; i++)
+    n += k0->metrics[i].change == PC_CHANGE_NOT_COMPARABLE && pc_one_side_everywhere(d, k0->metrics[i].name);
+  if (!n) return;
+  fprintf(f, "measured on one side only, in every pair (%zu, not compared; the metric sets differ): ", n);
+  size_t j = 0;
+  for (size_t i = 0; i < k0->nmetrics && j < 8; i++)
+    if (k0->metrics[i].change == PC_CHANGE_NOT_COMPARABLE && pc_one_side_everywhere(d, k0->metrics[i].name)) {
+      if (j++) fputs(", ", f);
+      pc_put_printable(f, k0->metrics[i].name);
+    }
+  if (n > j) fprintf(f, " and %zu more (the JSON form lists each pair's)", n - j);
+  fputc('\n', f);
+}
+
 perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f) {
   if (!d || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_text: NULL argument");
   pc_locale_guard lg;
@@ -188,10 +284,12 @@ perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f) {
   fputs(", after ", f);
   pc_put_printable(f, d->name_b);
   fputc('\n', f);
-  fprintf(f, "tolerances: durations %s%% (and the after run's fastest launch beyond the before median), "
-             "throughputs and rates 5%%, counts and ratios 1%%\n",
-          pc_dn(p, sizeof p, d->time_band_pct));
+  char tol[2048];
+  pc_tolerance_text(tol, sizeof tol, d->time_band_pct);
+  fprintf(f, "tolerances: %s\n", tol);
+  (void)p;
   for (size_t i = 0; i < d->nnotes; i++) fprintf(f, "note: %s\n", d->notes[i]);
+  pc_text_one_side_everywhere(f, d);
 
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
   static const char *const heads[] = {"Worse", "Better", "Moved (beyond tolerance, no better or worse)"};
@@ -199,7 +297,7 @@ perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f) {
     if (!d->count[order[o]]) continue;
     fprintf(f, "\n%s (%zu)\n", heads[o], d->count[order[o]]);
     for (size_t i = 0; i < d->nkernels; i++)
-      if (d->kernels[i].presence == PC_PAIRED && d->kernels[i].overall == order[o]) pc_text_kernel(f, &d->kernels[i]);
+      if (d->kernels[i].presence == PC_PAIRED && d->kernels[i].overall == order[o]) pc_text_kernel(f, d, &d->kernels[i]);
   }
   if (d->count[PC_CHANGE_SAME]) {
     fprintf(f, "\nUnchanged within tolerance (%zu): ", d->count[PC_CHANGE_SAME]);
@@ -411,7 +509,7 @@ static const char *pc_row_class(const pc_diff_kernel *k) {
   return k->overall == PC_CHANGE_WORSE ? "worse" : k->overall == PC_CHANGE_BETTER ? "better" : "";
 }
 
-static void pc_html_metric_moves(FILE *f, const pc_diff_kernel *k) {
+static void pc_html_metric_moves(FILE *f, const pc_diff *d, const pc_diff_kernel *k) {
   char a[40], b[40];
   size_t shown = 0, one_side = 0;
   if (k->busiest_pipe != PC_CHANGE_SAME)
@@ -422,7 +520,8 @@ static void pc_html_metric_moves(FILE *f, const pc_diff_kernel *k) {
             pc_unit_words(a, sizeof a, &k->a.busiest_memory), pc_unit_words(b, sizeof b, &k->b.busiest_memory),
             pc_change_name(k->busiest_memory));
   static const pc_change order[] = {PC_CHANGE_WORSE, PC_CHANGE_BETTER, PC_CHANGE_MOVED};
-  for (size_t i = 0; i < k->nmetrics; i++) one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE;
+  for (size_t i = 0; i < k->nmetrics; i++)
+    one_side += k->metrics[i].change == PC_CHANGE_NOT_COMPARABLE && !pc_one_side_everywhere(d, k->metrics[i].name);
   for (size_t o = 0; o < 3; o++) { /* worse first */
     for (size_t i = 0; i < k->nmetrics; i++) {
       const pc_diff_metric *m = &k->metrics[i];
@@ -461,9 +560,27 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
   pc_html_text(f, d->device_b.name[0] ? d->device_b.name : "unknown device");
   fputs(", ", f);
   pc_html_text(f, d->source_b);
-  fprintf(f, ").</p>\n<p class=\"meta\">Tolerances: durations %s%% (and the after run's fastest launch beyond the "
-             "before median), throughputs and rates 5%%, counts and ratios 1%%.</p>\n",
-          pc_dn(a, sizeof a, d->time_band_pct));
+  char tol[2048];
+  pc_tolerance_text(tol, sizeof tol, d->time_band_pct);
+  fputs(").</p>\n<p class=\"meta\">Tolerances: ", f);
+  pc_html_text(f, tol);
+  fputs(".</p>\n", f);
+  {
+    /* The metrics measured on one side only in every pair: once, here. */
+    char *line = NULL;
+    size_t linelen = 0;
+    FILE *m = open_memstream(&line, &linelen);
+    if (m) {
+      pc_text_one_side_everywhere(m, d);
+      fclose(m);
+      if (line && *line) {
+        fputs("<p class=\"meta\">", f);
+        pc_html_text(f, line);
+        fputs("</p>\n", f);
+      }
+      free(line);
+    }
+  }
   fprintf(f, "<p class=\"meta\"><b>%zu worse</b>, %zu better, %zu moved, %zu unchanged, %zu added, %zu removed "
              "kernel entr%s.</p>\n",
           d->count[PC_CHANGE_WORSE], d->count[PC_CHANGE_BETTER], d->count[PC_CHANGE_MOVED], d->count[PC_CHANGE_SAME],
@@ -510,7 +627,7 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
       fprintf(f, "<td>step %d %s &#8594; step %d %s<br><b>%s</b></td><td>", k->a.verdict.step,
               perfcheck_cause_name(k->a.verdict.cause), k->b.verdict.step, perfcheck_cause_name(k->b.verdict.cause),
               pc_change_name(k->verdict));
-      pc_html_metric_moves(f, k);
+      pc_html_metric_moves(f, d, k);
       fputs("</td></tr>\n", f);
     } else {
       const pc_diff_side *s = k->presence == PC_ADDED ? &k->b : &k->a;

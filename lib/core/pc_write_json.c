@@ -9,6 +9,7 @@
 
 #include "pc_core.h"
 #include "pc_fmt.h"
+#include "pc_json.h" /* pc_json_attributes */
 
 void pc_json_write_string(FILE *f, const char *s) {
   if (!s) {
@@ -266,23 +267,13 @@ static void pc_jw_region(pc_jw *w, const pc_region *g) {
   pc_jw_close(w, '}');
 }
 
+/* The attributes block: the numbers of pc_json_attributes (the table the
+ * readers use, and the vocabulary's), then the binding limit's word. */
 static void pc_jw_attributes(pc_jw *w, const pc_attributes *a) {
   pc_jw_open(w, "attributes", '{');
-  pc_jw_num(w, "registers_per_thread", a->registers_per_thread);
-  pc_jw_num(w, "static_smem_bytes", a->static_smem);
-  pc_jw_num(w, "dynamic_smem_bytes", a->dynamic_smem);
-  pc_jw_num(w, "local_bytes_per_thread", a->local_bytes_per_thread);
-  pc_jw_num(w, "max_threads_per_block", a->max_threads_per_block);
-  pc_jw_num(w, "blocks_per_sm", a->blocks_per_sm);
-  pc_jw_num(w, "warps_per_sm", a->warps_per_sm);
-  pc_jw_num(w, "theoretical_occupancy_pct", a->theoretical_occupancy_pct);
-  pc_jw_num(w, "occupancy_limit_warps", a->limit_warps);
-  pc_jw_num(w, "occupancy_limit_blocks", a->limit_blocks);
-  pc_jw_num(w, "occupancy_limit_registers", a->limit_registers);
-  pc_jw_num(w, "occupancy_limit_shared_mem", a->limit_shared_mem);
+  for (size_t i = 0; i < pc_json_nattributes; i++)
+    pc_jw_num(w, pc_json_attributes[i].key, *(const double *)((const char *)a + pc_json_attributes[i].offset));
   pc_jw_str(w, "binding_limit", a->binding == PC_LIMIT_NONE ? NULL : pc_limiter_name(a->binding));
-  pc_jw_num(w, "waves_per_sm", a->waves_per_sm);
-  pc_jw_num(w, "model_blocks_per_sm", a->model_blocks_per_sm);
   pc_jw_close(w, '}');
 }
 
@@ -299,34 +290,12 @@ static void pc_jw_unit(pc_jw *w, const char *key, const pc_unit_load *u) {
   pc_jw_close(w, '}');
 }
 
+/* The derived block: every field of the vocabulary's table (pc_values.c),
+ * so that each is a quantity of `perfcheck check` under the same name. */
 static void pc_jw_derived(pc_jw *w, const pc_derived *d, const pc_unit_load *pipe, const pc_unit_load *memory) {
   pc_jw_open(w, "derived", '{');
-  pc_jw_num(w, "sectors_per_request_ld", d->sectors_per_request_ld);
-  pc_jw_num(w, "sectors_per_request_st", d->sectors_per_request_st);
-  pc_jw_num(w, "bytes_per_sector_ld", d->bytes_per_sector_ld);
-  pc_jw_num(w, "bytes_per_sector_st", d->bytes_per_sector_st);
-  pc_jw_num(w, "bytes_per_sector_ldgsts", d->bytes_per_sector_ldgsts);
-  pc_jw_num(w, "ld_sector_hit_share", d->ld_sector_hit_share);
-  pc_jw_num(w, "lanes_per_warp_max", d->lanes_per_warp_max);
-  pc_jw_num(w, "threads_per_instruction", d->threads_per_instruction);
-  pc_jw_num(w, "threads_per_instruction_pred_on", d->threads_per_instruction_pred_on);
-  pc_jw_num(w, "achieved_occupancy_pct", d->achieved_occupancy_pct);
-  pc_jw_num(w, "theoretical_occupancy_pct", d->theoretical_occupancy_pct);
-  pc_jw_num(w, "flops", d->flops);
-  pc_jw_num(w, "dram_bytes", d->dram_bytes);
-  pc_jw_num(w, "arithmetic_intensity", d->arithmetic_intensity);
-  pc_jw_num(w, "waves_per_sm", d->waves_per_sm);
-  pc_jw_num(w, "dram_gbps", d->dram_gbps);
-  pc_jw_num(w, "gflops", d->gflops);
-  pc_jw_num(w, "memory_pct", d->memory_pct);
-  pc_jw_num(w, "compute_pct", d->compute_pct);
-  pc_jw_num(w, "local_sectors", d->local_sectors);
-  pc_jw_num(w, "local_share", d->local_share);
-  pc_jw_num(w, "bank_conflict_share", d->bank_conflict_share);
-  pc_jw_num(w, "atomic_share", d->atomic_share);
-  pc_jw_num(w, "issue_active", d->issue_active);
-  pc_jw_num(w, "warps_active", d->warps_active);
-  pc_jw_num(w, "warps_eligible", d->warps_eligible);
+  for (size_t i = 0; i < pc_nderived_fields; i++)
+    pc_jw_num(w, pc_derived_fields[i].key, *(const double *)((const char *)d + pc_derived_fields[i].offset));
   pc_jw_unit(w, "busiest_pipe", pipe);
   pc_jw_unit(w, "busiest_memory", memory);
   pc_jw_close(w, '}');
@@ -352,8 +321,8 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_num(w, "median", k->dur_median_ns);
   pc_jw_num(w, "max", k->dur_max_ns);
   pc_jw_close(w, '}');
-  pc_jw_num(w, "total_ns", k->total_ns);
-  pc_jw_num(w, "kernel_time_share", k->time_share);
+  for (size_t i = 0; i < pc_nkernel_fields; i++) /* total_ns, kernel_time_share, ...: the vocabulary's */
+    pc_jw_num(w, pc_kernel_fields[i].key, *(const double *)((const char *)k + pc_kernel_fields[i].offset));
   pc_jw_known_int(w, "rank", k->rank > 0 ? k->rank : -1);
   pc_jw_attributes(w, &k->attr);
 

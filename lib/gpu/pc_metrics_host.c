@@ -160,8 +160,6 @@ void pc_rp_profiler_release(void) {
 
 /* ==== Plans ================================================================= */
 
-static const char *const pc_set_names[] = {"default", "sol", "full"};
-static const unsigned pc_set_flags[] = {PC_SET_DEFAULT, PC_SET_SOL, PC_SET_FULL};
 
 static int pc_plan_add_extra(pc_rp_plan *plan, const char *name, size_t len) {
   for (size_t i = 0; i < plan->nextra; i++)
@@ -185,6 +183,7 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *er
 
   unsigned sets = 0;          /* PC_SET_* named in the spec */
   int nset_items = 0, nnamed = 0;
+  char one_set[16] = "";      /* the set's name when the spec is one set */
   unsigned char named_primary[PC_M_COUNT] = {0}, named_substitute[PC_M_COUNT] = {0};
   const char *p = spec;
   for (int item = 1;; item++) {
@@ -198,13 +197,13 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *er
       pc_rp_plan_free(plan);
       return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "metric list \"%s\": item %d is empty", spec, item);
     }
-    int is_set = 0;
-    for (size_t s = 0; s < sizeof pc_set_names / sizeof pc_set_names[0]; s++) {
-      if (strlen(pc_set_names[s]) == len && strncmp(pc_set_names[s], a, len) == 0) {
-        if (!(sets & pc_set_flags[s])) nset_items++;
-        sets |= pc_set_flags[s];
-        is_set = 1;
-      }
+    /* The set names are lib/core's (pc_metric_set_bit): perfcheck's and ncu's. */
+    const unsigned bit = pc_metric_set_bit(a, len);
+    const int is_set = bit != 0;
+    if (is_set) {
+      if (!(sets & bit)) nset_items++;
+      sets |= bit;
+      if (len < sizeof one_set) snprintf(one_set, sizeof one_set, "%.*s", (int)len, a);
     }
     if (!is_set) {
       char name[PC_METRIC_NAME_MAX];
@@ -215,8 +214,8 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *er
         if (a[i] == '_' && a[i + 1] == '_') looks_metric = 1;
       if (!looks_metric) {
         pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
-                   "metric list \"%s\": \"%.*s\" is neither a set (default, sol, full) nor a metric name", spec,
-                   (int)len, a);
+                   "metric list \"%s\": \"%.*s\" is neither a set (%s) nor a metric name", spec, (int)len, a,
+                   pc_metric_set_names);
         pc_rp_plan_free(plan);
         return PERFCHECK_ERROR_INVALID_ARGUMENT;
       }
@@ -259,8 +258,7 @@ perfcheck_status pc_rp_plan_parse(const char *spec, pc_rp_plan *plan, pc_err *er
   }
 
   if (nset_items == 1 && nnamed == 0)
-    snprintf(plan->set_name, sizeof plan->set_name, "%s",
-             (sets & PC_SET_DEFAULT) ? "default" : (sets & PC_SET_SOL) ? "sol" : "full");
+    snprintf(plan->set_name, sizeof plan->set_name, "%s", one_set);
   else
     snprintf(plan->set_name, sizeof plan->set_name, "custom");
 

@@ -32,9 +32,12 @@
  * NVTX defines them) but regions are process-wide: a range tags the
  * launches of every thread while it is open.
  *
- * PERFCHECK_NVTX=NAME: counters only while a range of that name is open (on
- * any thread), timing everywhere; other launches say why they have no
- * counters.
+ * PERFCHECK_NVTX=NAME, PERFCHECK_NVTX_INCLUDE / _EXCLUDE (ncu's
+ * --nvtx-include / --nvtx-exclude push/pop syntax, lib/core/pc_nvtx_filter.h):
+ * counters only while some thread's range stack satisfies an include (or
+ * there is none) and no thread's satisfies an exclude; timing everywhere;
+ * other launches say why they have no counters.  Each thread keeps the
+ * filter's state per depth, computed at each push from its parent's.
  *
  * The report is written exactly once, by pc_rt_finish: at exit (an atexit
  * handler registered after the CUDA runtime's own, so it runs first, while
@@ -72,6 +75,7 @@
 
 #include "../core/pc_config.h"
 #include "../core/pc_core.h"
+#include "../core/pc_nvtx_filter.h"
 #include "../core/pc_output.h"
 #include "../gpu/pc_gpu.h" /* the only lib/gpu header here (ctest build.gpu_front_door) */
 #include "../pc_session.h"
@@ -94,14 +98,17 @@ static pthread_mutex_t pc_rt_nvtx_mu = PTHREAD_MUTEX_INITIALIZER;
 static int pc_rt_nranges;                /* ranges that became regions */
 static uint64_t pc_rt_dropped;           /* ranges past PC_RT_MAX_RANGES (or out of memory) */
 static atomic_int pc_rt_accept;          /* ranges are recorded */
-static atomic_int pc_rt_gate_open;       /* PERFCHECK_NVTX ranges open now */
+static atomic_int pc_rt_nthreads_inc;    /* threads whose stack satisfies an include */
+static atomic_int pc_rt_nthreads_exc;    /* threads whose stack satisfies an exclude */
 
 /* Each thread's range stack: the region of each range it pushed, 0 for a
  * range that is not a region (dropped, or pushed before the session), and
- * whether it is a PERFCHECK_NVTX range. */
+ * the NVTX filter's state with that range on top; whether the thread's
+ * current stack satisfies an include / an exclude (counted above). */
 static _Thread_local uint32_t pc_rt_tl_stack[PC_RT_MAX_DEPTH];
-static _Thread_local unsigned char pc_rt_tl_gated[PC_RT_MAX_DEPTH];
+static _Thread_local pc_nvtx_state pc_rt_tl_filter[PC_RT_MAX_DEPTH];
 static _Thread_local int pc_rt_tl_depth;
+static _Thread_local int pc_rt_tl_inc, pc_rt_tl_exc;
 
 /* ---- signals ------------------------------------------------------------------------- */
 
@@ -116,6 +123,23 @@ static void pc_rt_off(const char *why) {
 }
 
 /* ---- exit ------------------------------------------------------------------------------ */
+
+/* The one line a run adds to the program's stderr: where the report is and
+ * what it holds.  Its warnings (one per kernel, often) stay in the report;
+ * PERFCHECK_VERBOSE=1 prints them as they come.  Nothing when the report
+ * itself went to stderr (asked for, or after the writer's own line saying
+ * why it could not write the file). */
+static void pc_rt_summary(const char *where, const pc_session_summary *sum) {
+  if (sum->delivered != 0 || !where || strcmp(where, "stderr") == 0) return;
+  char line[4400];
+  snprintf(line, sizeof line, "perfcheck: %s%s: %zu kernel entr%s, %zu warning%s%s\n",
+           strcmp(where, "-") == 0 ? "report on stdout" : "report in ", strcmp(where, "-") == 0 ? "" : where,
+           sum->kernels, sum->kernels == 1 ? "y" : "ies", sum->warnings, sum->warnings == 1 ? "" : "s",
+           sum->warnings && !pc_verbose() ? " (in the report; PERFCHECK_VERBOSE=1 or perfcheck run -v prints them)"
+                                          : "");
+  fputs(line, stderr); /* one write: lines of several processes do not interleave */
+  fflush(stderr);
+}
 
 /* Writes the report, once; from the exit handler or the signal watcher. */
 static void pc_rt_finish(void) {
@@ -146,8 +170,12 @@ static void pc_rt_finish(void) {
    * must not run without a subscriber (a PyTorch corpus script died at exit
    * in libcupti on the H200 when perfcheck unsubscribed first). */
   pc_session_keep_cupti_at_exit();
-  perfcheck_session_destroy(s); /* writes the report (opt.output) */
+  char *where = pc_output_expand(pc_rt_opt.output, NULL); /* as the writer expands it */
+  pc_session_summary sum;
+  pc_session_destroy_summary(s, &sum); /* writes the report (opt.output) */
   pc_rt_session = NULL;
+  pc_rt_summary(where, &sum);
+  free(where);
   atomic_store(&pc_rt_state, PC_RT_DONE);
   pthread_mutex_unlock(&pc_rt_finish_mu);
 }
@@ -229,13 +257,37 @@ static void pc_rt_fork_child(void) {
 
 /* ---- NVTX callbacks ------------------------------------------------------------------ */
 
-static int pc_rt_gate(void) { return atomic_load(&pc_rt_gate_open) > 0; }
+static int pc_rt_gate(void) {
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  return (!f || f->ninclude == 0 || atomic_load(&pc_rt_nthreads_inc) > 0) && atomic_load(&pc_rt_nthreads_exc) == 0;
+}
+
+/* The filter's verdict for this thread's stack now (depth ranges, the top
+ * one's state at depth - 1), into the process-wide counts. */
+static void pc_rt_filter_update(int depth) {
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  if (!f || depth > PC_RT_MAX_DEPTH) return;
+  pc_nvtx_state empty;
+  const pc_nvtx_state *top = depth > 0 ? &pc_rt_tl_filter[depth - 1] : (pc_nvtx_state_empty(f, &empty), &empty);
+  const int inc = f->ninclude > 0 && pc_nvtx_state_included(f, top), exc = pc_nvtx_state_excluded(f, top);
+  if (inc != pc_rt_tl_inc) atomic_fetch_add(&pc_rt_nthreads_inc, inc ? 1 : -1);
+  if (exc != pc_rt_tl_exc) atomic_fetch_add(&pc_rt_nthreads_exc, exc ? 1 : -1);
+  pc_rt_tl_inc = inc;
+  pc_rt_tl_exc = exc;
+}
 
 static void pc_rt_push(const char *name) {
   const int depth = pc_rt_tl_depth++;
   if (depth >= PC_RT_MAX_DEPTH) return;
   pc_rt_tl_stack[depth] = 0;
-  pc_rt_tl_gated[depth] = 0;
+  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  if (f) { /* the filter sees every range of the thread, regions or not */
+    pc_nvtx_state empty;
+    const pc_nvtx_state *parent =
+        depth > 0 ? &pc_rt_tl_filter[depth - 1] : (pc_nvtx_state_empty(f, &empty), &empty);
+    pc_nvtx_state_push(f, parent, name, &pc_rt_tl_filter[depth]);
+    pc_rt_filter_update(depth + 1);
+  }
   if (!atomic_load(&pc_rt_accept)) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
   if (!atomic_load(&pc_rt_accept)) { /* the report is being written */
@@ -248,8 +300,6 @@ static void pc_rt_push(const char *name) {
   } else {
     pc_rt_nranges++;
     pc_rt_tl_stack[depth] = id;
-    pc_rt_tl_gated[depth] = (unsigned char)pc_config_nvtx_match(&pc_rt_env, name); /* the name, or regex:EXPR */
-    if (pc_rt_tl_gated[depth]) atomic_fetch_add(&pc_rt_gate_open, 1);
   }
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
@@ -258,13 +308,11 @@ static void pc_rt_pop(void) {
   if (pc_rt_tl_depth == 0) return; /* a pop without its push (or pushed before we started) */
   const int depth = --pc_rt_tl_depth;
   if (depth >= PC_RT_MAX_DEPTH) return;
+  pc_rt_filter_update(depth);
   const uint32_t id = pc_rt_tl_stack[depth];
   if (!id) return;
   pthread_mutex_lock(&pc_rt_nvtx_mu);
-  if (atomic_load(&pc_rt_accept)) {
-    pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
-    if (pc_rt_tl_gated[depth]) atomic_fetch_sub(&pc_rt_gate_open, 1);
-  }
+  if (atomic_load(&pc_rt_accept)) pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
   pthread_mutex_unlock(&pc_rt_nvtx_mu);
 }
 
@@ -332,7 +380,7 @@ static void pc_rt_context_created(void) {
     snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
     pc_session_note(s, note);
   }
-  if (pc_rt_env.nvtx_include) pc_gpu_set_counter_gate(pc_rt_gate);
+  if (pc_rt_env.nvtx_filter) pc_gpu_set_counter_gate(pc_rt_gate);
   char prog[256];
   pc_rt_program_name(prog, sizeof prog);
   if (pc_session_begin_program(s, prog) != PERFCHECK_OK) {
@@ -396,7 +444,9 @@ int pc_inject_initialize(int abi) {
   }
   pc_config_from_env(&pc_rt_opt, &pc_rt_env, stderr);
   pc_rt_opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
-  if (!pc_rt_opt.output) pc_rt_opt.output = "stderr";
+  /* A file by default, so that a run adds one line to the program's stderr
+   * (pc_rt_summary), not the report. */
+  if (!pc_rt_opt.output) pc_rt_opt.output = pc_config_default_output(pc_rt_opt.output_format);
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */

@@ -18,8 +18,10 @@ class ExpectationResult:
     when no kernel matched).
 
     ``status`` is Status.OK (holds), ERROR_EXPECTATION_FAILED (measured and
-    outside the bound), ERROR_NOT_FOUND (no such kernel or quantity) or
-    ERROR_NOT_MEASURED.  ``measured`` is the value (None when not measured,
+    outside the bound), ERROR_NOT_FOUND (no such kernel, or a metric this
+    kernel lacks) or ERROR_NOT_MEASURED.  A misspelt quantity is never a
+    result: :meth:`Report.expect` raises ValueError
+    (:class:`ExpectationSpecError`) naming the nearest quantities.  ``measured`` is the value (None when not measured,
     and for words, which are in ``measured_word``); ``expected`` the bound
     as the engine states it ("<= 4.5", "within 10% of 1200000"); ``message``
     one line with the kernel's verdict and advice; ``advice`` the verdict's
@@ -120,4 +122,12 @@ def check(lib, handle, specs):
         message = _text(lib.expectations_failures_text(exps)) or ""
     finally:
         lib.expectations_destroy(exps)
+    # A quantity no kernel of the report has is a mistake in the
+    # expectation, not a failed check: the engine marks it
+    # ERROR_INVALID_ARGUMENT (its message names the nearest quantities), as
+    # `perfcheck check` exits 2 on it.
+    typos = [r for r in results if r.status == Status.ERROR_INVALID_ARGUMENT]
+    if typos:
+        raise ExpectationSpecError(Status.ERROR_INVALID_ARGUMENT,
+                                   "expectation %r: unknown quantity: %s" % (typos[0].spec, typos[0].message), lib)
     return ExpectResult(results, message)

@@ -12,9 +12,11 @@ the report does not have, are None: never 0.
 
 import ctypes
 import dataclasses
+import gzip
 import json
 import os
 import weakref
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -439,7 +441,12 @@ class Report:
         hold, with one result per expectation and kernel entry (measured
         value, expected bound, message with the verdict's advice).  A kernel
         not in the report or a value not measured is a failure, never a
-        pass.  Raises ExpectationSpecError for a spec the engine refuses."""
+        pass.  Raises ExpectationSpecError (a ValueError) for a spec the
+        engine refuses, a misspelt quantity among them: its message names at
+        most three nearest quantities, as ``perfcheck check`` does (exit 2).
+        The quantities are the JSON report's names (``derived``,
+        ``attributes``, ``metrics`` by ncu name, ...), one table in the C
+        library for the CLI, the library and this package."""
         from ._expect import check
 
         return check(self._lib, self._handle, specs)
@@ -525,9 +532,11 @@ def diagnose(path, quiet=False):
     ``ncu --csv --page raw`` (``perfcheck metrics`` prints the
     ``--metrics`` list) and returns the :class:`Report`.  Needs no GPU and
     no CUDA: the CPU-only build of libperfcheck does it.  Step 1 is
-    ``not_assessed`` (an export has no wall clock).  Unusable values become
-    None with a warning in ``report.warnings`` (and on stderr unless
-    ``quiet``).  Raises PerfcheckError: ERROR_IO (cannot read),
+    ``not_assessed`` (an export has no wall clock).  The export may be
+    gzip-compressed (told by its content) and ``path`` may be "-" (stdin).
+    Unusable values become None with a warning in ``report.warnings``
+    (also on stderr when PERFCHECK_VERBOSE=1, unless ``quiet``).  Raises
+    PerfcheckError: ERROR_IO (cannot read),
     ERROR_PARSE (not an ncu raw export; the detail names file and line);
     LibraryError when libperfcheck cannot be loaded."""
     lib = _lib.get()
@@ -544,7 +553,8 @@ def load(path, quiet=False):
     """Reads a saved perfcheck JSON report (``perfcheck run --format json``,
     ``perfcheck diagnose --format json``, :meth:`Report.save`) as written:
     the checklist is not run again, null stays None, and fields this
-    package does not know are kept (in ``extra``).  Raises PerfcheckError:
+    package does not know are kept (in ``extra``).  A gzip-compressed
+    report (told by its content) is read as it is.  Raises PerfcheckError:
     ERROR_IO, ERROR_PARSE (the detail says FILE:LINE:COLUMN)."""
     lib = _lib.get()
     name = os.fspath(path)
@@ -553,6 +563,11 @@ def load(path, quiet=False):
             raw = f.read()
     except OSError as e:
         raise PerfcheckError(14, "%s: cannot open: %s" % (name, e.strerror or e), lib) from e
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:
+            raise PerfcheckError(14, "%s: damaged gzip data (%s)" % (name, e), lib) from e
     bname = os.fsencode(name)
     handle = _owned(lib, lib.report_from_json_text, raw, len(raw), bname, 1 if quiet else 0)
     if raw.startswith(b"\xef\xbb\xbf"):

@@ -305,7 +305,7 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
 
     - ``mode``: "auto" (counters where the GPU allows, else timing with a
       note), "timing" or "counters" (PERFCHECK_MODE);
-    - ``metrics``: "default", "sol", "full", or ncu metric names (a str
+    - ``metrics``: "default", "sol", "full", ncu's "basic" or "detailed", or ncu metric names (a str
       with commas or a list; may start with a set) (PERFCHECK_METRICS);
     - ``kernels``: a POSIX extended regex searched in each kernel's name
       (its demangled name without return type and parameters), as the C
@@ -316,7 +316,9 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
       which launches get counters (ncu's -s, -c);
     - ``progress``: a stderr line per profiled kernel;
     - ``nvtx``: regions also open an NVTX range (default True);
-    - ``quiet``: no notes on stderr (they stay in the report and status());
+    - ``quiet``: no notes on stderr even with PERFCHECK_VERBOSE=1 (notes
+      are in the report and status(); the library prints them on stderr only
+      when PERFCHECK_VERBOSE=1);
     - ``output``, ``format`` ("text", "json", "csv", "html"): where the report is
       written when the session ends (at exit, or :func:`close`), with
       %p/%h/%q{VAR} as in PERFCHECK_OUTPUT.

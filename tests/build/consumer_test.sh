@@ -21,4 +21,11 @@ echo "pkg-config: $flags"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Wextra -Werror "$src/tests/build/consumer/main.c" $flags -o "$tmp/consumer_pc"
 LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
+# The README's pkg-config line with its rpath (issue 20): the binary runs
+# with no LD_LIBRARY_PATH, from a prefix outside the loader's folders.
+rpath=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir perfcheck)
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror "$src/tests/build/consumer/main.c" $flags -Wl,-rpath,"$rpath" \
+  -o "$tmp/consumer_rpath"
+env -u LD_LIBRARY_PATH "$tmp/consumer_rpath"
 echo "consumer builds: ok"

@@ -28,3 +28,33 @@ echo "perfcheck run injects: $inj"
   [ "$(readlink -f "$inj")" = "$(readlink -f "$prefix/lib64/libperfcheck_inject.so")" ] ||
   { echo "perfcheck run did not use the installed libperfcheck_inject.so"; exit 1; }
 echo "the installed tree runs without LD_LIBRARY_PATH"
+
+# perfcheck(1) and the bash completion (issue 20), written from the --help
+# texts at build time and installed: `man perfcheck` finds the page through
+# the prefix's share/man, and it holds every command's --help text.
+page=$(ls "$prefix"/share/man/man1/perfcheck.1 2>/dev/null || true)
+[ -n "$page" ] || { echo "no share/man/man1/perfcheck.1 installed"; exit 1; }
+if command -v man >/dev/null 2>&1; then
+  found=$(MANPATH="$prefix/share/man" man -w perfcheck 2>&1) || { echo "man -w perfcheck failed: $found"; exit 1; }
+  [ "$found" = "$page" ] || { echo "man -w perfcheck: '$found', not $page"; exit 1; }
+  text=$(MANPATH="$prefix/share/man" MANWIDTH=100 man perfcheck 2>/dev/null | col -b 2>/dev/null || true)
+  [ -n "$text" ] || text=$(MANWIDTH=100 man -l "$page")
+else
+  echo "(no man here: the page is read with groff)"
+  text=$(groff -man -Tascii "$page" | col -b)
+fi
+for c in diagnose metrics check run merge report diff ceilings; do
+  # (not `| head -1`: under pipefail the writer's SIGPIPE would end the test)
+  usage=$("$pc" help "$c")
+  first=${usage%%$'\n'*}
+  grep -qF -- "$first" <<<"$text" || { echo "man perfcheck lacks the first line of 'perfcheck help $c': $first"; exit 1; }
+done
+grep -qF -- "--nvtx-include CONF" <<<"$text" || { echo "man perfcheck lacks run's --nvtx-include"; exit 1; }
+echo "man perfcheck: $(wc -l <<<"$text") lines, every command's --help"
+comp="$prefix/share/bash-completion/completions/perfcheck"
+[ -f "$comp" ] || { echo "no bash completion installed"; exit 1; }
+got=$(bash -c '. "$1"; COMP_WORDS=(perfcheck run --nvtx-i); COMP_CWORD=2; _perfcheck; echo "${COMPREPLY[*]}";
+               COMP_WORDS=(perfcheck mer); COMP_CWORD=1; _perfcheck; echo "${COMPREPLY[*]}";
+               COMP_WORDS=(perfcheck metrics --set b); COMP_CWORD=3; _perfcheck; echo "${COMPREPLY[*]}"' sh "$comp")
+[ "$got" = "$(printf '%s\n' --nvtx-include merge basic)" ] || { echo "bash completion: got '$got'"; exit 1; }
+echo "bash completion: commands, options and set words complete"

@@ -77,11 +77,24 @@ printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
 expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
 expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
 expect_run 0 "usage: perfcheck check" -- --help
+# A program that never uses CUDA prints no "profiling off" line, and the
+# message says both reasons (issue 20).
+expect_run 2 "/bin/true wrote no perfcheck report (exit status 0): either it never used CUDA" -- \
+  --expect 'mysteryA:step==3' -- /bin/true
 # Issue 9 item 7: a typo is bad input (2), never a regression (1).
-expect_run 2 'unknown quantity: mysteryA: no quantity named "sectors_per_request_requets_ld"' -- \
+# Issue 20: refused as the expectation is read, with at most three nearest
+# names, never the list of every quantity.
+expect_run 2 'bad expectation "mysteryA:sectors_per_request_requets_ld<=4": column 10: unknown quantity "sectors_per_request_requets_ld"; did you mean "sectors_per_request_ld" or "sectors_per_request_st"?' -- \
   --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv"
-expect_run 2 'did you mean "sectors_per_request_ld"? The quantities are: cause, bound, launch__registers_per_thread' -- \
-  --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv"
+err=$("$pc" check --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv" 2>&1 >/dev/null)
+if [ "${#err}" -lt 300 ]; then echo "ok: a typo's message is one short line (${#err} bytes)"; else
+  echo "FAILED: typo message ${#err} bytes: $err"; fails=$((fails + 1)); fi
+# An ncu metric's spelling no kernel of the report has: the same, at check time.
+expect_run 2 'unknown quantity: mysteryA: no quantity named "dram__bytes_reed.sum" in the report; did you mean "dram__bytes_read.sum"' -- \
+  --expect 'mysteryA:dram__bytes_reed.sum<=4' "$csv"
+# bytes_per_sector_ld, step 3's headline in the JSON derived block, is a quantity.
+expect_run 1 'FAIL mysteryA: bytes_per_sector_ld is 4, expected >= 28' -- \
+  --expect 'mysteryA:bytes_per_sector_ld>=28' "$data/corpus/h200-2026-12-01/mystery.csv.gz"
 expect_run 2 'unknown quantity' -- --expect 'regex:^mystery:sector_per_request_ld<=4' "$tmp/seed.json"
 expect_run 2 'unknown cause word "divergnt" (one of: none, not_the_slow_part,' -- --expect 'mysteryB:cause==divergnt' "$csv"
 expect_run 2 'unknown bound word' -- --expect 'mysteryB:bound==fast' "$csv"

@@ -22,8 +22,17 @@ fails=0
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" ${shimdir:+"$shimdir"}' EXIT
 SHIM_REAL=$(readlink -f "$SHIM")
+# ld.so splits LD_PRELOAD at blanks and colons: a checkout under a path with
+# a space preloads the library through a space-free symlink (perfcheck run
+# does the same), and the checks below resolve what LD_PRELOAD names.
+SHIM_PRELOAD=$SHIM
+case $SHIM in *" "*|*:*)
+  shimdir=$(mktemp -d /tmp/perfcheck-shim.XXXXXX)
+  ln -s "$SHIM_REAL" "$shimdir/libperfcheck_inject.so"
+  SHIM_PRELOAD=$shimdir/libperfcheck_inject.so ;;
+esac
 for f in "$PERFCHECK" "$APP" "$PLAIN"; do
   [ -x "$f" ] || { echo "FAIL $f is not built"; exit 1; }
 done
@@ -75,7 +84,7 @@ under() {
   shift
   case $way in
     run) "$PERFCHECK" run -- "$@" ;;
-    preload) LD_PRELOAD="$SHIM" "$@" ;;
+    preload) LD_PRELOAD="$SHIM_PRELOAD" "$@" ;;
   esac
 }
 
@@ -118,8 +127,9 @@ done
 # Programs that never touch CUDA: left entirely alone.
 for e in "${envs[@]}" host; do
   for way in run preload; do
-    for prog in "$PLAIN 0" "$PLAIN 5" "/bin/true" "/bin/false"; do
-      read -r -a cmd <<<"$prog"
+    for prog in "$PLAIN|0" "$PLAIN|5" "/bin/true|" "/bin/false|"; do
+      cmd=("${prog%|*}")
+      [ -n "${prog##*|}" ] && cmd+=("${prog##*|}")
       what="$e/$way: $(basename "${cmd[0]}") ${cmd[*]:1}"
       with_env "$e" "${cmd[@]}" >"$tmp/ref.out" 2>"$tmp/ref.err"
       rc_ref=$?
@@ -165,12 +175,12 @@ expect_rc 0 "help run" "$PERFCHECK" help run
 
 # The environment the program gets.
 got=$(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u LD_PRELOAD "$PERFCHECK" run --mode timing \
-  --metrics sol --kernels 'a|b' --launch-skip 2 --launch-count 3 --per-signature 4 --nvtx step \
+  --metrics sol --kernels 'a|b' --launch-skip 2 --launch-count 3 --per-signature 4 --nvtx --nvtx-include step/ \
   --output 'r-%p.json' --format json --progress -- \
-  sh -c 'echo "$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|${LD_PRELOAD%%:*}|$PERFCHECK_MODE|$PERFCHECK_METRICS|$PERFCHECK_KERNELS|$PERFCHECK_LAUNCH_SKIP|$PERFCHECK_LAUNCH_COUNT|$PERFCHECK_PER_SIGNATURE|$PERFCHECK_NVTX|$PERFCHECK_OUTPUT|$PERFCHECK_FORMAT|$PERFCHECK_PROGRESS"')
-want="$SHIM_REAL|$SHIM_REAL|$SHIM_REAL|timing|sol|a|b|2|3|4|step|r-%p.json|json|1"
+  sh -c 'echo "$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$(readlink -f "${LD_PRELOAD%%:*}")|$PERFCHECK_MODE|$PERFCHECK_METRICS|$PERFCHECK_KERNELS|$PERFCHECK_LAUNCH_SKIP|$PERFCHECK_LAUNCH_COUNT|$PERFCHECK_PER_SIGNATURE|$PERFCHECK_NVTX_INCLUDE|$PERFCHECK_OUTPUT|$PERFCHECK_FORMAT|$PERFCHECK_PROGRESS"')
+want="$SHIM_REAL|$SHIM_REAL|$SHIM_REAL|timing|sol|a|b|2|3|4|step/|r-%p.json|json|1"
 [ "$got" = "$want" ] && pass "environment: $got" || fail "environment: got '$got', want '$want'"
-got=$(LD_PRELOAD=libm.so.6 "$PERFCHECK" run -- sh -c 'echo "$LD_PRELOAD"')
+got=$(LD_PRELOAD=libm.so.6 "$PERFCHECK" run -- sh -c 'echo "$(readlink -f "${LD_PRELOAD%%:*}"):${LD_PRELOAD#*:}"')
 [ "$got" = "$SHIM_REAL:libm.so.6" ] && pass "LD_PRELOAD kept: $got" || fail "LD_PRELOAD: got '$got'"
 got=$(CUDA_INJECTION64_PATH=/opt/tool/libother.so "$PERFCHECK" run -- sh -c 'echo "$CUDA_INJECTION64_PATH"')
 [ "$got" = "/opt/tool/libother.so" ] && pass "another tool's CUDA_INJECTION64_PATH is kept" ||

@@ -2,6 +2,9 @@
 advice, the spellings of `perfcheck check`, refused specs, and the pytest
 plugin turning a failure into a test failure with the engine's text."""
 
+import json
+import os
+
 import pytest
 
 import perfcheck
@@ -78,6 +81,30 @@ def test_refused_specs(mystery):
         mystery.expect()
     with pytest.raises(TypeError):
         mystery.expect(3)
+
+
+def test_misspelt_quantity_raises(mystery, data_dir):
+    # Issue 20: a typo is a ValueError with the engine's suggestions, never a
+    # False result that reads like a regression (the CLI exits 2 on it).
+    with pytest.raises(ValueError) as e:
+        mystery.expect("mysteryA:byts_per_sector_ld>=28")
+    assert isinstance(e.value, perfcheck.ExpectationSpecError)
+    assert 'unknown quantity "byts_per_sector_ld"; did you mean "bytes_per_sector_ld"' in str(e.value)
+    assert "The quantities are" not in str(e.value) and len(str(e.value)) < 400
+    # An ncu metric's spelling no kernel has: the same, found at check time.
+    with pytest.raises(ValueError) as e:
+        mystery.expect("mysteryA:dram__bytes_reed.sum<=4")
+    assert 'did you mean "dram__bytes_read.sum"' in str(e.value)
+    # The JSON derived block's names are the quantities: step 3's headline.
+    r = perfcheck.diagnose(os.path.join(data_dir, "corpus", "h200-2026-12-01", "mystery.csv.gz"))
+    assert r.expect("mysteryA:bytes_per_sector_ld<=4")
+    assert not r.expect("mysteryA:bytes_per_sector_ld>=28")
+    # Every number of the derived block is a quantity under its JSON name.
+    derived = json.loads(r.to_json())["kernels"][0]["derived"]
+    numbers = [k for k, v in derived.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    assert "bytes_per_sector_ld" in numbers and len(numbers) >= 15
+    for key in numbers:
+        assert r.expect("%s:%s>=-1e300" % (r.kernels[0].name, key)), key
 
 
 def test_require(mystery):

@@ -211,7 +211,14 @@ def test_bad_input(data_dir, tmp_path):
     assert e.value.status == perfcheck.Status.ERROR_PARSE
 
 
-def test_warnings_on_stderr_unless_quiet(data_dir, capfd):
+def test_warnings_on_stderr_only_when_verbose(data_dir, capfd, monkeypatch):
+    # Quiet by default (issue 20): the warnings are in the report only.
+    monkeypatch.delenv("PERFCHECK_VERBOSE", raising=False)
+    r = perfcheck.diagnose(os.path.join(data_dir, "ncu_unusable_values.csv"))
+    assert capfd.readouterr().err == ""
+    assert any('"12abc" is not a number' in w for w in r.warnings)
+    # PERFCHECK_VERBOSE=1 prints them as well (read at each warning).
+    monkeypatch.setenv("PERFCHECK_VERBOSE", "1")
     perfcheck.diagnose(os.path.join(data_dir, "ncu_unusable_values.csv"))
     assert '"12abc" is not a number' in capfd.readouterr().err
     perfcheck.diagnose(os.path.join(data_dir, "ncu_unusable_values.csv"), quiet=True)
@@ -222,3 +229,20 @@ def test_numbers_are_floats_or_ints_not_nan(mystery):
     for k in mystery.kernels:
         for v in k.metrics.values():
             assert v is None or (isinstance(v, (int, float)) and not math.isnan(v))
+
+
+def test_gzip_inputs(mystery, data_dir, tmp_path):
+    # Issue 20: the exports and reports people keep are gzip, read as they are.
+    import gzip
+    r = perfcheck.diagnose(os.path.join(data_dir, "corpus", "h200-2026-12-01", "mystery.csv.gz"))
+    causes = sorted(k.diagnosis.cause for k in r.kernels)
+    assert causes == ["at_roof", "divergent_warps", "occupancy_shared_memory", "uncoalesced_global_loads"]
+    assert r.warnings == []
+    p = tmp_path / "r.json.gz"
+    p.write_bytes(gzip.compress(mystery.to_json().encode()))
+    back = perfcheck.load(p)
+    assert [k.name for k in back.kernels] == [k.name for k in mystery.kernels]
+    p.write_bytes(gzip.compress(mystery.to_json().encode())[:-20])
+    with pytest.raises(perfcheck.PerfcheckError) as e:
+        perfcheck.load(p)
+    assert "damaged gzip data" in e.value.detail

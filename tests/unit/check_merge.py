@@ -132,9 +132,9 @@ def main():
         f.write(text[: len(text) // 2])
     keep = os.path.join(work, "keep.json")
     missing = os.path.join(work, "no_such_report.json")
-    csv = os.path.join(data, "h200", "mystery.csv")
+    binary = os.path.join(data, "bad", "random.bin")
     for bad, needle in ((missing, missing + ": "), (not_report, "not_report.json:1:1: not a perfcheck report"),
-                        (truncated, "truncated.json:"), (csv, "mystery.csv:1:")):
+                        (truncated, "truncated.json:"), (binary, "random.bin:1: binary data, not text")):
         with open(keep, "w") as f:
             f.write("keep")
         p = run([exe, "merge", "--format", "json", "--output", keep, a_path, bad])
@@ -144,8 +144,25 @@ def main():
         with open(keep) as f:
             check(f.read() == "keep", "%s: the output file was touched" % bad)
 
+    # Every input merge reads as diff and report do (issue 20): ncu exports,
+    # plain or gzip (by content), and "-" for stdin.
+    csv = os.path.join(data, "h200", "mystery.csv")
+    gz = os.path.join(data, "corpus", "h200-2026-12-01", "occupancy.csv.gz")
+    p = run([exe, "merge", "--format", "json", csv, gz])
+    check(p.returncode == 0, "merge of two ncu exports: exit %d (%s)" % (p.returncode, p.stderr))
+    if p.returncode == 0:
+        me = json.loads(p.stdout)
+        check(len(me["kernels"]) == 4 + 3 and me["source"] == "ncu-export", "merged exports: %d kernels, source %r"
+              % (len(me["kernels"]), me["source"]))
+    with open(a_path) as f:
+        p = run([exe, "merge", "--format", "json", "-", c_path], stdin=f)
+    check(p.returncode == 0 and len(json.loads(p.stdout)["kernels"]) == 7 if p.returncode == 0 else False,
+          "merge of stdin and a file: exit %d (%s)" % (p.returncode, p.stderr))
+    p = run([exe, "merge", "-", "-"], stdin=subprocess.DEVNULL)
+    check(p.returncode == 2 and "stdin (-) can be read once only" in p.stderr, "merge - -: %r" % p.stderr)
+
     # Usage.
-    for args, needle in (([], "at least one perfcheck JSON report"), (["--format", "xml", a_path], "unknown format 'xml'"),
+    for args, needle in (([], "at least one report"), (["--format", "xml", a_path], "unknown format 'xml'"),
                          (["--frobnicate", a_path], "unknown option '--frobnicate'"),
                          (["--output"], "--output needs a file name"),
                          (["--output", os.path.join(work, "no", "dir", "x.json"), a_path], "cannot write")):

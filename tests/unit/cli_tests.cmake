@@ -40,9 +40,14 @@ pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
          "\nmysteryC, 0 B dynamic: step 0 at_roof: "
   ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 # Without --quiet the warnings go to stderr too.
+# Quiet by default (issue 20): the warnings are in the report; -v prints
+# them on stderr as well.
 pc_cli_test(diagnose_warnings EXIT 0
   STDERR "perfcheck: warning: [^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
-  ARGS diagnose --format csv ${_pc_data}/ncu_unusable_values.csv)
+  ARGS diagnose -v --format csv ${_pc_data}/ncu_unusable_values.csv)
+pc_cli_test(diagnose_warnings_quiet EXIT 0 FLAGS --no-stderr
+  STDOUT "\nWarnings \\([0-9]+\\)\n[^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
+  ARGS diagnose ${_pc_data}/ncu_unusable_values.csv)
 pc_cli_test(diagnose_csv EXIT 0 STDOUT "^name,region,grid,block," "\nmysteryA,,16384x1x1,256x1x1,0,1,449000,"
   ARGS diagnose -q -f csv ${_pc_data}/t4_seed000.csv)
 
@@ -51,16 +56,16 @@ pc_cli_test(bad_empty EXIT 2 FLAGS --no-stdout STDERR "bad/empty.csv:1: empty fi
   ARGS diagnose ${_pc_data}/bad/empty.csv)
 pc_cli_test(bad_not_ncu EXIT 2 FLAGS --no-stdout STDERR "bad/not_ncu.csv:1: not an ncu export"
   ARGS diagnose ${_pc_data}/bad/not_ncu.csv)
-pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: not an ncu export"
+pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: binary data, not text; expected"
   ARGS diagnose ${_pc_data}/bad/random.bin)
 # A damaged export (issue 14): the complete rows are diagnosed, exit 0 (was 2),
 # with one warning naming the first bad line and the rows dropped.
 pc_cli_test(bad_truncated_row EXIT 0 STDOUT "\nk: step "
   STDERR "bad/truncated_row.csv:4: 50 fields where the header \\(line 1\\) has 51; 1 row dropped, 1 launch row kept"
-  ARGS diagnose ${_pc_data}/bad/truncated_row.csv)
+  ARGS diagnose -v ${_pc_data}/bad/truncated_row.csv)
 pc_cli_test(bad_truncated_quote EXIT 0 STDOUT "\nk: step "
   STDERR "bad/truncated_quote.csv:4: a quoted field[^\n]*; 1 row dropped, 1 launch row kept"
-  ARGS diagnose ${_pc_data}/bad/truncated_quote.csv)
+  ARGS diagnose -v ${_pc_data}/bad/truncated_quote.csv)
 pc_cli_test(bad_header_only EXIT 2 FLAGS --no-stdout STDERR "bad/header_only.csv:3: the header \\(line 1\\) is followed by no launch"
   ARGS diagnose ${_pc_data}/bad/header_only.csv)
 pc_cli_test(bad_details_page EXIT 2 FLAGS --no-stdout STDERR "details_page.csv:1: .*--page raw"
@@ -78,7 +83,7 @@ pc_cli_test(unknown_format EXIT 2 FLAGS --no-stdout STDERR "unknown format 'xml'
   ARGS diagnose --format xml ${_pc_data}/t4_seed000.csv)
 pc_cli_test(diagnose_no_file EXIT 2 FLAGS --no-stdout STDERR "diagnose needs an ncu export" ARGS diagnose)
 pc_cli_test(version EXIT 0 STDOUT "^perfcheck ${PROJECT_VERSION}\n" ARGS --version)
-pc_cli_test(help EXIT 0 STDOUT "usage: perfcheck <command>" "diagnose FILE.csv" ARGS --help)
+pc_cli_test(help EXIT 0 STDOUT "usage: perfcheck <command>" "diagnose FILE   " ARGS --help)
 pc_cli_test(help_diagnose EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS help diagnose)
 pc_cli_test(diagnose_help EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS diagnose --help)
 pc_cli_test(help_metrics EXIT 0 STDOUT "usage: perfcheck metrics" ARGS metrics -h)
@@ -103,3 +108,19 @@ if(EXISTS /dev/full)
   pc_cli_test(write_error EXIT 1 FLAGS --stdout-file /dev/full STDERR "writing the report to stdout failed"
     ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 endif()
+
+# Step 1 from an nsys stats CSV (issue 20 item 9; the fixture is hand-made in
+# NVIDIA's documented format, its header says so): the run's kernel time
+# against the wall clock given, copies beside it.
+pc_cli_test(nsys_step1 EXIT 0 FLAGS --no-stderr
+  STDOUT "\nrun +450\\.000 +0\\.777 +7\\.654 +0\\.2 +4  not_the_slow_part\n"
+         "\nregion run: step 1 not_the_slow_part: kernel_ns / wall_ns = 0\\.001726"
+  ARGS diagnose --wall-time 450ms ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_no_wall EXIT 0 FLAGS --no-stderr
+  STDOUT "step 1 needs the run's wall clock, which an nsys summary does not hold: give it with --wall-time"
+  ARGS diagnose ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_bad_wall EXIT 2 FLAGS --no-stdout STDERR "bad --wall-time '4 5s'"
+  ARGS diagnose --wall-time "4 5s" ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+pc_cli_test(nsys_wall_on_ncu EXIT 2 FLAGS --no-stdout
+  STDERR "mystery.csv:1: an ncu export, not an nsys stats CSV" "--wall-time and a second file are for nsys stats CSV"
+  ARGS diagnose --wall-time 1s ${_pc_data}/h200/mystery.csv)

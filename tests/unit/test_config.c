@@ -14,11 +14,12 @@
 
 #include "pc_config.h"
 #include "pc_core.h"
+#include "pc_nvtx_filter.h"
 
 static const char *const all_vars[] = {
     "PERFCHECK_MODE",          "PERFCHECK_METRICS", "PERFCHECK_KERNELS", "PERFCHECK_LAUNCH_SKIP",
     "PERFCHECK_LAUNCH_COUNT",  "PERFCHECK_PER_SIGNATURE", "PERFCHECK_NVTX", "PERFCHECK_OUTPUT",
-    "PERFCHECK_FORMAT",        "PERFCHECK_PROGRESS",
+    "PERFCHECK_FORMAT",        "PERFCHECK_PROGRESS", "PERFCHECK_NVTX_INCLUDE", "PERFCHECK_NVTX_EXCLUDE",
 };
 
 static int clear_env(void **state) {
@@ -295,6 +296,13 @@ static void test_nvtx(void **state) {
   bad("PERFCHECK_NVTX", "regex:[a", "is not a usable POSIX extended regex", "every range");
   bad("PERFCHECK_NVTX", "regex:", "empty after regex:", "every range");
   assert_false(pc_config_nvtx_match(NULL, "x"));
+  /* ncu's --nvtx-include / --nvtx-exclude (issue 20): push/pop
+   * configurations one a line, one filter with PERFCHECK_NVTX's name. */
+  GOOD("PERFCHECK_NVTX_INCLUDE", "train/\n[outer/inner]", assert_non_null(x->nvtx_filter);
+       assert_int_equal(x->nvtx_filter->n, 2); assert_int_equal(x->nvtx_filter->ninclude, 2));
+  GOOD("PERFCHECK_NVTX_EXCLUDE", "warmup/", assert_non_null(x->nvtx_filter); assert_int_equal(x->nvtx_filter->ninclude, 0));
+  bad("PERFCHECK_NVTX_INCLUDE", "train/\ntrain_step", "is a start/end range in ncu's syntax", "everywhere");
+  bad("PERFCHECK_NVTX_EXCLUDE", "D@warmup/", "names the NVTX domain \"D\"", "nowhere");
 }
 
 static void test_output(void **state) {
@@ -307,7 +315,7 @@ static void test_output(void **state) {
     const char *v = good[i];
     GOOD("PERFCHECK_OUTPUT", v, want_.output = v; assert_string_equal(o->output, v));
   }
-  const char *dflt = "the default (stderr)";
+  const char *dflt = "the default (perfcheck-PID.txt)";
   bad("PERFCHECK_OUTPUT", "r.%x.json", "unknown %x", dflt);
   bad("PERFCHECK_OUTPUT", "r.%d.json", "unknown %d", dflt);
   bad("PERFCHECK_OUTPUT", "r.%q{RANK.json", "%q{ without its closing }", dflt);

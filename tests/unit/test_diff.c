@@ -501,6 +501,37 @@ static void test_bytes_per_sector_and_busiest(void **state) {
 /* Pairing by display name: an entry whose name changed but whose display
  * name did not still pairs; two template instances that share a display
  * name pair by their full names, whatever order the reports put them in. */
+/* Issue 20: the header states the tolerance the diff judges each unit by
+ * (DRAM bytes at 5%, as dram__bytes_write.sum is judged, not "counts 1%"),
+ * and metrics measured on one side only in every pair (another metric set)
+ * are named once, not once per kernel. */
+static void test_tolerance_header_and_one_side(void **state) {
+  (void)state;
+  pc_report *a = load("h200/mystery.csv"), *b = load("corpus/h200-2026-12-01/mystery.csv.gz");
+  pc_diff *d = diff(a, b);
+  char *text = written(d, PERFCHECK_FORMAT_TEXT);
+  assert_non_null(strstr(text, "\ntolerances: durations (ns) 10% (and the after run's fastest launch beyond the before "
+                               "median); 5%: unit %, unit byte, smsp__issue_active.avg.per_cycle_active, "));
+  assert_non_null(strstr(text, "; 1%: unit inst, unit sector, unit request,"));
+  const pc_diff_metric *w = metric(find(d, "mysteryB"), "dram__bytes_write.sum");
+  assert_non_null(w);
+  assert_float_equal(w->tolerance_pct, 5, 0); /* what the header says for unit byte */
+  assert_int_equal(count_of(text, "measured on one side only, in every pair (44, not compared"), 1);
+  assert_int_equal(count_of(text, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"), 1);
+  /* Per kernel, only what is one-sided for that pair alone: none here since
+   * the intensity of an FMA kernel with a little tensor activity is kept on
+   * both sides (issue 19; it was one-sided for all three pairs before). */
+  assert_int_equal(count_of(text, "    measured on one side only ("), 0);
+  free(text);
+  char *html = written(d, PERFCHECK_FORMAT_HTML);
+  assert_int_equal(count_of(html, "measured on one side only, in every pair (44"), 1);
+  assert_non_null(strstr(html, "Tolerances: durations (ns) 10%"));
+  free(html);
+  pc_diff_free(d);
+  pc_report_free(a);
+  pc_report_free(b);
+}
+
 static void test_pairing_display_name(void **state) {
   (void)state;
   pc_report *a = pc_report_new(), *b = pc_report_new();
@@ -547,7 +578,7 @@ int main(void) {
       cmocka_unit_test(test_verdicts),             cmocka_unit_test(test_metric_directions),
       cmocka_unit_test(test_pairing),              cmocka_unit_test(test_regions),
       cmocka_unit_test(test_notes_and_api),        cmocka_unit_test(test_bytes_per_sector_and_busiest),
-      cmocka_unit_test(test_pairing_display_name),
+      cmocka_unit_test(test_pairing_display_name), cmocka_unit_test(test_tolerance_header_and_one_side),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,8 +198,8 @@ static void test_parse_forms(void **state) {
   static const struct {
     const char *spec;
     perfcheck_comparison cmp;
-  } ops[] = {{"k:q<1", PERFCHECK_CMP_LT},  {"k:q<=1", PERFCHECK_CMP_LE}, {"k:q==1", PERFCHECK_CMP_EQ},
-             {"k:q!=1", PERFCHECK_CMP_NE}, {"k:q>=1", PERFCHECK_CMP_GE}, {"k:q>1", PERFCHECK_CMP_GT}};
+  } ops[] = {{"k:flops<1", PERFCHECK_CMP_LT},  {"k:flops<=1", PERFCHECK_CMP_LE}, {"k:flops==1", PERFCHECK_CMP_EQ},
+             {"k:flops!=1", PERFCHECK_CMP_NE}, {"k:flops>=1", PERFCHECK_CMP_GE}, {"k:flops>1", PERFCHECK_CMP_GT}};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     assert_int_equal(pc_expect_parse(ops[i].spec, &e, err, sizeof err), PERFCHECK_OK);
     assert_int_equal(e.cmp, ops[i].cmp);
@@ -505,12 +505,39 @@ static void test_unmeasured(void **state) {
   assert_contains(result(set, 0).message, "was not measured (null in the report)");
   perfcheck_expectations_destroy(set);
 
-  /* An unknown quantity: its own message. */
-  set = check1(r, "mysteryA:sector_per_request_ld<=4", &st, &failures);
+  /* An unknown quantity (issue 20): refused when added, with at most three
+   * nearest names; an ncu metric's spelling that no kernel of the report
+   * has is a mistake too (INVALID_ARGUMENT results), not a failed check. */
+  perfcheck_expectations *bad = NULL;
+  assert_int_equal(perfcheck_expectations_create(&bad), PERFCHECK_OK);
+  assert_int_equal(perfcheck_expectations_add(bad, "mysteryA:sector_per_request_ld<=4"), PERFCHECK_ERROR_PARSE);
+  assert_string_equal(perfcheck_last_error_message(),
+                      "expectation \"mysteryA:sector_per_request_ld<=4\": column 10: unknown quantity "
+                      "\"sector_per_request_ld\"; did you mean \"sectors_per_request_ld\" or "
+                      "\"sectors_per_request_st\"?");
+  assert_int_equal(perfcheck_expectations_count(bad), 0);
+  perfcheck_expectations_destroy(bad);
+  set = check1(r, "mysteryA:dram__bytes_reed.sum<=4", &st, &failures);
   assert_int_equal(failures, 1);
-  assert_int_equal(result(set, 0).status, PERFCHECK_ERROR_NOT_FOUND);
-  assert_contains(result(set, 0).message, "no quantity named \"sector_per_request_ld\"");
+  assert_int_equal(result(set, 0).status, PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_contains(result(set, 0).message,
+                  "no quantity named \"dram__bytes_reed.sum\" in the report; did you mean \"dram__bytes_read.sum\"");
   perfcheck_expectations_destroy(set);
+  /* Every number of the JSON derived block is a quantity by its key, and so
+   * is the headline of step 3, bytes_per_sector_ld (refused before). */
+  for (size_t i = 0; i < pc_nderived_fields; i++) {
+    char spec[128];
+    snprintf(spec, sizeof spec, "mysteryA:%s>=0", pc_derived_fields[i].key);
+    perfcheck_expectations *one = NULL;
+    assert_int_equal(perfcheck_expectations_create(&one), PERFCHECK_OK);
+    if (perfcheck_expectations_add(one, spec) != PERFCHECK_OK) fail_msg("%s: %s", spec, perfcheck_last_error_message());
+    snprintf(spec, sizeof spec, "mysteryA:derived.%s>=0", pc_derived_fields[i].key);
+    assert_int_equal(perfcheck_expectations_add(one, spec), PERFCHECK_OK);
+    perfcheck_expectations_destroy(one);
+  }
+  r->kernels[0].derived.bytes_per_sector_ld = 4;
+  assert_true(holds(r, "mysteryA:bytes_per_sector_ld<=4"));
+  assert_false(holds(r, "mysteryA:bytes_per_sector_ld>=28"));
   pc_report_free(r);
 }
 
@@ -650,7 +677,10 @@ static void test_parts(void **state) {
   bad.kernel_is_regex = 0;
   bad.quantity = "a b";
   assert_int_equal(perfcheck_expectations_add_parts(set, &bad), PERFCHECK_ERROR_INVALID_ARGUMENT);
-  bad.quantity = "q";
+  bad.quantity = "q"; /* no quantity of any report (issue 20: refused at once) */
+  assert_int_equal(perfcheck_expectations_add_parts(set, &bad), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_contains(perfcheck_last_error_message(), "unknown quantity \"q\"");
+  bad.quantity = "flops";
   bad.comparison = (perfcheck_comparison)42;
   assert_int_equal(perfcheck_expectations_add_parts(set, &bad), PERFCHECK_ERROR_INVALID_ARGUMENT);
   bad.comparison = PERFCHECK_CMP_EQ;

@@ -184,6 +184,20 @@ static void test_metric_lists(void **state) {
   check_list("default", PC_SET_DEFAULT);
   check_list("sol", PC_SET_SOL);
   check_list("full", PC_SET_FULL);
+  /* ncu's set names (issue 20): basic is its speed-of-light, launch and
+   * occupancy sections as far as the table goes; detailed is sol. */
+  check_list("basic", PC_SET_BASIC);
+  assert_ptr_equal(perfcheck_metric_list("detailed"), perfcheck_metric_list("sol"));
+  assert_string_equal(perfcheck_metric_list("basic"),
+                      "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+                      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+                      "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+                      "sm__warps_active.avg.pct_of_peak_sustained_active,"
+                      "lts__throughput.avg.pct_of_peak_sustained_elapsed,"
+                      "l1tex__throughput.avg.pct_of_peak_sustained_active");
+  assert_int_equal(pc_metric_set_bit("basic", 5), PC_SET_BASIC);
+  assert_int_equal(pc_metric_set_bit("detailed", 8), PC_SET_SOL);
+  assert_int_equal(pc_metric_set_bit("basics", 6), 0);
   /* Exact counts: 70 metrics; default drops three SOL rows, ten more of sol
    * (six pipes, ncu's L2 row, three stall reasons), six FP64/FP16 siblings
    * and eleven stall reasons; sol the siblings and those eleven. */

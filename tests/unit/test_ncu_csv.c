@@ -386,7 +386,7 @@ static void test_bad_inputs(void **state) {
   (void)state;
   expect_parse_error(DATA("bad/empty.csv"), PERFCHECK_ERROR_PARSE, "bad/empty.csv:1: ", "empty");
   expect_parse_error(DATA("bad/not_ncu.csv"), PERFCHECK_ERROR_PARSE, "bad/not_ncu.csv:1: ", "Kernel Name");
-  expect_parse_error(DATA("bad/random.bin"), PERFCHECK_ERROR_PARSE, "bad/random.bin:", "not an ncu export");
+  expect_parse_error(DATA("bad/random.bin"), PERFCHECK_ERROR_PARSE, "bad/random.bin:1: ", "binary data, not text; expected an ncu raw export");
   /* Header on line 1, units on 2, launches on 3 and 4: the cut one is 4.
    * Since issue 14 the complete row is kept (status OK, not PARSE) and the
    * warning names the cut one, with the same text the error had. */

@@ -76,6 +76,15 @@ static void test_parse_sets(void **state) {
   check_set("default,default", "default", PC_SET_DEFAULT, 1);
   check_set("sol", "sol", PC_SET_SOL, 1);
   check_set("full", "full", PC_SET_FULL, 0);
+  /* ncu's set names (issue 20): the report names the set as given. */
+  check_set("detailed", "detailed", PC_SET_SOL, 1);
+  pc_rp_plan plan;
+  pc_err errv = {PERFCHECK_OK, ""};
+  assert_int_equal(pc_rp_plan_parse("basic", &plan, &errv), PERFCHECK_OK);
+  assert_string_equal(plan.set_name, "basic");
+  for (int i = 0; i < PC_M_COUNT; i++) assert_int_equal(plan.want[i], (pc_metric_table()[i].sets & PC_SET_BASIC) != 0);
+  pc_rp_plan_free(&plan);
+  assert_int_equal(count_set(PC_SET_BASIC), 7);
   /* The table's sets as pc_metrics.c defines them today. */
   assert_int_equal(count_set(PC_SET_DEFAULT), 40);
   assert_int_equal(count_set(PC_SET_SOL), 53);
@@ -228,6 +237,10 @@ static void test_passes_gh100(void **state) {
   assert_int_equal(passes_for("sol", "GH100"), 13);
   /* full: the FP64/FP16 siblings and every warp-state row (issue 19). */
   assert_int_equal(passes_for("full", "GH100"), 17);
+  /* ncu's names (host API counts on GH100, no GPU): basic's speed-of-light
+   * rows cost more than perfcheck's default; detailed is sol. */
+  assert_int_equal(passes_for("basic", "GH100"), 9);
+  assert_int_equal(passes_for("detailed", "GH100"), passes_for("sol", "GH100"));
   assert_int_equal(passes_for("full,smsp__sass_inst_executed_op_global_ld.sum,"
                               "smsp__sass_inst_executed_op_global_st.sum",
                               "GH100"),
