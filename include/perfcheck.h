@@ -219,13 +219,14 @@ typedef struct perfcheck_options {
   int quiet;                /* nonzero: no one-line notes on stderr (they stay in the report) */
   /* When set, the report is also written to this path when the session is
    * destroyed (and, under the injection library, at exit).  `%p` is the pid,
-   * `%h` the host name, `%q{VAR}` an environment value (unset or empty: the
-   * pid, with a one-line warning), `%%` a percent sign; values of %h and
-   * %q{VAR} are made one path component ('/' and control characters become
-   * '_').  "-" is stdout, "stderr" is stderr.  NULL: not written.
-   * The file is written to a temporary file in its folder (O_EXCL,
-   * O_NOFOLLOW) renamed into place, so a planted symlink is never followed
-   * and a reader never sees half a report; when it cannot be written the
+   * `%h` the host name, `%q{VAR}` an environment value (unset, empty or
+   * longer than 128 bytes: the pid, with a one-line warning), `%%` a
+   * percent sign; values of %h and %q{VAR} are made one path component ('/'
+   * and control characters become '_').  "-" is stdout, "stderr" is stderr.
+   * NULL: not written.  The file is written as perfcheck_file_write writes
+   * (a device, FIFO or folder at the name is refused; a temporary file in
+   * its folder renamed into place, so a planted symlink is never followed
+   * and a reader never sees half a report); when it cannot be written the
    * report goes to stderr after one line saying why.  A process of a
    * `perfcheck run` that is not the run's root writes PATH with ".PID"
    * before its extension when the pattern has no %p.  A privileged process
@@ -360,6 +361,26 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
  * destroy). */
 PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report *report, perfcheck_format format,
                                                           char **out, size_t *len);
+
+/* Writes `size` bytes at `data` to the file `path` the way every perfcheck
+ * writer writes (the `perfcheck` command, PERFCHECK_OUTPUT, snapshots, the
+ * ceilings cache, the Python package's Report.save):
+ *   - "-" is stdout;
+ *   - an existing `path` that is not a regular file (a device such as
+ *     /dev/full, a FIFO, a socket, a folder) is refused and left alone;
+ *   - the bytes go to a temporary file in the same folder (created with
+ *     O_EXCL | O_NOFOLLOW), flushed and synced, then renamed over `path`: a
+ *     reader sees the old file or the new one, never part of one; a symlink
+ *     at `path` is replaced, never followed; on any failure (no such folder,
+ *     disk full, a file size limit) `path` is as it was and nothing is left;
+ *   - an existing file keeps its mode; a new one gets 0666 less the umask
+ *     (0600 in a setuid, setgid or file-capability process).
+ * A report: perfcheck_report_to_string, then this.  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (path NULL or empty, data NULL with size
+ * > 0); PERFCHECK_ERROR_IO (the detail, naming the path and why, in
+ * perfcheck_last_error_message).  Thread-safe (the file system decides
+ * between two threads writing one path: one of the two files wins whole). */
+PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void *data, size_t size);
 
 /* Frees memory that a perfcheck function handed to the caller
  * (perfcheck_report_to_string's string).  NULL is a no-op. */
@@ -924,6 +945,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report
   PERFCHECK_UNUSED_(report), PERFCHECK_UNUSED_(format);
   if (out) *out = NULL;
   if (len) *len = 0;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void *data, size_t size) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(data), PERFCHECK_UNUSED_(size);
   return PERFCHECK_ERROR_UNSUPPORTED;
 }
 PERFCHECK_API void perfcheck_free(void *memory) { PERFCHECK_UNUSED_(memory); }

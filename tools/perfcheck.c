@@ -12,7 +12,8 @@
  *   perfcheck diff [--format text|json|html] BEFORE AFTER   (perfcheck_diff.c)
  *
  * Exit status: 0 done; 2 bad input or usage (the message on stderr names the
- * problem); 1 any other failure. */
+ * problem), or an output that could not be written (pc_cli_write); 1 any
+ * other failure. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,9 @@ static const char usage_main[] =
     "  -h, --help          this text\n"
     "  -V, --version       the version\n"
     "\n"
-    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
+    "exit status: 0 done, 2 bad input or usage or an output that could not be\n"
+    "written, 1 other failures (check and diff: an expectation that does not hold,\n"
+    "something that got worse).\n";
 
 static const char usage_diagnose[] =
     "usage: perfcheck diagnose [--format text|json|csv|html] [--quiet] FILE.csv\n"
@@ -163,13 +166,9 @@ static int cmd_diagnose(int argc, char **argv) {
   perfcheck_report *report = NULL;
   perfcheck_status st = perfcheck_report_from_ncu_csv(path, quiet, &report);
   if (st != PERFCHECK_OK) return report_failure(st, path);
-  st = perfcheck_report_write(report, format, stdout);
+  int rc = pc_cli_write_report("diagnose", NULL, report, format); /* stdout; a failure is exit 2 */
   perfcheck_report_destroy(report);
-  if (st != PERFCHECK_OK) {
-    fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
-    return EXIT_FAILED;
-  }
-  return EXIT_DONE;
+  return rc;
 }
 
 static int cmd_metrics(int argc, char **argv) {

@@ -41,6 +41,7 @@
  * each profiled launch prints one line before its replay:
  *   perfcheck: profiling kernel 3 (scaleAdd<4>): 4 passes
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -284,7 +285,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, int progress, pc_rp **out, pc_er
   }
   rp->plan = *plan;
   memset(plan, 0, sizeof *plan);
-  const char *env = getenv("PERFCHECK_PROGRESS");
+  const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
   rp->progress = progress || (env && env[0] && strcmp(env, "0") != 0);
   rp->status = PERFCHECK_OK;
   *out = rp;

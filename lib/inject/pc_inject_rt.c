@@ -62,12 +62,16 @@
 #include <cupti.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+/* nvtx3's header-only loader reads NVTX_INJECTION64_PATH with getenv: in a
+ * privileged process (AT_SECURE) no variable may name a library to load. */
+#define getenv secure_getenv
 #include <generated_nvtx_meta.h>
+#undef getenv
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <wchar.h>

@@ -114,7 +114,7 @@ if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim")" = precious ] && [ ! -L "$tmp/plante
 # 6. The output name is a folder: the report goes to stderr.
 mkdir "$tmp/adir.json"
 run_case "$HELPER" deliver "$tmp/adir.json" text "$T4"
-if [ "$rc" = 1 ] && has "$tmp/err" "cannot replace" && has "$tmp/err" "mysteryA: step 3"; then
+if [ "$rc" = 1 ] && has "$tmp/err" "is a folder, not a regular file" && has "$tmp/err" "mysteryA: step 3"; then
   pass "output is a folder: report on stderr"; else fail "output is a folder" "exit $rc"; fi
 rmdir "$tmp/adir.json"
 
@@ -174,6 +174,114 @@ if [ "$rc" = 2 ] && has "$tmp/err" "unknown %x"; then pass "run --output r%x ref
 run_case env PERFCHECK_OUTPUT='r%x' "$HELPER" config
 if [ "$rc" = 0 ] && has "$tmp/out" "output=(none)" && has "$tmp/err" 'PERFCHECK_OUTPUT="r%x" is not an output pattern'; then
   pass "PERFCHECK_OUTPUT=r%x: one warning, default"; else fail "PERFCHECK_OUTPUT=r%x" "exit $rc"; fi
+
+# ==== Output safety (issue 22 item 1): one output function for every writer ====
+# A device node of our own (root: mknod of /dev/full's numbers in $tmp, so a
+# regression replaces our node, never the machine's /dev/full); without root
+# /dev/null, which only root could replace.
+"$PC" diagnose --quiet --format json "$T4" >"$tmp/o_a.json"
+"$PC" diagnose --quiet --format json "$H200" >"$tmp/o_b.json"
+if [ "$(id -u)" = 0 ] && mknod "$tmp/fulldev" c 1 7 2>/dev/null; then DEV=$tmp/fulldev; else DEV=/dev/null; fi
+is_chr() { [ -c "$1" ] && [ ! -L "$1" ]; }
+mkfifo "$tmp/fifo"
+is_fifo() { [ -p "$1" ] && [ ! -L "$1" ]; }
+nothing_left() { [ -z "$(ls -A "$tmp" | grep '\.tmp$')" ]; }
+# out_case NAME WANT_RC TARGET_TEST TARGET CMD...: the command refuses (exit
+# WANT_RC, "not a regular file" on stderr) and TARGET passes TARGET_TEST.
+out_case() {
+  local name=$1 want=$2 test=$3 target=$4
+  shift 4
+  run_case "$@"
+  if [ "$rc" = "$want" ] && "$test" "$target" && has "$tmp/err" "not a regular file" && nothing_left; then
+    pass "$name"; else fail "$name" "exit $rc"; fi
+}
+out_case "merge --output DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" merge -f json --output "$DEV" "$tmp/o_a.json"
+out_case "merge --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" merge -f json --output "$tmp/fifo" "$tmp/o_a.json"
+out_case "check --junit DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" check --quiet --junit "$DEV" --expect 'mysteryA:step==3' "$T4"
+out_case "check --junit FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" check --quiet --junit "$tmp/fifo" --expect 'mysteryA:step==3' "$T4"
+out_case "report --html DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" report --quiet --html "$DEV" "$T4"
+out_case "report --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" report --quiet -f json --output "$tmp/fifo" "$T4"
+out_case "diff --output DEVICE: exit 2 (never 1, worse), the device stays" 2 is_chr "$DEV" \
+  "$PC" diff --quiet --output "$DEV" "$T4" "$H200"
+out_case "diff --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" diff --quiet --output "$tmp/fifo" "$T4" "$T4"
+out_case "ceilings file to a DEVICE: refused, the device stays" 1 is_chr "$DEV" "$HELPER" ceilings "$DEV"
+# The library's report writer (PERFCHECK_OUTPUT) to a device or FIFO: the
+# report goes to stderr after one line, the node stays.
+for t in DEV fifo; do
+  target=$DEV; tst=is_chr; [ "$t" = fifo ] && target=$tmp/fifo tst=is_fifo
+  run_case "$HELPER" deliver "$target" json "$T4"
+  if [ "$rc" = 1 ] && "$tst" "$target" && has "$tmp/err" "not a regular file" && has "$tmp/err" "here it is on stderr" &&
+    has "$tmp/err" '"schema": "perfcheck-report/1"'; then pass "PERFCHECK_OUTPUT=$t: report on stderr, the node stays"
+  else fail "PERFCHECK_OUTPUT=$t" "exit $rc"; fi
+done
+# A socket at the name (python3 binds one).
+if python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$tmp/sock" 2>/dev/null; then
+  is_sock() { [ -S "$1" ] && [ ! -L "$1" ]; }
+  out_case "merge --output SOCKET: exit 2, the socket stays" 2 is_sock "$tmp/sock" \
+    "$PC" merge -f json --output "$tmp/sock" "$tmp/o_a.json"
+else skip "merge --output SOCKET" "cannot bind a unix socket here"; fi
+# Symlinks at the name are replaced, never followed, by every writer.
+sym_case() {
+  local name=$1 link=$2
+  shift 2
+  echo precious >"$tmp/victim_s"
+  rm -f "$link"
+  ln -s "$tmp/victim_s" "$link"
+  run_case "$@"
+  if [ "$rc" = "$want" ] && [ "$(cat "$tmp/victim_s")" = precious ] && [ -f "$link" ] && [ ! -L "$link" ] && [ -s "$link" ]; then
+    pass "$name"; else fail "$name" "exit $rc"; fi
+  rm -f "$link"
+}
+want=0 sym_case "report --html over a symlink: replaced, its target untouched" "$tmp/s.html" "$PC" report --quiet --html "$tmp/s.html" "$T4"
+want=0 sym_case "diff --output over a symlink: replaced, its target untouched" "$tmp/s.txt" "$PC" diff --quiet --output "$tmp/s.txt" "$T4" "$H200"
+want=1 sym_case "check --junit over a symlink: replaced, its target untouched" "$tmp/s.xml" "$PC" check --quiet --junit "$tmp/s.xml" --expect 'mysteryA:sectors_per_request_ld<=4.5' "$T4"
+want=0 sym_case "ceilings file over a symlink: replaced, its target untouched" "$tmp/s.txt" "$HELPER" ceilings "$tmp/s.txt"
+# A full disk (RLIMIT_FSIZE) while diff or report writes: exit 2, never 1
+# ("worse"), the old file whole, no temporary left.
+for cmd in diff report; do
+  echo old >"$tmp/keep_$cmd.txt"
+  if [ "$cmd" = diff ]; then args=(diff --quiet --output "$tmp/keep_$cmd.txt" "$T4" "$H200"); else
+    args=(report --quiet --html "$tmp/keep_$cmd.txt" "$H200"); fi
+  (trap '' XFSZ; ulimit -f 2; exec "$PC" "${args[@]}") >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" = 2 ] && [ "$(cat "$tmp/keep_$cmd.txt")" = old ] && nothing_left && has "$tmp/err" "File too large"; then
+    pass "$cmd --output under ulimit -f: exit 2, the old file whole"; else fail "$cmd under ulimit -f" "exit $rc"; fi
+done
+# Modes: an existing 0600 report stays 0600; a new one follows the umask.
+echo old >"$tmp/private.json"
+chmod 600 "$tmp/private.json"
+run_case "$PC" merge -f json --output "$tmp/private.json" "$tmp/o_a.json"
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$tmp/private.json")" = 600 ] && json_ok "$tmp/private.json"; then
+  pass "replacing a 0600 report keeps 0600"; else fail "0600 kept" "exit $rc, mode $(stat -c %a "$tmp/private.json")"; fi
+(umask 077; exec "$PC" merge -f json --output "$tmp/new077.json" "$tmp/o_a.json") >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$tmp/new077.json")" = 600 ]; then pass "a new report under umask 077 is 0600"; else
+  fail "umask 077" "exit $rc, mode $(stat -c %a "$tmp/new077.json" 2>/dev/null)"; fi
+# "-" streams to stdout in every command.
+run_case "$PC" merge -f json --output - "$tmp/o_a.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/out" && [ ! -e ./- ]; then pass "merge --output -: stdout"; else fail "merge -o -" "exit $rc"; fi
+run_case "$PC" report -f json -o - "$T4"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "report -o -: stdout"; else fail "report -o -" "exit $rc"; fi
+# A missing folder: diff exits 2 (not 1), nothing created.
+run_case "$PC" diff --quiet --output "$tmp/none/d.txt" "$T4" "$H200"
+if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ] && has "$tmp/err" "No such file or directory"; then
+  pass "diff --output to a missing folder: exit 2"; else fail "diff missing folder" "exit $rc"; fi
+# %q{VAR} values that differ after byte 128 never share one file.
+long=$(printf 'r%.0s' $(seq 200))
+run_case env PC_RANK="${long}A" "$HELPER" deliver "$tmp/q.%q{PC_RANK}.json" json "$T4"
+rc1=$rc; has "$tmp/err" "bytes long (at most 128)"; w1=$?
+run_case env PC_RANK="${long}B" "$HELPER" deliver "$tmp/q.%q{PC_RANK}.json" json "$T4"
+n=$(ls "$tmp" | grep -c '^q\..*\.json$')
+if [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ "$w1" = 0 ] && [ "$n" = 2 ]; then
+  pass "%q{VAR} over 128 bytes: a warning and the pid, two ranks two files"; else fail "%q long" "exit $rc1/$rc, $n files"; fi
+rm -f "$tmp"/q.*.json "$tmp/fifo" "$tmp/sock"
 
 # ==== Damaged exports (item 2), numbers (item 4) ===============================
 
@@ -285,7 +393,7 @@ run_case "$PC" check --expect 'mysteryA:sectors_per_request_ld<=4.5' "$T4"
 if [ "$rc" = 1 ] && has "$tmp/out" "FAIL mysteryA: sectors_per_request_ld is 31.91"; then pass "check: a regression is exit 1"; else fail "regression" "exit $rc"; fi
 if [ -w /dev/full ]; then
   "$PC" check --expect 'mysteryA:step==3' "$T4" >/dev/full 2>"$tmp/err"; rc=$?
-  if [ "$rc" = 1 ]; then pass "check > /dev/full is exit 1"; else fail "check > /dev/full" "exit $rc"; fi
+  if [ "$rc" = 2 ]; then pass "check > /dev/full is exit 2 (not 1: nothing failed)"; else fail "check > /dev/full" "exit $rc"; fi
 else skip "check > /dev/full" "no /dev/full"; fi
 run_case "$PC" check --quiet --expect 'mysteryA:step==3' --junit "$tmp/no/such/j.xml" "$T4"
 if [ "$rc" = 2 ] && [ ! -e "$tmp/no" ]; then pass "check --junit to a missing folder: exit 2"; else fail "junit missing folder" "exit $rc"; fi
