@@ -653,6 +653,27 @@ static perfcheck_status pc_jm_doubles(pc_jm *m, const pc_json *obj, void *base, 
   return PERFCHECK_OK;
 }
 
+/* The invariants of a report's numbers (issue 22): times, counts, sizes,
+ * shares and rates are never below 0, and min <= median <= max.  A value
+ * outside them is refused with the path to it ("kernels[3].total_ns"), so
+ * that no reader, merge or diff works with it (a negative total made diff
+ * say "same").  null and missing keys are fine. */
+static perfcheck_status pc_jm_nonneg(pc_jm *m, const pc_json *obj, const char *where, const char *key) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (v && v->type == PC_JSON_NUMBER && v->number < 0)
+    return pc_jp_fail(m->p, v->offset, "%s.%s: %.17g is below 0 (a time, count, size or share never is)", where, key,
+                      v->number);
+  return PERFCHECK_OK;
+}
+
+/* Every number member of obj (an object of such values: attributes, the
+ * device's limits and ceilings). */
+static perfcheck_status pc_jm_nonneg_all(pc_jm *m, const pc_json *obj, const char *where) {
+  for (size_t i = 0; obj && obj->type == PC_JSON_OBJECT && i < obj->n; i++)
+    if (obj->items[i].type == PC_JSON_NUMBER) PC_TRY(pc_jm_nonneg(m, obj, where, obj->keys[i]));
+  return PERFCHECK_OK;
+}
+
 static perfcheck_status pc_jm_finding(pc_jm *m, const pc_json *obj, pc_finding *f) {
   char word[64] = "";
   PC_TRY(pc_jm_int(m, obj, "step", 0, &f->step));
@@ -721,6 +742,7 @@ static perfcheck_status pc_jm_device(pc_jm *m, const pc_json *root) {
     dev->cc_major = maj;
     dev->cc_minor = min;
   }
+  PC_TRY(pc_jm_nonneg_all(m, d, "device")); /* its limits and ceilings; null when unknown */
   for (size_t i = 0; i < pc_json_ndevice_ints; i++)
     PC_TRY(pc_jm_int(m, d, pc_json_device_ints[i].key, -1, (int *)((char *)dev + pc_json_device_ints[i].offset)));
   PC_TRY(pc_jm_doubles(m, d, dev, pc_json_device_doubles, pc_json_ndevice_doubles));
@@ -750,8 +772,10 @@ static perfcheck_status pc_jm_tool(pc_jm *m, const pc_json *root) {
   return PERFCHECK_OK;
 }
 
-static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
+static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o, size_t index) {
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "regions", "an array of objects");
+  char where[48];
+  snprintf(where, sizeof where, "regions[%zu]", index);
   pc_region *g = pc_report_add_region(m->r);
   if (!g) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "name", &g->name));
@@ -775,6 +799,7 @@ static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
       {"communication_share", offsetof(pc_region, communication_share)},
   };
   PC_TRY(pc_jm_doubles(m, o, g, f, sizeof f / sizeof f[0]));
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) PC_TRY(pc_jm_nonneg(m, o, where, f[i].key));
   PC_TRY(pc_jm_u64(m, o, "launches", &g->launches));
   PC_TRY(pc_jm_u64(m, o, "dropped_records", &g->dropped_records));
   PC_TRY(pc_jm_int(m, o, "rank", -1, &g->rank));
@@ -805,6 +830,9 @@ static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
           {"kernel_share", offsetof(pc_region_device, kernel_share)},
       };
       PC_TRY(pc_jm_doubles(m, d, e, df, sizeof df / sizeof df[0]));
+      char dwhere[80];
+      snprintf(dwhere, sizeof dwhere, "%s.devices[%zu]", where, i);
+      for (size_t j = 0; j < sizeof df / sizeof df[0]; j++) PC_TRY(pc_jm_nonneg(m, d, dwhere, df[j].key));
       PC_TRY(pc_jm_u64(m, d, "launches", &e->launches));
       PC_TRY(pc_jm_diagnosis(m, d, &e->diag));
     }
@@ -844,9 +872,11 @@ static perfcheck_status pc_jm_unit(pc_jm *m, const pc_json *obj, const char *key
   return pc_jm_num(m, v, "pct", &out->pct);
 }
 
-static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
+static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   perfcheck_status st;
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "kernels", "an array of objects");
+  char where[48], sub[80];
+  snprintf(where, sizeof where, "kernels[%zu]", index);
   pc_kernel *k = pc_report_add_kernel(m->r);
   if (!k) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "name", &k->name));
@@ -864,21 +894,39 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
   PC_TRY(pc_jm_num(m, o, "dynamic_smem_bytes", &k->dynamic_smem));
+  PC_TRY(pc_jm_nonneg(m, o, where, "dynamic_smem_bytes"));
   PC_TRY(pc_jm_u64(m, o, "launches", &k->launches));
   PC_TRY(pc_jm_u64(m, o, "profiled_launches", &k->profiled_launches));
+  if (k->profiled_launches > k->launches)
+    return pc_jp_fail(m->p, pc_json_get(o, "profiled_launches")->offset,
+                      "%s.profiled_launches: %llu is more than its launches (%llu)", where,
+                      (unsigned long long)k->profiled_launches, (unsigned long long)k->launches);
   const pc_json *dur = pc_jm_object(m, o, "duration_ns", &st);
   PC_TRY(st);
   if (dur) {
+    snprintf(sub, sizeof sub, "%s.duration_ns", where);
     PC_TRY(pc_jm_num(m, dur, "min", &k->dur_min_ns));
     PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
     PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
+    static const char *const order[3] = {"min", "median", "max"};
+    const double v[3] = {k->dur_min_ns, k->dur_median_ns, k->dur_max_ns};
+    for (int i = 0; i < 3; i++) PC_TRY(pc_jm_nonneg(m, dur, sub, order[i]));
+    for (int i = 0; i < 3; i++)
+      for (int j = i + 1; j < 3; j++)
+        if (pc_has(v[i]) && pc_has(v[j]) && v[i] > v[j])
+          return pc_jp_fail(m->p, pc_json_get(dur, order[j])->offset, "%s.%s: %.17g is below %s.%s (%.17g)", sub,
+                            order[j], v[j], sub, order[i], v[i]);
   }
   PC_TRY(pc_jm_num(m, o, "total_ns", &k->total_ns));
   PC_TRY(pc_jm_num(m, o, "kernel_time_share", &k->time_share));
+  PC_TRY(pc_jm_nonneg(m, o, where, "total_ns"));
+  PC_TRY(pc_jm_nonneg(m, o, where, "kernel_time_share"));
 
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);
   if (a) {
+    snprintf(sub, sizeof sub, "%s.attributes", where);
+    PC_TRY(pc_jm_nonneg_all(m, a, sub));
     PC_TRY(pc_jm_doubles(m, a, &k->attr, pc_json_attributes, pc_json_nattributes));
     const pc_json *bl = pc_json_get(a, "binding_limit");
     if (bl && bl->type != PC_JSON_NULL) {
@@ -900,6 +948,9 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     int via = 0;
     const pc_metric_def *def = pc_metric_lookup(mt->keys[i], &via);
     if (def) {
+      if (x < 0) /* every metric of the table is a count, a percentage or a ratio */
+        return pc_jp_fail(m->p, v->offset, "%s.metrics.%s: %.17g is below 0 (a count, percentage or ratio never is)",
+                          where, mt->keys[i], x);
       k->metric[def->id] = x;
       if (via) k->metric_via_substitute[def->id] = 1;
     } else {
@@ -943,6 +994,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
         {"bank_conflict_share", offsetof(pc_derived, bank_conflict_share)},
         {"atomic_share", offsetof(pc_derived, atomic_share)},
     };
+    snprintf(sub, sizeof sub, "%s.derived", where);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) PC_TRY(pc_jm_nonneg(m, d, sub, f[i].key));
     PC_TRY(pc_jm_doubles(m, d, &k->derived, f, sizeof f / sizeof f[0]));
     PC_TRY(pc_jm_unit(m, d, "busiest_pipe", &k->busiest_pipe));
     PC_TRY(pc_jm_unit(m, d, "busiest_memory", &k->busiest_memory));
@@ -980,11 +1033,11 @@ static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
   PC_TRY(pc_jm_device(m, root));
   const pc_json *regions = pc_jm_array(m, root, "regions", &st);
   PC_TRY(st);
-  for (size_t i = 0; regions && i < regions->n; i++) PC_TRY(pc_jm_region(m, &regions->items[i]));
+  for (size_t i = 0; regions && i < regions->n; i++) PC_TRY(pc_jm_region(m, &regions->items[i], i));
   const pc_json *kernels = pc_jm_array(m, root, "kernels", &st);
   PC_TRY(st);
   if (!kernels) return pc_jp_fail(m->p, root->offset, "not a perfcheck report (no \"kernels\" array)");
-  for (size_t i = 0; i < kernels->n; i++) PC_TRY(pc_jm_kernel(m, &kernels->items[i]));
+  for (size_t i = 0; i < kernels->n; i++) PC_TRY(pc_jm_kernel(m, &kernels->items[i], i));
   /* Not a JSON field: the shares are of a timeline exactly when step 1 was
    * assessed (pc_checklist_report). */
   for (size_t i = 0; i < r->nkernels; i++) r->kernels[i].time_share_from_timeline = r->step1_assessed;

@@ -194,6 +194,43 @@ static void test_mapping_errors(void **state) {
        "a region without a \"name\""},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"warnings\": [1]}", "expected an array of strings"},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"step1_assessed\": 1}", "expected true or false"},
+      /* Issue 22: values outside their invariants, with the path to them. */
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"a\"}, {\"name\": \"k\",\n \"duration_ns\": "
+       "{\"min\": 10, \"median\": 5, \"max\": 20}}]}",
+       "r.json:2:39: kernels[1].duration_ns.median: 5 is below kernels[1].duration_ns.min (10)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": "
+       "{\"min\": 10, \"median\": 30, \"max\": 20}}]}",
+       "kernels[0].duration_ns.max: 20 is below kernels[0].duration_ns.median (30)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": "
+       "{\"min\": 10, \"median\": null, \"max\": 2}}]}",
+       "kernels[0].duration_ns.max: 2 is below kernels[0].duration_ns.min (10)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"total_ns\": -96384}]}",
+       "kernels[0].total_ns: -96384 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": {\"min\": -1}}]}",
+       "kernels[0].duration_ns.min: -1 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"kernel_time_share\": -0.5}]}",
+       "kernels[0].kernel_time_share: -0.5 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"launches\": 1, "
+       "\"profiled_launches\": 2}]}",
+       "kernels[0].profiled_launches: 2 is more than its launches (1)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"metrics\": "
+       "{\"dram__bytes_read.sum\": -17}}]}",
+       "kernels[0].metrics.dram__bytes_read.sum: -17 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"derived\": "
+       "{\"threads_per_instruction\": -3}}]}",
+       "kernels[0].derived.threads_per_instruction: -3 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"attributes\": "
+       "{\"registers_per_thread\": -2}}]}",
+       "kernels[0].attributes.registers_per_thread: -2 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"regions\": [{\"name\": \"r\", \"wall_ns\": -1}]}",
+       "regions[0].wall_ns: -1 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"regions\": [{\"name\": \"r\", \"devices\": "
+       "[{\"ordinal\": 0, \"kernel_ns\": -5}]}]}",
+       "regions[0].devices[0].kernel_ns: -5 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"device\": {\"sm_count\": -132}}",
+       "device.sm_count: -132 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"device\": {\"peak_dram_bytes_per_s\": -1e12}}",
+       "device.peak_dram_bytes_per_s: -1000000000000 is below 0"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_report *r = (pc_report *)&r; /* must come back NULL */

@@ -332,6 +332,89 @@ run_case "$PC" diagnose --format json "$tmp/tiny.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" '"1e-400" is outside the range of a double'; then pass "1e-400 in an export: a bad value, not 0";
 else fail "1e-400 export" "exit $rc"; fi
 
+# ---- issue 22 item 2: units, decimal commas, NUL bytes, repeats, headers ----
+# Variants of the H200 export (its units row says usecond for durations).
+python3 - "$H200" "$tmp" <<'E' || echo "FAIL could not write the issue-22 exports"
+import csv, io, sys
+src, out = sys.argv[1], sys.argv[2]
+rows = list(csv.reader(open(src, newline="")))
+head, units, data = rows[0], rows[1], rows[2:]
+dur, dram = head.index("gpu__time_duration.sum"), head.index("dram__bytes_read.sum")
+def write(name, rows):
+    b = io.StringIO()
+    csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    open("%s/%s" % (out, name), "w", newline="").write(b.getvalue())
+write("nounits.csv", [head] + data)
+for tag, unit in (("micro", "\u00b5s"), ("usec", "usec"), ("furlong", "furlong")):
+    u = list(units); u[dur] = unit; u[dram] = unit
+    write("unit_%s.csv" % tag, [head, u] + data)
+k = [r for r in data if r[head.index("Kernel Name")].startswith("mysteryA")][0]
+a = list(k); a[dur] = "0,500"
+write("deccomma.csv", [head, units, a])
+rep = [list(k) for _ in range(3)]
+rep[0][dur], rep[1][dur], rep[2][dur] = "96.384", "abc", "100.000"
+write("repeat_bad.csv", [head, units] + rep)
+rep[1][dur] = "-3.5"
+write("repeat_neg.csv", [head, units] + rep)
+sw = list(head); i, j = sw.index("Kernel Name"), sw.index("ID")
+sw[i], sw[j] = sw[j], sw[i]
+write("header2.csv", [head, units] + data[:2] + [sw, units] + data[2:])
+# An embedded NUL in one duration cell.
+n = list(k); n[dur] = "96@NUL@384"
+buf = io.StringIO()
+csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([head, units, n])
+text = buf.getvalue().replace("@NUL@", "\x00", 1)
+open("%s/nul.csv" % out, "w", newline="").write(text)
+E
+kval() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=[k for k in d["kernels"] if k["name"]==sys.argv[2]][0]; print(eval(sys.argv[3]))' "$tmp/out" "$@" 2>/dev/null; }
+run_case "$PC" diagnose --format json "$tmp/nounits.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] &&
+  [ "$(grep -c 'no units row' "$tmp/err")" = 1 ] && has "$tmp/err" "gpu__time_duration.sum"; then
+  pass "no units row: durations null (not 96.384 ns), one warning naming the columns"; else fail "no units row" "exit $rc"; fi
+for tag in micro usec furlong; do
+  run_case "$PC" diagnose --format json "$tmp/unit_$tag.csv"
+  if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"], k["metrics"]["dram__bytes_read.sum"]')" = "(None, None)" ] &&
+    [ "$(grep -c 'unknown unit' "$tmp/err")" = 2 ] && has "$tmp/err" "column gpu__time_duration.sum: unknown unit"; then
+    pass "unknown unit ($tag): the columns unusable, one warning each"; else fail "unknown unit $tag" "exit $rc"; fi
+done
+run_case "$PC" diagnose --format json "$tmp/deccomma.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] && has "$tmp/err" '"0,500" is not a number (a decimal comma'; then
+  pass "0,500: a decimal comma, rejected (not 500)"; else fail "decimal comma" "exit $rc"; fi
+run_case "$PC" diagnose --format json "$tmp/nul.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] && has "$tmp/err" '(then a NUL byte) is not a number'; then
+  pass "96\\0384: a NUL byte rejects the cell (not 96)"; else fail "NUL in a cell" "exit $rc"; fi
+for f in repeat_bad repeat_neg; do
+  run_case "$PC" diagnose --format json "$tmp/$f.csv"
+  if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["launches"], k["total_ns"], float(k["duration_ns"]["min"]), float(k["duration_ns"]["max"])')" = "(3, None, 96384.0, 100000.0)" ] &&
+    has "$tmp/err" "kernel mysteryA: 1 of 3 launches have no usable gpu__time_duration.sum"; then
+    pass "$f: 3 launches, total_ns null, the untimed launch counted in a warning"; else fail "$f" "exit $rc: $(kval mysteryA 'k["launches"], k["total_ns"]')"; fi
+done
+run_case "$PC" diagnose "$tmp/header2.csv"
+if [ "$rc" = 2 ] && has "$tmp/err" "header2.csv:5: a second header row whose column" && [ ! -s "$tmp/out" ]; then
+  pass "a second header with swapped columns: exit 2 at its line (no phantom kernel)"; else fail "second header" "exit $rc"; fi
+# JSON values outside their invariants: refused with the path, by every reader.
+python3 - "$tmp/o_b.json" "$tmp" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = [n for n, k in enumerate(d["kernels"]) if k["name"] == "mysteryA"][0]
+d["kernels"][i]["duration_ns"]["median"] = d["kernels"][i]["duration_ns"]["min"] - 1
+json.dump(d, open(sys.argv[2] + "/median_low.json", "w"), indent=1)
+d = json.load(open(sys.argv[1]))
+d["kernels"][i]["total_ns"] = -d["kernels"][i]["total_ns"]
+json.dump(d, open(sys.argv[2] + "/total_neg.json", "w"), indent=1)
+open(sys.argv[2] + "/index", "w").write(str(i))
+E
+ki=$(cat "$tmp/index")
+run_case "$PC" merge "$tmp/median_low.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "kernels[$ki].duration_ns.median:" && has "$tmp/err" "is below kernels[$ki].duration_ns.min"; then
+  pass "JSON median below min: merge refuses, the path named"; else fail "median below min" "exit $rc"; fi
+run_case "$PC" diff "$tmp/o_b.json" "$tmp/total_neg.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "kernels[$ki].total_ns: -" && has "$tmp/err" "is below 0"; then
+  pass "JSON negative total_ns: diff refuses (exit 2, not \"unchanged\")"; else fail "negative total_ns" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryA:step==3' "$tmp/median_low.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "duration_ns.median"; then pass "JSON median below min: check refuses (exit 2)"; else
+  fail "check median" "exit $rc"; fi
+
 run_case sh -c "cat '$H200' | '$PC' diagnose --quiet /dev/stdin"
 if [ "$rc" = 0 ] && has "$tmp/out" "mysteryA: step 3"; then pass "an export through a pipe"; else fail "pipe" "exit $rc"; fi
 sed 's/$/\r/' "$T4" >"$tmp/crlf.csv"
