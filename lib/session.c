@@ -40,7 +40,6 @@
 #include <nvtx3/nvToolsExt.h>
 #undef getenv
 #include <pthread.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -66,7 +65,7 @@ struct perfcheck_session {
   pthread_mutex_t lock;
   perfcheck_options opt;        /* strings point to the copies below */
   char *metrics, *kernel_regex, *output;
-  regex_t re;
+  pc_regex re;
   int has_re;
   pc_report *report;
   pc_build_state build;         /* what the builder carries from region to region */
@@ -148,7 +147,7 @@ static void pc_session_free(perfcheck_session *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nsnaps; i++) free(s->snaps[i].name);
   free(s->snaps);
-  if (s->has_re) regfree(&s->re);
+  if (s->has_re) pc_regex_free(&s->re);
   free(s->metrics);
   free(s->kernel_regex);
   free(s->output);

@@ -41,7 +41,7 @@
 #ifndef PC_CONFIG_H
 #define PC_CONFIG_H
 
-#include <regex.h>
+#include "pc_regex.h"
 #include <stdio.h>
 
 #include "perfcheck.h"
@@ -49,7 +49,7 @@
 /* The settings that perfcheck_options has no field for. */
 typedef struct pc_env_config {
   const char *nvtx_include;  /* PERFCHECK_NVTX or NULL */
-  const regex_t *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
+  const pc_regex *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
   int progress;
 } pc_env_config;
 

@@ -19,11 +19,11 @@
 
 #include <cuda.h>
 #include <cupti.h>
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_regex.h"
 #include "../core/pc_regions.h"
 #include "../core/pc_sigtab.h"
 #include "../core/pc_snapshot.h"
@@ -60,7 +60,7 @@ perfcheck_status pc_capture_start(pc_err *err);
  * only.  The regex is borrowed until pc_capture_stop. */
 typedef struct pc_capture_counters {
   pc_rp *rp;
-  const regex_t *kernel_regex;
+  const pc_regex *kernel_regex;
   uint64_t launch_skip;
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */

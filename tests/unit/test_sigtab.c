@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,8 +137,8 @@ static void test_selection(void **state) {
   (void)state;
   pc_sigtab t;
   memset(&t, 0, sizeof t);
-  regex_t re;
-  assert_int_equal(regcomp(&re, "^mystery[AB]$", REG_EXTENDED | REG_NOSUB), 0);
+  pc_regex re;
+  assert_int_equal(pc_regex_compile(&re, "^mystery[AB]$", NULL, NULL, 0), 0);
   const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
   const uint32_t na = pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm");
   const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
@@ -178,7 +177,7 @@ static void test_selection(void **state) {
   assert_int_equal(q.profiled, 1);
   /* Another name (key 12) profiles it again. */
   assert_int_equal(pc_select_decide(&q, &t, sc, 12, 12, PC_NP_NONE), 1);
-  regfree(&re);
+  pc_regex_free(&re);
   pc_sigtab_free(&t);
 }
 

@@ -458,6 +458,29 @@ run_case limit "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:step>=0' 
 if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then pass "worst accepted regex on a 1 KiB name: answered";
 else fail "worst accepted regex" "exit $rc"; fi
 
+# ---- issue 22 item 3: regex cost linear in the name ----
+# A kernel named 1 MiB of 'a' (exports allow 64 MiB names): regex:a+x took
+# 50 s at 100 KB and did not finish in 120 s at 1 MB (glibc tries every
+# start).  Under a 20 s CPU limit: answered, no match; then a match at the end.
+python3 - "$T4" "$tmp" <<'E'
+import sys
+t = open(sys.argv[1]).read()
+open(sys.argv[2] + "/long1m.csv", "w").write(t.replace("mysteryB(", "a" * 1048576 + "("))
+open(sys.argv[2] + "/long1mx.csv", "w").write(t.replace("mysteryB(", "a" * 1048576 + "x("))
+E
+cpu20() { (ulimit -t 20; "$@"); }
+run_case cpu20 "$PC" check --quiet --expect 'regex:a+x:launches>=1' "$tmp/long1m.csv"
+if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then
+  pass "regex:a+x on a 1 MiB name: answered (no match) under a 20 s CPU limit"; else fail "regex 1 MiB" "exit $rc"; fi
+run_case cpu20 "$PC" check --quiet --expect 'regex:a+x:launches>=1' "$tmp/long1mx.csv"
+if [ "$rc" = 0 ]; then pass "regex:a+x on a 1 MiB name ending in x: matches"; else fail "regex 1 MiB x" "exit $rc"; fi
+run_case cpu20 "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:launches>=1' "$tmp/long1m.csv"
+if [ "$rc" = 1 ]; then pass "the worst accepted regex on a 1 MiB name: answered"; else fail "worst regex 1 MiB" "exit $rc"; fi
+run_case "$PC" check --expect 'regex:\bmystery:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "boundary"'; then pass "regex \\b: refused by name (no look-around)"; else fail "regex \\b" "exit $rc"; fi
+run_case "$PC" check --expect 'regex:((a{,255}){,255}){,255}:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "regex {,n} counts are guarded too"; else fail "regex {,n}" "exit $rc"; fi
+
 # ==== perfcheck check: exit codes ===============================================
 
 run_case "$PC" check --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$T4"
