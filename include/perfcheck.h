@@ -411,13 +411,20 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * into a report: device, regions, kernels with their metrics by name,
  * attributes, derived values and diagnosis, exactly as written (the
  * checklist is not run again; null stays "not measured").  Fields it does
- * not know are ignored, so newer writers stay readable.  On success *out
- * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
- * nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
+ * not know are ignored, so newer writers stay readable.  The file (or pipe)
+ * is streamed: the report object member by member, its kernels, regions and
+ * warnings element by element, so memory holds one chunk, the largest
+ * element and the report built (less than the file for what the writer
+ * writes), and there is no size limit.  A value outside its invariants is
+ * refused (docs/report-contract.md: times, counts and shares below 0, a
+ * median outside [min, max], more profiled launches than launches).  On
+ * success *out owns a new report (free it with perfcheck_report_destroy).
+ * `quiet`: nonzero, no warnings on stderr.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
  * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
- * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;
- * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
+ * the range of a double such as 1e999 or 1e-400, a value outside its
+ * invariants, or not a perfcheck report; perfcheck_last_error_message() says
+ * "FILE:LINE:COLUMN: what", with the path to the field),
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
 
@@ -465,6 +472,18 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
  * report); PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
                                                       perfcheck_report **out);
+
+/* perfcheck_report_merge of the perfcheck JSON reports in the files
+ * paths[0..n), read and folded in one at a time: memory holds the largest
+ * input and the merged report, never every input (`perfcheck merge` uses
+ * it).  Each file is read as perfcheck_report_from_json reads it (streamed,
+ * no size limit); `quiet` as there.  Returns PERFCHECK_OK with *out owned
+ * by the caller; PERFCHECK_ERROR_INVALID_ARGUMENT (out or paths NULL, n 0,
+ * a NULL path); a file's PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (the
+ * detail names the file, line and column); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_merge_files(const char *const *paths, size_t n, int quiet,
+                                                            perfcheck_report **out);
 
 /* Frees a report obtained from perfcheck_report_from_ncu_csv (or another
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
@@ -971,6 +990,12 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
 PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
                                                       perfcheck_report **out) {
   PERFCHECK_UNUSED_(reports), PERFCHECK_UNUSED_(n);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_merge_files(const char *const *paths, size_t n, int quiet,
+                                                            perfcheck_report **out) {
+  PERFCHECK_UNUSED_(paths), PERFCHECK_UNUSED_(n), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

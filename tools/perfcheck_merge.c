@@ -1,6 +1,7 @@
 /* perfcheck merge: reads perfcheck JSON reports (one per process of an MPI
  * run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK}) and
- * prints them as one report, diagnosed again.  The public API, and
+ * prints them as one report, diagnosed again.  The public API
+ * (perfcheck_report_merge_files: one input in memory at a time), and
  * lib/core/pc_output.c for --output (a temporary file renamed into place).
  *
  *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] A.json B.json ...
@@ -102,40 +103,20 @@ int pc_cli_merge(int argc, char **argv) {
     return rc;
   }
 
-  perfcheck_report **in = calloc(npaths, sizeof *in);
+  /* The inputs are read and folded in one at a time (memory: the largest
+   * input and the merged report, issue 22). */
   perfcheck_report *merged = NULL;
-  if (!in) {
-    free(paths);
-    fputs("perfcheck merge: out of memory\n", stderr);
-    return MERGE_FAILED;
-  }
-  for (size_t i = 0; i < npaths && rc == MERGE_DONE; i++) {
-    perfcheck_status st = perfcheck_report_from_json(paths[i], quiet, &in[i]);
-    if (st != PERFCHECK_OK) {
-      const char *detail = perfcheck_last_error_message();
-      /* The reader's message names the file (and line and column); say it
-       * ourselves when it does not. */
-      if (detail && strstr(detail, paths[i]))
-        fprintf(stderr, "perfcheck merge: %s\n", detail);
-      else
-        fprintf(stderr, "perfcheck merge: %s: %s\n", paths[i], detail && *detail ? detail : perfcheck_strerror(st));
-      rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? MERGE_FAILED : MERGE_USAGE;
-    }
-  }
-  if (rc == MERGE_DONE) {
-    perfcheck_status st = perfcheck_report_merge((const perfcheck_report *const *)in, npaths, &merged);
-    if (st != PERFCHECK_OK) {
-      fprintf(stderr, "perfcheck merge: %s\n", perfcheck_last_error_message());
-      rc = MERGE_FAILED;
-    }
+  perfcheck_status st = perfcheck_report_merge_files(paths, npaths, quiet, &merged);
+  if (st != PERFCHECK_OK) {
+    const char *detail = perfcheck_last_error_message();
+    fprintf(stderr, "perfcheck merge: %s\n", detail && *detail ? detail : perfcheck_strerror(st));
+    rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? MERGE_FAILED : MERGE_USAGE;
   }
   /* The output is written only now, through the one output function
    * (pc_cli_write: a temporary file renamed into place, or stdout), so that
    * bad input or a failed write leaves an existing file as it was. */
   if (rc == MERGE_DONE) rc = pc_cli_write_report("merge", output, merged, format);
   perfcheck_report_destroy(merged);
-  for (size_t i = 0; i < npaths; i++) perfcheck_report_destroy(in[i]);
-  free(in);
   free(paths);
   return rc;
 }

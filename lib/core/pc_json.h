@@ -70,4 +70,10 @@ void pc_json_position(const char *data, size_t len, size_t offset, size_t *line,
 perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
                                           pc_report **out, char *err, size_t errlen);
 
+/* The same from a file, streamed: the report object member by member and
+ * its kernels, regions and warnings element by element, so memory holds one
+ * chunk, the largest element and the report, never the file (no size
+ * limit).  Also PERFCHECK_ERROR_IO (err: cannot open, read error). */
+perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, char *err, size_t errlen);
+
 #endif /* PC_JSON_H */

@@ -8,21 +8,27 @@
 # leak.  Ends with "N passed, N failed"; exit 0 only when none failed.
 #
 #   run.sh PERFCHECK SHIM HELPER DATA_DIR [--app CUDA_APP] [--plain PLAIN_APP]
-#          [--stub STUB_DIR] [--no-valgrind] [--sanitized]
+#          [--stub STUB_DIR] [--probe SECURE_ENV_PROBE] [--python-dir DIR]
+#          [--no-valgrind] [--sanitized]
 #
 # PERFCHECK the perfcheck command, SHIM libperfcheck_inject.so, HELPER
 # fault_helper (the library's output rules without a GPU), DATA_DIR
 # tests/data; CUDA_APP a CUDA program built by plain nvcc, PLAIN_APP a C
 # program without CUDA (tests/nogpu/inject_plain.c), STUB_DIR a folder
-# whose libcuda.so.1 is the toolkit's stub.  --sanitized (an ASan build):
+# whose libcuda.so.1 is the toolkit's stub, SECURE_ENV_PROBE the probe of
+# nogpu.secure_getenv, DIR the Python package's folder (python/).
+# --sanitized (an ASan build):
 # the cases that preload the injection library into a program not built with
 # ASan, or that limit virtual memory, are skipped (ASan cannot run there).
 set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PC=$1 SHIM=$2 HELPER=$3 DATA=$4
 shift 4
-APP="" PLAIN="" STUB="" VALGRIND=1 SAN=0
+APP="" PLAIN="" STUB="" VALGRIND=1 SAN=0 PROBE="" PYDIR=""
 while [ $# -gt 0 ]; do
   case $1 in
+    --probe) PROBE=$2; shift 2 ;;
+    --python-dir) PYDIR=$2; shift 2 ;;
     --app) APP=$2; shift 2 ;;
     --plain) PLAIN=$2; shift 2 ;;
     --stub) STUB=$2; shift 2 ;;
@@ -524,6 +530,110 @@ if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim2")" = precious ] && [ ! -L "$tmp/m.jso
   pass "merge --output over a symlink: not followed"; else fail "merge symlink" "exit $rc"; fi
 run_case "$PC" merge --output "$tmp/none/m.json" "$tmp/a.json"
 if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ]; then pass "merge --output to a missing folder: exit 2"; else fail "merge missing folder" "exit $rc"; fi
+
+# ---- issue 22 item 4: bounded memory (peak RSS of the child, by ratios) ----
+# A writer-shaped report of 3000 kernel entries (~26 MB: several of the
+# reader's 1 MiB chunks), made from the H200 report.
+python3 - "$tmp/o_b.json" "$tmp/big.json" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ks = d["kernels"]
+d["kernels"] = []
+for i in range(3000):
+    k = json.loads(json.dumps(ks[i % len(ks)]))
+    k["name"] = k["display_name"] = "%s_%d" % (k["name"], i)
+    d["kernels"].append(k)
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+E
+# rss CMD...: runs CMD (output discarded), prints "EXIT PEAK_RSS_BYTES".
+rss() { python3 -c 'import os,subprocess,sys; p=subprocess.Popen(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); _,s,ru=os.wait4(p.pid,0); print(os.waitstatus_to_exitcode(s), ru.ru_maxrss*1024)' "$@"; }
+size=$(stat -c %s "$tmp/big.json")
+set -- $(rss "$PC" report --quiet -f json -o - "$tmp/o_a.json"); base=$2
+set -- $(rss "$PC" report --quiet -f json -o - "$tmp/big.json"); rc=$1 peak=$2
+if [ "$rc" = 0 ] && [ $((peak - base)) -le $((2 * size)) ]; then
+  pass "JSON reader: RSS $(((peak - base) >> 20)) MiB over the baseline for a $((size >> 20)) MiB report (<= 2x)"
+else fail "JSON reader RSS" "exit $rc, $(((peak - base) >> 20)) MiB for $((size >> 20)) MiB"; fi
+set -- $(rss "$PC" merge --quiet -f json -o "$tmp/m1.json" "$tmp/big.json"); one=$2
+set -- $(rss "$PC" merge --quiet -f json -o "$tmp/m8.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" \
+  "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json"); rc=$1 eight=$2
+if [ "$rc" = 0 ] && [ "$eight" -le $((one + one / 2)) ] && json_ok "$tmp/m8.json"; then
+  pass "merge reads its inputs one at a time: 8 inputs take $((eight >> 20)) MiB, 1 takes $((one >> 20)) MiB"
+else fail "merge streaming" "exit $rc, 8 inputs $((eight >> 20)) MiB, 1 input $((one >> 20)) MiB"; fi
+# What merge writes, its reader reads (the reader had a 1 GiB cap; merge
+# wrote 1.3 GB reports): no cap now, and a value longer than a chunk.
+run_case "$PC" merge --quiet -f json "$tmp/m8.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "merge's own output reads back"; else fail "merge output read back" "exit $rc"; fi
+python3 - "$tmp/o_a.json" "$tmp/longname.json" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["kernels"][0]["name"] = "k" + "x" * (3 << 20)  # one value of 3 MiB: three of the reader's chunks
+json.dump(d, open(sys.argv[2], "w"))
+E
+run_case "$PC" report --quiet -f json -o - "$tmp/longname.json"
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"][0]["name"]) == 3*2**20+1' "$tmp/out"; then
+  pass "a 3 MiB value (longer than the reader's chunk) reads whole"; else fail "long value" "exit $rc"; fi
+run_case sh -c "cat '$tmp/big.json' | '$PC' merge --quiet -f json /dev/stdin"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "a JSON report through a pipe (streamed)"; else fail "JSON pipe" "exit $rc"; fi
+head -c $((size / 2)) "$tmp/big.json" >"$tmp/half.json"
+run_case "$PC" merge "$tmp/o_a.json" "$tmp/half.json" "$tmp/o_b.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "half.json:" && [ ! -s "$tmp/out" ]; then
+  pass "merge: a report cut in half (the second of three): exit 2, that file named"; else fail "merge cut input" "exit $rc"; fi
+vg_case "merge of a cut report" 2 "$PC" merge --quiet "$tmp/o_a.json" "$tmp/half.json"
+rm -f "$tmp/big.json" "$tmp/m1.json" "$tmp/m8.json" "$tmp/half.json" "$tmp/longname.json"
+
+# ---- issue 22 items 5 and 6: secure_getenv, Python ----
+if [ -n "$PROBE" ]; then
+  bash "$HERE/../secure_env_test.sh" "$PROBE" $([ "$SAN" = 1 ] && echo --sanitized) >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" = 0 ]; then pass "a setuid program reads no variable (secure_getenv, AT_SECURE): $(grep -c '^ok' "$tmp/out") checks"
+  elif [ "$rc" = 77 ]; then skip "secure_getenv under AT_SECURE" "$(grep SKIP "$tmp/out")"
+  else fail "secure_getenv under AT_SECURE" "$(grep FAIL "$tmp/out" | head -3)"; fi
+else skip "secure_getenv under AT_SECURE" "no probe given"; fi
+LIBPC=$(dirname "$SHIM")/libperfcheck.so
+if command -v nm >/dev/null 2>&1 && [ -e "$LIBPC" ]; then
+  if nm -D --undefined-only "$LIBPC" "$SHIM" | grep -qw 'getenv'; then fail "no getenv import" "$(nm -D --undefined-only "$LIBPC" | grep -w getenv)"
+  else pass "libperfcheck.so and the injection library import secure_getenv only (no getenv)"; fi
+else skip "no getenv import" "no nm or no libperfcheck.so beside the shim"; fi
+if [ -n "$PYDIR" ] && [ "$SAN" = 0 ] && [ -e "$LIBPC" ]; then
+  py() { PYTHONPATH="$PYDIR" PERFCHECK_LIBRARY="$LIBPC" python3 - "$@"; }
+  echo precious >"$tmp/victim_py"
+  ln -sf "$tmp/victim_py" "$tmp/py_link.json"
+  mkfifo "$tmp/py_fifo"
+  py "$T4" "$tmp" >"$tmp/out" 2>"$tmp/err" <<'E'
+import os, stat, sys
+import perfcheck
+r = perfcheck.diagnose(sys.argv[1], quiet=True)
+t = sys.argv[2]
+r.save(t + "/py_link.json")                       # a symlink: replaced, not followed
+assert open(t + "/victim_py").read() == "precious\n"
+assert not os.path.islink(t + "/py_link.json") and perfcheck.load(t + "/py_link.json").to_dict() == r.to_dict()
+try:
+    r.save(t + "/py_fifo")
+    sys.exit("saved into a FIFO")
+except perfcheck.PerfcheckError as e:
+    assert "FIFO" in str(e), e
+assert stat.S_ISFIFO(os.lstat(t + "/py_fifo").st_mode)
+print("save ok")
+for call in (lambda: perfcheck.diagnose(sys.argv[1] + "\0.evil"), lambda: r.save(t + "/x.json\0.evil"),
+             lambda: perfcheck.load(t + "/py_link.json\0x")):
+    try:
+        call()
+        sys.exit("a NUL in a path was taken")
+    except ValueError:
+        pass
+assert not os.path.exists(t + "/x.json")
+print("nul ok")
+E
+  rc=$?
+  if [ "$rc" = 0 ] && has "$tmp/out" "save ok"; then pass "Python Report.save: a symlink replaced, a FIFO refused (the one output function)"; else
+    fail "Python save" "exit $rc: $(tail -2 "$tmp/err")"; fi
+  if [ "$rc" = 0 ] && has "$tmp/out" "nul ok"; then pass "Python: a path with a NUL byte is ValueError (diagnose, save, load)"; else
+    fail "Python NUL" "exit $rc"; fi
+  rm -f "$tmp/py_fifo" "$tmp/py_link.json" "$tmp/victim_py"
+else
+  skip "Python Report.save" "no python package given (or an ASan build)"
+  skip "Python NUL paths" "no python package given (or an ASan build)"
+fi
 
 # ==== perfcheck run: programs, signals, environment (items 6, 7, 9) =============
 
