@@ -635,10 +635,11 @@ static void pc_rg_node(pc_rp *r, uint32_t k) {
 /* ---- one match: the DFA, built as the name is read ---------------------------- */
 
 #define PC_RX_DFA_STATES 4096     /* then the cache starts again (memory stays bounded) */
+unsigned pc_regex_dfa_state_limit = PC_RX_DFA_STATES; /* pc_regex.h: tests lower it */
 #define PC_RX_DFA_POOL (1u << 20) /* NFA states held by the DFA's states, at most */
 
 typedef struct pc_rx_state {
-  uint32_t off, len;   /* its NFA states: pool[off .. off+len), sorted */
+  uint32_t off, len;   /* its NFA states: pool[off .. off+len), in no order */
   uint32_t hash;
   unsigned char match; /* MATCH is among them */
   unsigned char eol;   /* an EOL is among them (it may match at the end) */
@@ -693,9 +694,13 @@ static void pc_rx_closure(pc_rx_run *u, uint32_t pc, int bol, int eol) {
   }
 }
 
-static int pc_u32_cmp(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
+/* A set's hash is the sum of its members' (order does not matter, so the
+ * list is never sorted). */
+static uint32_t pc_rx_mix(uint32_t x) {
+  x = (x + 1) * 0x9E3779B1u;
+  x ^= x >> 15;
+  x *= 0x85EBCA77u;
+  return x ^ (x >> 13);
 }
 
 static int pc_rx_rehash(pc_rx_run *u, uint32_t nslots) {
@@ -712,19 +717,27 @@ static int pc_rx_rehash(pc_rx_run *u, uint32_t nslots) {
   return 0;
 }
 
-/* The state of run->list (sorted here), found or added; -1 out of memory.
- * Adding may start the cache again (run->resets counts it). */
+/* Whether state s holds exactly run->list: as many members, each marked by
+ * the closure that made the list (run->gen marks exactly the list's CLASS,
+ * MATCH and EOL instructions among the ones it visited). */
+static int pc_rx_same(const pc_rx_run *u, const pc_rx_state *s) {
+  if (s->len != u->nlist) return 0;
+  for (uint32_t i = 0; i < s->len; i++)
+    if (u->mark[u->pool[s->off + i]] != u->gen) return 0;
+  return 1;
+}
+
+/* The state of run->list, found or added; -1 out of memory.  Adding may
+ * start the cache again (run->resets counts it). */
 static int32_t pc_rx_state_of(pc_rx_run *u) {
   const uint32_t nbc = u->g->nbc;
-  qsort(u->list, u->nlist, sizeof *u->list, pc_u32_cmp);
-  uint32_t h = 2166136261u;
-  for (uint32_t i = 0; i < u->nlist; i++) h = (h ^ u->list[i]) * 16777619u;
+  uint32_t h = 0;
+  for (uint32_t i = 0; i < u->nlist; i++) h += pc_rx_mix(u->list[i]);
   for (uint32_t j = h & (u->nslots - 1); u->slots[j]; j = (j + 1) & (u->nslots - 1)) {
     const pc_rx_state *s = &u->st[u->slots[j] - 1];
-    if (s->hash == h && s->len == u->nlist && memcmp(u->pool + s->off, u->list, u->nlist * sizeof *u->list) == 0)
-      return (int32_t)(u->slots[j] - 1);
+    if (s->hash == h && pc_rx_same(u, s)) return (int32_t)(u->slots[j] - 1);
   }
-  if (u->nst == PC_RX_DFA_STATES || u->npool + u->nlist > PC_RX_DFA_POOL) {
+  if (u->nst >= pc_regex_dfa_state_limit || u->npool + u->nlist > PC_RX_DFA_POOL) {
     u->nst = 0;
     u->npool = 0;
     memset(u->slots, 0, u->nslots * sizeof *u->slots);
@@ -804,6 +817,50 @@ static int pc_rx_end(pc_rx_run *u, int32_t k, int at_start) {
   return 0;
 }
 
+/* The rest of the name from p, after state `from`, as a plain NFA step per
+ * byte: used once the cache has started again twice (the name keeps making
+ * states the DFA has not seen, so storing them only copies them).  The same
+ * answer, and the same linear bound, without the copies. */
+static int pc_rx_simulate(pc_rx_run *u, int32_t from, const unsigned char *p, int at_start) {
+  const struct pc_rx_prog *g = u->g;
+  uint32_t *cur = malloc(((size_t)g->ncode + 1) * sizeof *cur);
+  if (!cur) return -1;
+  const pc_rx_state s0 = u->st[from];
+  uint32_t ncur = s0.len;
+  memcpy(cur, u->pool + s0.off, s0.len * sizeof *cur);
+  int rc = 0;
+  for (; *p; p++) {
+    const uint32_t c = g->byteclass[*p];
+    u->gen++;
+    u->nlist = 0;
+    for (uint32_t i = 0; i < ncur; i++)
+      if (g->code[cur[i]].op == PC_RI_CLASS && g->set_has[(size_t)g->code[cur[i]].x * g->nbc + c])
+        pc_rx_closure(u, cur[i] + 1, 0, 0);
+    for (uint32_t i = 0; i < g->nstartn; i++)
+      if (u->mark[g->startn[i]] != u->gen) {
+        u->mark[g->startn[i]] = u->gen;
+        u->list[u->nlist++] = g->startn[i];
+      }
+    for (uint32_t i = 0; i < u->nlist; i++)
+      if (g->code[u->list[i]].op == PC_RI_MATCH) {
+        free(cur);
+        return 1;
+      }
+    uint32_t *t = cur;
+    cur = u->list;
+    u->list = t;
+    ncur = u->nlist;
+  }
+  /* The end: the EOLs among the states pass. */
+  u->gen++;
+  u->nlist = 0;
+  for (uint32_t i = 0; i < ncur; i++)
+    if (g->code[cur[i]].op == PC_RI_EOL) pc_rx_closure(u, cur[i] + 1, at_start, 1);
+  for (uint32_t i = 0; i < u->nlist && !rc; i++) rc = g->code[u->list[i]].op == PC_RI_MATCH;
+  free(cur);
+  return rc;
+}
+
 int pc_regex_match(const pc_regex *re, const char *subject) {
   if (!re || !re->prog || !subject) return 0;
   const struct pc_rx_prog *g = re->prog;
@@ -825,9 +882,15 @@ int pc_regex_match(const pc_regex *re, const char *subject) {
   for (; *p; p++) {
     const uint32_t c = g->byteclass[*p];
     int32_t next = u.trans[(size_t)cur * g->nbc + c];
-    if (next < 0 && (next = pc_rx_step(&u, cur, c)) < 0) {
-      rc = -1;
-      goto done;
+    if (next < 0) {
+      if (u.resets >= 2) { /* the DFA does not settle on this name: step the NFA */
+        rc = pc_rx_simulate(&u, cur, p, 0);
+        goto done;
+      }
+      if ((next = pc_rx_step(&u, cur, c)) < 0) {
+        rc = -1;
+        goto done;
+      }
     }
     cur = next;
     if (u.st[cur].match) goto done;

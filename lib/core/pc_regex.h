@@ -19,10 +19,14 @@
  * and a match runs it as a DFA built lazily, one state per set of NFA
  * states reached, for that call only (so a match is thread-safe and takes no
  * lock).  Every byte of the name costs one table lookup once its state
- * exists; a new state costs at most the program's size; at most
- * PC_RX_DFA_STATES states are kept (then the cache starts again), so time is
- * linear in the name's length and memory bounded whatever the name (a 1 MB
- * name: milliseconds, scripts/bench_regex.py).
+ * exists; a new state costs at most the program's size; at most 4096
+ * states are kept (then the cache starts again; after two such starts the
+ * rest of the name is stepped as an NFA, byte by byte, which costs the same
+ * without storing states), so time is linear in the name's length (times
+ * the program's size at worst) and memory bounded whatever the name
+ * (scripts/bench_regex.py: regex:a+x on a 1 MB name, milliseconds; a
+ * pattern whose DFA never settles, a[ab]{200}c on random a and b, about a
+ * second per MB).
  *
  * The language is POSIX extended as glibc's regcomp reads it (regcomp is
  * still called, on the pattern only, so its syntax errors and messages are
@@ -84,6 +88,11 @@ int pc_regex_match(const pc_regex *re, const char *subject);
 
 /* Frees what pc_regex_compile made; NULL or an empty one is a no-op. */
 void pc_regex_free(pc_regex *re);
+
+/* The most DFA states one match keeps before its cache starts again (4096;
+ * after two such starts the rest of the name is stepped as an NFA).  Only
+ * tests change it, to reach those paths on short names. */
+extern unsigned pc_regex_dfa_state_limit;
 
 /* ncu's -k vocabulary for a kernel filter (`--kernel-name` with the default
  * `--kernel-name-base function`):

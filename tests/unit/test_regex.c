@@ -295,6 +295,16 @@ static void test_matcher_agrees_with_glibc(void **state) {
   assert_true(matched > compared / 10 && matched < compared - compared / 10);
 }
 
+/* The same, with the DFA cache cut to 3 states: every name of a few bytes
+ * starts it again, then goes on as an NFA step per byte (the path a long
+ * name on a pattern with many states takes). */
+static void test_matcher_without_cache(void **state) {
+  const unsigned saved = pc_regex_dfa_state_limit;
+  pc_regex_dfa_state_limit = 3;
+  test_matcher_agrees_with_glibc(state);
+  pc_regex_dfa_state_limit = saved;
+}
+
 /* Hand-picked cases, each with its answer. */
 static void test_matcher_cases(void **state) {
   (void)state;
@@ -379,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_accepted_cost),
       cmocka_unit_test(test_kernel_filter),
       cmocka_unit_test(test_matcher_agrees_with_glibc),
+      cmocka_unit_test(test_matcher_without_cache),
       cmocka_unit_test(test_matcher_cases),
       cmocka_unit_test(test_long_names),
   };
