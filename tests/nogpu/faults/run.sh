@@ -548,6 +548,10 @@ E
 # rss CMD...: runs CMD (output discarded), prints "EXIT PEAK_RSS_BYTES".
 rss() { python3 -c 'import os,subprocess,sys; p=subprocess.Popen(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); _,s,ru=os.wait4(p.pid,0); print(os.waitstatus_to_exitcode(s), ru.ru_maxrss*1024)' "$@"; }
 size=$(stat -c %s "$tmp/big.json")
+if [ "$SAN" = 1 ]; then
+  skip "JSON reader RSS" "ASan build (its shadow memory and quarantine are in the RSS)"
+  skip "merge reads its inputs one at a time (RSS)" "ASan build (its shadow memory and quarantine are in the RSS)"
+else
 set -- $(rss "$PC" report --quiet -f json -o - "$tmp/o_a.json"); base=$2
 set -- $(rss "$PC" report --quiet -f json -o - "$tmp/big.json"); rc=$1 peak=$2
 if [ "$rc" = 0 ] && [ $((peak - base)) -le $((2 * size)) ]; then
@@ -559,6 +563,8 @@ set -- $(rss "$PC" merge --quiet -f json -o "$tmp/m8.json" "$tmp/big.json" "$tmp
 if [ "$rc" = 0 ] && [ "$eight" -le $((one + one / 2)) ] && json_ok "$tmp/m8.json"; then
   pass "merge reads its inputs one at a time: 8 inputs take $((eight >> 20)) MiB, 1 takes $((one >> 20)) MiB"
 else fail "merge streaming" "exit $rc, 8 inputs $((eight >> 20)) MiB, 1 input $((one >> 20)) MiB"; fi
+fi
+[ -e "$tmp/m8.json" ] || "$PC" merge --quiet -f json -o "$tmp/m8.json" "$tmp/big.json" "$tmp/big.json"
 # What merge writes, its reader reads (the reader had a 1 GiB cap; merge
 # wrote 1.3 GB reports): no cap now, and a value longer than a chunk.
 run_case "$PC" merge --quiet -f json "$tmp/m8.json"
