@@ -226,13 +226,14 @@ typedef struct perfcheck_options {
                                PERFCHECK_VERBOSE=1 the library prints none anyway) */
   /* When set, the report is also written to this path when the session is
    * destroyed (and, under the injection library, at exit).  `%p` is the pid,
-   * `%h` the host name, `%q{VAR}` an environment value (unset or empty: the
-   * pid, with a one-line warning), `%%` a percent sign; values of %h and
-   * %q{VAR} are made one path component ('/' and control characters become
-   * '_').  "-" is stdout, "stderr" is stderr.  NULL: not written.
-   * The file is written to a temporary file in its folder (O_EXCL,
-   * O_NOFOLLOW) renamed into place, so a planted symlink is never followed
-   * and a reader never sees half a report; when it cannot be written the
+   * `%h` the host name, `%q{VAR}` an environment value (unset, empty or
+   * longer than 128 bytes: the pid, with a one-line warning), `%%` a
+   * percent sign; values of %h and %q{VAR} are made one path component ('/'
+   * and control characters become '_').  "-" is stdout, "stderr" is stderr.
+   * NULL: not written.  The file is written as perfcheck_file_write writes
+   * (a device, FIFO or folder at the name is refused; a temporary file in
+   * its folder renamed into place, so a planted symlink is never followed
+   * and a reader never sees half a report); when it cannot be written the
    * report goes to stderr after one line saying why.  A process of a
    * `perfcheck run` that is not the run's root writes PATH with ".PID"
    * before its extension when the pattern has no %p.  A privileged process
@@ -369,6 +370,26 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
 PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report *report, perfcheck_format format,
                                                           char **out, size_t *len);
 
+/* Writes `size` bytes at `data` to the file `path` the way every perfcheck
+ * writer writes (the `perfcheck` command, PERFCHECK_OUTPUT, snapshots, the
+ * ceilings cache, the Python package's Report.save):
+ *   - "-" is stdout;
+ *   - an existing `path` that is not a regular file (a device such as
+ *     /dev/full, a FIFO, a socket, a folder) is refused and left alone;
+ *   - the bytes go to a temporary file in the same folder (created with
+ *     O_EXCL | O_NOFOLLOW), flushed and synced, then renamed over `path`: a
+ *     reader sees the old file or the new one, never part of one; a symlink
+ *     at `path` is replaced, never followed; on any failure (no such folder,
+ *     disk full, a file size limit) `path` is as it was and nothing is left;
+ *   - an existing file keeps its mode; a new one gets 0666 less the umask
+ *     (0600 in a setuid, setgid or file-capability process).
+ * A report: perfcheck_report_to_string, then this.  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (path NULL or empty, data NULL with size
+ * > 0); PERFCHECK_ERROR_IO (the detail, naming the path and why, in
+ * perfcheck_last_error_message).  Thread-safe (the file system decides
+ * between two threads writing one path: one of the two files wins whole). */
+PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void *data, size_t size);
+
 /* Frees memory that a perfcheck function handed to the caller
  * (perfcheck_report_to_string's string).  NULL is a no-op. */
 PERFCHECK_API void perfcheck_free(void *memory);
@@ -401,13 +422,21 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, i
  * into a report (`path` a file or "-" for stdin, plain or gzip): device, regions, kernels with their metrics by name,
  * attributes, derived values and diagnosis, exactly as written (the
  * checklist is not run again; null stays "not measured").  Fields it does
- * not know are ignored, so newer writers stay readable.  On success *out
- * owns a new report (free it with perfcheck_report_destroy).  `quiet`:
- * nonzero, no warnings on stderr even with PERFCHECK_VERBOSE=1.  Returns PERFCHECK_OK,
+ * not know are ignored, so newer writers stay readable.  The file (or pipe)
+ * is streamed: the report object member by member, its kernels, regions and
+ * warnings element by element, so memory holds one chunk, the largest
+ * element and the report built (less than the file for what the writer
+ * writes), and there is no size limit.  A value outside its invariants is
+ * refused (docs/report-contract.md: times, counts and shares below 0, a
+ * median outside [min, max], more profiled launches than launches).  On
+ * success *out owns a new report (free it with perfcheck_report_destroy).
+ * `quiet`: nonzero, no warnings on stderr even with
+ * PERFCHECK_VERBOSE=1.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT, PERFCHECK_ERROR_IO (cannot open/read),
  * PERFCHECK_ERROR_PARSE (not JSON, nested deeper than 64, a number outside
- * the range of a double such as 1e999 or 1e-400, or not a perfcheck report;
- * perfcheck_last_error_message() says "FILE:LINE:COLUMN: what"),
+ * the range of a double such as 1e999 or 1e-400, a value outside its
+ * invariants, or not a perfcheck report; perfcheck_last_error_message() says
+ * "FILE:LINE:COLUMN: what", with the path to the field),
  * PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int quiet, perfcheck_report **out);
 
@@ -501,6 +530,18 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
  * report); PERFCHECK_ERROR_OUT_OF_MEMORY.  Thread-safe. */
 PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
                                                       perfcheck_report **out);
+
+/* perfcheck_report_merge of the perfcheck JSON reports in the files
+ * paths[0..n), read and folded in one at a time: memory holds the largest
+ * input and the merged report, never every input (`perfcheck merge` uses
+ * it).  Each file is read as perfcheck_report_from_json reads it (streamed,
+ * no size limit); `quiet` as there.  Returns PERFCHECK_OK with *out owned
+ * by the caller; PERFCHECK_ERROR_INVALID_ARGUMENT (out or paths NULL, n 0,
+ * a NULL path); a file's PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (the
+ * detail names the file, line and column); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_merge_files(const char *const *paths, size_t n, int quiet,
+                                                            perfcheck_report **out);
 
 /* Frees a report obtained from perfcheck_report_from_ncu_csv (or another
  * function that says it transfers ownership).  NULL is a no-op.  Never pass a
@@ -1002,6 +1043,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_to_string(const perfcheck_report
   if (len) *len = 0;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }
+PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void *data, size_t size) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(data), PERFCHECK_UNUSED_(size);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
 PERFCHECK_API void perfcheck_free(void *memory) { PERFCHECK_UNUSED_(memory); }
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
@@ -1039,6 +1084,12 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
 PERFCHECK_API perfcheck_status perfcheck_report_merge(const perfcheck_report *const *reports, size_t n,
                                                       perfcheck_report **out) {
   PERFCHECK_UNUSED_(reports), PERFCHECK_UNUSED_(n);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_merge_files(const char *const *paths, size_t n, int quiet,
+                                                            perfcheck_report **out) {
+  PERFCHECK_UNUSED_(paths), PERFCHECK_UNUSED_(n), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

@@ -33,17 +33,23 @@
  */
 #define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
+#include <stdlib.h>
+/* nvtx3's header-only loader reads NVTX_INJECTION64_PATH with getenv: in a
+ * privileged process (AT_SECURE) no variable may name a library to load. */
+#define getenv secure_getenv
 #include <nvtx3/nvToolsExt.h>
+#undef getenv
 #include <pthread.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pc_config.h"
 #include "core/pc_core.h"
+#include "core/pc_output.h"
 #include "core/pc_regex.h"
 #include "core/pc_snapshot.h"
 #include "gpu/pc_gpu.h"
@@ -59,7 +65,7 @@ struct perfcheck_session {
   pthread_mutex_t lock;
   perfcheck_options opt;        /* strings point to the copies below */
   char *metrics, *kernel_regex, *output;
-  regex_t re;
+  pc_regex re;
   int has_re;
   pc_report *report;
   pc_build_state build;         /* what the builder carries from region to region */
@@ -150,7 +156,7 @@ static void pc_session_free(perfcheck_session *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nsnaps; i++) free(s->snaps[i].name);
   free(s->snaps);
-  if (s->has_re) regfree(&s->re);
+  if (s->has_re) pc_regex_free(&s->re);
   free(s->metrics);
   free(s->kernel_regex);
   free(s->output);
@@ -193,7 +199,7 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
   pthread_mutex_init(&s->lock, NULL);
   s->opt = o;
   pc_build_state_init(&s->build, o.quiet);
-  const char *dir = getenv("PERFCHECK_SNAPSHOT_DIR");
+  const char *dir = secure_getenv("PERFCHECK_SNAPSHOT_DIR"); /* a privileged process reads no variable */
   if ((o.metrics && !(s->metrics = pc_strdup(o.metrics))) ||
       (o.kernel_regex && !(s->kernel_regex = pc_strdup(o.kernel_regex))) ||
       (o.output && !(s->output = pc_strdup(o.output))) || (dir && *dir && !(s->snapshot_dir = pc_strdup(dir))) ||
@@ -308,6 +314,10 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, con
   return st;
 }
 
+static int pc_snapshot_out(FILE *f, void *ctx) {
+  return pc_snapshot_write_json(ctx, f) == PERFCHECK_OK ? 0 : -1;
+}
+
 /* PERFCHECK_SNAPSHOT_DIR: the region's snapshot as DIR/NAME.json (NAME.N.json
  * for the N-th of that name), for CPU tests on what ran here. */
 static void pc_snapshot_record(perfcheck_session *s, const pc_snapshot *snap) {
@@ -323,14 +333,13 @@ static void pc_snapshot_record(perfcheck_session *s, const pc_snapshot *snap) {
     if (p) s->snaps = p;
     if (nm) s->snaps[s->nsnaps++] = (pc_snap_count){nm, 1};
   }
-  char path[4096];
-  FILE *f = NULL;
-  if (pc_snapshot_file_name(s->snapshot_dir, snap->name, seq, path, sizeof path) == 0) f = fopen(path, "w");
-  perfcheck_status st = f ? pc_snapshot_write_json(snap, f) : PERFCHECK_ERROR_IO;
-  if (f && fclose(f) != 0) st = PERFCHECK_ERROR_IO;
-  if (st != PERFCHECK_OK)
+  /* Through the one output function (pc_output.h): a regular file replaced
+   * whole, never a device, a FIFO or a symlink's target. */
+  char path[4096], why[600] = "a name too long for the folder";
+  if (pc_snapshot_file_name(s->snapshot_dir, snap->name, seq, path, sizeof path) != 0 ||
+      pc_output_write_file(path, pc_snapshot_out, (void *)(uintptr_t)snap, why, sizeof why) != 0)
     pc_report_warn(s->report, s->opt.quiet, "PERFCHECK_SNAPSHOT_DIR: the snapshot of region \"%s\" was not written to %s: %s",
-                   snap->name, s->snapshot_dir, f ? perfcheck_strerror(st) : strerror(errno));
+                   snap->name, s->snapshot_dir, why);
 }
 
 /* Ends region id (nvtx_here: pop the NVTX range this thread pushed for it).

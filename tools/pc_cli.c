@@ -1,5 +1,6 @@
 /* Option parsing shared by the `perfcheck` subcommands (pc_cli.h). */
 #include "pc_cli.h"
+#include "pc_output.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,4 +179,37 @@ const pc_ncu_flag *pc_ncu_flag_find(const char *name) {
 
 int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status) {
   return pc_cli_usage_error(cmd, status, "ncu's --%s is not supported here: %s", f->name, f->use);
+}
+
+int pc_cli_write(const char *cmd, const char *output, int (*write)(FILE *f, void *ctx), void *ctx) {
+  char why[900];
+  if (!output) output = "-";
+  if (pc_output_write_file(output, write, ctx, why, sizeof why) == 0) return 0;
+  if (strcmp(output, "-") == 0)
+    fprintf(stderr, "perfcheck %s: %s\n", cmd, why);
+  else
+    fprintf(stderr, "perfcheck %s: cannot write %s: %s\n", cmd, output, why);
+  return PC_CLI_EXIT_OUTPUT;
+}
+
+typedef struct pc_cli_out {
+  const perfcheck_report *r;
+  const perfcheck_diff *d;
+  perfcheck_format format;
+} pc_cli_out;
+
+static int pc_cli_put(FILE *f, void *ctx) {
+  const pc_cli_out *o = ctx;
+  perfcheck_status st = o->r ? perfcheck_report_write(o->r, o->format, f) : perfcheck_diff_write(o->d, o->format, f);
+  return st == PERFCHECK_OK ? 0 : -1;
+}
+
+int pc_cli_write_report(const char *cmd, const char *output, const perfcheck_report *r, perfcheck_format format) {
+  pc_cli_out o = {r, NULL, format};
+  return pc_cli_write(cmd, output, pc_cli_put, &o);
+}
+
+int pc_cli_write_diff(const char *cmd, const char *output, const perfcheck_diff *d, perfcheck_format format) {
+  pc_cli_out o = {NULL, d, format};
+  return pc_cli_write(cmd, output, pc_cli_put, &o);
 }

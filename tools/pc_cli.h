@@ -13,6 +13,9 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "perfcheck.h"
 
 /* Resets getopt for a subcommand's argv (argv[0] is the subcommand). */
 void pc_cli_getopt_reset(void);
@@ -65,5 +68,17 @@ extern const pc_ncu_flag pc_ncu_unsupported[];
 const pc_ncu_flag *pc_ncu_flag_find(const char *name);
 /* Prints the refusal; returns `status`. */
 int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status);
+
+/* Every output of a subcommand goes through here (lib/core/pc_output.c's
+ * pc_output_write_file, the one output function): `output` NULL or "-" is
+ * stdout, else a regular file replaced whole (a device, FIFO or folder at the
+ * name is refused).  Returns 0; else prints "perfcheck CMD: cannot write
+ * OUTPUT: why" and returns PC_CLI_EXIT_OUTPUT. */
+#define PC_CLI_EXIT_OUTPUT 2 /* the same in every subcommand, never "worse" (1) */
+int pc_cli_write(const char *cmd, const char *output, int (*write)(FILE *f, void *ctx), void *ctx);
+
+/* pc_cli_write of a report or a diff in a format. */
+int pc_cli_write_report(const char *cmd, const char *output, const perfcheck_report *r, perfcheck_format format);
+int pc_cli_write_diff(const char *cmd, const char *output, const perfcheck_diff *d, perfcheck_format format);
 
 #endif /* PC_CLI_H */

@@ -13,7 +13,8 @@
  *   perfcheck diff [--format text|json|html] BEFORE AFTER   (perfcheck_diff.c)
  *
  * Exit status: 0 done; 2 bad input or usage (the message on stderr names the
- * problem); 1 any other failure. */
+ * problem), or an output that could not be written (pc_cli_write); 1 any
+ * other failure. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ static const char usage_main[] =
     "  -h, --help          this text\n"
     "  -V, --version       the version\n"
     "\n"
-    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
+    "exit status: 0 done, 2 bad input or usage or an output that could not be\n"
+    "written, 1 other failures (check and diff: an expectation that does not hold,\n"
+    "something that got worse).\n";
 
 static const char usage_diagnose[] =
     "usage: perfcheck diagnose [options] FILE\n"
@@ -160,17 +163,6 @@ static int report_failure(perfcheck_status st, const char *what) {
   return exit_for(st);
 }
 
-/* For -o (pc_output_write_file). */
-typedef struct diagnose_out {
-  const perfcheck_report *report;
-  perfcheck_format format;
-} diagnose_out;
-
-static int diagnose_write(FILE *f, void *ctx) {
-  const diagnose_out *d = ctx;
-  return perfcheck_report_write(d->report, d->format, f) == PERFCHECK_OK ? 0 : -1;
-}
-
 static int cmd_diagnose(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   int quiet = 0;
@@ -255,21 +247,7 @@ static int cmd_diagnose(int argc, char **argv) {
     if (st != PERFCHECK_OK) return report_failure(st, kernels);
     report = sel;
   }
-  int rc = EXIT_DONE;
-  if (output) {
-    diagnose_out d = {report, format};
-    char why[800];
-    if (pc_output_write_file(output, diagnose_write, &d, why, sizeof why) != 0) {
-      fprintf(stderr, "perfcheck: cannot write %s: %s\n", output, why);
-      rc = strncmp(why, "writing failed", 14) == 0 ? EXIT_FAILED : EXIT_USAGE;
-    }
-  } else {
-    st = perfcheck_report_write(report, format, stdout);
-    if (st != PERFCHECK_OK || fflush(stdout) != 0) {
-      fprintf(stderr, "perfcheck: writing the report to stdout failed: %s\n", perfcheck_strerror(st));
-      rc = EXIT_FAILED;
-    }
-  }
+  int rc = pc_cli_write_report("diagnose", output, report, format); /* a failure is exit 2 */
   perfcheck_report_destroy(report);
   return rc;
 }
@@ -445,22 +423,18 @@ static const pc_cli_command commands[] = {
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
-/* `help --man FILE`, `help --bash-completion FILE` (the build's; "-": stdout). */
-static int write_docs(const char *what, const char *path) {
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "perfcheck: cannot write %s: ", path);
-    perror(NULL);
-    return EXIT_FAILED;
-  }
+/* `help --man FILE`, `help --bash-completion FILE` (the build's; "-": stdout),
+ * written through the one output function (pc_cli_write). */
+static int write_docs_to(FILE *f, void *ctx) {
   static const char *const sets[] = {"default", "sol", "full", "basic", "detailed", NULL};
   static const char *const formats[] = {"text", "json", "csv", "html", NULL};
-  int rc = strcmp(what, "--man") == 0
-               ? pc_cli_write_man(f, PERFCHECK_VERSION_STRING, usage_main, commands, NCOMMANDS)
-               : pc_cli_write_bash_completion(f, commands, NCOMMANDS, sets, formats);
-  if ((f == stdout ? fflush(f) : fclose(f)) != 0) rc = -1;
-  if (rc != 0) fprintf(stderr, "perfcheck: writing %s failed\n", path);
-  return rc == 0 ? EXIT_DONE : EXIT_FAILED;
+  return strcmp((const char *)ctx, "--man") == 0
+             ? pc_cli_write_man(f, PERFCHECK_VERSION_STRING, usage_main, commands, NCOMMANDS)
+             : pc_cli_write_bash_completion(f, commands, NCOMMANDS, sets, formats);
+}
+
+static int write_docs(const char *what, const char *path) {
+  return pc_cli_write("help", path, write_docs_to, (void *)what) == 0 ? EXIT_DONE : PC_CLI_EXIT_OUTPUT;
 }
 
 int main(int argc, char **argv) {

@@ -1,7 +1,7 @@
 /* perfcheck check: checks expectations ("mysteryA:sectors_per_request_ld<=4.5")
  * against an ncu export or a perfcheck JSON report, for CI scripts.  The
  * public API (perfcheck.h), and lib/core/pc_output.c to write --junit's file
- * (a temporary file renamed into place).
+ * (pc_cli_write: a temporary file renamed into place).
  *
  *   perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE] [--junit FILE]
  *                   [--suite NAME] [--quiet] (FILE.csv | FILE.json | -- PROGRAM ARGS...)
@@ -15,12 +15,13 @@
  *
  * Exit status (issue 9 item 7): 0 every expectation holds; 1 an expectation
  * read correctly does not hold (the messages on stdout: a value out of
- * bounds, a kernel not in the report, a quantity not measured), PROGRAM
- * exited non-zero, or the results could not be written; 2 bad input (a
- * malformed expectation, with its column; an unknown cause word or bound
- * word; an unknown quantity, with at most three nearest names; a file that
- * cannot be read; a usage error; a PROGRAM that cannot run
- * or wrote no report). */
+ * bounds, a kernel not in the report, a quantity not measured), or PROGRAM
+ * exited non-zero; 2 bad input (a malformed expectation, with its column; an
+ * unknown cause word or bound word; an unknown quantity, with at most three
+ * nearest names; a file that cannot be read; a usage
+ * error; a PROGRAM that cannot run or wrote no report), or results that
+ * could not be written (stdout, --junit's file): never 1, which says an
+ * expectation was read and does not hold. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -32,7 +33,6 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
-#include "pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_diff.h"
 #include "perfcheck_run.h"
@@ -70,15 +70,16 @@ const char pc_cli_check_usage[] =
     "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
     "  -b, --baseline BASE also compare with the stored report BASE as `perfcheck\n"
     "                      diff BASE FILE` does: anything worse beyond tolerance fails\n"
-    "      --junit FILE    also write the results as JUnit XML to FILE\n"
+    "      --junit FILE    also write the results as JUnit XML to FILE (a regular\n"
+    "                      file, replaced whole through a temporary file)\n"
     "      --suite NAME    the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
     "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero, or the\n"
-    "results could not be written; 2 bad input or usage (a malformed SPEC, an\n"
-    "unknown quantity or cause word), or PROGRAM could not run or wrote no report.\n";
+    "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero; 2 bad\n"
+    "input or usage (a malformed SPEC, an unknown quantity or cause word), PROGRAM\n"
+    "could not run or wrote no report, or the results could not be written.\n";
 
 /* Kernel names come from the report: keep terminal control sequences out. */
 static void put_printable(const char *s, FILE *f) {
@@ -90,7 +91,7 @@ static void put_printable(const char *s, FILE *f) {
   }
 }
 
-/* For the JUnit file (pc_output_write_file). */
+/* For the JUnit file (pc_cli_write). */
 static int write_junit(FILE *f, void *ctx) {
   const void *const *c = ctx;
   return perfcheck_expectations_write_junit(c[0], c[1], f) == PERFCHECK_OK ? 0 : -1;
@@ -319,16 +320,12 @@ int pc_cli_check(int argc, char **argv) {
   rc = failures || worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "perfcheck check: writing the results to stdout failed: %s\n", strerror(errno));
-    rc = CHECK_FAIL; /* as the other commands: a lost result is no pass */
+    rc = PC_CLI_EXIT_OUTPUT; /* a lost result is no pass, and no "fail" either */
   }
 
   if (junit) {
     const void *ctx[2] = {set, suite};
-    char why[800];
-    if (pc_output_write_file(junit, write_junit, (void *)ctx, why, sizeof why) != 0) {
-      fprintf(stderr, "perfcheck check: cannot write %s: %s\n", junit, why);
-      rc = CHECK_USAGE;
-    }
+    if (pc_cli_write("check", junit, write_junit, (void *)ctx) != 0) rc = PC_CLI_EXIT_OUTPUT;
   }
 done:
   fflush(stdout);

@@ -5,9 +5,11 @@
  *   perfcheck report [--format text|json|csv|html] [--output FILE] [--html FILE] [--quiet] REPORT
  *   perfcheck diff [--format text|json|html] [--output FILE] [--quiet] BEFORE AFTER
  *
- * Exit status of report: 0 written; 2 bad input or usage; 1 other failures.
+ * Exit status of report: 0 written; 2 bad input or usage, or an output that
+ * could not be written; 1 other failures.
  * Exit status of diff: 0 nothing got worse beyond tolerance; 1 something
- * did (or the output could not be written); 2 bad input or usage. */
+ * did; 2 anything else: bad input or usage, an output that could not be
+ * written, out of memory (never 1: a lost diff is no verdict). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +33,15 @@ const char pc_cli_report_usage[] =
     "\n"
     "options:\n"
     "  -f, --format FMT    text (default), json, csv or html\n"
-    "  -o, --output FILE   write to FILE instead of stdout\n"
+    "  -o, --output FILE   write to FILE instead of stdout (a regular file, replaced\n"
+    "                      whole through a temporary file; - stdout)\n"
     "  --html FILE         short for --format html --output FILE\n"
     "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
     "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
+    "exit status: 0 done, 2 bad input or usage or an output that could not be\n"
+    "written, 1 other failures.\n";
 
 const char pc_cli_diff_usage[] =
     "usage: perfcheck diff [--format text|json|html] [--output FILE] [--quiet] BEFORE AFTER\n"
@@ -57,13 +61,15 @@ const char pc_cli_diff_usage[] =
     "\n"
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-diff/1) or html\n"
-    "  -o, --output FILE   write to FILE instead of stdout\n"
+    "  -o, --output FILE   write to FILE instead of stdout (a regular file, replaced\n"
+    "                      whole through a temporary file; - stdout)\n"
     "  -q, --quiet         no warnings from the readers on stderr (the default)\n"
     "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit status: 0 nothing got worse beyond tolerance, 1 something did, 2 bad\n"
-    "input or usage.  In CI: perfcheck diff base.json new.json (or perfcheck check\n"
+    "input or usage, or a failure (an output that could not be written, out of\n"
+    "memory).  In CI: perfcheck diff base.json new.json (or perfcheck check\n"
     "--baseline base.json new.json).\n";
 
 /* Any report perfcheck reads, told by its content (perfcheck_report_read):
@@ -146,20 +152,6 @@ static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **arg
   return -1;
 }
 
-/* Opens the output only now, so that bad input leaves an existing file as it
- * was.  Returns NULL (message printed) when it cannot be opened. */
-static FILE *pc_cli_open_output(const char *cmd, const char *output) {
-  if (!output || strcmp(output, "-") == 0) return stdout;
-  FILE *f = fopen(output, "w");
-  if (!f) {
-    fprintf(stderr, "perfcheck %s: cannot write %s: ", cmd, output);
-    perror(NULL);
-  }
-  return f;
-}
-
-static int pc_cli_close_output(FILE *f) { return f == stdout ? fflush(f) : fclose(f); }
-
 int pc_cli_report(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
   const char *output = NULL, *paths[1];
@@ -172,19 +164,10 @@ int pc_cli_report(int argc, char **argv) {
   perfcheck_report *r = NULL;
   perfcheck_status st = pc_cli_read_report(paths[0], quiet, &r);
   if (st != PERFCHECK_OK) return pc_cli_read_failed("report", paths[0], st);
-  FILE *f = pc_cli_open_output("report", output);
-  if (!f) {
-    perfcheck_report_destroy(r);
-    return CLI_USAGE;
-  }
-  st = perfcheck_report_write(r, format, f);
-  int closed = pc_cli_close_output(f);
+  /* Written only now, so that bad input leaves an existing file as it was. */
+  rc = pc_cli_write_report("report", output, r, format);
   perfcheck_report_destroy(r);
-  if (st != PERFCHECK_OK || closed != 0) {
-    fprintf(stderr, "perfcheck report: writing %s failed\n", output ? output : "stdout");
-    return CLI_WORSE;
-  }
-  return CLI_DONE;
+  return rc;
 }
 
 int pc_cli_diff(int argc, char **argv) {
@@ -197,33 +180,29 @@ int pc_cli_diff(int argc, char **argv) {
   if (n != 2) return pc_cli_usage_error("diff", CLI_USAGE, "%s", "diff needs two reports: perfcheck diff BEFORE AFTER");
   perfcheck_report *a = NULL, *b = NULL;
   perfcheck_diff *d = NULL;
+  /* Every failure is 2 here (out of memory too): 1 means "worse" only. */
   perfcheck_status st = pc_cli_read_report(paths[0], quiet, &a);
-  if (st != PERFCHECK_OK) return pc_cli_read_failed("diff", paths[0], st);
+  if (st != PERFCHECK_OK) {
+    pc_cli_read_failed("diff", paths[0], st);
+    return CLI_USAGE;
+  }
   st = pc_cli_read_report(paths[1], quiet, &b);
   if (st != PERFCHECK_OK) {
     perfcheck_report_destroy(a);
-    return pc_cli_read_failed("diff", paths[1], st);
+    pc_cli_read_failed("diff", paths[1], st);
+    return CLI_USAGE;
   }
   st = perfcheck_diff_create(a, b, paths[0], paths[1], &d);
   perfcheck_report_destroy(a);
   perfcheck_report_destroy(b);
   if (st != PERFCHECK_OK) {
     fprintf(stderr, "perfcheck diff: %s\n", perfcheck_last_error_message());
-    return CLI_WORSE;
-  }
-  FILE *f = pc_cli_open_output("diff", output);
-  if (!f) {
-    perfcheck_diff_destroy(d);
     return CLI_USAGE;
   }
-  st = perfcheck_diff_write(d, format, f);
-  int closed = pc_cli_close_output(f);
-  rc = perfcheck_diff_worse_count(d) ? CLI_WORSE : CLI_DONE;
+  /* A failed write is exit 2, never 1 ("worse"). */
+  rc = pc_cli_write_diff("diff", output, d, format);
+  if (rc == CLI_DONE && perfcheck_diff_worse_count(d)) rc = CLI_WORSE;
   perfcheck_diff_destroy(d);
-  if (st != PERFCHECK_OK || closed != 0) {
-    fprintf(stderr, "perfcheck diff: writing %s failed\n", output ? output : "stdout");
-    return CLI_WORSE;
-  }
   return rc;
 }
 

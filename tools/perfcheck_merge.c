@@ -1,14 +1,15 @@
 /* perfcheck merge: reads reports (perfcheck JSON reports, one per process of
  * an MPI run or a fork, written through PERFCHECK_OUTPUT=...%p / %q{RANK};
  * or ncu exports; plain or gzip, "-" for stdin: perfcheck_report_read) and
- * prints them as one report, diagnosed again.  The public API, and
+ * prints them as one report, diagnosed again.  The public API
+ * (perfcheck_report_merge_files: one input in memory at a time), and
  * lib/core/pc_output.c for --output (a temporary file renamed into place).
  *
  *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] [--verbose] A.json B.json ...
  *
  * Exit status: 0 done; 2 bad input or usage (a file that cannot be read or
- * is not a perfcheck JSON report, named on stderr; an output file that
- * cannot be opened); 1 any other failure (out of memory, a failed write). */
+ * is not a perfcheck JSON report, named on stderr), or an output that could
+ * not be written (pc_cli_write); 1 any other failure (out of memory). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
-#include "pc_output.h"
 #include "perfcheck_merge.h"
 
 enum { MERGE_DONE = 0, MERGE_FAILED = 1, MERGE_USAGE = 2 };
@@ -39,24 +39,14 @@ const char pc_cli_merge_usage[] =
     "\n"
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or html\n"
-    "  -o, --output FILE   write the report to FILE instead of stdout (through a\n"
-    "                      temporary file renamed into place)\n"
+    "  -o, --output FILE   write the report to FILE instead of stdout (a regular\n"
+    "                      file, replaced whole through a temporary file; - stdout)\n"
     "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
     "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 done, 2 bad input or usage, 1 other failures.\n";
-
-/* For --output (pc_output_write_file). */
-typedef struct merge_out {
-  const perfcheck_report *report;
-  perfcheck_format format;
-} merge_out;
-
-static int write_merged(FILE *f, void *ctx) {
-  const merge_out *m = ctx;
-  return perfcheck_report_write(m->report, m->format, f) == PERFCHECK_OK ? 0 : -1;
-}
+    "exit status: 0 done, 2 bad input or usage or an output that could not be\n"
+    "written, 1 other failures.\n";
 
 int pc_cli_merge(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
@@ -123,55 +113,20 @@ int pc_cli_merge(int argc, char **argv) {
     return rc;
   }
 
-  perfcheck_report **in = calloc(npaths, sizeof *in);
+  /* The inputs are read and folded in one at a time (memory: the largest
+   * input and the merged report, issue 22). */
   perfcheck_report *merged = NULL;
-  if (!in) {
-    free(paths);
-    fputs("perfcheck merge: out of memory\n", stderr);
-    return MERGE_FAILED;
+  perfcheck_status st = perfcheck_report_merge_files(paths, npaths, quiet, &merged);
+  if (st != PERFCHECK_OK) {
+    const char *detail = perfcheck_last_error_message();
+    fprintf(stderr, "perfcheck merge: %s\n", detail && *detail ? detail : perfcheck_strerror(st));
+    rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? MERGE_FAILED : MERGE_USAGE;
   }
-  for (size_t i = 0; i < npaths && rc == MERGE_DONE; i++) {
-    perfcheck_status st = perfcheck_report_read(paths[i], quiet, &in[i]);
-    if (st != PERFCHECK_OK) {
-      const char *detail = perfcheck_last_error_message();
-      /* The reader's message names the file (and line and column); say it
-       * ourselves when it does not. */
-      if (detail && strstr(detail, paths[i]))
-        fprintf(stderr, "perfcheck merge: %s\n", detail);
-      else
-        fprintf(stderr, "perfcheck merge: %s: %s\n", paths[i], detail && *detail ? detail : perfcheck_strerror(st));
-      rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? MERGE_FAILED : MERGE_USAGE;
-    }
-  }
-  if (rc == MERGE_DONE) {
-    perfcheck_status st = perfcheck_report_merge((const perfcheck_report *const *)in, npaths, &merged);
-    if (st != PERFCHECK_OK) {
-      fprintf(stderr, "perfcheck merge: %s\n", perfcheck_last_error_message());
-      rc = MERGE_FAILED;
-    }
-  }
-  /* The output is written only now, through a temporary file renamed into
-   * place, so that bad input or a failed write leaves an existing file as it
-   * was. */
-  if (rc == MERGE_DONE) {
-    if (output) {
-      merge_out m = {merged, format};
-      char why[800];
-      if (pc_output_write_file(output, write_merged, &m, why, sizeof why) != 0) {
-        fprintf(stderr, "perfcheck merge: cannot write %s: %s\n", output, why);
-        rc = strncmp(why, "writing failed", 14) == 0 ? MERGE_FAILED : MERGE_USAGE;
-      }
-    } else {
-      perfcheck_status st = perfcheck_report_write(merged, format, stdout);
-      if (st != PERFCHECK_OK || fflush(stdout) != 0) {
-        fprintf(stderr, "perfcheck merge: writing the report to stdout failed\n");
-        rc = MERGE_FAILED;
-      }
-    }
-  }
+  /* The output is written only now, through the one output function
+   * (pc_cli_write: a temporary file renamed into place, or stdout), so that
+   * bad input or a failed write leaves an existing file as it was. */
+  if (rc == MERGE_DONE) rc = pc_cli_write_report("merge", output, merged, format);
   perfcheck_report_destroy(merged);
-  for (size_t i = 0; i < npaths; i++) perfcheck_report_destroy(in[i]);
-  free(in);
   free(paths);
   return rc;
 }

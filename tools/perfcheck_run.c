@@ -374,7 +374,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
       snprintf(alias_dir, sizeof alias_dir, "%s", "/tmp/perfcheck-run-XXXXXX");
       if (mkdtemp(alias_dir)) {
         snprintf(alias, sizeof alias, "%s/libperfcheck_inject.so", alias_dir);
-        if (symlink(lib, alias) == 0)
+        if (symlink(lib, alias) == 0) /* one-output-ok: a link in our own fresh mkdtemp folder, for LD_PRELOAD */
           preload = alias;
         else
           rmdir(alias_dir), alias_dir[0] = '\0';
@@ -488,10 +488,10 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
   if (strcmp(var, "PERFCHECK_NVTX") == 0 && strncmp(v, "regex:", 6) == 0) {
     char e[300];
     size_t at = 0;
-    regex_t re;
+    pc_regex re;
     if (pc_regex_compile(&re, v + 6, &at, e, sizeof e) != 0)
       return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
-    regfree(&re);
+    pc_regex_free(&re);
   }
   if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/pc_output.c */
     char e[200];

@@ -183,15 +183,15 @@ static const char *pc_config_store(FILE *warn, const char *var, const char *v, c
 
 /* PERFCHECK_NVTX=regex:EXPR, compiled once through the guard and kept for
  * the process (like the strings); NULL with one warning when refused. */
-static const regex_t *pc_config_nvtx_regex(const char *expr, FILE *warn, int *bad) {
-  static regex_t kept[8];
+static const pc_regex *pc_config_nvtx_regex(const char *expr, FILE *warn, int *bad) {
+  static pc_regex kept[8];
   static char *kept_expr[8];
   static size_t nkept;
   for (size_t i = 0; i < nkept; i++)
     if (strcmp(kept_expr[i], expr) == 0) return &kept[i];
   char msg[240], why[300];
   size_t at = 0;
-  regex_t re;
+  pc_regex re;
   if (!*expr || pc_regex_compile(&re, expr, &at, msg, sizeof msg) != 0) {
     snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", *expr ? msg : "empty after regex:");
     pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, why, "every range");
@@ -200,7 +200,7 @@ static const regex_t *pc_config_nvtx_regex(const char *expr, FILE *warn, int *ba
   }
   char *copy = nkept < sizeof kept / sizeof kept[0] ? pc_strdup(expr) : NULL;
   if (!copy) {
-    regfree(&re);
+    pc_regex_free(&re);
     pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, "could not be stored", "every range");
     (*bad)++;
     return NULL;
@@ -390,7 +390,7 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   /* Any name is a valid NVTX range name; regex:EXPR goes through the guard. */
   const char *nvtx = pc_config_get("PERFCHECK_NVTX");
   const char *nvtx_kept = NULL;
-  const regex_t *nvtx_re = NULL;
+  const pc_regex *nvtx_re = NULL;
   if (nvtx && strncmp(nvtx, "regex:", 6) == 0) {
     nvtx_re = pc_config_nvtx_regex(nvtx + 6, warn, &bad);
     if (nvtx_re) nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
@@ -425,7 +425,7 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
 
 int pc_config_nvtx_match(const pc_env_config *c, const char *name) {
   if (!c || !c->nvtx_include || !name) return 0;
-  if (c->nvtx_regex) return regexec(c->nvtx_regex, name, 0, NULL, 0) == 0;
+  if (c->nvtx_regex) return pc_regex_match(c->nvtx_regex, name) == 1;
   return strcmp(name, c->nvtx_include) == 0;
 }
 

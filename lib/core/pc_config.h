@@ -43,7 +43,7 @@
 #ifndef PC_CONFIG_H
 #define PC_CONFIG_H
 
-#include <regex.h>
+#include "pc_regex.h"
 #include <stdio.h>
 
 #include "perfcheck.h"
@@ -51,7 +51,7 @@
 /* The settings that perfcheck_options has no field for. */
 typedef struct pc_env_config {
   const char *nvtx_include;  /* PERFCHECK_NVTX or NULL */
-  const regex_t *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
+  const pc_regex *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
   /* PERFCHECK_NVTX (as the include "NAME/"), PERFCHECK_NVTX_INCLUDE and
    * PERFCHECK_NVTX_EXCLUDE (ncu's --nvtx-include/--nvtx-exclude push/pop
    * syntax, pc_nvtx_filter.h; several configurations one a line) as one

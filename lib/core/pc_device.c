@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "pc_core.h"
+#include "pc_output.h"
 
 void pc_device_init(pc_device *d) {
   if (!d) return;
@@ -215,10 +217,8 @@ perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *e
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path) {
-  if (!d || !path) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_device_write_ceilings: no device or no path");
-  FILE *f = fopen(path, "w");
-  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+static int pc_device_ceilings_out(FILE *f, void *ctx) {
+  const pc_device *d = ctx;
   fprintf(f, "# perfcheck device ceilings: key = value; unknown values are left out\n");
   for (size_t i = 0; i < sizeof pc_device_keys / sizeof pc_device_keys[0]; i++) {
     const pc_device_key *k = &pc_device_keys[i];
@@ -234,8 +234,15 @@ perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path) 
       if (pc_positive(v)) fprintf(f, "%s = %.17g\n", k->key, v);
     }
   }
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad) return pc_fail(PERFCHECK_ERROR_IO, "%s: write error", path);
+  return ferror(f) ? -1 : 0;
+}
+
+/* Through the one output function (pc_output.h): a regular file replaced
+ * whole, never a device or a symlink's target. */
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path) {
+  if (!d || !path) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_device_write_ceilings: no device or no path");
+  char why[600];
+  if (pc_output_write_file(path, pc_device_ceilings_out, (void *)(uintptr_t)d, why, sizeof why) != 0)
+    return pc_fail(PERFCHECK_ERROR_IO, "%s: %s", path, why);
   return PERFCHECK_OK;
 }

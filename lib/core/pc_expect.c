@@ -176,7 +176,7 @@ static const char *pc_class_noun(pc_expect_class c) {
 
 void pc_expectation_free(pc_expectation *e) {
   if (!e) return;
-  if (e->is_regex) regfree(&e->re);
+  if (e->is_regex) pc_regex_free(&e->re);
   free(e->spec);
   free(e->kernel);
   free(e->quantity);
@@ -326,10 +326,8 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
       free(e.kernel);
       return pc_perr(err, errlen, ks + at + 1, "bad regular expression: %s", why);
     }
-    int rc = regcomp(&e.re, e.kernel, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      char msg[128];
-      regerror(rc, &e.re, msg, sizeof msg);
+    char msg[160];
+    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* regcomp's syntax check and the matcher */
       free(e.kernel);
       return pc_perr(err, errlen, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, msg);
     }
@@ -525,7 +523,7 @@ static pc_expect_result *pc_result_add(pc_expectations *set) {
 
 static int pc_kernel_matches(const pc_expectation *e, const pc_kernel *k) {
   const char *name = k->name ? k->name : "";
-  if (e->is_regex) return regexec(&e->re, name, 0, NULL, 0) == 0;
+  if (e->is_regex) return pc_regex_match(&e->re, name) == 1;
   return strcmp(name, e->kernel) == 0 || (k->mangled && strcmp(k->mangled, e->kernel) == 0);
 }
 

@@ -7,7 +7,7 @@
 #ifndef PC_EXPECT_H
 #define PC_EXPECT_H
 
-#include <regex.h>
+#include "pc_regex.h"
 #include <stddef.h>
 #include <stdio.h>
 
@@ -44,7 +44,7 @@ typedef struct pc_expectation {
   char *spec;                /* as written, or built from parts */
   char *kernel;              /* a name, or the pattern when is_regex */
   int is_regex;
-  regex_t re;                /* compiled when is_regex */
+  pc_regex re;                /* compiled when is_regex */
   char *quantity;
   pc_expect_kind kind;
   perfcheck_comparison cmp;

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "pc_core.h"
 
 #define PC_JSON_MAX_DEPTH 64
@@ -66,5 +68,16 @@ void pc_json_position(const char *data, size_t len, size_t offset, size_t *line,
  * PERFCHECK_ERROR_PARSE (err says where and what), PERFCHECK_ERROR_OUT_OF_MEMORY. */
 perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
                                           pc_report **out, char *err, size_t errlen);
+
+/* The same from a stream (pc_input_stream: a file, a pipe, gzip
+ * decompressed), streamed: the report object member by member and its
+ * kernels, regions and warnings element by element, so memory holds one
+ * chunk, the largest element and the report, never the file (no size
+ * limit).  Also PERFCHECK_ERROR_IO (err: a read error). */
+perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                            size_t errlen);
+
+/* The same from a plain file by path (PERFCHECK_ERROR_IO: cannot open). */
+perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, char *err, size_t errlen);
 
 #endif /* PC_JSON_H */

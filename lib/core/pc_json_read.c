@@ -8,12 +8,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pc_core.h"
 #include "pc_fmt.h"
 #include "pc_json.h"
+#include "pc_launchlog.h" /* pc_hash_str */
 
 /* ---- Parser ---------------------------------------------------------------- */
 
@@ -23,6 +26,8 @@ typedef struct pc_jp {
   const char *name;
   char *err;
   size_t errlen;
+  size_t line0, col0; /* the position of s[0] in the document (a streamed piece: pc_js) */
+  int depth0;         /* the nesting depth s[0] is at */
 } pc_jp;
 
 void pc_json_position(const char *data, size_t len, size_t offset, size_t *line, size_t *col) {
@@ -47,6 +52,10 @@ static perfcheck_status pc_jp_fail(pc_jp *p, size_t at, const char *fmt, ...) {
   if (p->err && p->errlen) {
     size_t line, col;
     pc_json_position(p->s, p->len, at, &line, &col);
+    if (p->line0) {
+      col = line == 1 ? p->col0 + col - 1 : col;
+      line = p->line0 + line - 1;
+    }
     int w = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->name ? p->name : "<json>", line, col);
     if (w >= 0 && (size_t)w < p->errlen) {
       va_list ap;
@@ -449,12 +458,27 @@ static perfcheck_status pc_jp_value(pc_jp *p, pc_json *v, int depth) {
   }
 }
 
+/* One value in p->s[0..len), at depth p->depth0 (the caller holds the C
+ * locale). */
+static perfcheck_status pc_jp_document(pc_jp *p, pc_json *out) {
+  memset(out, 0, sizeof *out);
+  perfcheck_status st = pc_jp_value(p, out, p->depth0);
+  if (st == PERFCHECK_OK) {
+    pc_jp_ws(p);
+    if (p->i < p->len) st = pc_jp_fail(p, p->i, "unexpected text after the JSON value");
+  }
+  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && p->err && p->errlen)
+    snprintf(p->err, p->errlen, "%s: out of memory", p->name ? p->name : "<json>");
+  if (st != PERFCHECK_OK) pc_json_free(out);
+  return st;
+}
+
 perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, char *err,
                                size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
-  pc_jp p = {data, len, 0, name, err, errlen};
+  pc_jp p = {data, len, 0, name, err, errlen, 0, 0, 0};
   if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) p.i = 3; /* a UTF-8 byte order mark */
   pc_locale_guard lg;
   pc_locale_begin(&lg);
@@ -509,10 +533,13 @@ const size_t pc_json_ndevice_doubles = sizeof pc_json_device_doubles / sizeof pc
 /* ---- perfcheck-report/2 (and /1) -> pc_report ------------------------------------- */
 
 typedef struct pc_jm {
-  pc_jp *p; /* for positions and the error buffer */
+  pc_jp *p; /* for positions and the error buffer: the piece being mapped */
   int quiet;
   pc_report *r;
+  int schema_ok, schema_v1, kernels_seen;
 } pc_jm;
+
+static perfcheck_status pc_jm_element(pc_jm *m, char array, const pc_json *v, size_t index);
 
 #define PC_TRY(x)                              \
   do {                                         \
@@ -637,6 +664,27 @@ static perfcheck_status pc_jm_doubles(pc_jm *m, const pc_json *obj, void *base, 
   return PERFCHECK_OK;
 }
 
+/* The invariants of a report's numbers (issue 22): times, counts, sizes,
+ * shares and rates are never below 0, and min <= median <= max.  A value
+ * outside them is refused with the path to it ("kernels[3].total_ns"), so
+ * that no reader, merge or diff works with it (a negative total made diff
+ * say "same").  null and missing keys are fine. */
+static perfcheck_status pc_jm_nonneg(pc_jm *m, const pc_json *obj, const char *where, const char *key) {
+  const pc_json *v = pc_json_get(obj, key);
+  if (v && v->type == PC_JSON_NUMBER && v->number < 0)
+    return pc_jp_fail(m->p, v->offset, "%s.%s: %.17g is below 0 (a time, count, size or share never is)", where, key,
+                      v->number);
+  return PERFCHECK_OK;
+}
+
+/* Every number member of obj (an object of such values: attributes, the
+ * device's limits and ceilings). */
+static perfcheck_status pc_jm_nonneg_all(pc_jm *m, const pc_json *obj, const char *where) {
+  for (size_t i = 0; obj && obj->type == PC_JSON_OBJECT && i < obj->n; i++)
+    if (obj->items[i].type == PC_JSON_NUMBER) PC_TRY(pc_jm_nonneg(m, obj, where, obj->keys[i]));
+  return PERFCHECK_OK;
+}
+
 static perfcheck_status pc_jm_finding(pc_jm *m, const pc_json *obj, pc_finding *f) {
   char word[64] = "";
   PC_TRY(pc_jm_int(m, obj, "step", 0, &f->step));
@@ -734,6 +782,7 @@ static perfcheck_status pc_jm_device(pc_jm *m, const pc_json *root) {
     dev->cc_major = maj;
     dev->cc_minor = min;
   }
+  PC_TRY(pc_jm_nonneg_all(m, d, "device")); /* its limits and ceilings; null when unknown */
   for (size_t i = 0; i < pc_json_ndevice_ints; i++)
     PC_TRY(pc_jm_int(m, d, pc_json_device_ints[i].key, -1, (int *)((char *)dev + pc_json_device_ints[i].offset)));
   PC_TRY(pc_jm_doubles(m, d, dev, pc_json_device_doubles, pc_json_ndevice_doubles));
@@ -763,8 +812,10 @@ static perfcheck_status pc_jm_tool(pc_jm *m, const pc_json *root) {
   return PERFCHECK_OK;
 }
 
-static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
+static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o, size_t index) {
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "regions", "an array of objects");
+  char where[48];
+  snprintf(where, sizeof where, "regions[%zu]", index);
   pc_region *g = pc_report_add_region(m->r);
   if (!g) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "name", &g->name));
@@ -788,6 +839,7 @@ static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
       {"communication_share", offsetof(pc_region, communication_share)},
   };
   PC_TRY(pc_jm_doubles(m, o, g, f, sizeof f / sizeof f[0]));
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) PC_TRY(pc_jm_nonneg(m, o, where, f[i].key));
   PC_TRY(pc_jm_u64(m, o, "launches", &g->launches));
   PC_TRY(pc_jm_u64(m, o, "dropped_records", &g->dropped_records));
   PC_TRY(pc_jm_int(m, o, "rank", -1, &g->rank));
@@ -818,6 +870,9 @@ static perfcheck_status pc_jm_region(pc_jm *m, const pc_json *o) {
           {"kernel_share", offsetof(pc_region_device, kernel_share)},
       };
       PC_TRY(pc_jm_doubles(m, d, e, df, sizeof df / sizeof df[0]));
+      char dwhere[80];
+      snprintf(dwhere, sizeof dwhere, "%s.devices[%zu]", where, i);
+      for (size_t j = 0; j < sizeof df / sizeof df[0]; j++) PC_TRY(pc_jm_nonneg(m, d, dwhere, df[j].key));
       PC_TRY(pc_jm_u64(m, d, "launches", &e->launches));
       PC_TRY(pc_jm_diagnosis(m, d, &e->diag));
     }
@@ -857,9 +912,11 @@ static perfcheck_status pc_jm_unit(pc_jm *m, const pc_json *obj, const char *key
   return pc_jm_num(m, v, "pct", &out->pct);
 }
 
-static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
+static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   perfcheck_status st;
   if (o->type != PC_JSON_OBJECT) return pc_jm_type(m, o, "kernels", "an array of objects");
+  char where[48], sub[80];
+  snprintf(where, sizeof where, "kernels[%zu]", index);
   pc_kernel *k = pc_report_add_kernel(m->r);
   if (!k) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   PC_TRY(pc_jm_strdup(m, o, "name", &k->name));
@@ -877,22 +934,40 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   PC_TRY(pc_jm_dim3(m, o, "grid", k->grid));
   PC_TRY(pc_jm_dim3(m, o, "block", k->block));
   PC_TRY(pc_jm_num(m, o, "dynamic_smem_bytes", &k->dynamic_smem));
+  PC_TRY(pc_jm_nonneg(m, o, where, "dynamic_smem_bytes"));
   PC_TRY(pc_jm_u64(m, o, "launches", &k->launches));
   PC_TRY(pc_jm_u64(m, o, "profiled_launches", &k->profiled_launches));
+  if (k->profiled_launches > k->launches)
+    return pc_jp_fail(m->p, pc_json_get(o, "profiled_launches")->offset,
+                      "%s.profiled_launches: %llu is more than its launches (%llu)", where,
+                      (unsigned long long)k->profiled_launches, (unsigned long long)k->launches);
   const pc_json *dur = pc_jm_object(m, o, "duration_ns", &st);
   PC_TRY(st);
   if (dur) {
+    snprintf(sub, sizeof sub, "%s.duration_ns", where);
     PC_TRY(pc_jm_num(m, dur, "min", &k->dur_min_ns));
     PC_TRY(pc_jm_num(m, dur, "median", &k->dur_median_ns));
     PC_TRY(pc_jm_num(m, dur, "max", &k->dur_max_ns));
+    static const char *const order[3] = {"min", "median", "max"};
+    const double v[3] = {k->dur_min_ns, k->dur_median_ns, k->dur_max_ns};
+    for (int i = 0; i < 3; i++) PC_TRY(pc_jm_nonneg(m, dur, sub, order[i]));
+    for (int i = 0; i < 3; i++)
+      for (int j = i + 1; j < 3; j++)
+        if (pc_has(v[i]) && pc_has(v[j]) && v[i] > v[j])
+          return pc_jp_fail(m->p, pc_json_get(dur, order[j])->offset, "%s.%s: %.17g is below %s.%s (%.17g)", sub,
+                            order[j], v[j], sub, order[i], v[i]);
   }
   PC_TRY(pc_jm_doubles(m, o, k, pc_kernel_fields, pc_nkernel_fields)); /* total_ns, kernel_time_share, ... */
   PC_TRY(pc_jm_int(m, o, "rank", 0, &k->rank));
   if (k->rank < 0) return pc_jm_type(m, pc_json_get(o, "rank"), "rank", "a rank (1 or more) or null");
+  PC_TRY(pc_jm_nonneg(m, o, where, "total_ns"));
+  PC_TRY(pc_jm_nonneg(m, o, where, "kernel_time_share"));
 
   const pc_json *a = pc_jm_object(m, o, "attributes", &st);
   PC_TRY(st);
   if (a) {
+    snprintf(sub, sizeof sub, "%s.attributes", where);
+    PC_TRY(pc_jm_nonneg_all(m, a, sub));
     PC_TRY(pc_jm_doubles(m, a, &k->attr, pc_json_attributes, pc_json_nattributes));
     const pc_json *bl = pc_json_get(a, "binding_limit");
     if (bl && bl->type != PC_JSON_NULL) {
@@ -914,6 +989,9 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
     int via = 0;
     const pc_metric_def *def = pc_metric_lookup(mt->keys[i], &via);
     if (def) {
+      if (x < 0) /* every metric of the table is a count, a percentage or a ratio */
+        return pc_jp_fail(m->p, v->offset, "%s.metrics.%s: %.17g is below 0 (a count, percentage or ratio never is)",
+                          where, mt->keys[i], x);
       k->metric[def->id] = x;
       if (via) k->metric_via_substitute[def->id] = 1;
     } else {
@@ -954,6 +1032,8 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   const pc_json *d = pc_jm_object(m, o, "derived", &st);
   PC_TRY(st);
   if (d) {
+    snprintf(sub, sizeof sub, "%s.derived", where);
+    for (size_t i = 0; i < pc_nderived_fields; i++) PC_TRY(pc_jm_nonneg(m, d, sub, pc_derived_fields[i].key));
     PC_TRY(pc_jm_doubles(m, d, &k->derived, pc_derived_fields, pc_nderived_fields)); /* the vocabulary's table */
     PC_TRY(pc_jm_unit(m, d, "busiest_pipe", &k->busiest_pipe));
     PC_TRY(pc_jm_unit(m, d, "busiest_memory", &k->busiest_memory));
@@ -961,94 +1041,490 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o) {
   return pc_jm_diagnosis(m, o, &k->diag);
 }
 
-static perfcheck_status pc_jm_report(pc_jm *m, const pc_json *root) {
-  perfcheck_status st;
-  if (root->type != PC_JSON_OBJECT)
-    return pc_jp_fail(m->p, root->offset, "not a perfcheck report (the document is not a JSON object)");
-  const pc_json *schema = pc_json_get(root, "schema");
-  /* /1 (before issue 19: no rank, borderline or stall) reads as /2 with
-   * those fields unknown. */
-  if (!schema || schema->type != PC_JSON_STRING ||
-      (strcmp(schema->string, "perfcheck-report/2") != 0 && strcmp(schema->string, "perfcheck-report/1") != 0))
-    return pc_jp_fail(m->p, schema ? schema->offset : root->offset,
-                      "not a perfcheck report (\"schema\" must be \"perfcheck-report/2\" or \"perfcheck-report/1\")");
+/* ---- one top-level member, and the elements of the three arrays ----------- */
+
+/* A member of the report object other than regions, kernels and warnings
+ * streamed element by element; obj holds that member only. */
+static perfcheck_status pc_jm_member(pc_jm *m, const pc_json *obj, const char *key) {
   pc_report *r = m->r;
-  PC_TRY(pc_jm_strbuf(m, root, "source", r->source, sizeof r->source));
-  PC_TRY(pc_jm_strbuf(m, root, "metric_set", r->metric_set, sizeof r->metric_set));
-  PC_TRY(pc_jm_int(m, root, "passes", 0, &r->passes));
-  const pc_json *s1 = pc_json_get(root, "step1_assessed");
-  if (s1) {
+  perfcheck_status st;
+  if (strcmp(key, "schema") == 0) {
+    const pc_json *schema = pc_json_get(obj, "schema");
+    /* /1 (before issue 19: no rank, borderline or stall) reads as /2 with
+     * those fields unknown, and its verdicts are derived again at the end. */
+    if (schema->type != PC_JSON_STRING ||
+        (strcmp(schema->string, "perfcheck-report/2") != 0 && strcmp(schema->string, "perfcheck-report/1") != 0))
+      return pc_jp_fail(m->p, schema->offset,
+                        "not a perfcheck report (\"schema\" must be \"perfcheck-report/2\" or \"perfcheck-report/1\")");
+    m->schema_ok = 1;
+    m->schema_v1 = strcmp(schema->string, "perfcheck-report/1") == 0;
+    return PERFCHECK_OK;
+  }
+  if (strcmp(key, "source") == 0) return pc_jm_strbuf(m, obj, "source", r->source, sizeof r->source);
+  if (strcmp(key, "metric_set") == 0) return pc_jm_strbuf(m, obj, "metric_set", r->metric_set, sizeof r->metric_set);
+  if (strcmp(key, "passes") == 0) return pc_jm_int(m, obj, "passes", 0, &r->passes);
+  if (strcmp(key, "step1_assessed") == 0) {
+    const pc_json *s1 = pc_json_get(obj, "step1_assessed");
     if (s1->type != PC_JSON_TRUE && s1->type != PC_JSON_FALSE)
       return pc_jm_type(m, s1, "step1_assessed", "true or false");
     r->step1_assessed = s1->type == PC_JSON_TRUE;
+    return PERFCHECK_OK;
   }
   static const char *const places[] = {"rank", "world_size", "local_rank"};
   int *const place_of[] = {&r->rank, &r->world_size, &r->local_rank};
   for (size_t i = 0; i < 3; i++) {
-    PC_TRY(pc_jm_int(m, root, places[i], -1, place_of[i]));
+    if (strcmp(key, places[i]) != 0) continue;
+    PC_TRY(pc_jm_int(m, obj, places[i], -1, place_of[i]));
     if (*place_of[i] < -1 || (i == 1 && *place_of[i] == 0))
-      return pc_jm_type(m, pc_json_get(root, places[i]), places[i], i == 1 ? "a world size (1 or more) or null"
-                                                                           : "a rank (0 or more) or null");
+      return pc_jm_type(m, pc_json_get(obj, places[i]), places[i],
+                        i == 1 ? "a world size (1 or more) or null" : "a rank (0 or more) or null");
+    return PERFCHECK_OK;
   }
-  PC_TRY(pc_jm_tool(m, root));
-  PC_TRY(pc_jm_device(m, root));
-  const pc_json *regions = pc_jm_array(m, root, "regions", &st);
-  PC_TRY(st);
-  for (size_t i = 0; regions && i < regions->n; i++) PC_TRY(pc_jm_region(m, &regions->items[i]));
-  const pc_json *kernels = pc_jm_array(m, root, "kernels", &st);
-  PC_TRY(st);
-  if (!kernels) return pc_jp_fail(m->p, root->offset, "not a perfcheck report (no \"kernels\" array)");
-  for (size_t i = 0; i < kernels->n; i++) PC_TRY(pc_jm_kernel(m, &kernels->items[i]));
+  if (strcmp(key, "tool") == 0) return pc_jm_tool(m, obj);
+  if (strcmp(key, "device") == 0) return pc_jm_device(m, obj);
+  /* regions, kernels or warnings that are not an array (null, or the wrong
+   * type: pc_jm_array says so); any other key is a newer writer's: ignored. */
+  if (strcmp(key, "regions") == 0 || strcmp(key, "kernels") == 0 || strcmp(key, "warnings") == 0) {
+    const pc_json *a = pc_jm_array(m, obj, key, &st);
+    PC_TRY(st);
+    if (strcmp(key, "kernels") == 0) {
+      if (!a) return pc_jp_fail(m->p, pc_json_get(obj, key)->offset, "not a perfcheck report (no \"kernels\" array)");
+      m->kernels_seen = 1;
+    }
+    for (size_t i = 0; a && i < a->n; i++) PC_TRY(pc_jm_element(m, key[0], &a->items[i], i));
+  }
+  return PERFCHECK_OK;
+}
+
+/* An element of regions ('r'), kernels ('k') or warnings ('w'). */
+static perfcheck_status pc_jm_element(pc_jm *m, char array, const pc_json *v, size_t index) {
+  if (array == 'r') return pc_jm_region(m, v, index);
+  if (array == 'k') return pc_jm_kernel(m, v, index);
+  if (v->type != PC_JSON_STRING) return pc_jm_type(m, v, "warnings", "an array of strings");
+  /* Printed when the report was made: kept, not printed again. */
+  return pc_report_warn(m->r, 1, "%s", v->string) ? PERFCHECK_ERROR_OUT_OF_MEMORY : PERFCHECK_OK;
+}
+
+/* ---- the document, streamed ---------------------------------------------------------- */
+
+/* The report object is read member by member, and the kernels, regions
+ * and warnings arrays element by element: each piece is parsed (strictly,
+ * pc_jp) and mapped, then its text and tree are dropped.  Memory holds one
+ * chunk, the largest piece and the report being built, never the file
+ * (issue 22: a 1 GB report took 6.2 GB; there is no size limit now). */
+#define PC_JS_CHUNK ((size_t)1 << 20)
+#define PC_JS_MAX_PIECE ((size_t)1 << 30) /* one kernel entry: a 64 MiB name escaped 6 ways fits */
+
+typedef struct pc_js {
+  FILE *f;           /* NULL: the document is in memory, all of it in win */
+  const char *name;
+  char *win;         /* owned when f */
+  size_t cap, pos, end;
+  int eof, read_errno, too_big;
+  size_t line, col;  /* of win[pos] */
+  char *err;
+  size_t errlen;
+} pc_js;
+
+/* More input: win[pos..end) kept, moved to the front.  0 at the end. */
+static size_t pc_js_fill(pc_js *js) {
+  if (!js->f || js->eof) return 0;
+  if (js->pos > 0) {
+    memmove(js->win, js->win + js->pos, js->end - js->pos);
+    js->end -= js->pos;
+    js->pos = 0;
+  }
+  if (js->end == js->cap) {
+    if (js->cap > PC_JS_MAX_PIECE) {
+      js->too_big = 1;
+      return 0;
+    }
+    char *w = realloc(js->win, js->cap * 2);
+    if (!w) return 0; /* the caller reports it as cut; out of memory is rare enough */
+    js->win = w;
+    js->cap *= 2;
+  }
+  size_t got = fread(js->win + js->end, 1, js->cap - js->end, js->f);
+  js->end += got;
+  if (got == 0) {
+    if (ferror(js->f)) js->read_errno = errno ? errno : EIO;
+    js->eof = 1;
+  }
+  return got;
+}
+
+/* The byte at pos (after reading more when needed), or -1 at the end. */
+static int pc_js_peek(pc_js *js) {
+  if (js->pos >= js->end && !pc_js_fill(js)) return -1;
+  return (unsigned char)js->win[js->pos];
+}
+
+static void pc_js_advance(pc_js *js, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    if (js->win[js->pos + k] == '\n') {
+      js->line++;
+      js->col = 1;
+    } else {
+      js->col++;
+    }
+  }
+  js->pos += n;
+}
+
+static void pc_js_ws(pc_js *js) {
+  for (int c; (c = pc_js_peek(js)) == ' ' || c == '\t' || c == '\n' || c == '\r';) pc_js_advance(js, 1);
+}
+
+/* A byte shown safely in a message (as pc_jp_show). */
+static const char *pc_js_show(int c, char buf[8]) {
+  if (c >= 0x21 && c < 0x7F)
+    snprintf(buf, 8, "'%c'", c);
+  else
+    snprintf(buf, 8, "0x%02X", (unsigned)c & 0xFFu);
+  return buf;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static perfcheck_status pc_js_fail(pc_js *js, const char *fmt, ...) {
+  if (js->err && js->errlen) {
+    int w = snprintf(js->err, js->errlen, "%s:%zu:%zu: ", js->name ? js->name : "<json>", js->line, js->col);
+    if (w >= 0 && (size_t)w < js->errlen) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(js->err + w, js->errlen - (size_t)w, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return PERFCHECK_ERROR_PARSE;
+}
+
+/* The length of the value at pos: a container to its matching bracket, a
+ * string to its closing quote, a number or literal to the next delimiter;
+ * at the end of the input, what there is (the parser then says what is
+ * missing).  The brackets' kinds and everything else are the parser's. */
+static size_t pc_js_extent(pc_js *js) {
+  size_t k = 0;
+  int depth = 0, str = 0, esc = 0;
+  for (;;) {
+    for (; js->pos + k < js->end; k++) {
+      const char c = js->win[js->pos + k];
+      if (str) {
+        if (esc)
+          esc = 0;
+        else if (c == '\\')
+          esc = 1;
+        else if (c == '"' && (str = 0, depth == 0))
+          return k + 1;
+        continue;
+      }
+      if (c == '"') {
+        str = 1;
+      } else if (c == '{' || c == '[') {
+        depth++;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) return k ? k : 1; /* a lone '}': one byte for the parser to refuse */
+        if (--depth == 0) return k + 1;
+      } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+        return k;
+      }
+    }
+    if (!pc_js_fill(js)) return k;
+  }
+}
+
+/* The value at pos, parsed into *v (the piece stays in win until
+ * pc_js_advance(js, *len)); p is set to read positions in it. */
+static perfcheck_status pc_js_value(pc_js *js, int depth, pc_jp *p, pc_json *v, size_t *len) {
+  *len = pc_js_extent(js);
+  if (js->too_big)
+    return pc_js_fail(js, "one value longer than %zu MiB (a kernel entry so large is not a perfcheck report)",
+                      PC_JS_MAX_PIECE >> 20);
+  if (js->read_errno) {
+    if (js->err && js->errlen) snprintf(js->err, js->errlen, "%s: read error: %s", js->name, strerror(js->read_errno));
+    return PERFCHECK_ERROR_IO;
+  }
+  pc_jp q = {js->win + js->pos, *len, 0, js->name, js->err, js->errlen, js->line, js->col, depth};
+  *p = q;
+  return pc_jp_document(p, v);
+}
+
+/* A key of the report object seen already?  (A small open-addressing set.) */
+typedef struct pc_js_keys {
+  char **slot;
+  size_t n, cap;
+} pc_js_keys;
+
+static int pc_js_key_seen(pc_js_keys *k, const char *key, int *oom) {
+  if ((k->n + 1) * 2 > k->cap) {
+    size_t cap = k->cap ? k->cap * 2 : 32;
+    char **s = calloc(cap, sizeof *s);
+    if (!s) {
+      *oom = 1;
+      return 0;
+    }
+    for (size_t i = 0; i < k->cap; i++)
+      if (k->slot[i]) {
+        size_t j = (size_t)pc_hash_str(k->slot[i]) & (cap - 1);
+        while (s[j]) j = (j + 1) & (cap - 1);
+        s[j] = k->slot[i];
+      }
+    free(k->slot);
+    k->slot = s;
+    k->cap = cap;
+  }
+  size_t j = (size_t)pc_hash_str(key) & (k->cap - 1);
+  for (; k->slot[j]; j = (j + 1) & (k->cap - 1))
+    if (strcmp(k->slot[j], key) == 0) return 1;
+  if (!(k->slot[j] = pc_strdup(key))) {
+    *oom = 1;
+    return 0;
+  }
+  k->n++;
+  return 0;
+}
+
+static void pc_js_keys_free(pc_js_keys *k) {
+  for (size_t i = 0; i < k->cap; i++) free(k->slot[i]);
+  free(k->slot);
+}
+
+/* The elements of the array at pos, each mapped by pc_jm_element. */
+static perfcheck_status pc_js_array(pc_jm *m, pc_js *js, char array) {
+  pc_js_advance(js, 1); /* '[' */
+  pc_js_ws(js);
+  if (pc_js_peek(js) == ']') {
+    pc_js_advance(js, 1);
+    return PERFCHECK_OK;
+  }
+  for (size_t index = 0;; index++) {
+    pc_js_ws(js);
+    pc_jp p;
+    pc_json v;
+    size_t len;
+    perfcheck_status st = pc_js_value(js, 2, &p, &v, &len);
+    if (st != PERFCHECK_OK) return st;
+    m->p = &p;
+    st = pc_jm_element(m, array, &v, index);
+    pc_json_free(&v);
+    if (st != PERFCHECK_OK) return st;
+    pc_js_advance(js, len);
+    pc_js_ws(js);
+    int c = pc_js_peek(js);
+    if (c == ',') {
+      pc_js_advance(js, 1);
+      continue;
+    }
+    if (c == ']') {
+      pc_js_advance(js, 1);
+      return PERFCHECK_OK;
+    }
+    char sh[8];
+    if (c < 0) return pc_js_fail(js, "unexpected end of input (expected ',' or ']')");
+    return pc_js_fail(js, "expected ',' or ']', found %s", pc_js_show(c, sh));
+  }
+}
+
+static perfcheck_status pc_jm_stream(pc_jm *m, pc_js *js) {
+  if (pc_js_peek(js) == 0xEF && js->end - js->pos >= 3 && memcmp(js->win + js->pos, "\xEF\xBB\xBF", 3) == 0)
+    pc_js_advance(js, 3); /* a UTF-8 byte order mark */
+  pc_js_ws(js);
+  if (pc_js_peek(js) != '{') {
+    /* Not an object: the whole value, for the parser's or our message. */
+    pc_jp p;
+    pc_json v;
+    size_t len;
+    perfcheck_status st = pc_js_value(js, 0, &p, &v, &len);
+    if (st != PERFCHECK_OK) return st;
+    pc_json_free(&v);
+    return pc_jp_fail(&p, 0, "not a perfcheck report (the document is not a JSON object)");
+  }
+  const size_t root_line = js->line, root_col = js->col;
+  pc_js_advance(js, 1);
+  pc_js_keys keys = {NULL, 0, 0};
+  perfcheck_status st = PERFCHECK_OK;
+  pc_js_ws(js);
+  int first = 1;
+  while (st == PERFCHECK_OK) {
+    pc_js_ws(js);
+    int c = pc_js_peek(js);
+    if (first && c == '}') {
+      pc_js_advance(js, 1);
+      break;
+    }
+    first = 0;
+    if (c != '"') {
+      char sh[8];
+      st = c < 0 ? pc_js_fail(js, "unexpected end of input (expected a string key)")
+                 : pc_js_fail(js, "expected a string key, found %s", pc_js_show(c, sh));
+      break;
+    }
+    pc_jp kp;
+    pc_json kv;
+    size_t len;
+    if ((st = pc_js_value(js, 1, &kp, &kv, &len)) != PERFCHECK_OK) break;
+    const size_t key_line = js->line, key_col = js->col;
+    char *key = kv.string;
+    kv.string = NULL;
+    pc_json_free(&kv);
+    pc_js_advance(js, len);
+    int oom = 0;
+    if (pc_js_key_seen(&keys, key, &oom) || oom) {
+      js->line = key_line, js->col = key_col; /* (only for the message: the document ends here) */
+      st = oom ? PERFCHECK_ERROR_OUT_OF_MEMORY : pc_js_fail(js, "duplicate key \"%.80s\"", key);
+      free(key);
+      break;
+    }
+    pc_js_ws(js);
+    if ((c = pc_js_peek(js)) != ':') {
+      char sh[8];
+      st = c < 0 ? pc_js_fail(js, "unexpected end of input (expected ':' after the key)")
+                 : pc_js_fail(js, "expected ':' after the key, found %s", pc_js_show(c, sh));
+      free(key);
+      break;
+    }
+    pc_js_advance(js, 1);
+    pc_js_ws(js);
+    const char array = strcmp(key, "kernels") == 0 ? 'k' : strcmp(key, "regions") == 0 ? 'r'
+                       : strcmp(key, "warnings") == 0 ? 'w' : 0;
+    if (array && pc_js_peek(js) == '[') {
+      if (array == 'k') m->kernels_seen = 1;
+      st = pc_js_array(m, js, array);
+    } else {
+      pc_jp p;
+      pc_json v;
+      if ((st = pc_js_value(js, 1, &p, &v, &len)) == PERFCHECK_OK) {
+        /* The member alone, as an object, for pc_jm_member. */
+        char *kptr = key;
+        pc_json obj;
+        memset(&obj, 0, sizeof obj);
+        obj.type = PC_JSON_OBJECT;
+        obj.n = 1;
+        obj.items = &v;
+        obj.keys = &kptr;
+        m->p = &p;
+        st = pc_jm_member(m, &obj, key);
+        pc_json_free(&v);
+        if (st == PERFCHECK_OK) pc_js_advance(js, len);
+      }
+    }
+    free(key);
+    if (st != PERFCHECK_OK) break;
+    pc_js_ws(js);
+    c = pc_js_peek(js);
+    if (c == ',') {
+      pc_js_advance(js, 1);
+      continue;
+    }
+    if (c == '}') {
+      pc_js_advance(js, 1);
+      break;
+    }
+    char sh[8];
+    st = c < 0 ? pc_js_fail(js, "unexpected end of input (expected ',' or '}')")
+               : pc_js_fail(js, "expected ',' or '}', found %s", pc_js_show(c, sh));
+  }
+  pc_js_keys_free(&keys);
+  if (st != PERFCHECK_OK) return st;
+  pc_js_ws(js);
+  if (pc_js_peek(js) >= 0) return pc_js_fail(js, "unexpected text after the JSON value");
+  if (js->read_errno) {
+    if (js->err && js->errlen) snprintf(js->err, js->errlen, "%s: read error: %s", js->name, strerror(js->read_errno));
+    return PERFCHECK_ERROR_IO;
+  }
+  js->line = root_line, js->col = root_col;
+  if (!m->schema_ok)
+    return pc_js_fail(js, "not a perfcheck report (\"schema\" must be \"perfcheck-report/2\" or \"perfcheck-report/1\")");
+  if (!m->kernels_seen) return pc_js_fail(js, "not a perfcheck report (no \"kernels\" array)");
   /* Not a JSON field: the shares are of a timeline exactly when step 1 was
    * assessed (pc_checklist_report). */
-  for (size_t i = 0; i < r->nkernels; i++) r->kernels[i].time_share_from_timeline = r->step1_assessed;
-  const pc_json *warnings = pc_jm_array(m, root, "warnings", &st);
-  PC_TRY(st);
-  for (size_t i = 0; warnings && i < warnings->n; i++) {
-    const pc_json *w = &warnings->items[i];
-    if (w->type != PC_JSON_STRING) return pc_jm_type(m, w, "warnings", "an array of strings");
-    /* Printed when the report was made: kept, not printed again. */
-    if (pc_report_warn(r, 1, "%s", w->string)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-  }
+  for (size_t i = 0; i < m->r->nkernels; i++) m->r->kernels[i].time_share_from_timeline = m->r->step1_assessed;
   /* A /1 report's kernel verdicts may be step 1's, which /2 gives regions
    * only: its verdicts are derived again from its measurements under the
    * current rules, and a warning says so. */
-  if (strcmp(schema->string, "perfcheck-report/1") == 0) {
-    pc_checklist_report(r);
-    if (pc_report_warn(r, 1, "%s: a perfcheck-report/1 report; its verdicts were derived again from its "
-                             "measurements under the current rules (perfcheck-report/2)",
-                       m->p->name ? m->p->name : "<json>"))
+  if (m->schema_v1) {
+    pc_checklist_report(m->r);
+    if (pc_report_warn(m->r, 1, "%s: a perfcheck-report/1 report; its verdicts were derived again from its "
+                                "measurements under the current rules (perfcheck-report/2)", js->name))
       return PERFCHECK_ERROR_OUT_OF_MEMORY;
   }
   return PERFCHECK_OK;
+}
+
+/* Reads a report from f (streamed) or data[0..len) (f NULL). */
+static perfcheck_status pc_report_json_read(FILE *f, const char *data, size_t len, const char *name, int quiet,
+                                            pc_report **out, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  *out = NULL;
+  pc_js js;
+  memset(&js, 0, sizeof js);
+  js.f = f;
+  js.name = name ? name : "<json>";
+  js.line = js.col = 1;
+  js.err = err;
+  js.errlen = errlen;
+  if (f) {
+    if (!(js.win = malloc(PC_JS_CHUNK))) {
+      if (err && errlen) snprintf(err, errlen, "%s: out of memory", js.name);
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    }
+    js.cap = PC_JS_CHUNK;
+  } else {
+    js.win = (char *)(uintptr_t)data; /* read only: an in-memory document never fills */
+    js.cap = js.end = len;
+    js.eof = 1;
+  }
+  pc_report *r = pc_report_new();
+  perfcheck_status st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+  if (r) {
+    pc_jm m;
+    memset(&m, 0, sizeof m);
+    m.quiet = quiet;
+    m.r = r;
+    pc_locale_guard lg;
+    pc_locale_begin(&lg);
+    st = pc_jm_stream(&m, &js);
+    pc_locale_end(&lg);
+  }
+  if (f) free(js.win);
+  if (st != PERFCHECK_OK) {
+    if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen) snprintf(err, errlen, "%s: out of memory", js.name);
+    pc_report_free(r);
+    return st;
+  }
+  *out = r;
+  return PERFCHECK_OK;
+}
+
+/* Reads a report from a stream (an input of pc_input.c: a file, a pipe,
+ * gzip decompressed), with no size limit. */
+perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                            size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!f || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  return pc_report_json_read(f, NULL, 0, name, quiet, out, err, errlen);
 }
 
 perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
                                           pc_report **out, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  return pc_report_json_read(NULL, data, len, name, quiet, out, err, errlen);
+}
+
+perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!path || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   *out = NULL;
-  pc_json doc;
-  perfcheck_status st = pc_json_parse(data, len, name, &doc, err, errlen);
-  if (st != PERFCHECK_OK) return st;
-  pc_report *r = pc_report_new();
-  if (!r) {
-    pc_json_free(&doc);
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return PERFCHECK_ERROR_IO;
   }
-  pc_jp p = {data, len, 0, name, err, errlen};
-  pc_jm m = {&p, quiet, r};
-  st = pc_jm_report(&m, &doc);
-  pc_json_free(&doc);
-  if (st != PERFCHECK_OK) {
-    if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen)
-      snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
-    pc_report_free(r);
-    return st;
-  }
-  *out = r;
-  return PERFCHECK_OK;
+  perfcheck_status st = pc_report_json_read(f, NULL, 0, path, quiet, out, err, errlen);
+  fclose(f);
+  return st;
 }
 
 /* perfcheck_report_from_json opens its input in pc_read.c (gzip, stdin). */

@@ -24,9 +24,21 @@
  * least one usable launch the report stands with one warning naming the
  * first bad line ("file:line: what") and how many rows were dropped, else
  * the failure is PERFCHECK_ERROR_PARSE with "file:line: what".  An unusable
- * value inside a good export (a ',' outside a thousands group, an exponent
- * outside the double range, "n/a") becomes NaN with a warning that names
- * the kernel, the metric and the reason.
+ * value inside a good export (a ',' outside a thousands group, a decimal
+ * comma, a NUL byte, an exponent outside the double range, "n/a") becomes
+ * NaN with a warning that names the kernel, the metric and the reason.
+ *
+ * Units (issue 22: never a silent base unit): each header row starts a
+ * section whose units row says what its columns' numbers are in.  A column
+ * that is read is unusable in a section without a units row, or whose unit
+ * is not one ncu writes (pc_parse_unit: "", "%", a time word, or an SI
+ * prefix and a word of pc_unit_word, optionally "/" another), or is of
+ * another kind than the column (a time for gpu__time_duration.sum, bytes
+ * for dram__bytes_* and shared-memory sizes, "%" for .pct_of_peak_*): one
+ * warning names it and none of its values is read.  A second header row
+ * whose columns differ from the first is PERFCHECK_ERROR_PARSE at its line.
+ * A launch without a usable duration is counted: its kernel's total_ns is
+ * null and one warning says how many of its launches were untimed.
  */
 #include <errno.h>
 #include <float.h>
@@ -245,6 +257,16 @@ static int pc_csv_record(pc_csv *c, const char *s, size_t n, int eof, size_t max
 
 static const char *pc_csv_field(const pc_csv *c, size_t i) { return c->buf + c->off[i]; }
 
+/* Field i's length in bytes: more than strlen when it holds a NUL byte. */
+static size_t pc_csv_field_len(const pc_csv *c, size_t i) {
+  return (i + 1 < c->n ? c->off[i + 1] : c->len) - c->off[i] - 1;
+}
+
+/* Nonzero when field i holds a NUL byte ("96\0384" would read as 96). */
+static int pc_csv_field_has_nul(const pc_csv *c, size_t i) {
+  return strlen(pc_csv_field(c, i)) != pc_csv_field_len(c, i);
+}
+
 /* The next record of the source: PC_CSV_RECORD (and *line its first line),
  * PC_CSV_EOF, or an error. */
 static int pc_csv_next(pc_csv *c, pc_src *s, size_t max_fields, size_t *line) {
@@ -299,13 +321,17 @@ typedef enum pc_num_status {
   PC_NUM_NONFINITE,
   PC_NUM_NOT_A_NUMBER,
   PC_NUM_BAD_GROUPING, /* a ',' that is not a thousands separator */
-  PC_NUM_RANGE         /* outside the range of a double (1e-400) */
+  PC_NUM_DECIMAL_COMMA, /* "0,500": a decimal comma (a German 0.5), never 500 */
+  PC_NUM_RANGE,        /* outside the range of a double (1e-400) */
+  PC_NUM_NUL,          /* a NUL byte inside the cell ("96\0384") */
+  PC_NUM_UNIT          /* the column's unit is unknown or missing (its one warning says so) */
 } pc_num_status;
 
 /* Parses an ncu number: [+-]digits, optional fraction and exponent; ','
  * separates thousands only as ncu writes them, between groups of three in
  * the integer part ("1,234,567", "12,345.5"); "96,384000" or "1,23" is
- * PC_NUM_BAD_GROUPING, never 96384000.  An exponent outside the range of a
+ * PC_NUM_BAD_GROUPING, never 96384000; "0,500" (a first group of 0, which
+ * a thousands separator never follows) is PC_NUM_DECIMAL_COMMA, never 500.  An exponent outside the range of a
  * double is PC_NUM_RANGE (1e-400 is not 0) or PC_NUM_NONFINITE (1e400).
  * *decimals is the number of digits after the point (how precise a scaled
  * value was printed).  Call under the C locale (strtod). */
@@ -328,6 +354,7 @@ static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) 
   size_t o = 0, i = 0;
   int digits = 0, in_frac = 0, in_exp = 0, exp_digits = 0, mantissa_nonzero = 0;
   int grouped = 0, group = 0, bad_group = 0; /* thousands groups of the integer part */
+  int lead_zero = 0;                          /* the integer part starts with '0' */
   if (s[i] == '+' || s[i] == '-') buf[o++] = s[i++];
   for (; i < n; i++) {
     char ch = s[i];
@@ -337,6 +364,7 @@ static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) 
       if (in_exp) {
         exp_digits++;
       } else {
+        if (digits == 0 && ch == '0' && !in_frac) lead_zero = 1;
         digits++;
         if (ch != '0') mantissa_nonzero = 1;
         if (in_frac)
@@ -345,7 +373,10 @@ static pc_num_status pc_parse_number(const char *s, double *out, int *decimals) 
           group++;
       }
     } else if (ch == ',' && !in_frac && !in_exp) {
-      /* 1 to 3 digits before the first separator, exactly 3 between. */
+      /* 1 to 3 digits before the first separator, exactly 3 between; a
+       * thousands group never follows a leading 0 ("0,500" is a decimal
+       * comma). */
+      if (!grouped && lead_zero) return PC_NUM_DECIMAL_COMMA;
       if (group == 0 || group > 3 || (grouped && group != 3)) bad_group = 1;
       grouped = 1;
       group = 0;
@@ -384,7 +415,24 @@ typedef struct pc_unit {
   int is_time;       /* nsecond, usecond, msecond, second */
   int is_bytes;      /* [K|M|G|T]byte, possibly per something */
   int is_frequency;  /* [K|M|G]hz, or cycle per time unit */
+  int is_rate;       /* something per unit of time */
+  int is_percent;    /* "%" */
+  int known;         /* a unit ncu writes: "" (none), "%", a time, or an SI-prefixed word of
+                        pc_unit_words, optionally "/" another; anything else ("µs", "usec",
+                        "furlong") makes its column unusable, never a silent base unit */
 } pc_unit;
+
+/* The words ncu's units are made of (its raw page: "sector", "Kbyte/block",
+ * "register/thread", "cycle/nsecond", "Ghz", ...). */
+static int pc_unit_word(const char *w, size_t n) {
+  static const char *const words[] = {"byte",  "bit",    "sector",  "request", "inst",      "instruction",
+                                      "cycle", "warp",   "thread",  "block",   "register",  "SM",
+                                      "cluster", "pass", "wavefront", "transaction", "hz", "Hz", "HZ",
+                                      "fraction", "ratio", "count", "event", "CTA", "lane"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0) return 1;
+  return 0;
+}
 
 static double pc_time_word_ns(const char *w, size_t n) {
   static const struct {
@@ -399,9 +447,14 @@ static double pc_time_word_ns(const char *w, size_t n) {
 }
 
 static pc_unit pc_parse_unit(const char *u) {
-  pc_unit r = {1.0, 0, 0, 0};
+  pc_unit r = {1.0, 0, 0, 0, 0, 0, 1};
   if (!u) return r;
   while (*u == ' ') u++;
+  if (!*u) return r; /* ncu's "no unit": the number as written */
+  if (strcmp(u, "%") == 0) {
+    r.is_percent = 1;
+    return r;
+  }
   const char *slash = strchr(u, '/');
   size_t nlen = slash ? (size_t)(slash - u) : strlen(u);
   while (nlen > 0 && u[nlen - 1] == ' ') nlen--;
@@ -411,28 +464,35 @@ static pc_unit pc_parse_unit(const char *u) {
   if (t > 0) {
     r.factor = t;
     r.is_time = 1;
-  } else if (nlen >= 3 && strchr("KkMGTP", u[0]) && u[1] >= 'a' && u[1] <= 'z') {
+  } else if (nlen >= 2 && strchr("KkMGTP", u[0]) && !pc_unit_word(u, nlen) &&
+             (pc_unit_word(u + 1, nlen - 1) || (nlen >= 3 && u[1] == 'i' && pc_unit_word(u + 2, nlen - 2)))) {
     /* An SI prefix ("Kbyte", "Mhz", "Ksector"); ncu uses powers of 1000.
      * "Kibyte"-style binary prefixes are powers of 1024. */
     static const char prefixes[] = "KMGTP";
     const char *pp = strchr(prefixes, u[0] == 'k' ? 'K' : u[0]);
     int power = pp ? (int)(pp - prefixes) + 1 : 0;
-    int binary = nlen == 6 && memcmp(u + 1, "ibyte", 5) == 0;
+    int binary = !pc_unit_word(u + 1, nlen - 1);
     r.factor = pow(binary ? 1024.0 : 1000.0, power);
     base = u + (binary ? 2 : 1);
     blen = nlen - (binary ? 2 : 1);
   }
   if (!r.is_time) {
+    r.known = pc_unit_word(base, blen);
     if (blen == 4 && memcmp(base, "byte", 4) == 0) r.is_bytes = 1;
     if (blen == 2 && strncasecmp(base, "hz", 2) == 0) r.is_frequency = 1;
   }
   if (slash) {
     const char *d = slash + 1;
     while (*d == ' ') d++;
-    double dt = pc_time_word_ns(d, strlen(d));
+    size_t dlen = strlen(d);
+    while (dlen > 0 && d[dlen - 1] == ' ') dlen--;
+    double dt = pc_time_word_ns(d, dlen);
     if (dt > 0) { /* a rate: per second */
       r.factor *= 1e9 / dt;
+      r.is_rate = 1;
       if (blen == 5 && memcmp(base, "cycle", 5) == 0) r.is_frequency = 1;
+    } else if (!pc_unit_word(d, dlen)) {
+      r.known = 0;
     }
   }
   return r;
@@ -541,6 +601,12 @@ typedef struct pc_sig {
   uint64_t hash;
   double *dur;     /* every usable gpu__time_duration.sum of the signature */
   size_t ndur, cap_dur;
+  /* Launches whose duration cell could not be read (empty, "n/a", not a
+   * number, negative): counted, never silently dropped; the first named. */
+  size_t nbad;
+  size_t bad_line;
+  pc_num_status bad_st;
+  char bad_val[24];
 } pc_sig;
 
 /* Stand-ins (issue 19 item 5): an export of ncu's --set full alone lacks
@@ -597,6 +663,8 @@ typedef struct pc_ncu {
   char **header; /* the column names, to recognize a repeated header row */
   char **units;  /* per column; NULL when empty */
   int units_read;
+  unsigned char *reads;  /* per column: 1 when numbers of it are read (metric, launch__, device__) */
+  unsigned char *usable; /* per column: its unit, in this section, is known and fits the column */
   long col_kernel, col_grid, col_block, col_device, col_cc;
   long col_metric[PC_M_COUNT];
   int metric_rank[PC_M_COUNT]; /* 3 name, 2 alias, 1 substitute */
@@ -690,7 +758,10 @@ static const char *pc_num_reason(pc_num_status st) {
     case PC_NUM_NONFINITE: return "not a finite number";
     case PC_NUM_NOT_A_NUMBER: return "not a number";
     case PC_NUM_BAD_GROUPING: return "a ',' that is not a thousands separator (groups of three)";
+    case PC_NUM_DECIMAL_COMMA: return "a decimal comma (ncu writes a '.')";
     case PC_NUM_RANGE: return "outside the range of a double";
+    case PC_NUM_NUL: return "a NUL byte inside the value";
+    case PC_NUM_UNIT: return "its column's unit is unknown";
     default: return "unusable";
   }
 }
@@ -756,25 +827,107 @@ static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
   x->units = calloc(x->ncols, sizeof *x->units);
   x->header = calloc(x->ncols, sizeof *x->header);
   x->unit = malloc(x->ncols * sizeof *x->unit);
-  if (!x->units || !x->header || !x->unit) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  x->reads = calloc(x->ncols, 1);
+  x->usable = calloc(x->ncols, 1); /* nothing is read before a units row says how */
+  if (!x->units || !x->header || !x->unit || !x->reads || !x->usable)
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   for (size_t i = 0; i < x->ncols; i++) x->unit[i] = pc_parse_unit(NULL);
+  for (int i = 0; i < PC_M_COUNT; i++)
+    if (x->col_metric[i] >= 0) x->reads[x->col_metric[i]] = 1;
+  for (int i = 0; i < PC_L_COUNT; i++)
+    if (x->col_launch[i] >= 0) x->reads[x->col_launch[i]] = 1;
+  for (int i = PC_D_NAME + 1; i < PC_D_COUNT; i++)
+    if (x->col_dev[i] >= 0) x->reads[x->col_dev[i]] = 1;
   for (size_t i = 0; i < x->ncols; i++)
     if (!(x->header[i] = pc_strdup(pc_csv_field(c, i))))
       return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   return PERFCHECK_OK;
 }
 
-/* Keeps the units row's entries for the columns that are read. */
-static perfcheck_status pc_ncu_keep_units(pc_ncu *x) {
-  pc_csv *c = &x->csv;
-  for (size_t i = 0; i < c->n && i < x->ncols; i++) {
-    const char *u = pc_csv_field(c, i);
-    if (!*u) continue;
-    x->units[i] = pc_strdup(u);
-    if (!x->units[i]) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-    x->unit[i] = pc_parse_unit(u);
+/* What a read column measures, so that a known unit of another kind is
+ * caught ("Kinst" on gpu__time_duration.sum): 't' a time, 'b' bytes, '%' a
+ * percentage, 0 anything.  ncu's "no unit" ("") fits every column (older
+ * exports write shared-memory sizes in bytes that way). */
+static char pc_ncu_col_kind(const char *name) {
+  if (strstr(name, "__time_duration")) return 't';
+  if (strstr(name, ".pct_of_peak")) return '%';
+  if (strncmp(name, "dram__bytes", 11) == 0 || strstr(name, "shared_mem_per") || strstr(name, "shared_memory_per"))
+    return 'b';
+  return 0;
+}
+
+static int pc_unit_fits(const pc_unit *u, const char *unit_text, char kind) {
+  if (!unit_text || !*unit_text) return 1;
+  switch (kind) {
+    case 't': return u->is_time && !u->is_rate;
+    case 'b': return u->is_bytes && !u->is_rate;
+    case '%': return u->is_percent;
+    default: return 1;
   }
+}
+
+/* A units row (the row after a header, with an empty kernel name): the
+ * units of this section's columns.  A read column whose unit is not one ncu
+ * writes ("µs", "usec", "furlong"), or is of another kind, is unusable in
+ * this section, with one warning naming it: its values are never taken as
+ * base units. */
+static perfcheck_status pc_ncu_keep_units(pc_ncu *x, size_t line) {
+  pc_csv *c = &x->csv;
+  for (size_t i = 0; i < x->ncols; i++) {
+    free(x->units[i]);
+    x->units[i] = NULL;
+    const char *u = i < c->n ? pc_csv_field(c, i) : "";
+    if (*u && !(x->units[i] = pc_strdup(u)))
+      return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    x->unit[i] = pc_parse_unit(u);
+    const char kind = pc_ncu_col_kind(x->header[i]);
+    const int nul = i < c->n && pc_csv_field_has_nul(c, i);
+    x->usable[i] = !nul && x->unit[i].known && pc_unit_fits(&x->unit[i], u, kind);
+    if (!x->reads[i] || x->usable[i]) continue;
+    char shown[80], col[160];
+    pc_fmt_printable(shown, sizeof shown, u, 40);
+    pc_fmt_printable(col, sizeof col, x->header[i], 120);
+    if (!x->unit[i].known || nul)
+      pc_ncu_warn(x, "%s:%zu: column %s: unknown unit \"%s\"%s: its values are not read (never taken as base units)",
+                  x->name, line, col, shown, nul ? " (with a NUL byte)" : "");
+    else
+      pc_ncu_warn(x, "%s:%zu: column %s: unit \"%s\" is not %s: its values are not read", x->name, line, col, shown,
+                  kind == 't' ? "a time" : kind == 'b' ? "a byte count" : "a percentage");
+  }
+  x->units_read = 1;
   return PERFCHECK_OK;
+}
+
+/* A header followed by a launch row, not a units row: nothing says what the
+ * numbers are in (96.384 could be us or ns), so no read column is usable in
+ * this section; one warning names them. */
+static void pc_ncu_no_units(pc_ncu *x, size_t header_line) {
+  char names[400] = "";
+  size_t n = 0, used = 0;
+  for (size_t i = 0; i < x->ncols; i++) {
+    x->usable[i] = 0;
+    x->unit[i] = pc_parse_unit(NULL);
+    free(x->units[i]);
+    x->units[i] = NULL;
+    n += x->reads[i];
+  }
+  /* Named: the first metrics of the table that are columns (the duration
+   * first), then how many in all. */
+  size_t named = 0;
+  for (int m = 0; m < PC_M_COUNT && named < 4; m++) {
+    if (x->col_metric[m] < 0 || used >= sizeof names - 1) continue;
+    char col[120];
+    pc_fmt_printable(col, sizeof col, x->header[x->col_metric[m]], 100);
+    int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", col);
+    if (w > 0) used += (size_t)w < sizeof names - used ? (size_t)w : sizeof names - used - 1;
+    named++;
+  }
+  if (n)
+    pc_ncu_warn(x,
+                "%s:%zu: no units row after the header: the values of %zu column%s (%s%s) cannot be read in their "
+                "units and are not read (ncu --csv --page raw writes the units row)",
+                x->name, header_line, n, n == 1 ? "" : "s", names[0] ? names : "launch__ and device__ columns",
+                n > named ? ", ..." : "");
 }
 
 /* A numeric cell in base units.  Byte sizes that ncu printed scaled and
@@ -784,6 +937,8 @@ static perfcheck_status pc_ncu_keep_units(pc_ncu *x) {
 static pc_num_status pc_ncu_cell(const pc_ncu *x, long col, int snap_kib, double *out) {
   *out = PC_NULL;
   if (col < 0) return PC_NUM_EMPTY;
+  if (!x->usable[col]) return PC_NUM_UNIT;
+  if (pc_csv_field_has_nul(&x->csv, (size_t)col)) return PC_NUM_NUL;
   int decimals = 0;
   double v;
   pc_num_status st = pc_parse_number(pc_csv_field(&x->csv, (size_t)col), &v, &decimals);
@@ -1121,15 +1276,19 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
     if (col < 0) continue;
     double v;
     pc_num_status st = pc_ncu_cell(x, col, 0, &v);
+    if (st == PC_NUM_UNIT) continue; /* the column's one warning said so */
     if (st != PC_NUM_OK) {
-      char shown[160];
-      if (st == PC_NUM_NOT_A_NUMBER || st == PC_NUM_BAD_GROUPING || st == PC_NUM_RANGE) {
+      char shown[200];
+      if (st == PC_NUM_NOT_A_NUMBER || st == PC_NUM_BAD_GROUPING || st == PC_NUM_RANGE ||
+          st == PC_NUM_DECIMAL_COMMA || st == PC_NUM_NUL) {
         char val[64];
         pc_fmt_printable(val, sizeof val, pc_csv_field(&x->csv, (size_t)col), 20);
-        snprintf(shown, sizeof shown, "\"%s\" is %s", val,
-                 st == PC_NUM_NOT_A_NUMBER ? "not a number"
-                 : st == PC_NUM_RANGE      ? "outside the range of a double"
-                                           : "not a number (a ',' outside a group of three digits)");
+        snprintf(shown, sizeof shown, "\"%s\"%s is %s", val, st == PC_NUM_NUL ? " (then a NUL byte)" : "",
+                 st == PC_NUM_NOT_A_NUMBER  ? "not a number"
+                 : st == PC_NUM_RANGE       ? "outside the range of a double"
+                 : st == PC_NUM_DECIMAL_COMMA ? "not a number (a decimal comma: ncu writes 0.5, never 0,5)"
+                 : st == PC_NUM_NUL         ? "not a number"
+                                            : "not a number (a ',' outside a group of three digits)");
       } else {
         snprintf(shown, sizeof shown, "%s", pc_num_reason(st));
       }
@@ -1212,6 +1371,15 @@ static const char *pc_ncu_short_name(pc_ncu *x, const char *kname, size_t klen) 
   return m->shortname;
 }
 
+/* A launch of signature s whose duration cell (column col) could not be
+ * read; st is why (PC_NUM_NOT_A_NUMBER standing for a negative value). */
+static void pc_sig_bad_duration(pc_ncu *x, pc_sig *s, size_t line, pc_num_status st, long col) {
+  if (s->nbad++ > 0) return;
+  s->bad_line = line;
+  s->bad_st = st;
+  pc_fmt_printable(s->bad_val, sizeof s->bad_val, pc_csv_field(&x->csv, (size_t)col), 12);
+}
+
 /* One launch row. */
 static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
   const char *kname = pc_csv_field(&x->csv, (size_t)x->col_kernel);
@@ -1242,7 +1410,12 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
   uint64_t h = pc_hash(x->key, keylen);
 
   double dur;
-  int dur_ok = pc_ncu_cell(x, x->col_metric[PC_M_DURATION], 0, &dur) == PC_NUM_OK && dur >= 0;
+  const long dcol = x->col_metric[PC_M_DURATION];
+  const pc_num_status dst = pc_ncu_cell(x, dcol, 0, &dur);
+  const int dur_ok = dst == PC_NUM_OK && dur >= 0;
+  /* A launch whose duration should be there and is not (the column is
+   * usable): counted against its signature (pc_ncu_finish says so). */
+  const int dur_bad = !dur_ok && dcol >= 0 && dst != PC_NUM_UNIT;
 
   if (x->nslots == 0 && pc_ncu_grow_slots(x))
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
@@ -1255,6 +1428,7 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
       k->profiled_launches++;
       if (dur_ok && pc_sig_add_duration(s, dur))
         return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+      if (dur_bad) pc_sig_bad_duration(x, s, line, dst == PC_NUM_OK ? PC_NUM_NOT_A_NUMBER : dst, dcol);
       return PERFCHECK_OK;
     }
     j = (j + 1) & (x->nslots - 1);
@@ -1289,6 +1463,7 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   if (dur_ok && pc_sig_add_duration(s, dur))
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  if (dur_bad) pc_sig_bad_duration(x, s, line, dst == PC_NUM_OK ? PC_NUM_NOT_A_NUMBER : dst, dcol);
 
   /* ncu --print-kernel-base mangled writes the symbol itself; by default it
    * writes the demangled name. */
@@ -1319,6 +1494,19 @@ static void pc_ncu_finish(pc_ncu *x) {
   for (size_t i = 0; i < x->nsigs && i < x->r->nkernels; i++) {
     pc_kernel *k = &x->r->kernels[i];
     pc_sig *s = &x->sigs[i];
+    if (s->nbad && k->launches > 1) { /* (one launch: the metric's own warning said it) */
+      /* N launches with N-1 launches' time would be a total too small, and
+       * a share too: total_ns is null, the durations are the timed ones'. */
+      char label[200];
+      pc_ncu_printable(label, sizeof label, k->name ? k->name : "?");
+      pc_ncu_warn(x,
+                  "%s:%zu: kernel %s: %zu of %llu launches have no usable gpu__time_duration.sum (this one: \"%s\", "
+                  "%s): duration_ns is over the %zu timed launch%s and total_ns is null",
+                  x->name, s->bad_line, label, s->nbad, (unsigned long long)k->launches, s->bad_val,
+                  s->bad_st == PC_NUM_OK || s->bad_st == PC_NUM_NOT_A_NUMBER ? "not a non-negative number"
+                                                                            : pc_num_reason(s->bad_st),
+                  s->ndur, s->ndur == 1 ? "" : "es");
+    }
     if (s->ndur == 0) continue;
     double mn = s->dur[0], mx = s->dur[0];
     for (size_t j = 1; j < s->ndur; j++) {
@@ -1330,7 +1518,7 @@ static void pc_ncu_finish(pc_ncu *x) {
     k->dur_min_ns = mn;
     k->dur_max_ns = mx;
     k->dur_median_ns = pc_median(s->dur, s->ndur);
-    k->total_ns = sum;
+    k->total_ns = s->nbad ? PC_NULL : sum;
   }
 }
 
@@ -1363,6 +1551,8 @@ static void pc_ncu_free(pc_ncu *x) {
   free(x->units);
   free(x->header);
   free(x->unit);
+  free(x->reads);
+  free(x->usable);
   for (size_t i = 0; i < x->nsigs; i++) {
     free(x->sigs[i].key);
     free(x->sigs[i].dur);
@@ -1502,6 +1692,27 @@ static perfcheck_status pc_ncu_find_header(pc_ncu *x) {
                       "with `ncu --csv --page raw`)");
 }
 
+/* Whether the record just read is a header row: a "Kernel Name" field and
+ * another that names a metric column (a launch row's numbers never do). */
+static int pc_ncu_header_like(const pc_ncu *x) {
+  const pc_csv *c = &x->csv;
+  int kernel_name = 0, metric_name = 0;
+  for (size_t i = 0; i < c->n && !(kernel_name && metric_name); i++) {
+    const char *f = pc_csv_field(c, i);
+    if (strcmp(f, "Kernel Name") == 0) {
+      kernel_name = 1;
+      continue;
+    }
+    if (!strstr(f, "__")) continue;
+    int plain = 1;
+    for (const char *p = f; *p && plain; p++)
+      plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '.';
+    metric_name = plain && f[0] != '_';
+  }
+  return kernel_name && metric_name;
+}
+
 static perfcheck_status pc_ncu_parse(pc_ncu *x) {
   pc_csv *c = &x->csv;
   perfcheck_status st = pc_ncu_find_header(x);
@@ -1510,6 +1721,7 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
   if (st != PERFCHECK_OK) return st;
 
   size_t error_lines = 0;
+  size_t section_line = x->header_line; /* the header of the rows being read */
   int first = 1;
   for (;;) {
     int rc = pc_ncu_skip_noise(x, &error_lines);
@@ -1531,33 +1743,52 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
       if (rc != PC_CSV_UNTERMINATED) x->rest_unreadable = 1;
       break;
     }
+    if (pc_ncu_header_like(x)) {
+      /* The header again (ncu writes one per profiled process): a new
+       * section, with its own units row, when it names the same columns in
+       * the same order; anything else would read the rows after it through
+       * the wrong columns, so it is an error at its line.  (A kernel may well
+       * be called "Kernel Name": a header row also names a metric column.) */
+      size_t i = 0;
+      while (c->n == x->ncols && i < x->ncols && strcmp(pc_csv_field(c, i), x->header[i]) == 0) i++;
+      if (c->n != x->ncols || i < x->ncols) {
+        char got[160];
+        pc_fmt_printable(got, sizeof got, c->n == x->ncols && i < c->n ? pc_csv_field(c, i) : "", 60);
+        if (c->n != x->ncols)
+          return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
+                              "a second header row with %zu columns where the first (line %zu) has %zu: the rows "
+                              "after it cannot be read through the first header's columns",
+                              c->n, x->header_line, x->ncols);
+        char want[160];
+        pc_fmt_printable(want, sizeof want, x->header[i], 60);
+        return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, line,
+                            "a second header row whose column %zu is \"%s\" where the first header (line %zu) has "
+                            "\"%s\": the rows after it cannot be read through the first header's columns",
+                            i + 1, got, x->header_line, want);
+      }
+      section_line = line;
+      first = 1;
+      continue;
+    }
     if (c->n != x->ncols) {
       pc_ncu_bad_row(x, line, "%zu fields where the header (line %zu) has %zu", c->n, x->header_line, x->ncols);
       continue;
     }
     const char *kname = pc_csv_field(c, (size_t)x->col_kernel);
-    if (strcmp(kname, "Kernel Name") == 0) {
-      /* The header again (ncu writes one per profiled process): skip it and
-       * its units row.  Only a row equal to the header in every column is
-       * one; a kernel may well be called "Kernel Name". */
-      size_t i = 0;
-      while (i < x->ncols && strcmp(pc_csv_field(c, i), x->header[i]) == 0) i++;
-      if (i == x->ncols) {
-        first = 1;
-        continue;
-      }
-    }
     if (first) {
       first = 0;
-      /* The row after a header holds the units when its kernel name is empty. */
+      /* The row after a header holds the units when its kernel name is
+       * empty; each section (header) has its own. */
       if (kname[0] == '\0') {
-        if (!x->units_read) {
-          st = pc_ncu_keep_units(x);
-          if (st != PERFCHECK_OK) return st;
-          x->units_read = 1;
-        }
+        st = pc_ncu_keep_units(x, line);
+        if (st != PERFCHECK_OK) return st;
         continue;
       }
+      pc_ncu_no_units(x, section_line);
+    }
+    if (pc_csv_field_has_nul(c, (size_t)x->col_kernel)) {
+      pc_ncu_bad_row(x, line, "a NUL byte inside the kernel name");
+      continue;
     }
     if (!x->device_read && kname[0] != '\0') {
       pc_ncu_read_device(x);

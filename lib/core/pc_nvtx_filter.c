@@ -11,7 +11,7 @@
 
 static void pc_nvtx_pattern_free(pc_nvtx_pattern *p) {
   for (size_t i = 0; i < p->n; i++) {
-    if (p->el[i].kind == 2) regfree(&p->el[i].re);
+    if (p->el[i].kind == 2) pc_regex_free(&p->el[i].re);
     free(p->el[i].name);
   }
   memset(p, 0, sizeof *p);
@@ -44,7 +44,7 @@ static int pc_nvtx_elem_set(pc_nvtx_elem *e, const char *text, int literal, char
     e->kind = 2;
   }
   if (!(e->name = malloc(strlen(text) + 1))) {
-    if (e->kind == 2) regfree(&e->re);
+    if (e->kind == 2) pc_regex_free(&e->re);
     snprintf(why, whylen, "out of memory");
     return -1;
   }
@@ -164,7 +164,7 @@ int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char 
 }
 
 static int pc_nvtx_elem_match(const pc_nvtx_elem *e, const char *name) {
-  if (e->kind == 2) return regexec(&e->re, name, 0, NULL, 0) == 0;
+  if (e->kind == 2) return pc_regex_match(&e->re, name) == 1;
   return strcmp(e->name, name) == 0;
 }
 

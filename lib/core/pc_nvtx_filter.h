@@ -28,7 +28,7 @@
 #ifndef PC_NVTX_FILTER_H
 #define PC_NVTX_FILTER_H
 
-#include <regex.h>
+#include "pc_regex.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +38,7 @@
 typedef struct pc_nvtx_elem {
   int kind; /* 0 a name, 1 "*", 2 regex:EXPR */
   char *name;
-  regex_t re;
+  pc_regex re;
 } pc_nvtx_elem;
 
 typedef struct pc_nvtx_pattern {

@@ -11,6 +11,8 @@
 #include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -170,15 +172,22 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
         } else {
           snprintf(name, sizeof name, "%.200s...", s + 3);
         }
-        if (v && *v) {
+        size_t vlen = v ? strlen(v) : 0;
+        if (v && *v && vlen <= PC_OUT_VALUE_MAX) {
           pc_out_add_component(&b, v);
         } else {
+          /* Unset, empty, or too long to be one file name: never a name two
+           * processes could share (a cut value could be), the pid. */
           pc_out_add_pid(&b);
           has_pid = 1;
           if (warn) {
-            char line[1024];
+            char line[1024], what[64];
+            if (v && *v)
+              snprintf(what, sizeof what, "%zu bytes long (at most %d)", vlen, PC_OUT_VALUE_MAX);
+            else
+              snprintf(what, sizeof what, "%s", v ? "empty" : "unset");
             snprintf(line, sizeof line, "perfcheck: the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead\n",
-                     pattern, name, v ? "empty" : "unset", (long)getpid());
+                     pattern, name, what, (long)getpid());
             fputs(line, warn);
             fflush(warn);
           }
@@ -219,7 +228,7 @@ done:
   return b.p;
 }
 
-/* ---- writing a file ------------------------------------------------------------ */
+/* ---- writing a file: the one output function ------------------------------------ */
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -245,14 +254,86 @@ static uint64_t pc_out_random(void) {
   return v;
 }
 
+/* What a node that is not a regular file is, for the refusal. */
+static const char *pc_out_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/* The process's umask, read without changing it (umask(2) would, for every
+ * thread of the host program): /proc/self/status's "Umask:" line (Linux
+ * 4.7 and later).  -1 when it cannot be read. */
+static int pc_out_umask(void) {
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  const char *u = strstr(buf, "\nUmask:");
+  if (!u) return -1;
+  char *end = NULL;
+  long v = strtol(u + 7, &end, 8);
+  return end && end != u + 7 && v >= 0 && v <= 0777 ? (int)v : -1;
+}
+
+/* The mode a new report file gets: 0666 less the umask, as any program's
+ * new file; 0600 in a privileged process (its umask is its invoker's) or
+ * when the umask cannot be read. */
+static mode_t pc_out_new_mode(void) {
+  if (pc_output_privileged()) return 0600;
+  int um = pc_out_umask();
+  return um < 0 ? 0600 : (mode_t)(0666 & ~um);
+}
+
+/* The target as it is now: 0 when absent (*exists 0) or a regular file or
+ * a symlink (replaced, never followed; *st filled); -1 with why when it is
+ * something else, which is never touched. */
+static int pc_out_check_target(const char *path, struct stat *st, int *exists, char *why, size_t whylen) {
+  *exists = 0;
+  if (lstat(path, st) != 0) {
+    if (errno == ENOENT) return 0;
+    return pc_out_fail(why, whylen, "cannot look at %s: %s", path, strerror(errno));
+  }
+  *exists = 1;
+  if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) return 0;
+  return pc_out_fail(why, whylen, "%s is %s, not a regular file: perfcheck writes only regular files (- is stdout)",
+                     path, pc_out_kind(st->st_mode));
+}
+
+static int pc_out_stream_to(FILE *f, pc_output_writer write, void *ctx, char *why, size_t whylen) {
+  errno = 0;
+  int bad = write(f, ctx) != 0;
+  int e = errno;
+  if (fflush(f) != 0 || ferror(f)) {
+    bad = 1;
+    if (!e) e = errno;
+  }
+  if (bad) {
+    clearerr(f);
+    return pc_out_fail(why, whylen, "writing to stdout failed: %s", e ? strerror(e) : "write error");
+  }
+  return 0;
+}
+
 int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, char *why, size_t whylen) {
   if (why && whylen) why[0] = '\0';
   if (!path || !*path || !write) return pc_out_fail(why, whylen, "no path");
+  if (strcmp(path, "-") == 0) return pc_out_stream_to(stdout, write, ctx, why, whylen);
   /* The folder, and the temporary's name in it: ".BASE.XXXXXXXXXXXX.tmp". */
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) : 0;
   const char *base = slash ? slash + 1 : path;
-  if (!*base) return pc_out_fail(why, whylen, "%s is a folder, not a file name", path);
+  if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+    return pc_out_fail(why, whylen, "%s is a folder, not a file name", path);
+  struct stat target;
+  int exists = 0;
+  if (pc_out_check_target(path, &target, &exists, why, whylen) != 0) return -1;
   size_t baselen = strlen(base);
   if (baselen > 200) baselen = 200; /* the temporary's name must fit NAME_MAX */
   size_t cap = dirlen + baselen + 40;
@@ -266,7 +347,8 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
     else
       snprintf(tmp, cap, ".%.*s.%012llx.tmp", (int)baselen, base,
                (unsigned long long)(pc_out_random() & 0xffffffffffffull));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    /* 0600 while it is written: nobody opens a report before its mode is set. */
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) {
@@ -284,9 +366,26 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
     free(tmp);
     return pc_out_fail(why, whylen, "%s", strerror(e));
   }
+  errno = 0;
   int bad = write(f, ctx) != 0;
-  if (fflush(f) != 0 || ferror(f)) bad = 1;
   int e = errno;
+  if (fflush(f) != 0 || ferror(f)) {
+    bad = 1;
+    if (!e) e = errno;
+  }
+  if (!bad) {
+    /* An existing file keeps its mode (and, for root, its owner); a new one
+     * gets pc_out_new_mode's. */
+    mode_t mode = exists && S_ISREG(target.st_mode) ? (target.st_mode & 0777) : pc_out_new_mode();
+    if (exists && S_ISREG(target.st_mode) && geteuid() == 0 &&
+        (target.st_uid != 0 || target.st_gid != getegid()) && fchown(fileno(f), target.st_uid, target.st_gid) != 0) {
+      /* best effort: the report is written, owned by root */
+    }
+    if (fchmod(fileno(f), mode) != 0) {
+      bad = 1;
+      e = errno;
+    }
+  }
   if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
     bad = 1;
     e = errno;
@@ -300,14 +399,41 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
     free(tmp);
     return pc_out_fail(why, whylen, "writing failed: %s", e ? strerror(e) : "write error");
   }
-  if (rename(tmp, path) != 0) {
-    e = errno;
-    unlink(tmp);
-    free(tmp);
-    return pc_out_fail(why, whylen, "cannot replace %s: %s", path, strerror(e));
+  /* Again just before the rename, which would replace whatever is there: a
+   * device or FIFO put at the name meanwhile is left alone.  A name that was
+   * free is taken only if it still is (RENAME_NOREPLACE). */
+  struct stat now;
+  int still = 0, refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+  int rc = -1;
+  if (!refused) {
+    rc = still ? rename(tmp, path) : renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    if (rc != 0 && !still && (errno == EINVAL || errno == ENOSYS || errno == EEXIST)) {
+      /* No RENAME_NOREPLACE on this file system, or a name taken meanwhile:
+       * look once more, then replace. */
+      refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+      rc = refused ? -1 : rename(tmp, path);
+    }
+    if (rc != 0 && !refused) pc_out_fail(why, whylen, "cannot replace %s: %s", path, strerror(errno));
   }
+  if (rc != 0) unlink(tmp);
   free(tmp);
-  return 0;
+  return rc != 0 ? -1 : 0;
+}
+
+typedef struct pc_out_bytes {
+  const void *data;
+  size_t size;
+} pc_out_bytes;
+
+static int pc_out_write_bytes(FILE *f, void *ctx) {
+  const pc_out_bytes *b = ctx;
+  return b->size && fwrite(b->data, 1, b->size, f) != b->size ? -1 : 0;
+}
+
+int pc_output_write_bytes(const char *path, const void *data, size_t size, char *why, size_t whylen) {
+  if (!data && size) return pc_out_fail(why, whylen, "no data");
+  pc_out_bytes b = {data, size};
+  return pc_output_write_file(path, pc_out_write_bytes, &b, why, whylen);
 }
 
 /* ---- the whole rule --------------------------------------------------------------- */

@@ -13,7 +13,9 @@
  *   "-"       stdout; "stderr": stderr
  * Any other '%' sequence is refused when the pattern is read (start-up).
  * Values of %h and %q{VAR} are made one path component: '/', control
- * characters and a value of "." or ".." become '_', at most 128 bytes.
+ * characters and a value of "." or ".." become '_'.  A %q{VAR} value longer
+ * than 128 bytes gives the process id instead, with one warning (cut, two
+ * ranks' values could become one file name).
  *
  * Processes of one run: `perfcheck run` marks the program it starts as the
  * run's root (PERFCHECK_ROOT_PID, set in the child only; the injection
@@ -23,13 +25,25 @@
  * name with ".PID" put before its extension (report.json ->
  * report.4242.json), so no two processes write the same file.
  *
- * Writing a file: a temporary file in the target's folder, opened with
- * O_CREAT | O_EXCL | O_NOFOLLOW (a symlink planted at a predictable name is
- * never followed), written, flushed and synced, then renamed over the
- * target (a reader sees the old report or the new one, never half of one;
- * a symlink at the target itself is replaced, not written through).  When
- * that fails (no such folder, no permission, disk full), the report goes
- * to stderr after one line that says why, so nothing is lost.
+ * Writing a file (pc_output_write_file, the one output function: every
+ * writer of the library and of the `perfcheck` command goes through it, and
+ * ctest build.one_output checks that no other code opens a file to write):
+ *   - "-" is stdout (streamed, flushed, its errors reported);
+ *   - an existing target that is not a regular file (a device such as
+ *     /dev/full, a FIFO, a socket, a folder) is refused and left alone;
+ *   - the content goes to a temporary file in the target's folder, opened
+ *     O_CREAT | O_EXCL | O_NOFOLLOW with mode 0600 (a symlink planted at a
+ *     predictable name is never followed), written, flushed and synced, then
+ *     renamed over the target: a reader sees the old file or the new one,
+ *     never half of one; a symlink at the target is replaced, not written
+ *     through; a failure (no such folder, disk full, RLIMIT_FSIZE) leaves the
+ *     target as it was and removes the temporary;
+ *   - the file keeps an existing file's mode (root also keeps its owner); a
+ *     new file gets 0666 less the umask (read from /proc/self/status, never
+ *     changed), or 0600 in a privileged process, whose umask is its
+ *     invoker's, or when the umask cannot be read.
+ * pc_output_deliver adds: when the write fails, the report goes to stderr
+ * after one line that says why, so nothing is lost.
  *
  * Privileged processes (setuid, setgid, file capabilities: the kernel's
  * AT_SECURE): environment variables are read with secure_getenv (so %q
@@ -60,11 +74,15 @@ char *pc_output_expand(const char *pattern, FILE *warn);
 int pc_output_privileged(void);
 
 /* Writes what `write` writes (its return: 0 ok, nonzero failed) to `path`
- * through a temporary file and rename (above).  Returns 0; or -1 with why
- * ("cannot create a file in /x: No such file or directory") and nothing
- * left behind: the target is as it was and the temporary is removed. */
+ * by the rules above ("-": stdout).  Returns 0; or -1 with why ("/dev/full
+ * is a character device, not a regular file: ...", "cannot create a file in
+ * /x: No such file or directory", "writing failed: File too large") and
+ * nothing left behind: the target is as it was and the temporary removed. */
 typedef int (*pc_output_writer)(FILE *f, void *ctx);
 int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, char *why, size_t whylen);
+
+/* pc_output_write_file of `size` bytes at `data`. */
+int pc_output_write_bytes(const char *path, const void *data, size_t size, char *why, size_t whylen);
 
 /* The whole rule for a report: expands `pattern`, then "-" is stdout,
  * "stderr" stderr, a privileged process writes no file (one line), else

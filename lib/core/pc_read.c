@@ -10,7 +10,6 @@
 #include "pc_json.h"
 #include "pc_nsys.h"
 
-#define PC_READ_JSON_MAX ((size_t)1 << 30)
 
 /* The input is not what `want` reads: a message that names both. */
 static perfcheck_status pc_read_wrong_kind(const pc_input *in, const char *want) {
@@ -62,13 +61,14 @@ static perfcheck_status pc_read_ncu(pc_input *in, int quiet, pc_report **out) {
 }
 
 static perfcheck_status pc_read_json(pc_input *in, int quiet, pc_report **out) {
-  char *data = NULL, err[512];
-  size_t n = 0;
-  perfcheck_status st = pc_input_read_all(in, PC_READ_JSON_MAX, "a JSON report", &data, &n, err, sizeof err);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err);
+  char err[512];
+  FILE *f = pc_input_stream(in);
+  if (!f) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", pc_input_name(in));
   pc_report *r = NULL;
-  st = pc_report_from_json_text(data, n, pc_input_name(in), quiet, &r, err, sizeof err);
-  free(data);
+  /* Streamed: no size limit, memory one chunk and the report (issue 22). */
+  perfcheck_status st = pc_report_from_json_stream(f, pc_input_name(in), quiet, &r, err, sizeof err);
+  if (st != PERFCHECK_OK && pc_input_error(in)[0])
+    return pc_fail(st, "%s: %s", pc_input_name(in), pc_input_error(in));
   if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
   pc_read_truncated_note(in, r, quiet);
   *out = r;

@@ -1,34 +1,55 @@
 /*
  * pc_regex.h: the one guard every regular expression a user supplies goes
  * through (expectations' regex:PATTERN, --kernels / PERFCHECK_KERNELS,
- * --nvtx / PERFCHECK_NVTX), and ncu's kernel-filter vocabulary.
+ * --nvtx / PERFCHECK_NVTX), the matcher they all use, and ncu's
+ * kernel-filter vocabulary.
  *
- * The engine is glibc's regcomp/regexec (POSIX extended, REG_NOSUB): no
- * extra library for a program that links libperfcheck.  Without
- * back-references glibc matches with a lazily built DFA (no backtracking),
- * but two costs still grow without bound, so the guard bounds them before
- * regcomp is called:
- *   compile  glibc copies the tree of an operand once per count of a bounded
- *            repetition, so ((a{255}){255}){255} asks for 16 million nodes
- *            (3.5 GB measured); and every optional copy widens the DFA's
- *            states, so the first match costs about the square of the
- *            expanded size (([a-z]{0,40}){40}x: 1.2 s on a 1 KiB name).
- *   match    back-references make glibc backtrack: (x|xx)+\1y ran for over
- *            100 s against a 1 KiB template name.
- * The rules, each named in the refusal:
+ * The matcher is our own (issue 22): glibc's regexec searches by trying a
+ * match at every start position, each of which may scan to the end, so its
+ * cost grew with the square of the name (regex:a+x against 10 KB of 'a':
+ * 0.24 s, 100 KB: 50 s, 1 MB: over 120 s; exports allow 64 MiB names).
+ * Weighed: TRE (libtre, in Debian) matches in linear time too, but every
+ * program that links libperfcheck would then load it, for a library last
+ * released in 2009; RE2 is C++; capping the subject a regex sees would
+ * change what `$` and long template names match, a rule users would have to
+ * remember.  The guard below already restricts the syntax to what a
+ * Thompson NFA handles without backtracking (no back-references, bounded
+ * counts), so the matcher is one: the pattern becomes an NFA program (a
+ * counted repetition written out, at most PC_REGEX_MAX_EXPANSION atoms),
+ * and a match runs it as a DFA built lazily, one state per set of NFA
+ * states reached, for that call only (so a match is thread-safe and takes no
+ * lock).  Every byte of the name costs one table lookup once its state
+ * exists; a new state costs at most the program's size; at most 4096
+ * states are kept (then the cache starts again; after two such starts the
+ * rest of the name is stepped as an NFA, byte by byte, which costs the same
+ * without storing states), so time is linear in the name's length (times
+ * the program's size at worst) and memory bounded whatever the name
+ * (scripts/bench_regex.py: regex:a+x on a 1 MB name, milliseconds; a
+ * pattern whose DFA never settles, a[ab]{200}c on random a and b, about a
+ * second per MB).
+ *
+ * The language is POSIX extended as glibc's regcomp reads it (regcomp is
+ * still called, on the pattern only, so its syntax errors and messages are
+ * the ones users know), matched over bytes as in the C locale: alternation,
+ * groups, * + ? {m} {m,} {m,n} {,n}, ., ^ and $ anywhere (no REG_NEWLINE:
+ * they match at the ends of the name only), bracket expressions with ranges,
+ * [:class:] (ASCII), [=c=] and [.c.]; \w \W \s \S, \` and \' as GNU's.
+ * Refused, each by a rule of the guard:
  *   length       at most PC_REGEX_MAX_LEN bytes
  *   count        a repetition count {m,n} at most PC_REGEX_MAX_COUNT
  *   nesting      counted repetition nested at most PC_REGEX_MAX_NESTING deep
  *   expansion    at most PC_REGEX_MAX_EXPANSION atoms once every counted and
  *                '+' repetition is written out (a{255}: 255; (ab){3}: 6)
- *   backref      no back-reference (\1 .. \9)
+ *   backref      no back-reference (\1 .. \9): no linear-time matcher has them
+ *   boundary     no word-boundary assertion (\b \B \< \>): the matcher
+ *                looks at one byte at a time; write the bytes around it
+ *                ([^[:alnum:]_]) or anchors instead
  *   stacked      no repetition operator right after another (a++, a*{2}):
- *                POSIX leaves them undefined and glibc copies the tree per
- *                operator
- * Measured here (glibc 2.36, x86-64): the worst accepted patterns we found,
- * ((.?){2}){255}x, (.?){255}(.?){255}x and (.*a.?){100}x, compile in about
- * 1 ms and take about 0.1 s and 8 MB for a first match against an 8 KiB
- * name (later matches reuse the DFA built so far).
+ *                POSIX leaves them undefined
+ * (glibc's regcomp alone once needed the length, count, nesting and
+ * expansion rules too: ((a{255}){255}){255} asked it for 3.5 GB.)
+ * Matching is by bytes: '.' is one byte, and a UTF-8 character in a name is
+ * matched by its bytes (in a UTF-8 locale glibc would match it as one).
  *
  * Pure C, libc only: the `perfcheck` command compiles this file too, so that
  * `perfcheck run --kernels` refuses what the library would.
@@ -36,7 +57,6 @@
 #ifndef PC_REGEX_H
 #define PC_REGEX_H
 
-#include <regex.h>
 #include <stddef.h>
 
 #define PC_REGEX_MAX_LEN 512
@@ -49,10 +69,30 @@
  * (...)") and *at the 0-based byte offset of the offending character. */
 int pc_regex_check(const char *pattern, size_t *at, char *why, size_t whylen);
 
-/* The guard, then regcomp(re, pattern, REG_EXTENDED | REG_NOSUB).  Returns 0
- * with *re compiled (regfree it); else -1 with why (the guard's rule, or
- * regerror's text) and *at (0 when regcomp refused). */
-int pc_regex_compile(regex_t *re, const char *pattern, size_t *at, char *why, size_t whylen);
+/* A compiled pattern: immutable once compiled, so any number of threads
+ * may match it at once. */
+typedef struct pc_regex {
+  struct pc_rx_prog *prog;
+} pc_regex;
+
+/* The guard, then regcomp's syntax check, then the matcher's program.
+ * Returns 0 with *re compiled (pc_regex_free it); else -1 with why (the
+ * guard's rule, regerror's text, or "out of memory") and *at (0 when regcomp
+ * refused).  *re is left empty on failure (pc_regex_free is a no-op on it). */
+int pc_regex_compile(pc_regex *re, const char *pattern, size_t *at, char *why, size_t whylen);
+
+/* Whether the pattern matches somewhere in `subject` (a search, as regexec
+ * without REG_NEWLINE): 1 it does, 0 it does not, -1 out of memory (callers
+ * take it as no match).  Time linear in strlen(subject); thread-safe. */
+int pc_regex_match(const pc_regex *re, const char *subject);
+
+/* Frees what pc_regex_compile made; NULL or an empty one is a no-op. */
+void pc_regex_free(pc_regex *re);
+
+/* The most DFA states one match keeps before its cache starts again (4096;
+ * after two such starts the rest of the name is stepped as an NFA).  Only
+ * tests change it, to reach those paths on short names. */
+extern unsigned pc_regex_dfa_state_limit;
 
 /* ncu's -k vocabulary for a kernel filter (`--kernel-name` with the default
  * `--kernel-name-base function`):

@@ -35,3 +35,13 @@ int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *p
   pc_report_out_ctx c = {r, format};
   return pc_output_deliver(pattern, pc_report_out_write, &c, quiet, stderr);
 }
+
+PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void *data, size_t size) {
+  if (!path || !*path || (!data && size))
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_file_write: %s",
+                   !path || !*path ? "no path" : "data is NULL");
+  char why[800];
+  if (pc_output_write_bytes(path, data, size, why, sizeof why) != 0)
+    return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_file_write: %s", why);
+  return PERFCHECK_OK;
+}

@@ -36,7 +36,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *r
   if (!pattern)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "bad kernel filter \"%s\" (at character %zu): %s", kernels,
                    at + 1, why);
-  regex_t re;
+  pc_regex re;
   if (pc_regex_compile(&re, pattern, &at, why, sizeof why) != 0) {
     free(pattern);
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "bad kernel filter \"%s\": %s", kernels, why);
@@ -47,11 +47,11 @@ PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *r
   if (!r || pc_select_copy_header(r, report) != 0) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < report->nkernels && st == PERFCHECK_OK; i++) {
     const pc_kernel *k = &report->kernels[i];
-    if (!k->name || regexec(&re, k->name, 0, NULL, 0) != 0) continue;
+    if (!k->name || pc_regex_match(&re, k->name) != 1) continue;
     pc_kernel *d = pc_report_add_kernel(r);
     if (!d || pc_kernel_copy(d, k) != 0) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
   }
-  regfree(&re);
+  pc_regex_free(&re);
   if (st != PERFCHECK_OK) {
     pc_report_free(r);
     return pc_fail(st, "perfcheck_report_select: out of memory");

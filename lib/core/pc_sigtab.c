@@ -127,14 +127,14 @@ static void pc_short_name(const char *mangled, char *out, size_t len) {
   free(dem);
 }
 
-int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const regex_t *re) {
+int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const pc_regex *re) {
   if (!re) return 1;
   pc_name *n = &t->names[name];
   if (n->regex < 0) {
     /* Demangling inside the callback: once per kernel name, no CUDA call. */
     char shortn[512];
     pc_short_name(n->mangled, shortn, sizeof shortn);
-    n->regex = regexec(re, shortn, 0, NULL, 0) == 0;
+    n->regex = pc_regex_match(re, shortn) == 1;
   }
   return n->regex;
 }

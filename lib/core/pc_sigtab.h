@@ -16,12 +16,12 @@
 #ifndef PC_SIGTAB_H
 #define PC_SIGTAB_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pc_core.h"
 #include "pc_launchlog.h"
+#include "pc_regex.h"
 #include "pc_snapshot.h"
 
 typedef struct pc_name {
@@ -86,7 +86,7 @@ uint32_t pc_sigtab_ctx(pc_sigtab *t, void *ctx, uint32_t uid);
 void pc_sigtab_ctx_dead(pc_sigtab *t, void *ctx);
 /* kernel_regex on the name's short demangled name, as the report names the
  * kernel ("scaleAdd<4>"); decided once per name.  NULL regex: 1. */
-int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const regex_t *re);
+int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const pc_regex *re);
 /* Whether the name is a communication kernel's (NCCL's, pc_core.h); decided
  * once per name, when its symbol is known (0 while it is not). */
 int pc_sigtab_name_is_communication(pc_sigtab *t, uint32_t name);
@@ -102,7 +102,7 @@ void pc_sigtab_free(pc_sigtab *t);
  * first per_signature launches of each signature in each region, so that
  * every report entry can get counters. */
 typedef struct pc_select {
-  const regex_t *kernel_regex;  /* NULL: every kernel */
+  const pc_regex *kernel_regex;  /* NULL: every kernel */
   uint64_t launch_skip;
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */

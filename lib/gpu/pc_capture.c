@@ -60,7 +60,13 @@
 #include "pc_capture.h"
 
 #include <cupti.h> /* brings generated_cuda_meta.h: the launch parameter structs */
+#include <stdlib.h>
+/* nvtx3's header-only loader (brought by generated_nvtx_meta.h) reads
+ * NVTX_INJECTION64_PATH with getenv: in a privileged process (AT_SECURE) no
+ * variable may name a library to load. */
+#define getenv secure_getenv
 #include <generated_nvtx_meta.h>
+#undef getenv
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

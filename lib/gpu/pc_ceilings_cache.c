@@ -10,6 +10,7 @@
  * (pc_cuda.h) and the core only: it sits below pc_funcinfo.c, and the
  * benchmark above both.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -20,9 +21,10 @@
 
 int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) {
   if (dir && *dir) return snprintf(out, len, "%s", dir) < (int)len ? 0 : -1;
-  const char *x = getenv("XDG_CACHE_HOME");
+  /* secure_getenv: a privileged process reads no variable (no cache then). */
+  const char *x = secure_getenv("XDG_CACHE_HOME");
   if (x && x[0] == '/') return snprintf(out, len, "%s/perfcheck", x) < (int)len ? 0 : -1;
-  const char *h = getenv("HOME");
+  const char *h = secure_getenv("HOME");
   if (h && h[0] == '/') return snprintf(out, len, "%s/.cache/perfcheck", h) < (int)len ? 0 : -1;
   return -1;
 }

@@ -46,7 +46,7 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <pthread.h>
-#include <regex.h>
+#include "../core/pc_regex.h"
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -182,7 +182,7 @@ typedef struct pc_collector_counters {
   pc_rp *rp;
   int asked;                    /* counters were asked for */
   const char *note;             /* why they are off although asked for */
-  const regex_t *kernel_regex;
+  const pc_regex *kernel_regex;
   uint64_t launch_skip;
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */

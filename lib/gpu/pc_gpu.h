@@ -31,11 +31,11 @@
 #ifndef PC_GPU_H
 #define PC_GPU_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/pc_core.h"
+#include "../core/pc_regex.h"
 #include "../core/pc_regions.h"
 #include "../core/pc_snapshot.h"
 
@@ -44,7 +44,7 @@
 typedef struct pc_gpu_config {
   perfcheck_mode mode;
   const char *metrics;          /* NULL: "default" */
-  const regex_t *kernel_regex;  /* NULL: every kernel; borrowed until pc_gpu_stop */
+  const pc_regex *kernel_regex;  /* NULL: every kernel; borrowed until pc_gpu_stop */
   uint64_t launch_skip, launch_count;
   unsigned per_signature;       /* >= 1 */
   int progress;

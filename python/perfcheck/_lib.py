@@ -103,6 +103,7 @@ PROTOTYPES = {
     "perfcheck_options_from_env": (_S, [ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_uint)]),
     "perfcheck_report_to_string": (_S, [_P, _S, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_SZ)]),
     "perfcheck_free": (None, [_P]),
+    "perfcheck_file_write": (_S, [_STR, ctypes.c_char_p, _SZ]),
     "perfcheck_report_from_ncu_csv": (_S, [_STR, ctypes.c_int, ctypes.POINTER(_P)]),
     "perfcheck_report_from_json_text": (_S, [_STR, _SZ, _STR, ctypes.c_int, ctypes.POINTER(_P)]),
     "perfcheck_report_destroy": (None, [_P]),

@@ -15,6 +15,7 @@ import dataclasses
 import gzip
 import json
 import os
+import sys
 import weakref
 import zlib
 from dataclasses import dataclass, field
@@ -314,7 +315,12 @@ class Tool(_Entry):
 
 
 def _fs(path):
-    return os.fsencode(os.fspath(path))
+    """A path as the bytes the C library takes.  A NUL would end the C string
+    early ('file\\0.evil' would name 'file'): ValueError, as open() says."""
+    b = os.fsencode(os.fspath(path))
+    if b"\0" in b:
+        raise ValueError("perfcheck: a path with a NUL byte in it: %r" % (path,))
+    return b
 
 
 class Report:
@@ -388,11 +394,23 @@ class Report:
 
     def save(self, path):
         """Writes :meth:`to_json` to ``path`` (readable by :func:`load`,
-        ``perfcheck check`` and ``perfcheck merge``)."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self._text)
-            if not self._text.endswith("\n"):
-                f.write("\n")
+        ``perfcheck check`` and ``perfcheck merge``) through the library's
+        one output function (``perfcheck_file_write``): a regular file
+        replaced whole through a temporary file and a rename (a symlink at
+        ``path`` is replaced, never followed; an existing file keeps its
+        mode); a device, FIFO or folder at ``path`` is refused.  ``"-"`` is
+        ``sys.stdout``.  Raises PerfcheckError (ERROR_IO: why, in the
+        detail), ValueError for a path with a NUL byte."""
+        text = self._text if self._text.endswith("\n") else self._text + "\n"
+        name = _fs(path)
+        if name == b"-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        data = text.encode("utf-8")
+        st = self._lib.file_write(name, data, len(data))
+        if st != 0:
+            raise PerfcheckError(st, self._lib.last_error(), self._lib)
 
     def to_dataframe(self, what="kernels"):
         """A pandas DataFrame, one row per kernel (``what="kernels"``) or per
@@ -558,6 +576,7 @@ def load(path, quiet=False):
     ERROR_IO, ERROR_PARSE (the detail says FILE:LINE:COLUMN)."""
     lib = _lib.get()
     name = os.fspath(path)
+    _fs(name)  # ValueError for a NUL in it, before the file system is asked
     try:
         with open(name, "rb") as f:
             raw = f.read()

@@ -21,6 +21,54 @@ def test_save_and_load(mystery, tmp_path):
     assert back.expect("mysteryB:cause==divergent_warps")
 
 
+def test_save_through_the_one_output_function(mystery, tmp_path):
+    """Issue 22: Report.save goes through perfcheck_file_write, the writers'
+    one output function: a symlink at the name is replaced, never followed;
+    a FIFO or device is refused and left alone; a 0600 file stays 0600."""
+    import os
+    import stat
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    link = tmp_path / "r.json"
+    os.symlink(victim, link)
+    mystery.save(link)
+    assert victim.read_text() == "precious\n"
+    assert not link.is_symlink() and perfcheck.load(link).to_dict() == mystery.to_dict()
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(perfcheck.PerfcheckError) as e:
+        mystery.save(fifo)
+    assert e.value.status == perfcheck.Status.ERROR_IO and "is a FIFO, not a regular file" in str(e.value)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    with pytest.raises(perfcheck.PerfcheckError, match="character device"):
+        mystery.save("/dev/null")
+    with pytest.raises(perfcheck.PerfcheckError, match="No such file or directory"):
+        mystery.save(tmp_path / "no" / "such" / "r.json")
+    assert sorted(os.listdir(tmp_path)) == ["fifo", "r.json", "victim"]  # no temporary left
+
+    private = tmp_path / "private.json"
+    private.write_text("old\n")
+    os.chmod(private, 0o600)
+    mystery.save(private)
+    assert stat.S_IMODE(os.stat(private).st_mode) == 0o600
+    assert perfcheck.load(private).to_dict() == mystery.to_dict()
+
+
+def test_nul_in_a_path_is_refused(mystery, mystery_csv, tmp_path):
+    """Issue 22: a NUL would end the C string early ('file\\0.evil' named
+    'file'): ValueError before any file is read or written."""
+    with pytest.raises(ValueError, match="NUL"):
+        perfcheck.diagnose(mystery_csv + "\0.evil")
+    with pytest.raises(ValueError, match="NUL"):
+        perfcheck.load(str(tmp_path / "r.json") + "\0.evil")
+    with pytest.raises(ValueError, match="NUL"):
+        mystery.save(str(tmp_path / "r.json") + "\0.evil")
+    with pytest.raises(ValueError, match="NUL"):
+        mystery.save(b"r.json\0x")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_written_report(mystery_csv, tmp_path):
     import subprocess
     from conftest import need_env

@@ -175,7 +175,7 @@ def main():
     if os.path.exists("/dev/full"):
         with open("/dev/full", "w") as full:
             p = subprocess.run([exe, "merge", "-q", a_path], stdout=full, stderr=subprocess.PIPE, text=True)
-        check(p.returncode == 1 and "writing the report to stdout failed" in p.stderr, "write error: exit %d" % p.returncode)
+        check(p.returncode == 2 and "writing to stdout failed" in p.stderr, "write error: exit %d" % p.returncode)
 
     if failures:
         print("%d check(s) failed" % len(failures))

@@ -105,7 +105,7 @@ pc_cli_test(metrics_bad_set EXIT 2 FLAGS --no-stdout STDERR "unknown metric set 
 
 # A failed write is exit 1, not a silent success.
 if(EXISTS /dev/full)
-  pc_cli_test(write_error EXIT 1 FLAGS --stdout-file /dev/full STDERR "writing the report to stdout failed"
+  pc_cli_test(write_error EXIT 2 FLAGS --stdout-file /dev/full STDERR "writing to stdout failed: No space left on device"
     ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 endif()
 

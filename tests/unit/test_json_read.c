@@ -202,6 +202,43 @@ static void test_mapping_errors(void **state) {
        "a region without a \"name\""},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"warnings\": [1]}", "expected an array of strings"},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"step1_assessed\": 1}", "expected true or false"},
+      /* Issue 22: values outside their invariants, with the path to them. */
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"a\"}, {\"name\": \"k\",\n \"duration_ns\": "
+       "{\"min\": 10, \"median\": 5, \"max\": 20}}]}",
+       "r.json:2:39: kernels[1].duration_ns.median: 5 is below kernels[1].duration_ns.min (10)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": "
+       "{\"min\": 10, \"median\": 30, \"max\": 20}}]}",
+       "kernels[0].duration_ns.max: 20 is below kernels[0].duration_ns.median (30)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": "
+       "{\"min\": 10, \"median\": null, \"max\": 2}}]}",
+       "kernels[0].duration_ns.max: 2 is below kernels[0].duration_ns.min (10)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"total_ns\": -96384}]}",
+       "kernels[0].total_ns: -96384 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"duration_ns\": {\"min\": -1}}]}",
+       "kernels[0].duration_ns.min: -1 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"kernel_time_share\": -0.5}]}",
+       "kernels[0].kernel_time_share: -0.5 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"launches\": 1, "
+       "\"profiled_launches\": 2}]}",
+       "kernels[0].profiled_launches: 2 is more than its launches (1)"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"metrics\": "
+       "{\"dram__bytes_read.sum\": -17}}]}",
+       "kernels[0].metrics.dram__bytes_read.sum: -17 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"derived\": "
+       "{\"threads_per_instruction\": -3}}]}",
+       "kernels[0].derived.threads_per_instruction: -3 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"attributes\": "
+       "{\"registers_per_thread\": -2}}]}",
+       "kernels[0].attributes.registers_per_thread: -2 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"regions\": [{\"name\": \"r\", \"wall_ns\": -1}]}",
+       "regions[0].wall_ns: -1 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"regions\": [{\"name\": \"r\", \"devices\": "
+       "[{\"ordinal\": 0, \"kernel_ns\": -5}]}]}",
+       "regions[0].devices[0].kernel_ns: -5 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"device\": {\"sm_count\": -132}}",
+       "device.sm_count: -132 is below 0"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"device\": {\"peak_dram_bytes_per_s\": -1e12}}",
+       "device.peak_dram_bytes_per_s: -1000000000000 is below 0"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_report *r = (pc_report *)&r; /* must come back NULL */
@@ -484,12 +521,144 @@ static void test_public_errors(void **state) {
   unlink(tmpl);
 }
 
+/* ---- streamed (issue 22 item 4) ------------------------------------------------- */
+
+/* A report of n kernels, as the writer writes it (one kernel entry is
+ * about 7 KB: 600 kernels are more than 4 MiB, several chunks). */
+static char *big_report(size_t n, size_t *len) {
+  size_t cap = 256 + n * 400, o = 0;
+  char *t = malloc(cap);
+  assert_non_null(t);
+  o += (size_t)snprintf(t + o, cap - o, "{\"schema\": \"perfcheck-report/2\",\n \"kernels\": [\n");
+  for (size_t i = 0; i < n; i++)
+    o += (size_t)snprintf(t + o, cap - o,
+                          "  {\"name\": \"k%zu\", \"launches\": %zu, \"duration_ns\": {\"min\": 1, \"median\": 2, "
+                          "\"max\": 3}, \"metrics\": {\"gpu__time_duration.sum\": %zu.5}, \"note\": \"%0120zu\"}%s\n",
+                          i, i + 1, i, i, i + 1 < n ? "," : "");
+  o += (size_t)snprintf(t + o, cap - o, " ],\n \"warnings\": [\"w1\", \"w2\"]}\n");
+  *len = o;
+  return t;
+}
+
+static char *write_temp(const char *text, size_t len) {
+  char *path = malloc(64);
+  assert_non_null(path);
+  snprintf(path, 64, "/tmp/pc_json_stream_XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  assert_int_equal(fwrite(text, 1, len, f), len);
+  fclose(f);
+  return path;
+}
+
+/* The file, read in 1 MiB chunks, gives what the same text in memory gives;
+ * an error in a later chunk names its line and column as in the whole text. */
+static void test_streamed_equals_memory(void **state) {
+  (void)state;
+  size_t len;
+  char *text = big_report(20000, &len);
+  assert_true(len > ((size_t)3 << 20));
+  char *path = write_temp(text, len);
+  pc_report *a = NULL, *b = NULL;
+  char err[512];
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(a->nkernels, 20000);
+  assert_int_equal(b->nkernels, 20000);
+  assert_string_equal(a->kernels[19999].name, "k19999");
+  assert_int_equal(a->kernels[12345].launches, 12346);
+  assert_true(a->kernels[777].metric[PC_M_DURATION] == 777.5);
+  assert_int_equal(a->nwarnings, 2);
+  assert_string_equal(a->warnings[1], "w2");
+  char *ja = to_json(a), *jb = to_json(b);
+  assert_string_equal(ja, jb);
+  free(ja), free(jb);
+  pc_report_free(a);
+  pc_report_free(b);
+  unlink(path);
+  free(path);
+
+  /* Damage in kernel 15000 (a later chunk): the same message both ways, and
+   * the position is the one in the whole text. */
+  char *bad = strstr(text, "{\"name\": \"k15000\"");
+  assert_non_null(bad);
+  char *median = strstr(bad, "\"median\": 2");
+  median[10] = '9'; /* median 9 > max 3 */
+  size_t line, col;
+  pc_json_position(text, len, (size_t)(strstr(bad, "\"max\": 3") + 7 - text), &line, &col);
+  char want[160];
+  snprintf(want, sizeof want, ":%zu:%zu: kernels[15000].duration_ns.max: 3 is below kernels[15000].duration_ns.median (9)",
+           line, col);
+  path = write_temp(text, len);
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  assert_null(a);
+  assert_contains(err, want);
+  assert_contains(err, path);
+  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err, want);
+  unlink(path);
+  free(path);
+  median[10] = '2';
+
+  /* Cut in the middle of a later kernel, and trailing text. */
+  path = write_temp(text, len - 200000);
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err, "unterminated string");
+  unlink(path);
+  free(path);
+  path = write_temp(text, len - 1); /* no final newline: fine */
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_OK);
+  pc_report_free(a);
+  unlink(path);
+  free(path);
+  free(text);
+}
+
+/* The report object's members in any order, once each. */
+static void test_streamed_members(void **state) {
+  (void)state;
+  pc_report *r = NULL;
+  char err[256];
+  static const char *const ok = "\xEF\xBB\xBF {\"kernels\": [{\"name\": \"k\"}], \"step1_assessed\": false,\n"
+                                "\"future\": {\"x\": [1, {\"y\": null}]}, \"schema\": \"perfcheck-report/1\"} \n";
+  assert_int_equal(read_text(ok, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(r->nkernels, 1);
+  assert_int_equal(r->step1_assessed, 0);
+  pc_report_free(r);
+  static const struct {
+    const char *text, *says;
+  } bad[] = {
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"kernels\": []}", "r.json:1:49: duplicate key \"kernels\""},
+      {"{\"kernels\": [], \"schema\": \"perfcheck-report/1\"} x", "r.json:1:49: unexpected text after the JSON value"},
+      {"{\"kernels\": [{\"name\": \"k\"}]}", "r.json:1:1: not a perfcheck report (\"schema\" must be"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\"} {\"name\": \"l\"}]}",
+       "r.json:1:60: expected ',' or ']', found '{'"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], }", "r.json:1:49: expected a string key, found '}'"},
+      {"{\"schema\": \"perfcheck-report/1\" \"kernels\": []}", "r.json:1:33: expected ',' or '}', found '\"'"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [", "unexpected end of input"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": null}", "no \"kernels\" array"},
+      {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"warnings\": [\"a\", 3]}",
+       "\"warnings\": expected an array of strings"},
+      {"", "unexpected end of input"},
+      {"{", "unexpected end of input (expected a string key)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    r = (pc_report *)&r;
+    if (read_text(bad[i].text, &r, err, sizeof err) != PERFCHECK_ERROR_PARSE) fail_msg("case %zu was read", i);
+    assert_null(r);
+    assert_contains(err, bad[i].says);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_values),     cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_depth_limit),      cmocka_unit_test(test_mapping_errors),
       cmocka_unit_test(test_round_trip_built), cmocka_unit_test(test_round_trip_seed),
       cmocka_unit_test(test_public_errors),
+      cmocka_unit_test(test_streamed_equals_memory),
+      cmocka_unit_test(test_streamed_members),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,9 +409,10 @@ static void test_layout_variations(void **state) {
   char err[512];
   pc_report *r = NULL;
 
-  /* CRLF, no ID column, columns in another order, no units row: base units. */
+  /* CRLF, no ID column, columns in another order. */
   const char *crlf =
       "\"gpu__time_duration.sum\",\"Kernel Name\",\"launch__grid_size\",\"launch__block_size\"\r\n"
+      "\"nsecond\",\"\",\"\",\"\"\r\n"
       "\"1,234,567\",\"k(int)\",\"10\",\"64\"\r\n";
   assert_int_equal(parse_str(crlf, &r, err, sizeof err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
@@ -436,14 +437,16 @@ static void test_layout_variations(void **state) {
   assert_true(has_warning(r, "mem.csv:4", "something failed", NULL));
   pc_report_free(r);
 
-  /* A second header and units row (one per profiled process) are skipped. */
+  /* A second header and units row (one per profiled process) start a new
+   * section, whose units row is its own (ncu scales each process's export). */
   const char *two =
       "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"usecond\"\n\"a\",\"1\"\n"
-      "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"usecond\"\n\"a\",\"3\"\n";
+      "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"3000\"\n";
   assert_int_equal(parse_str(two, &r, err, sizeof err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_int_equal(r->kernels[0].launches, 2);
   assert_near(r->kernels[0].dur_median_ns, 2000, 1e-9);
+  assert_near(r->kernels[0].total_ns, 4000, 1e-9);
   pc_report_free(r);
 
   /* A quoted newline in a kernel name counts as a line for later messages. */
@@ -467,11 +470,13 @@ static void test_layout_variations(void **state) {
   assert_int_equal(parse_str("\n\r\n\n", &r, err, sizeof err), PERFCHECK_ERROR_PARSE);
   assert_non_null(strstr(err, "mem.csv:1: empty"));
 
-  /* Embedded NUL bytes and a name that is only a parameter list. */
-  const char nul[] = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"(x)\",\"1\"\n\"a\0b\",\"2\"\n";
+  /* A name that is only a parameter list; a NUL byte in a name drops the
+   * row (read as "a" it would join another kernel's launches), counted. */
+  const char nul[] = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"(x)\",\"1\"\n\"a\0b\",\"2\"\n";
   assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
-  assert_int_equal(r->nkernels, 2);
-  assert_string_equal(r->kernels[1].name, "a");
+  assert_int_equal(r->nkernels, 1);
+  assert_string_equal(r->kernels[0].name, "(x)");
+  assert_true(has_warning(r, "nul.csv:4: a NUL byte inside the kernel name", "1 row dropped", NULL));
   pc_report_free(r);
 
   /* No launch__occupancy_limit_* columns: the model fills them, and a
@@ -482,6 +487,7 @@ static void test_layout_variations(void **state) {
       "\"device__attribute_max_threads_per_multiprocessor\",\"device__attribute_max_blocks_per_multiprocessor\","
       "\"device__attribute_max_registers_per_multiprocessor\",\"device__attribute_max_shared_memory_per_multiprocessor\","
       "\"device__attribute_warp_size\"\n"
+      "\"\",\"nsecond\",\"\",\"register/thread\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"\"\n"
       "\"k(int)\",\"1\",\"256\",\"14\",\"7\",\"5\",\"1024\",\"16\",\"65536\",\"65536\",\"32\"\n";
   assert_int_equal(parse_str(model, &r, err, sizeof err), PERFCHECK_OK);
   assert_near(r->kernels[0].attr.limit_shared_mem, 16, 0);
@@ -507,7 +513,7 @@ static void test_many_signatures(void **state) {
   size_t cap = 64 + rows * 32, n = 0;
   char *text = malloc(cap);
   assert_non_null(text);
-  n += (size_t)snprintf(text + n, cap - n, "\"Kernel Name\",\"gpu__time_duration.sum\"\n");
+  n += (size_t)snprintf(text + n, cap - n, "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n");
   for (size_t i = 0; i < rows; i++) n += (size_t)snprintf(text + n, cap - n, "\"k%zu\",\"%zu\"\n", i, i + 1);
   pc_report *r = NULL;
   char err[256];
@@ -846,6 +852,181 @@ static void test_damaged_middle(void **state) {
   assert_non_null(strstr(err, "mem.csv:2: 1 fields where the header (line 1) has 2; 2 rows could not be read"));
 }
 
+/* ---- units, decimal commas, NUL bytes, repeats, headers (issue 22 item 2) ---- */
+
+static size_t count_warnings(const pc_report *r, const char *a) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) n += strstr(r->warnings[i], a) != NULL;
+  return n;
+}
+
+static void test_units_never_silent(void **state) {
+  (void)state;
+  char err[512];
+  pc_report *r = NULL;
+  /* No units row: 96.384 could be us or ns; nothing is read, one warning
+   * names the columns (the launch counts stay). */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
+                             "\"a\",\"96.384\",\"17\"\n\"a\",\"96.384\",\"17\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(r->nkernels, 1);
+  assert_int_equal(r->kernels[0].launches, 2);
+  assert_true(isnan(r->kernels[0].metric[PC_M_DURATION]));
+  assert_true(isnan(r->kernels[0].metric[PC_M_DRAM_BYTES_READ]));
+  assert_true(isnan(r->kernels[0].dur_median_ns));
+  assert_int_equal(count_warnings(r, "no units row"), 1);
+  assert_true(has_warning(r, "mem.csv:1: no units row after the header", "2 columns",
+                          "gpu__time_duration.sum, dram__bytes_read.sum"));
+  pc_report_free(r);
+
+  /* Unknown units: the column is unusable, one warning each naming it. */
+  static const char *const unknown[] = {"\xc2\xb5s", "usec", "furlong", "Kfurlong", "byte/furlong"};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+    char text[400];
+    snprintf(text, sizeof text,
+             "\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n\"\",\"%s\",\"%s\"\n"
+             "\"a\",\"96.384\",\"17\"\n\"b\",\"1\",\"2\"\n",
+             unknown[i], unknown[i]);
+    assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+    for (size_t k = 0; k < 2; k++) {
+      assert_true(isnan(r->kernels[k].metric[PC_M_DURATION]));
+      assert_true(isnan(r->kernels[k].metric[PC_M_DRAM_BYTES_READ]));
+    }
+    assert_int_equal(count_warnings(r, "unknown unit"), 2);
+    assert_true(has_warning(r, "mem.csv:2: column gpu__time_duration.sum: unknown unit", "not read", NULL));
+    assert_true(has_warning(r, "mem.csv:2: column dram__bytes_read.sum: unknown unit", "not read", NULL));
+    assert_int_equal(count_warnings(r, "kernel a:"), 0); /* no warning per cell on top */
+    pc_report_free(r);
+  }
+  /* A known unit of another kind. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
+                             "\"\",\"Kinst\",\"nsecond\"\n\"a\",\"5\",\"17\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_true(isnan(r->kernels[0].metric[PC_M_DURATION]));
+  assert_true(isnan(r->kernels[0].metric[PC_M_DRAM_BYTES_READ]));
+  assert_true(has_warning(r, "column gpu__time_duration.sum: unit \"Kinst\" is not a time", NULL, NULL));
+  assert_true(has_warning(r, "column dram__bytes_read.sum: unit \"nsecond\" is not a byte count", NULL, NULL));
+  pc_report_free(r);
+  /* The units ncu writes still scale: 96.384 usecond is 96,384 ns, 17 Mbyte
+   * 17,000,000 bytes. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\",\"lts__t_sectors.sum\"\n"
+                             "\"\",\"usecond\",\"Mbyte\",\"Ksector\"\n\"a\",\"96.384\",\"17\",\"2\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_near(r->kernels[0].metric[PC_M_DURATION], 96384, 1e-6);
+  assert_near(r->kernels[0].metric[PC_M_DRAM_BYTES_READ], 17e6, 1e-3);
+  assert_near(r->kernels[0].metric[PC_M_L2_SECTORS], 2000, 1e-9);
+  assert_int_equal(count_warnings(r, "unit \""), 0);
+  pc_report_free(r);
+}
+
+static void test_cells_rejected(void **state) {
+  (void)state;
+  pc_report *r = NULL;
+  /* A decimal comma is not a thousands separator: "0,500" is no 500. */
+  assert_true(isnan(one_duration("0,500", &r)));
+  assert_true(has_warning(r, "gpu__time_duration.sum: \"0,500\" is not a number (a decimal comma", NULL, NULL));
+  pc_report_free(r);
+  assert_true(isnan(one_duration("00,500", NULL)));
+  assert_true(isnan(one_duration("-0,5", NULL)));
+  assert_near(one_duration("1,500", NULL), 1500, 0); /* ncu's thousands */
+  assert_near(one_duration("0.500", NULL), 0.5, 0);
+  assert_near(one_duration("0", NULL), 0, 0);
+  /* A NUL byte in a cell rejects it ("96\0384" read as 96 before). */
+  char err[512];
+  const char nul[] = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"96\0" "384\"\n";
+  assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  assert_true(isnan(r->kernels[0].metric[PC_M_DURATION]));
+  if (!has_warning(r, "nul.csv:3: kernel k: gpu__time_duration.sum: \"96\" (then a NUL byte) is not a number", NULL,
+                   NULL)) {
+    print_warnings(r);
+    fail();
+  }
+  pc_report_free(r);
+}
+
+static void test_repeat_durations_counted(void **state) {
+  (void)state;
+  char err[512];
+  pc_report *r = NULL;
+  /* 3 launches, one of them untimed: never 3 launches with 2 launches' time
+   * as the total. */
+  static const char *const bad[] = {"abc", "-5", "", "n/a", "0,5"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[300];
+    snprintf(text, sizeof text,
+             "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"100\"\n\"k\",\"%s\"\n\"k\",\"300\"\n",
+             bad[i]);
+    assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+    const pc_kernel *k = &r->kernels[0];
+    assert_int_equal(k->launches, 3);
+    assert_near(k->dur_min_ns, 100, 0);
+    assert_near(k->dur_max_ns, 300, 0);
+    assert_near(k->dur_median_ns, 200, 0);
+    assert_true(isnan(k->total_ns));
+    if (!has_warning(r, "mem.csv:4: kernel k: 1 of 3 launches have no usable gpu__time_duration.sum",
+                     "over the 2 timed launches and total_ns is null", NULL)) {
+      print_warnings(r);
+      fail_msg("no warning for \"%s\"", bad[i]);
+    }
+    pc_report_free(r);
+  }
+  /* Every launch timed: the total is the sum. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"100\"\n\"k\",\"300\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_near(r->kernels[0].total_ns, 400, 0);
+  assert_int_equal(count_warnings(r, "launches have no usable"), 0);
+  pc_report_free(r);
+}
+
+static void test_second_header(void **state) {
+  (void)state;
+  char err[512];
+  pc_report *r = NULL;
+  /* Swapped columns: an error at its line, never a phantom kernel nor rows
+   * read through the first header's columns. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
+                             "\"\",\"nsecond\",\"byte\"\n\"a\",\"1\",\"2\"\n"
+                             "\"Kernel Name\",\"dram__bytes_read.sum\",\"gpu__time_duration.sum\"\n"
+                             "\"\",\"byte\",\"nsecond\"\n\"a\",\"2\",\"1\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_ERROR_PARSE);
+  assert_null(r);
+  assert_non_null(strstr(err, "mem.csv:4: a second header row whose column 2 is \"dram__bytes_read.sum\""));
+  /* Swapped with the name column, as in issue 22's case. */
+  assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"0\",\"a\",\"1\"\n"
+                             "\"Kernel Name\",\"ID\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"b\",\"1\",\"3\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err, "mem.csv:4: a second header row"));
+  /* Another column count. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"1\"\n"
+                             "\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err, "mem.csv:4: a second header row with 3 columns where the first (line 1) has 2"));
+  /* A kernel called "Kernel Name" is a kernel. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"Kernel Name\",\"7\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_int_equal(r->nkernels, 1);
+  assert_string_equal(r->kernels[0].demangled, "Kernel Name"); /* name: "Name" ("Kernel" reads as a return type) */
+  assert_near(r->kernels[0].metric[PC_M_DURATION], 7, 0);
+  pc_report_free(r);
+  /* A second section without a units row: its values are not read. */
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"1\"\n"
+                             "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"b\",\"96.384\"\n",
+                             &r, err, sizeof err),
+                   PERFCHECK_OK);
+  assert_near(find_kernel(r, "a", NAN)->metric[PC_M_DURATION], 1, 0);
+  assert_true(isnan(find_kernel(r, "b", NAN)->metric[PC_M_DURATION]));
+  assert_true(has_warning(r, "mem.csv:4: no units row after the header", NULL, NULL));
+  pc_report_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_t4_seed000_values), cmocka_unit_test(test_t4_seed000_verdicts),
@@ -855,6 +1036,10 @@ int main(void) {
       cmocka_unit_test(test_layout_variations), cmocka_unit_test(test_many_signatures),
       cmocka_unit_test(test_junk_100mb),
       cmocka_unit_test(test_numbers),
+      cmocka_unit_test(test_units_never_silent),
+      cmocka_unit_test(test_cells_rejected),
+      cmocka_unit_test(test_repeat_durations_counted),
+      cmocka_unit_test(test_second_header),
       cmocka_unit_test(test_streamed_equals_memory),
       cmocka_unit_test(test_big_record),
       cmocka_unit_test(test_cut_anywhere),

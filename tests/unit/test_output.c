@@ -158,9 +158,21 @@ static void test_expand(void **state) {
   memset(big, 'v', sizeof big - 1);
   big[sizeof big - 1] = '\0';
   setenv("PC_TEST_RANK", big, 1);
-  p = expand("%q{PC_TEST_RANK}", NULL);
-  assert_int_equal(strlen(p), 128);
+  /* Longer than 128 bytes: the pid and a warning, never a cut value (two
+   * ranks whose values differ after byte 128 would share one file). */
+  char *warn = NULL;
+  p = expand("%q{PC_TEST_RANK}", &warn);
+  assert_string_equal(p, pid);
+  assert_non_null(strstr(warn, "which is 399 bytes long (at most 128); using the process id"));
   free(p);
+  free(warn);
+  big[128] = '\0'; /* 128 bytes: kept whole */
+  setenv("PC_TEST_RANK", big, 1);
+  p = expand("%q{PC_TEST_RANK}", &warn);
+  assert_string_equal(p, big);
+  assert_string_equal(warn, "");
+  free(p);
+  free(warn);
   unsetenv("PC_TEST_RANK");
 
   p = expand("-", NULL);
@@ -276,12 +288,89 @@ static void test_write_file(void **state) {
   snprintf(sub, sizeof sub, "%s/adir", tmpdir);
   assert_int_equal(mkdir(sub, 0700), 0);
   assert_int_equal(pc_output_write_file(sub, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "cannot replace"));
+  assert_non_null(strstr(why, "is a folder, not a regular file"));
   assert_int_equal(count_entries(tmpdir), before + 1); /* adir only */
   rmdir(sub);
   snprintf(sub, sizeof sub, "%s/", tmpdir);
   assert_int_equal(pc_output_write_file(sub, write_hello, "x", why, sizeof why), -1);
   assert_non_null(strstr(why, "folder"));
+}
+
+/* Issue 22: what is at the name decides.  A device, FIFO, socket or folder is
+ * refused and left as it was; a regular file keeps its mode; a new file gets
+ * the umask's; a symlink to a device is replaced, the device untouched. */
+static void test_write_targets(void **state) {
+  (void)state;
+  char path[400], why[700], *text;
+  struct stat sb;
+  /* A FIFO: refused at once (a reader waiting on it gets nothing, never a
+   * replaced node), nothing created. */
+  snprintf(path, sizeof path, "%s/fifo", tmpdir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "x", why, sizeof why), -1);
+  assert_non_null(strstr(why, "is a FIFO, not a regular file"));
+  assert_int_equal(lstat(path, &sb), 0);
+  assert_true(S_ISFIFO(sb.st_mode));
+  assert_int_equal(count_entries(tmpdir), 1);
+  unlink(path);
+  /* A character device: /dev/null stands for /dev/full (refused before a
+   * byte is written, so the test needs no root and changes nothing). */
+  if (lstat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+    assert_int_equal(pc_output_write_file("/dev/null", write_hello, "x", why, sizeof why), -1);
+    assert_non_null(strstr(why, "/dev/null is a character device, not a regular file"));
+    assert_int_equal(lstat("/dev/null", &sb), 0);
+    assert_true(S_ISCHR(sb.st_mode));
+  }
+  /* A symlink to a device: the link is replaced, the device untouched. */
+  snprintf(path, sizeof path, "%s/devlink", tmpdir);
+  assert_int_equal(symlink("/dev/null", path), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "via link", why, sizeof why), 0);
+  assert_int_equal(lstat(path, &sb), 0);
+  assert_true(S_ISREG(sb.st_mode));
+  assert_int_equal(lstat("/dev/null", &sb), 0);
+  assert_true(S_ISCHR(sb.st_mode));
+  unlink(path);
+  /* An existing file's mode is kept (a 0600 report stays 0600). */
+  snprintf(path, sizeof path, "%s/private.json", tmpdir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(fchmod(fd, 0600), 0);
+  close(fd);
+  assert_int_equal(pc_output_write_file(path, write_hello, "secret", why, sizeof why), 0);
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0600);
+  assert_int_equal(chmod(path, 0640), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "again", why, sizeof why), 0);
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0640);
+  text = slurp(path);
+  assert_string_equal(text, "hello again\n");
+  free(text);
+  unlink(path);
+  /* A new file: 0666 less the umask, whatever the umask. */
+  static const mode_t masks[] = {022, 077, 027, 0};
+  mode_t old = umask(022);
+  for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+    umask(masks[i]);
+    assert_int_equal(pc_output_write_file(path, write_hello, "m", why, sizeof why), 0);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0666 & ~masks[i]);
+    unlink(path);
+  }
+  umask(old);
+  /* "-" is stdout, not a file named "-". */
+  assert_int_equal(pc_output_write_file("-", write_hello, "stdout", why, sizeof why), 0);
+  assert_int_equal(count_entries(tmpdir), 0);
+  /* "." and ".." as the last component are folders. */
+  snprintf(path, sizeof path, "%s/..", tmpdir);
+  assert_int_equal(pc_output_write_file(path, write_hello, "x", why, sizeof why), -1);
+  assert_non_null(strstr(why, "folder"));
+  /* Bytes. */
+  snprintf(path, sizeof path, "%s/bytes", tmpdir);
+  assert_int_equal(pc_output_write_bytes(path, "a\0b", 3, why, sizeof why), 0);
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_size, 3);
+  unlink(path);
 }
 
 /* Captures what pc_output_deliver writes to stderr (fd 2). */
@@ -337,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_expand),
       cmocka_unit_test(test_descendants),
       cmocka_unit_test_setup_teardown(test_write_file, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_write_targets, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_deliver, make_tmpdir, remove_tmpdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,8 +137,8 @@ static void test_selection(void **state) {
   (void)state;
   pc_sigtab t;
   memset(&t, 0, sizeof t);
-  regex_t re;
-  assert_int_equal(regcomp(&re, "^mystery[AB]$", REG_EXTENDED | REG_NOSUB), 0);
+  pc_regex re;
+  assert_int_equal(pc_regex_compile(&re, "^mystery[AB]$", NULL, NULL, 0), 0);
   const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
   const uint32_t na = pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm");
   const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
@@ -196,7 +195,7 @@ static void test_selection(void **state) {
   assert_int_equal(pc_select_decide(&rq, &t, sa8, 21, 20, PC_NP_NONE), 0);
   assert_int_equal(pc_select_decide(&rq, &t, sa, 21, 20, PC_NP_NONE), 0); /* complete: nothing more */
   assert_int_equal(t.sigs[sa].np, PC_NP_EARLIER_RUN);
-  regfree(&re);
+  pc_regex_free(&re);
   pc_sigtab_free(&t);
 }
 

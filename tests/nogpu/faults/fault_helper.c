@@ -7,7 +7,11 @@
  *       1 written to stderr instead, 3 not written, 2 bad arguments.
  *   fault_helper config
  *       reads the PERFCHECK_* environment as the injection library does and
- *       prints the options it got (warnings on stderr). */
+ *       prints the options it got (warnings on stderr).
+ *   fault_helper ceilings PATH
+ *       writes a device's ceilings file to PATH as `perfcheck ceilings` and
+ *       the ceilings cache do (pc_device_write_ceilings): exit 0 written, 1
+ *       not (the reason on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,19 @@ int main(int argc, char **argv) {
            o.output ? o.output : "(none)", x.nvtx_include ? x.nvtx_include : "(none)");
     return 0;
   }
-  fprintf(stderr, "usage: fault_helper deliver PATTERN FORMAT EXPORT.csv | fault_helper config\n");
+  if (argc == 3 && strcmp(argv[1], "ceilings") == 0) {
+    pc_device d;
+    pc_device_init(&d);
+    snprintf(d.name, sizeof d.name, "NVIDIA H200");
+    d.peak_dram_bytes_per_s = 4.0e12;
+    d.peak_fp32_flop_per_s = 6.0e13;
+    if (pc_device_write_ceilings(&d, argv[2]) != PERFCHECK_OK) {
+      fprintf(stderr, "fault_helper: %s\n", perfcheck_last_error_message());
+      return 1;
+    }
+    return 0;
+  }
+  fprintf(stderr, "usage: fault_helper deliver PATTERN FORMAT EXPORT.csv | fault_helper config | "
+                  "fault_helper ceilings PATH\n");
   return 2;
 }

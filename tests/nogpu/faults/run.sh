@@ -8,21 +8,27 @@
 # leak.  Ends with "N passed, N failed"; exit 0 only when none failed.
 #
 #   run.sh PERFCHECK SHIM HELPER DATA_DIR [--app CUDA_APP] [--plain PLAIN_APP]
-#          [--stub STUB_DIR] [--no-valgrind] [--sanitized]
+#          [--stub STUB_DIR] [--probe SECURE_ENV_PROBE] [--python-dir DIR]
+#          [--no-valgrind] [--sanitized]
 #
 # PERFCHECK the perfcheck command, SHIM libperfcheck_inject.so, HELPER
 # fault_helper (the library's output rules without a GPU), DATA_DIR
 # tests/data; CUDA_APP a CUDA program built by plain nvcc, PLAIN_APP a C
 # program without CUDA (tests/nogpu/inject_plain.c), STUB_DIR a folder
-# whose libcuda.so.1 is the toolkit's stub.  --sanitized (an ASan build):
+# whose libcuda.so.1 is the toolkit's stub, SECURE_ENV_PROBE the probe of
+# nogpu.secure_getenv, DIR the Python package's folder (python/).
+# --sanitized (an ASan build):
 # the cases that preload the injection library into a program not built with
 # ASan, or that limit virtual memory, are skipped (ASan cannot run there).
 set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PC=$1 SHIM=$2 HELPER=$3 DATA=$4
 shift 4
-APP="" PLAIN="" STUB="" VALGRIND=1 SAN=0
+APP="" PLAIN="" STUB="" VALGRIND=1 SAN=0 PROBE="" PYDIR=""
 while [ $# -gt 0 ]; do
   case $1 in
+    --probe) PROBE=$2; shift 2 ;;
+    --python-dir) PYDIR=$2; shift 2 ;;
     --app) APP=$2; shift 2 ;;
     --plain) PLAIN=$2; shift 2 ;;
     --stub) STUB=$2; shift 2 ;;
@@ -123,7 +129,7 @@ if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim")" = precious ] && [ ! -L "$tmp/plante
 # 6. The output name is a folder: the report goes to stderr.
 mkdir "$tmp/adir.json"
 run_case "$HELPER" deliver "$tmp/adir.json" text "$T4"
-if [ "$rc" = 1 ] && has "$tmp/err" "cannot replace" && has "$tmp/err" "mysteryA: step 3"; then
+if [ "$rc" = 1 ] && has "$tmp/err" "is a folder, not a regular file" && has "$tmp/err" "mysteryA: step 3"; then
   pass "output is a folder: report on stderr"; else fail "output is a folder" "exit $rc"; fi
 rmdir "$tmp/adir.json"
 
@@ -192,6 +198,114 @@ run_case env PERFCHECK_OUTPUT='r%x' "$HELPER" config
 if [ "$rc" = 0 ] && has "$tmp/out" "output=(none)" && has "$tmp/err" 'PERFCHECK_OUTPUT="r%x" is not an output pattern'; then
   pass "PERFCHECK_OUTPUT=r%x: one warning, default"; else fail "PERFCHECK_OUTPUT=r%x" "exit $rc"; fi
 
+# ==== Output safety (issue 22 item 1): one output function for every writer ====
+# A device node of our own (root: mknod of /dev/full's numbers in $tmp, so a
+# regression replaces our node, never the machine's /dev/full); without root
+# /dev/null, which only root could replace.
+"$PC" diagnose --quiet --format json "$T4" >"$tmp/o_a.json"
+"$PC" diagnose --quiet --format json "$H200" >"$tmp/o_b.json"
+if [ "$(id -u)" = 0 ] && mknod "$tmp/fulldev" c 1 7 2>/dev/null; then DEV=$tmp/fulldev; else DEV=/dev/null; fi
+is_chr() { [ -c "$1" ] && [ ! -L "$1" ]; }
+mkfifo "$tmp/fifo"
+is_fifo() { [ -p "$1" ] && [ ! -L "$1" ]; }
+nothing_left() { [ -z "$(ls -A "$tmp" | grep '\.tmp$')" ]; }
+# out_case NAME WANT_RC TARGET_TEST TARGET CMD...: the command refuses (exit
+# WANT_RC, "not a regular file" on stderr) and TARGET passes TARGET_TEST.
+out_case() {
+  local name=$1 want=$2 test=$3 target=$4
+  shift 4
+  run_case "$@"
+  if [ "$rc" = "$want" ] && "$test" "$target" && has "$tmp/err" "not a regular file" && nothing_left; then
+    pass "$name"; else fail "$name" "exit $rc"; fi
+}
+out_case "merge --output DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" merge -f json --output "$DEV" "$tmp/o_a.json"
+out_case "merge --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" merge -f json --output "$tmp/fifo" "$tmp/o_a.json"
+out_case "check --junit DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" check --quiet --junit "$DEV" --expect 'mysteryA:step==3' "$T4"
+out_case "check --junit FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" check --quiet --junit "$tmp/fifo" --expect 'mysteryA:step==3' "$T4"
+out_case "report --html DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" report --quiet --html "$DEV" "$T4"
+out_case "report --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" report --quiet -f json --output "$tmp/fifo" "$T4"
+out_case "diff --output DEVICE: exit 2 (never 1, worse), the device stays" 2 is_chr "$DEV" \
+  "$PC" diff --quiet --output "$DEV" "$T4" "$H200"
+out_case "diff --output FIFO: exit 2, the FIFO stays" 2 is_fifo "$tmp/fifo" \
+  "$PC" diff --quiet --output "$tmp/fifo" "$T4" "$T4"
+out_case "ceilings file to a DEVICE: refused, the device stays" 1 is_chr "$DEV" "$HELPER" ceilings "$DEV"
+# The library's report writer (PERFCHECK_OUTPUT) to a device or FIFO: the
+# report goes to stderr after one line, the node stays.
+for t in DEV fifo; do
+  target=$DEV; tst=is_chr; [ "$t" = fifo ] && target=$tmp/fifo tst=is_fifo
+  run_case "$HELPER" deliver "$target" json "$T4"
+  if [ "$rc" = 1 ] && "$tst" "$target" && has "$tmp/err" "not a regular file" && has "$tmp/err" "here it is on stderr" &&
+    has "$tmp/err" '"schema": "perfcheck-report/2"'; then pass "PERFCHECK_OUTPUT=$t: report on stderr, the node stays"
+  else fail "PERFCHECK_OUTPUT=$t" "exit $rc"; fi
+done
+# A socket at the name (python3 binds one).
+if python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$tmp/sock" 2>/dev/null; then
+  is_sock() { [ -S "$1" ] && [ ! -L "$1" ]; }
+  out_case "merge --output SOCKET: exit 2, the socket stays" 2 is_sock "$tmp/sock" \
+    "$PC" merge -f json --output "$tmp/sock" "$tmp/o_a.json"
+else skip "merge --output SOCKET" "cannot bind a unix socket here"; fi
+# Symlinks at the name are replaced, never followed, by every writer.
+sym_case() {
+  local name=$1 link=$2
+  shift 2
+  echo precious >"$tmp/victim_s"
+  rm -f "$link"
+  ln -s "$tmp/victim_s" "$link"
+  run_case "$@"
+  if [ "$rc" = "$want" ] && [ "$(cat "$tmp/victim_s")" = precious ] && [ -f "$link" ] && [ ! -L "$link" ] && [ -s "$link" ]; then
+    pass "$name"; else fail "$name" "exit $rc"; fi
+  rm -f "$link"
+}
+want=0 sym_case "report --html over a symlink: replaced, its target untouched" "$tmp/s.html" "$PC" report --quiet --html "$tmp/s.html" "$T4"
+want=0 sym_case "diff --output over a symlink: replaced, its target untouched" "$tmp/s.txt" "$PC" diff --quiet --output "$tmp/s.txt" "$T4" "$H200"
+want=1 sym_case "check --junit over a symlink: replaced, its target untouched" "$tmp/s.xml" "$PC" check --quiet --junit "$tmp/s.xml" --expect 'mysteryA:sectors_per_request_ld<=4.5' "$T4"
+want=0 sym_case "ceilings file over a symlink: replaced, its target untouched" "$tmp/s.txt" "$HELPER" ceilings "$tmp/s.txt"
+# A full disk (RLIMIT_FSIZE) while diff or report writes: exit 2, never 1
+# ("worse"), the old file whole, no temporary left.
+for cmd in diff report; do
+  echo old >"$tmp/keep_$cmd.txt"
+  if [ "$cmd" = diff ]; then args=(diff --quiet --output "$tmp/keep_$cmd.txt" "$T4" "$H200"); else
+    args=(report --quiet --html "$tmp/keep_$cmd.txt" "$H200"); fi
+  (trap '' XFSZ; ulimit -f 2; exec "$PC" "${args[@]}") >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" = 2 ] && [ "$(cat "$tmp/keep_$cmd.txt")" = old ] && nothing_left && has "$tmp/err" "File too large"; then
+    pass "$cmd --output under ulimit -f: exit 2, the old file whole"; else fail "$cmd under ulimit -f" "exit $rc"; fi
+done
+# Modes: an existing 0600 report stays 0600; a new one follows the umask.
+echo old >"$tmp/private.json"
+chmod 600 "$tmp/private.json"
+run_case "$PC" merge -f json --output "$tmp/private.json" "$tmp/o_a.json"
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$tmp/private.json")" = 600 ] && json_ok "$tmp/private.json"; then
+  pass "replacing a 0600 report keeps 0600"; else fail "0600 kept" "exit $rc, mode $(stat -c %a "$tmp/private.json")"; fi
+(umask 077; exec "$PC" merge -f json --output "$tmp/new077.json" "$tmp/o_a.json") >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$tmp/new077.json")" = 600 ]; then pass "a new report under umask 077 is 0600"; else
+  fail "umask 077" "exit $rc, mode $(stat -c %a "$tmp/new077.json" 2>/dev/null)"; fi
+# "-" streams to stdout in every command.
+run_case "$PC" merge -f json --output - "$tmp/o_a.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/out" && [ ! -e ./- ]; then pass "merge --output -: stdout"; else fail "merge -o -" "exit $rc"; fi
+run_case "$PC" report -f json -o - "$T4"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "report -o -: stdout"; else fail "report -o -" "exit $rc"; fi
+# A missing folder: diff exits 2 (not 1), nothing created.
+run_case "$PC" diff --quiet --output "$tmp/none/d.txt" "$T4" "$H200"
+if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ] && has "$tmp/err" "No such file or directory"; then
+  pass "diff --output to a missing folder: exit 2"; else fail "diff missing folder" "exit $rc"; fi
+# %q{VAR} values that differ after byte 128 never share one file.
+long=$(printf 'r%.0s' $(seq 200))
+run_case env PC_RANK="${long}A" "$HELPER" deliver "$tmp/q.%q{PC_RANK}.json" json "$T4"
+rc1=$rc; has "$tmp/err" "bytes long (at most 128)"; w1=$?
+run_case env PC_RANK="${long}B" "$HELPER" deliver "$tmp/q.%q{PC_RANK}.json" json "$T4"
+n=$(ls "$tmp" | grep -c '^q\..*\.json$')
+if [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ "$w1" = 0 ] && [ "$n" = 2 ]; then
+  pass "%q{VAR} over 128 bytes: a warning and the pid, two ranks two files"; else fail "%q long" "exit $rc1/$rc, $n files"; fi
+rm -f "$tmp"/q.*.json "$tmp/fifo" "$tmp/sock"
+
 # ==== Damaged exports (item 2), numbers (item 4) ===============================
 
 head -c $(( $(stat -c %s "$H200") - 500 )) "$H200" >"$tmp/cut.csv"   # ncu killed mid-row
@@ -245,6 +359,91 @@ run_case "$PC" diagnose --verbose --format json "$tmp/tiny.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" '"1e-400" is outside the range of a double'; then pass "1e-400 in an export: a bad value, not 0";
 else fail "1e-400 export" "exit $rc"; fi
 
+# ---- issue 22 item 2: units, decimal commas, NUL bytes, repeats, headers ----
+# Variants of the H200 export (its units row says usecond for durations).
+python3 - "$H200" "$tmp" <<'E' || echo "FAIL could not write the issue-22 exports"
+import csv, io, sys
+src, out = sys.argv[1], sys.argv[2]
+rows = list(csv.reader(open(src, newline="")))
+head, units, data = rows[0], rows[1], rows[2:]
+dur, dram = head.index("gpu__time_duration.sum"), head.index("dram__bytes_read.sum")
+def write(name, rows):
+    b = io.StringIO()
+    csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    open("%s/%s" % (out, name), "w", newline="").write(b.getvalue())
+write("nounits.csv", [head] + data)
+for tag, unit in (("micro", "\u00b5s"), ("usec", "usec"), ("furlong", "furlong")):
+    u = list(units); u[dur] = unit; u[dram] = unit
+    write("unit_%s.csv" % tag, [head, u] + data)
+k = [r for r in data if r[head.index("Kernel Name")].startswith("mysteryA")][0]
+a = list(k); a[dur] = "0,500"
+write("deccomma.csv", [head, units, a])
+rep = [list(k) for _ in range(3)]
+rep[0][dur], rep[1][dur], rep[2][dur] = "96.384", "abc", "100.000"
+write("repeat_bad.csv", [head, units] + rep)
+rep[1][dur] = "-3.5"
+write("repeat_neg.csv", [head, units] + rep)
+sw = list(head); i, j = sw.index("Kernel Name"), sw.index("ID")
+sw[i], sw[j] = sw[j], sw[i]
+write("header2.csv", [head, units] + data[:2] + [sw, units] + data[2:])
+# An embedded NUL in one duration cell.
+n = list(k); n[dur] = "96@NUL@384"
+buf = io.StringIO()
+csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([head, units, n])
+text = buf.getvalue().replace("@NUL@", "\x00", 1)
+open("%s/nul.csv" % out, "w", newline="").write(text)
+E
+kval() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=[k for k in d["kernels"] if k["name"]==sys.argv[2]][0]; print(eval(sys.argv[3]))' "$tmp/out" "$@" 2>/dev/null; }
+run_case "$PC" diagnose -v --format json "$tmp/nounits.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] &&
+  [ "$(grep -c 'no units row' "$tmp/err")" = 1 ] && has "$tmp/err" "gpu__time_duration.sum"; then
+  pass "no units row: durations null (not 96.384 ns), one warning naming the columns"; else fail "no units row" "exit $rc"; fi
+for tag in micro usec furlong; do
+  run_case "$PC" diagnose -v --format json "$tmp/unit_$tag.csv"
+  if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"], k["metrics"]["dram__bytes_read.sum"]')" = "(None, None)" ] &&
+    [ "$(grep -c 'unknown unit' "$tmp/err")" = 2 ] && has "$tmp/err" "column gpu__time_duration.sum: unknown unit"; then
+    pass "unknown unit ($tag): the columns unusable, one warning each"; else fail "unknown unit $tag" "exit $rc"; fi
+done
+run_case "$PC" diagnose -v --format json "$tmp/deccomma.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] && has "$tmp/err" '"0,500" is not a number (a decimal comma'; then
+  pass "0,500: a decimal comma, rejected (not 500)"; else fail "decimal comma" "exit $rc"; fi
+# A NUL byte in the first 64 KiB makes the file binary (pc_input.c): refused
+# whole, exit 2, the formats named; never read as 96.
+run_case "$PC" diagnose --format json "$tmp/nul.csv"
+if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && has "$tmp/err" 'binary data, not text; expected an ncu raw export'; then
+  pass "96\\0384: a NUL byte refuses the file (not 96)"; else fail "NUL in a cell" "exit $rc"; fi
+for f in repeat_bad repeat_neg; do
+  run_case "$PC" diagnose -v --format json "$tmp/$f.csv"
+  if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["launches"], k["total_ns"], float(k["duration_ns"]["min"]), float(k["duration_ns"]["max"])')" = "(3, None, 96384.0, 100000.0)" ] &&
+    has "$tmp/err" "kernel mysteryA: 1 of 3 launches have no usable gpu__time_duration.sum"; then
+    pass "$f: 3 launches, total_ns null, the untimed launch counted in a warning"; else fail "$f" "exit $rc: $(kval mysteryA 'k["launches"], k["total_ns"]')"; fi
+done
+run_case "$PC" diagnose "$tmp/header2.csv"
+if [ "$rc" = 2 ] && has "$tmp/err" "header2.csv:5: a second header row whose column" && [ ! -s "$tmp/out" ]; then
+  pass "a second header with swapped columns: exit 2 at its line (no phantom kernel)"; else fail "second header" "exit $rc"; fi
+# JSON values outside their invariants: refused with the path, by every reader.
+python3 - "$tmp/o_b.json" "$tmp" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = [n for n, k in enumerate(d["kernels"]) if k["name"] == "mysteryA"][0]
+d["kernels"][i]["duration_ns"]["median"] = d["kernels"][i]["duration_ns"]["min"] - 1
+json.dump(d, open(sys.argv[2] + "/median_low.json", "w"), indent=1)
+d = json.load(open(sys.argv[1]))
+d["kernels"][i]["total_ns"] = -d["kernels"][i]["total_ns"]
+json.dump(d, open(sys.argv[2] + "/total_neg.json", "w"), indent=1)
+open(sys.argv[2] + "/index", "w").write(str(i))
+E
+ki=$(cat "$tmp/index")
+run_case "$PC" merge "$tmp/median_low.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "kernels[$ki].duration_ns.median:" && has "$tmp/err" "is below kernels[$ki].duration_ns.min"; then
+  pass "JSON median below min: merge refuses, the path named"; else fail "median below min" "exit $rc"; fi
+run_case "$PC" diff "$tmp/o_b.json" "$tmp/total_neg.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "kernels[$ki].total_ns: -" && has "$tmp/err" "is below 0"; then
+  pass "JSON negative total_ns: diff refuses (exit 2, not \"unchanged\")"; else fail "negative total_ns" "exit $rc"; fi
+run_case "$PC" check --expect 'mysteryA:step==3' "$tmp/median_low.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "duration_ns.median"; then pass "JSON median below min: check refuses (exit 2)"; else
+  fail "check median" "exit $rc"; fi
+
 run_case sh -c "cat '$H200' | '$PC' diagnose --quiet /dev/stdin"
 if [ "$rc" = 0 ] && has "$tmp/out" "mysteryA: step 3"; then pass "an export through a pipe"; else fail "pipe" "exit $rc"; fi
 sed 's/$/\r/' "$T4" >"$tmp/crlf.csv"
@@ -288,6 +487,29 @@ run_case limit "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:step>=0' 
 if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then pass "worst accepted regex on a 1 KiB name: answered";
 else fail "worst accepted regex" "exit $rc"; fi
 
+# ---- issue 22 item 3: regex cost linear in the name ----
+# A kernel named 1 MiB of 'a' (exports allow 64 MiB names): regex:a+x took
+# 50 s at 100 KB and did not finish in 120 s at 1 MB (glibc tries every
+# start).  Under a 20 s CPU limit: answered, no match; then a match at the end.
+python3 - "$T4" "$tmp" <<'E'
+import sys
+t = open(sys.argv[1]).read()
+open(sys.argv[2] + "/long1m.csv", "w").write(t.replace("mysteryB(", "a" * 1048576 + "("))
+open(sys.argv[2] + "/long1mx.csv", "w").write(t.replace("mysteryB(", "a" * 1048576 + "x("))
+E
+cpu20() { (ulimit -t 20; "$@"); }
+run_case cpu20 "$PC" check --quiet --expect 'regex:a+x:launches>=1' "$tmp/long1m.csv"
+if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then
+  pass "regex:a+x on a 1 MiB name: answered (no match) under a 20 s CPU limit"; else fail "regex 1 MiB" "exit $rc"; fi
+run_case cpu20 "$PC" check --quiet --expect 'regex:a+x:launches>=1' "$tmp/long1mx.csv"
+if [ "$rc" = 0 ]; then pass "regex:a+x on a 1 MiB name ending in x: matches"; else fail "regex 1 MiB x" "exit $rc"; fi
+run_case cpu20 "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:launches>=1' "$tmp/long1m.csv"
+if [ "$rc" = 1 ]; then pass "the worst accepted regex on a 1 MiB name: answered"; else fail "worst regex 1 MiB" "exit $rc"; fi
+run_case "$PC" check --expect 'regex:\bmystery:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "boundary"'; then pass "regex \\b: refused by name (no look-around)"; else fail "regex \\b" "exit $rc"; fi
+run_case "$PC" check --expect 'regex:((a{,255}){,255}){,255}:step>=0' "$T4"
+if [ "$rc" = 2 ] && has "$tmp/err" 'rule "nesting"'; then pass "regex {,n} counts are guarded too"; else fail "regex {,n}" "exit $rc"; fi
+
 # ==== perfcheck check: exit codes ===============================================
 
 run_case "$PC" check --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$T4"
@@ -306,7 +528,7 @@ run_case "$PC" check --expect 'mysteryA:sectors_per_request_ld<=4.5' "$T4"
 if [ "$rc" = 1 ] && has "$tmp/out" "FAIL mysteryA: sectors_per_request_ld is 31.91"; then pass "check: a regression is exit 1"; else fail "regression" "exit $rc"; fi
 if [ -w /dev/full ]; then
   "$PC" check --expect 'mysteryA:step==3' "$T4" >/dev/full 2>"$tmp/err"; rc=$?
-  if [ "$rc" = 1 ]; then pass "check > /dev/full is exit 1"; else fail "check > /dev/full" "exit $rc"; fi
+  if [ "$rc" = 2 ]; then pass "check > /dev/full is exit 2 (not 1: nothing failed)"; else fail "check > /dev/full" "exit $rc"; fi
 else skip "check > /dev/full" "no /dev/full"; fi
 run_case "$PC" check --quiet --expect 'mysteryA:step==3' --junit "$tmp/no/such/j.xml" "$T4"
 if [ "$rc" = 2 ] && [ ! -e "$tmp/no" ]; then pass "check --junit to a missing folder: exit 2"; else fail "junit missing folder" "exit $rc"; fi
@@ -331,6 +553,116 @@ if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim2")" = precious ] && [ ! -L "$tmp/m.jso
   pass "merge --output over a symlink: not followed"; else fail "merge symlink" "exit $rc"; fi
 run_case "$PC" merge --output "$tmp/none/m.json" "$tmp/a.json"
 if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ]; then pass "merge --output to a missing folder: exit 2"; else fail "merge missing folder" "exit $rc"; fi
+
+# ---- issue 22 item 4: bounded memory (peak RSS of the child, by ratios) ----
+# A writer-shaped report of 3000 kernel entries (~26 MB: several of the
+# reader's 1 MiB chunks), made from the H200 report.
+python3 - "$tmp/o_b.json" "$tmp/big.json" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ks = d["kernels"]
+d["kernels"] = []
+for i in range(3000):
+    k = json.loads(json.dumps(ks[i % len(ks)]))
+    k["name"] = k["display_name"] = "%s_%d" % (k["name"], i)
+    d["kernels"].append(k)
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+E
+# rss CMD...: runs CMD (output discarded), prints "EXIT PEAK_RSS_BYTES".
+rss() { python3 -c 'import os,subprocess,sys; p=subprocess.Popen(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); _,s,ru=os.wait4(p.pid,0); print(os.waitstatus_to_exitcode(s), ru.ru_maxrss*1024)' "$@"; }
+size=$(stat -c %s "$tmp/big.json")
+if [ "$SAN" = 1 ]; then
+  skip "JSON reader RSS" "ASan build (its shadow memory and quarantine are in the RSS)"
+  skip "merge reads its inputs one at a time (RSS)" "ASan build (its shadow memory and quarantine are in the RSS)"
+else
+set -- $(rss "$PC" report --quiet -f json -o - "$tmp/o_a.json"); base=$2
+set -- $(rss "$PC" report --quiet -f json -o - "$tmp/big.json"); rc=$1 peak=$2
+if [ "$rc" = 0 ] && [ $((peak - base)) -le $((2 * size)) ]; then
+  pass "JSON reader: RSS $(((peak - base) >> 20)) MiB over the baseline for a $((size >> 20)) MiB report (<= 2x)"
+else fail "JSON reader RSS" "exit $rc, $(((peak - base) >> 20)) MiB for $((size >> 20)) MiB"; fi
+set -- $(rss "$PC" merge --quiet -f json -o "$tmp/m1.json" "$tmp/big.json"); one=$2
+set -- $(rss "$PC" merge --quiet -f json -o "$tmp/m8.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" \
+  "$tmp/big.json" "$tmp/big.json" "$tmp/big.json" "$tmp/big.json"); rc=$1 eight=$2
+if [ "$rc" = 0 ] && [ "$eight" -le $((one + one / 2)) ] && json_ok "$tmp/m8.json"; then
+  pass "merge reads its inputs one at a time: 8 inputs take $((eight >> 20)) MiB, 1 takes $((one >> 20)) MiB"
+else fail "merge streaming" "exit $rc, 8 inputs $((eight >> 20)) MiB, 1 input $((one >> 20)) MiB"; fi
+fi
+[ -e "$tmp/m8.json" ] || "$PC" merge --quiet -f json -o "$tmp/m8.json" "$tmp/big.json" "$tmp/big.json"
+# What merge writes, its reader reads (the reader had a 1 GiB cap; merge
+# wrote 1.3 GB reports): no cap now, and a value longer than a chunk.
+run_case "$PC" merge --quiet -f json "$tmp/m8.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "merge's own output reads back"; else fail "merge output read back" "exit $rc"; fi
+python3 - "$tmp/o_a.json" "$tmp/longname.json" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["kernels"][0]["name"] = "k" + "x" * (3 << 20)  # one value of 3 MiB: three of the reader's chunks
+json.dump(d, open(sys.argv[2], "w"))
+E
+run_case "$PC" report --quiet -f json -o - "$tmp/longname.json"
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"][0]["name"]) == 3*2**20+1' "$tmp/out"; then
+  pass "a 3 MiB value (longer than the reader's chunk) reads whole"; else fail "long value" "exit $rc"; fi
+run_case sh -c "cat '$tmp/big.json' | '$PC' merge --quiet -f json /dev/stdin"
+if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "a JSON report through a pipe (streamed)"; else fail "JSON pipe" "exit $rc"; fi
+head -c $((size / 2)) "$tmp/big.json" >"$tmp/half.json"
+run_case "$PC" merge "$tmp/o_a.json" "$tmp/half.json" "$tmp/o_b.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "half.json:" && [ ! -s "$tmp/out" ]; then
+  pass "merge: a report cut in half (the second of three): exit 2, that file named"; else fail "merge cut input" "exit $rc"; fi
+vg_case "merge of a cut report" 2 "$PC" merge --quiet "$tmp/o_a.json" "$tmp/half.json"
+rm -f "$tmp/big.json" "$tmp/m1.json" "$tmp/m8.json" "$tmp/half.json" "$tmp/longname.json"
+
+# ---- issue 22 items 5 and 6: secure_getenv, Python ----
+if [ -n "$PROBE" ]; then
+  bash "$HERE/../secure_env_test.sh" "$PROBE" $([ "$SAN" = 1 ] && echo --sanitized) >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" = 0 ]; then pass "a setuid program reads no variable (secure_getenv, AT_SECURE): $(grep -c '^ok' "$tmp/out") checks"
+  elif [ "$rc" = 77 ]; then skip "secure_getenv under AT_SECURE" "$(grep SKIP "$tmp/out")"
+  else fail "secure_getenv under AT_SECURE" "$(grep FAIL "$tmp/out" | head -3)"; fi
+else skip "secure_getenv under AT_SECURE" "no probe given"; fi
+LIBPC=$(dirname "$SHIM")/libperfcheck.so
+if command -v nm >/dev/null 2>&1 && [ -e "$LIBPC" ]; then
+  if nm -D --undefined-only "$LIBPC" "$SHIM" | grep -qw 'getenv'; then fail "no getenv import" "$(nm -D --undefined-only "$LIBPC" | grep -w getenv)"
+  else pass "libperfcheck.so and the injection library import secure_getenv only (no getenv)"; fi
+else skip "no getenv import" "no nm or no libperfcheck.so beside the shim"; fi
+if [ -n "$PYDIR" ] && [ "$SAN" = 0 ] && [ -e "$LIBPC" ]; then
+  py() { PYTHONPATH="$PYDIR" PERFCHECK_LIBRARY="$LIBPC" python3 - "$@"; }
+  echo precious >"$tmp/victim_py"
+  ln -sf "$tmp/victim_py" "$tmp/py_link.json"
+  mkfifo "$tmp/py_fifo"
+  py "$T4" "$tmp" >"$tmp/out" 2>"$tmp/err" <<'E'
+import os, stat, sys
+import perfcheck
+r = perfcheck.diagnose(sys.argv[1], quiet=True)
+t = sys.argv[2]
+r.save(t + "/py_link.json")                       # a symlink: replaced, not followed
+assert open(t + "/victim_py").read() == "precious\n"
+assert not os.path.islink(t + "/py_link.json") and perfcheck.load(t + "/py_link.json").to_dict() == r.to_dict()
+try:
+    r.save(t + "/py_fifo")
+    sys.exit("saved into a FIFO")
+except perfcheck.PerfcheckError as e:
+    assert "FIFO" in str(e), e
+assert stat.S_ISFIFO(os.lstat(t + "/py_fifo").st_mode)
+print("save ok")
+for call in (lambda: perfcheck.diagnose(sys.argv[1] + "\0.evil"), lambda: r.save(t + "/x.json\0.evil"),
+             lambda: perfcheck.load(t + "/py_link.json\0x")):
+    try:
+        call()
+        sys.exit("a NUL in a path was taken")
+    except ValueError:
+        pass
+assert not os.path.exists(t + "/x.json")
+print("nul ok")
+E
+  rc=$?
+  if [ "$rc" = 0 ] && has "$tmp/out" "save ok"; then pass "Python Report.save: a symlink replaced, a FIFO refused (the one output function)"; else
+    fail "Python save" "exit $rc: $(tail -2 "$tmp/err")"; fi
+  if [ "$rc" = 0 ] && has "$tmp/out" "nul ok"; then pass "Python: a path with a NUL byte is ValueError (diagnose, save, load)"; else
+    fail "Python NUL" "exit $rc"; fi
+  rm -f "$tmp/py_fifo" "$tmp/py_link.json" "$tmp/victim_py"
+else
+  skip "Python Report.save" "no python package given (or an ASan build)"
+  skip "Python NUL paths" "no python package given (or an ASan build)"
+fi
 
 # ==== perfcheck run: programs, signals, environment (items 6, 7, 9) =============
 
