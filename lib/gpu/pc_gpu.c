@@ -43,10 +43,15 @@ static void pc_gpu_release(pc_collector *c) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
+  /* The counter layer first: it locks the collector's mutex (pc_rp_create
+   * was handed &c->mu), so it must go while the collector is alive.  Freed
+   * the other way round, pc_rp_destroy locked freed memory and corrupted the
+   * heap: every in-process program hung or aborted at its session's destroy
+   * on the H200 (malloc: unsorted double linked list corrupted). */
   pc_rp *rp = c->rp;
   c->rp = NULL;
-  pc_collector_free(c);
   if (rp) pc_rp_destroy(rp);
+  pc_collector_free(c);
 }
 
 /* The GPU side, undone in reverse order. */

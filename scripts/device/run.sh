@@ -502,6 +502,28 @@ PY
       echo "bench_overhead rc=$?" >> "$R/bench21.log"
       grep -E '^(PASS|FAIL|SKIP|FIGURE)|rc=' "$R/bench21.log" | tee -a "$OUT/summary.txt"
       ;;
+    hang)
+      # A program that does not exit: nogpu_app and the demo's example run
+      # in the background; one still alive after 15 s gets every thread's
+      # backtrace from gdb (then it is killed).  Needs the build stage.
+      say "hang: nogpu_app and example_mystery_region, backtraces of any that hangs"
+      D=$R/hang; mkdir -p "$D"
+      for prog in "$BUILD/tests/nogpu/nogpu_app" "$BUILD/examples/example_mystery_region"; do
+        [ -x "$prog" ] || { say "hang: $prog not built"; continue; }
+        n=$(basename "$prog")
+        PERFCHECK_VERBOSE=1 "$prog" > "$D/$n.out" 2>&1 & pid=$!
+        for i in $(seq 1 15); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+        if kill -0 $pid 2>/dev/null; then
+          say "hang: $n still running after 15 s: backtraces"
+          G=$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)
+          timeout 60 "$G" -p $pid -batch -ex "thread apply all bt" > "$D/$n.bt" 2>&1
+          grep -E '^Thread|^#[0-9]+ ' "$D/$n.bt" | grep -v '??' | cut -c1-220 | head -80 | tee -a "$OUT/summary.txt"
+          kill -9 $pid
+        fi
+        wait $pid; echo "$n rc=$?" | tee -a "$OUT/summary.txt"
+        tail -3 "$D/$n.out" | cut -c1-200 | tee -a "$OUT/summary.txt"
+      done
+      ;;
     ncuhelp)
       # Issue 20: ncu's own --help and set lists (for the coordinator to
       # compare with tests/data/ncu/ncu-help.documented.txt, which is
