@@ -194,7 +194,7 @@ def main(argv):
     except (OSError, ValueError) as e:
         check(False, "%s: not a JSON report: %s" % (path, e))
         return 1
-    check(r.get("schema") == "perfcheck-report/1", "%s: schema %s" % (path, r.get("schema")))
+    check(r.get("schema") == "perfcheck-report/2", "%s: schema %s" % (path, r.get("schema")))
     if what == "mystery":
         check_mystery(r)
     elif what == "launches":
