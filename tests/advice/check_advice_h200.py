@@ -30,10 +30,14 @@ AT_ROOF_MIN = 11              # of 12 scored (colsum_grid's usual edit paid: pre
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--perfcheck", required=True)
+    ap.add_argument("--data", default=DATA, help="a recorded run's folder (default: the first run)")
+    ap.add_argument("--probes-min", type=int, default=0,
+                    help="the occupancy probes whose verdict must agree with their pair (named exactly when it paid)")
     a = ap.parse_args()
+    data = a.data
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, "advice.nvtx.csv")
-        with gzip.open(os.path.join(DATA, "advice.nvtx.csv.gz"), "rb") as src, open(csv, "wb") as dst:
+        with gzip.open(os.path.join(data, "advice.nvtx.csv.gz"), "rb") as src, open(csv, "wb") as dst:
             dst.write(src.read())
         rep = os.path.join(tmp, "offline.json")
         with open(rep, "wb") as out:
@@ -43,7 +47,7 @@ def main():
             print("perfcheck diagnose exited %d: %s" % (p.returncode, p.stderr.decode()[:400]))
             return 1
         s = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "advice_corpus.py"), "--timing",
-                            os.path.join(DATA, "time.tsv"), "--report", rep, "--pairs",
+                            os.path.join(data, "time.tsv"), "--report", rep, "--pairs",
                             os.path.join(ROOT, "kernels", "advice", "pairs.tsv"), "--format", "json"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
         if s.returncode != 0:
@@ -67,11 +71,16 @@ def main():
     if t["at_roof_called_at_roof"] < AT_ROOF_MIN:
         bad.append("at_roof entries called at_roof: %d of %d (at least %d wanted)"
                    % (t["at_roof_called_at_roof"], t["at_roof_entries"], AT_ROOF_MIN))
-    print("advice corpus, H200 2026-12-01, offline under the current rules: %d of %d paying fault changes named "
+    print("advice corpus, H200 %s, offline under the current rules:" % os.path.basename(data.rstrip("/")) + " %d of %d paying fault changes named "
           "(%.0f%%), geomean of the advice followed %.2fx; at_roof %d of %d; counterexamples not advised %d of %d"
           % (t["fault_verdicts_right"], t["fault_changes_paid"], 100 * share, t["geomean_advice_followed"] or 0,
              t["at_roof_called_at_roof"], t["at_roof_entries"], t["counterexamples_not_advised"],
              t["counterexamples"]))
+    if a.probes_min:
+        print("occupancy probes: %d agree, %d disagree, of %d" % (t["probes_agree"], t["probes_disagree"], t["probes"]))
+        if t["probes_agree"] < a.probes_min:
+            bad.append("occupancy probes agreeing with their pair: %d of %d (at least %d wanted)"
+                       % (t["probes_agree"], t["probes"], a.probes_min))
     for b in bad:
         print("FAIL: " + b)
     return 1 if bad else 0
