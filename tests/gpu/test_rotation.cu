@@ -73,12 +73,21 @@ static double kernel_num(const std::string& js, const char* key, size_t k) {
 }
 
 int main() {
+  // Unbuffered, and a line at each step: a crash inside the library still
+  // shows how far the test got.  PERFCHECK_PROGRESS: the counter layer says
+  // one line on stderr at the end of each profiled launch's ENTER (after
+  // SetConfig, Start and PushRange), so a crash between two lines is in that
+  // launch's EXIT or the next one's ENTER (its flush, layout or SetConfig).
+  setvbuf(stdout, NULL, _IONBF, 0);
   gt_require_gpu();
   char dir[] = "/tmp/pc-rotation-XXXXXX";
   GT_REQUIRE(mkdtemp(dir) != nullptr, "mkdtemp failed");
   setenv("PERFCHECK_REPLAY", "rotate", 1);
   setenv("PERFCHECK_SNAPSHOT_DIR", dir, 1);
+  setenv("PERFCHECK_PROGRESS", "1", 1);
+  std::printf("step: creating the session (rotation groups split here)\n");
   perfcheck_session* s = gt_session(PERFCHECK_MODE_COUNTERS);
+  std::printf("step: session created\n");
 
   const size_t n4 = kBytes / sizeof(float4);
   float4* x = nullptr;
@@ -93,17 +102,22 @@ int main() {
 
   GT_OK(perfcheck_session_begin(s, "rot"));
   for (int k = 0; k < kLaunches; ++k) {
+    std::printf("step: readAll launch %d\n", k);
     readAll<<<kBlocks, 256>>>(x, n4, out);
     GT_CUDA(cudaGetLastError());
   }
+  std::printf("step: once launch (run 1)\n");
   once<<<kSmall / 256, 256>>>(y, kSmall);
   GT_CUDA(cudaGetLastError());
+  std::printf("step: ending run 1\n");
   GT_OK(perfcheck_session_end(s));
   // A second run of the region name: once again, the rest of its set.
+  std::printf("step: run 2 (once: the rest of its set by kernel replay)\n");
   GT_OK(perfcheck_session_begin(s, "rot"));
   once<<<kSmall / 256, 256>>>(y, kSmall);
   GT_CUDA(cudaGetLastError());
   GT_OK(perfcheck_session_end(s));
+  std::printf("step: run 2 ended\n");
 
   // 5. results.
   std::vector<float> hout(kBlocks), hy(kSmall);
@@ -117,6 +131,7 @@ int main() {
   std::printf("%s results: readAll sum %.0f, once y[0] %g\n", total == (double)(kBytes / sizeof(float)) && hy[0] == 3.f ? "PASS" : "FAIL",
               total, hy[0]);
 
+  std::printf("step: building the report\n");
   const perfcheck_report* r = gt_report(s);
   const std::string js = rj_text(r);
   // The kernels in report order: region "rot" run 1 (readAll, once), run 2 (once).
@@ -173,6 +188,7 @@ int main() {
   std::printf("%s k-th launch collects group k: snapshot groups %s\n", ok1 ? "PASS" : "FAIL", seq.c_str());
 
   if (gt_failures) gt_print_report(r);
+  std::printf("step: destroying the session\n");
   perfcheck_session_destroy(s);
   GT_CUDA(cudaFree(x));
   GT_CUDA(cudaFree(out));
