@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture/pc_launchlog.h" /* pc_hash_str */
+#include "base/pc_hash.h"
 #include "base/pc_output.h"
 #include "pc_ceilings.h"
 #include "pc_cupti.h"

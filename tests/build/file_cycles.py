@@ -32,7 +32,7 @@ ROOMS = {
     "capture": {"base"},
     "check": {"base"},
     "expect": {"base"},
-    "read": {"base", "check", "capture"},
+    "read": {"base", "check"},
     "write": {"base", "check", "expect"},
     "report": {"base", "check", "expect", "read", "write"},
 }

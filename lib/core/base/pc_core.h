@@ -576,10 +576,6 @@ extern const size_t pc_nkernel_fields;
  * "attributes.blocks_per_sm", "duration_ns.median", "busiest_pipe.pct").
  * Returns PERFCHECK_OK, _NOT_FOUND or _NOT_MEASURED (and *out NaN). */
 perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
-/* The names pc_kernel_value knows beyond the metric table (launch__*
- * values, derived names, attributes, step, launches, durations): up to cap
- * of them into names (static strings); returns how many there are. */
-size_t pc_kernel_value_names(const char **names, size_t cap);
 /* Nonzero when `name` is a quantity of every report: a metric of the
  * table (or its alias), a name pc_kernel_value_names lists, one of their
  * JSON paths, or step, cause, bound.  (A metric a user added by name is a
@@ -615,8 +611,6 @@ const pc_threshold *pc_thresholds(size_t *count);
  * ("key=value,key=value": for sensitivity studies; read once, through
  * secure_getenv).  NaN if unknown key. */
 double pc_threshold_value(const char *key);
-/* The overrides in force, as "key=value,..." (static), or NULL when none. */
-const char *pc_threshold_overrides(void);
 
 /* Fills k->derived, busiest_pipe and busiest_memory from k->metric, k->attr
  * and the device. */
@@ -625,19 +619,11 @@ void pc_derive(pc_kernel *k, const pc_device *d);
  * are one region's (or one export's): k->time_share (NaN where unknown) and
  * k->time_share_from_timeline = from_timeline. */
 void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline);
-/* Orders a report's kernels: by region (in the order the regions first
- * appear among the kernels), then by total time, longest first (unknown
- * last); stable. */
-void pc_report_sort_kernels(pc_report *r);
 /* Step 1 for a region: fills g->diag. */
 void pc_checklist_region(pc_region *g);
 /* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
  * and was assessed): fills k->diag. Calls pc_derive first. */
 void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
-/* Which of step 3 (the memory side) and step 4 (the compute side) the walk
- * runs for a kernel whose derived values and diag.bound are filled: step 2's
- * bound, or the roofline when it is decisive. */
-void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side);
 /* Diagnoses every kernel and region of a report. */
 void pc_checklist_report(pc_report *r);
 /* The region a kernel's step 1 comes from, as pc_checklist_report takes it:

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "base/pc_core.h"
 
 /* ---- Demangling ------------------------------------------------------------- */
@@ -176,32 +177,6 @@ char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen) {
 
 /* ---- Display names -------------------------------------------------------------- */
 
-/* A growable string (display names are short: one allocation or two). */
-typedef struct pc_sb {
-  char *s;
-  size_t n, cap;
-  int oom;
-} pc_sb;
-
-static void pc_sb_putn(pc_sb *b, const char *p, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 128;
-    while (nc < b->n + n + 1) nc *= 2;
-    char *q = realloc(b->s, nc);
-    if (!q) {
-      b->oom = 1;
-      return;
-    }
-    b->s = q;
-    b->cap = nc;
-  }
-  memcpy(b->s + b->n, p, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
-static void pc_sb_puts(pc_sb *b, const char *p) { pc_sb_putn(b, p, strlen(p)); }
-
 static int pc_is_group_open(char c) { return c == '(' || c == '<' || c == '[' || c == '{'; }
 static int pc_is_group_close(char c) { return c == ')' || c == '>' || c == ']' || c == '}'; }
 
@@ -216,14 +191,14 @@ static char *pc_strip_qualifiers(const char *s) {
   if (!neutral) return pc_strdup(s);
   memset(neutral, 0, n <= sizeof small ? sizeof small : n);
   pc_mark_operators(s, n, neutral);
-  pc_sb b = {0};
+  pc_buf b = PC_BUF_INIT;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == ':' && i + 1 < n && s[i + 1] == ':' && !neutral[i]) {
       /* Remove the qualifier already copied: back over b to its start. */
       size_t j = b.n;
       long depth = 0;
       while (j > 0) {
-        char c = b.s[j - 1];
+        char c = b.p[j - 1];
         if (pc_is_group_close(c)) {
           depth++;
         } else if (pc_is_group_open(c)) {
@@ -234,20 +209,18 @@ static char *pc_strip_qualifiers(const char *s) {
         }
         j--;
       }
-      b.n = j;
-      if (b.s) b.s[b.n] = '\0';
+      pc_buf_truncate(&b, j);
       i++; /* skip the second ':' */
       continue;
     }
-    pc_sb_putn(&b, s + i, 1);
+    pc_buf_putn(&b, s + i, 1);
   }
   if (neutral != small) free(neutral);
   if (b.oom) {
-    free(b.s);
+    pc_buf_free(&b);
     return pc_strdup(s);
   }
-  if (!b.s) return pc_strdup("");
-  return b.s;
+  return pc_buf_take(&b);
 }
 
 /* "> >" -> ">>" (the demangler's C++03 spelling). */
@@ -303,16 +276,16 @@ static int pc_template_args(const char *s, size_t *open, size_t *close, size_t *
 /* Every bracket group nested deeper than `keep` levels (in <> only) becomes
  * "<...>". */
 static char *pc_elide_depth(const char *s, long keep) {
-  pc_sb b = {0};
+  pc_buf b = PC_BUF_INIT;
   long depth = 0;
   for (const char *p = s; *p; p++) {
     if (*p == '<') {
       depth++;
-      if (depth == keep + 1) pc_sb_puts(&b, "<...");
+      if (depth == keep + 1) pc_buf_puts(&b, "<...");
       if (depth > keep) continue;
     } else if (*p == '>') {
       if (depth > keep) {
-        if (depth == keep + 1) pc_sb_puts(&b, ">");
+        if (depth == keep + 1) pc_buf_puts(&b, ">");
         depth--;
         continue;
       }
@@ -320,13 +293,9 @@ static char *pc_elide_depth(const char *s, long keep) {
     } else if (depth > keep) {
       continue;
     }
-    pc_sb_putn(&b, p, 1);
+    pc_buf_putn(&b, p, 1);
   }
-  if (b.oom) {
-    free(b.s);
-    return NULL;
-  }
-  return b.s ? b.s : pc_strdup("");
+  return pc_buf_take(&b); /* NULL when memory ran out */
 }
 
 char *pc_kernel_display_name(const char *demangled, size_t max) {
@@ -347,29 +316,29 @@ char *pc_kernel_display_name(const char *demangled, size_t max) {
       /* name<a1, ..., ak, ...>tail */
       size_t cut = arg[k]; /* start of argument k+1 */
       while (cut > 0 && (s[cut - 1] == ' ' || s[cut - 1] == ',')) cut--;
-      pc_sb b = {0};
-      pc_sb_putn(&b, s, cut);
-      pc_sb_puts(&b, ", ...");
-      pc_sb_puts(&b, s + close);
+      pc_buf b = PC_BUF_INIT;
+      pc_buf_putn(&b, s, cut);
+      pc_buf_puts(&b, ", ...");
+      pc_buf_puts(&b, s + close);
       if (!b.oom && b.n <= max) {
         free(s);
-        return b.s;
+        return pc_buf_take(&b);
       }
-      free(b.s);
+      pc_buf_free(&b);
       if (k == 1) break;
     }
     /* Even one argument is too long: name<a1, ...> with a1's own nesting cut. */
     size_t cut = arg[1];
     while (cut > 0 && (s[cut - 1] == ' ' || s[cut - 1] == ',')) cut--;
-    pc_sb b = {0};
-    pc_sb_putn(&b, s, cut);
-    pc_sb_puts(&b, ", ...");
-    pc_sb_puts(&b, s + close);
+    pc_buf b = PC_BUF_INIT;
+    pc_buf_putn(&b, s, cut);
+    pc_buf_puts(&b, ", ...");
+    pc_buf_puts(&b, s + close);
     if (!b.oom) {
       free(s);
-      s = b.s;
+      s = pc_buf_take(&b);
     } else {
-      free(b.s);
+      pc_buf_free(&b);
     }
   }
   for (long keep = 8; keep >= 1 && strlen(s) > max; keep--) {

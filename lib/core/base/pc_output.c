@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/pc_buf.h"
+
 #define PC_OUT_VALUE_MAX 128
 
 int pc_output_privileged(void) { return getauxval(AT_SECURE) != 0; }
@@ -71,32 +73,8 @@ int pc_output_check_pattern(const char *pat, char *why, size_t whylen) {
 
 /* ---- expansion ------------------------------------------------------------- */
 
-typedef struct pc_out_buf {
-  char *p;
-  size_t n, cap;
-  int oom;
-} pc_out_buf;
-
-static void pc_out_add(pc_out_buf *b, const char *s, size_t len) {
-  if (b->oom) return;
-  if (b->n + len + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->n + len + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, len);
-  b->n += len;
-  b->p[b->n] = '\0';
-}
-
 /* A value as one path component. */
-static void pc_out_add_component(pc_out_buf *b, const char *v) {
+static void pc_out_add_component(pc_buf *b, const char *v) {
   char tmp[PC_OUT_VALUE_MAX + 1];
   size_t n = 0;
   for (; v[n] && n < PC_OUT_VALUE_MAX; n++) {
@@ -105,13 +83,13 @@ static void pc_out_add_component(pc_out_buf *b, const char *v) {
   }
   tmp[n] = '\0';
   if (strcmp(tmp, ".") == 0 || strcmp(tmp, "..") == 0) memset(tmp, '_', n);
-  pc_out_add(b, tmp, n);
+  pc_buf_putn(b, tmp, n);
 }
 
-static void pc_out_add_pid(pc_out_buf *b) {
+static void pc_out_add_pid(pc_buf *b) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "%ld", (long)getpid());
-  pc_out_add(b, tmp, strlen(tmp));
+  pc_buf_putn(b, tmp, strlen(tmp));
 }
 
 /* Whether this process is one of a run's others (pc_output.h). */
@@ -126,16 +104,16 @@ static int pc_out_is_descendant(void) {
 
 char *pc_output_expand(const char *pattern, FILE *warn) {
   if (!pattern) return NULL;
-  pc_out_buf b = {0};
-  pc_out_add(&b, "", 0);
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_putn(&b, "", 0);
   if (strcmp(pattern, "-") == 0 || strcmp(pattern, "stderr") == 0) {
-    pc_out_add(&b, pattern, strlen(pattern));
+    pc_buf_putn(&b, pattern, strlen(pattern));
     goto done;
   }
   int has_pid = 0;
   for (const char *s = pattern; *s; s++) {
     if (*s != '%') {
-      pc_out_add(&b, s, 1);
+      pc_buf_putn(&b, s, 1);
       continue;
     }
     switch (s[1]) {
@@ -153,13 +131,13 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
         break;
       }
       case '%':
-        pc_out_add(&b, "%", 1);
+        pc_buf_putn(&b, "%", 1);
         s++;
         break;
       case 'q': {
         const char *close = (s[2] == '{') ? strchr(s + 3, '}') : NULL;
         if (!close) { /* not a placeholder (the pattern check refuses it): as written */
-          pc_out_add(&b, s, 1);
+          pc_buf_putn(&b, s, 1);
           break;
         }
         char name[256];
@@ -196,7 +174,7 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
         break;
       }
       default:
-        pc_out_add(&b, s, 1);
+        pc_buf_putn(&b, s, 1);
         break;
     }
   }
@@ -210,22 +188,18 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
     if (dot && dot != base) {
       size_t at = (size_t)(dot - b.p);
       size_t tail = b.n - at;
-      pc_out_add(&b, pid, (size_t)w); /* grows the buffer (may move it) */
+      pc_buf_putn(&b, pid, (size_t)w); /* grows the buffer (may move it) */
       if (!b.oom) {
         memmove(b.p + at + (size_t)w, b.p + at, tail);
         memcpy(b.p + at, pid, (size_t)w);
         b.p[b.n] = '\0';
       }
     } else {
-      pc_out_add(&b, pid, (size_t)w);
+      pc_buf_putn(&b, pid, (size_t)w);
     }
   }
 done:
-  if (b.oom) {
-    free(b.p);
-    return NULL;
-  }
-  return b.p;
+  return pc_buf_take(&b); /* NULL when memory ran out */
 }
 
 /* ---- writing a file: the one output function ------------------------------------ */

@@ -151,7 +151,10 @@ static int pc_named_value(const pc_kernel *k, const char *name, double *v) {
   return 0;
 }
 
-size_t pc_kernel_value_names(const char **names, size_t cap) {
+/* The names pc_kernel_value knows beyond the metric table (launch__*
+ * values, derived names, attributes, step, launches, durations): up to cap
+ * of them into names (static strings); returns how many there are. */
+static size_t pc_kernel_value_names(const char **names, size_t cap) {
   size_t n = 0;
 #define PC_PUT(x)                 \
   do {                            \

@@ -1,12 +1,9 @@
 /*
- * pc_launchlog.h: the launch capture's pure hash structures
- * (pc_launchlog.c).  lib/gpu/pc_capture.c owns one of each and holds them
- * under its gpu lock; nothing here locks, calls CUDA or allocates in more
- * than amortized steps.
+ * pc_launchlog.h: the launch capture's launch log (pc_launchlog.c).
+ * lib/gpu's collector owns one and holds it under its lock; nothing here
+ * locks, calls CUDA or allocates in more than amortized steps.  (The
+ * generic table, pc_map, is base/pc_map.h.)
  *
- *   pc_map   64-bit key -> 32-bit value, open addressing with linear
- *            probing.  Keys may repeat (hash collisions): an `eq` callback
- *            confirms a candidate.
  *   pc_ltab  the launch log: correlation id -> {signature or context, region,
  *            flags}, 16 bytes an entry.  The activity decoder erases an
  *            entry when its kernel record arrives, so the log holds only the
@@ -20,37 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PC_NONE UINT32_MAX
-
-static inline uint64_t pc_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-/* FNV-1a over a string / over 32-bit words. */
-uint64_t pc_hash_str(const char *s);
-uint64_t pc_hash_u32s(const uint32_t *v, size_t n);
-
-/* ---- pc_map ---------------------------------------------------------------------- */
-
-typedef struct pc_map {
-  uint64_t *key;
-  uint32_t *val;                /* PC_NONE marks an empty slot */
-  size_t cap, n;
-} pc_map;
-
-typedef int (*pc_map_eq)(uint32_t val, const void *arg);
-
-void pc_map_free(pc_map *m);
-/* The value of the first entry with key k that eq accepts (eq NULL: any),
- * or PC_NONE. */
-uint32_t pc_map_find(const pc_map *m, uint64_t k, pc_map_eq eq, const void *arg);
-/* Adds k -> v (v != PC_NONE); returns 0, -1 on out of memory. */
-int pc_map_insert(pc_map *m, uint64_t k, uint32_t v);
+#include "base/pc_map.h" /* PC_NONE, pc_mix64 */
 
 /* ---- the launch log ---------------------------------------------------------------- */
 

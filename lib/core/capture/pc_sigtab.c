@@ -1,6 +1,8 @@
 /* The launch capture's name, signature and context tables (pc_sigtab.h). */
 #include "capture/pc_sigtab.h"
 
+#include "base/pc_hash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

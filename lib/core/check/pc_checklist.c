@@ -287,11 +287,6 @@ double pc_threshold_value(const char *key) {
   return PC_NULL;
 }
 
-const char *pc_threshold_overrides(void) {
-  pc_rules();
-  return pc_threshold_override_text[0] ? pc_threshold_override_text : NULL;
-}
-
 /* A threshold nudged up (dir 1) or down (dir -1) as the borderline test and
  * the sensitivity study do: 5 points, or 10% of its value. */
 #define PC_NUDGE_POINTS_BY 5.0
@@ -1515,10 +1510,6 @@ static void pc_sides_of(const pc_kernel *k, const pc_device *d, perfcheck_bound 
                   bound == PERFCHECK_BOUND_UNKNOWN || (roofline && ai >= ridge);
 }
 
-void pc_checklist_sides(const pc_kernel *k, const pc_device *d, int *memory_side, int *compute_side) {
-  pc_sides_of(k, d, k->diag.bound, memory_side, compute_side);
-}
-
 /* Steps 3, 4 and 5 of a kernel whose derived values are filled, with step
  * 2's bound given, into w; *memory_side / *compute_side say which of 3 and
  * 4 ran.  Step 1 is the region's: a kernel's time share and rank sit beside
@@ -1833,7 +1824,10 @@ static int pc_korder_cmp(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-void pc_report_sort_kernels(pc_report *r) {
+/* Orders a report's kernels: by region (in the order the regions first
+ * appear among the kernels), then by total time, longest first (unknown
+ * last); stable. */
+static void pc_report_sort_kernels(pc_report *r) {
   if (!r || r->nkernels < 2) return;
   const size_t n = r->nkernels;
   pc_korder *o = malloc(n * sizeof *o);

@@ -12,62 +12,9 @@
 #include "base/pc_core.h"
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
+#include "base/pc_buf.h"
+#include "base/pc_hash.h"
 #include "base/pc_regex.h"
-
-/* ---- A growing string ------------------------------------------------------ */
-
-typedef struct pc_str {
-  char *p;
-  size_t n, cap;
-  int oom;
-} pc_str;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void pc_str_printf(pc_str *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    size_t room = b->cap - b->n;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? room : 0, fmt, ap);
-    va_end(ap);
-    if (w < 0) {
-      b->oom = 1;
-      return;
-    }
-    if (b->p && (size_t)w < room) {
-      b->n += (size_t)w;
-      return;
-    }
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->n + (size_t)w + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-}
-
-static void pc_str_add(pc_str *b, const char *s) { pc_str_printf(b, "%s", s); }
-
-/* The text, or NULL (and nothing leaked) when memory ran out. */
-static char *pc_str_take(pc_str *b) {
-  if (!b->oom && !b->p) pc_str_add(b, "");
-  if (b->oom) {
-    free(b->p);
-    b->p = NULL;
-    return NULL;
-  }
-  char *p = b->p;
-  b->p = NULL;
-  b->n = b->cap = 0;
-  return p;
-}
 
 static const char *pc_num(char *buf, size_t len, double v) {
   pc_fmt_double(buf, len, v);
@@ -186,17 +133,17 @@ void pc_expectation_free(pc_expectation *e) {
 /* After an unknown quantity: at most three nearest known names (the
  * vocabulary's, pc_values.c), so that a typo is fixed from the message
  * alone; never the whole list. */
-static void pc_quantity_hint(pc_str *b, const char *q) {
+static void pc_quantity_hint(pc_buf *b, const char *q) {
   const char *near[3];
   size_t n = pc_quantity_nearest(q, near, 3);
   if (n == 0) {
-    pc_str_add(b, " (the quantities are the JSON report's derived and attributes names, its metrics by ncu name, "
+    pc_buf_puts(b, " (the quantities are the JSON report's derived and attributes names, its metrics by ncu name, "
                   "launch__ values, step, cause and bound: perfcheck check --help)");
     return;
   }
-  pc_str_add(b, "; did you mean ");
-  for (size_t i = 0; i < n; i++) pc_str_printf(b, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ", near[i]);
-  pc_str_add(b, "?");
+  pc_buf_puts(b, "; did you mean ");
+  for (size_t i = 0; i < n; i++) pc_buf_printf(b, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ", near[i]);
+  pc_buf_puts(b, "?");
 }
 
 /* Whether a quantity can be one of some report's: a known one, or an ncu
@@ -207,10 +154,10 @@ static int pc_quantity_usable(pc_expect_kind kind, const char *q) {
 
 /* "unknown quantity \"X\"; did you mean ...?", malloc'd (NULL: no memory). */
 static char *pc_unknown_quantity_text(const char *q) {
-  pc_str b = {0};
-  pc_str_printf(&b, "unknown quantity \"%s\"", q);
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_printf(&b, "unknown quantity \"%s\"", q);
   pc_quantity_hint(&b, q);
-  return pc_str_take(&b);
+  return pc_buf_take(&b);
 }
 
 #if defined(__GNUC__)
@@ -537,15 +484,6 @@ typedef struct pc_name_counts {
   size_t nslots;
 } pc_name_counts;
 
-static uint64_t pc_name_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
   memset(c, 0, sizeof *c);
   size_t n = 16;
@@ -557,7 +495,7 @@ static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
   if (!c->names || !c->counts || !c->hashes) return -1;
   for (size_t i = 0; i < r->nkernels; i++) {
     const char *name = r->kernels[i].name ? r->kernels[i].name : "";
-    uint64_t h = pc_name_hash(name);
+    uint64_t h = pc_hash_str(name);
     size_t j = (size_t)h & (n - 1);
     while (c->names[j] && !(c->hashes[j] == h && strcmp(c->names[j], name) == 0)) j = (j + 1) & (n - 1);
     c->names[j] = name;
@@ -568,7 +506,7 @@ static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
 }
 
 static size_t pc_name_count(const pc_name_counts *c, const char *name) {
-  uint64_t h = pc_name_hash(name);
+  uint64_t h = pc_hash_str(name);
   for (size_t j = (size_t)h & (c->nslots - 1); c->names[j]; j = (j + 1) & (c->nslots - 1))
     if (c->hashes[j] == h && strcmp(c->names[j], name) == 0) return c->counts[j];
   return 0;
@@ -585,39 +523,39 @@ static void pc_name_counts_free(pc_name_counts *c) {
 static char *pc_kernel_label(const pc_name_counts *counts, const pc_kernel *k) {
   const char *name = k->name ? k->name : "";
   size_t same = pc_name_count(counts, name);
-  pc_str b = {0};
-  pc_str_add(&b, name);
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_puts(&b, name);
   if (same > 1) {
-    pc_str_printf(&b, " [grid %u,%u,%u block %u,%u,%u", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+    pc_buf_printf(&b, " [grid %u,%u,%u block %u,%u,%u", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
                   k->block[2]);
     double smem = pc_has(k->dynamic_smem) ? k->dynamic_smem : k->attr.dynamic_smem;
     if (pc_has(smem)) {
       char nb[40];
-      pc_str_printf(&b, " dynamic smem %s B", pc_num(nb, sizeof nb, smem));
+      pc_buf_printf(&b, " dynamic smem %s B", pc_num(nb, sizeof nb, smem));
     }
-    pc_str_add(&b, "]");
+    pc_buf_puts(&b, "]");
   }
-  if (k->region) pc_str_printf(&b, " in region %s", k->region);
-  return pc_str_take(&b);
+  if (k->region) pc_buf_printf(&b, " in region %s", k->region);
+  return pc_buf_take(&b);
 }
 
 /* "<= 4.5", "within 10% of 1200000", "!= divergent_warps"; sep goes between
  * an operator symbol and its value ("" gives the spec form "<=4.5"). */
 static char *pc_expected_text_sep(const pc_expectation *e, const char *sep) {
-  pc_str b = {0};
+  pc_buf b = PC_BUF_INIT;
   char nb[40], tb[40];
   if (e->kind == PC_EXPECT_CAUSE || e->kind == PC_EXPECT_BOUND) {
-    pc_str_printf(&b, "%s%s%s", pc_cmp_text[e->cmp], sep, pc_word_name(e, e->word));
+    pc_buf_printf(&b, "%s%s%s", pc_cmp_text[e->cmp], sep, pc_word_name(e, e->word));
   } else if (e->cmp == PERFCHECK_CMP_WITHIN) {
     if (pc_has(e->tolerance_pct))
-      pc_str_printf(&b, "within %s%% of %s", pc_num(tb, sizeof tb, e->tolerance_pct), pc_num(nb, sizeof nb, e->value));
+      pc_buf_printf(&b, "within %s%% of %s", pc_num(tb, sizeof tb, e->tolerance_pct), pc_num(nb, sizeof nb, e->value));
     else
-      pc_str_printf(&b, "within %s", pc_num(nb, sizeof nb, e->value));
+      pc_buf_printf(&b, "within %s", pc_num(nb, sizeof nb, e->value));
   } else {
-    pc_str_printf(&b, "%s%s%s", pc_cmp_text[e->cmp], sep, pc_num(nb, sizeof nb, e->value));
-    if (pc_has(e->tolerance_pct)) pc_str_printf(&b, " +-%s%%", pc_num(tb, sizeof tb, e->tolerance_pct));
+    pc_buf_printf(&b, "%s%s%s", pc_cmp_text[e->cmp], sep, pc_num(nb, sizeof nb, e->value));
+    if (pc_has(e->tolerance_pct)) pc_buf_printf(&b, " +-%s%%", pc_num(tb, sizeof tb, e->tolerance_pct));
   }
-  return pc_str_take(&b);
+  return pc_buf_take(&b);
 }
 
 static char *pc_expected_text(const pc_expectation *e) { return pc_expected_text_sep(e, " "); }
@@ -658,7 +596,7 @@ static int pc_holds(const pc_expectation *e, double m, double band_pct) {
 }
 
 /* " (10% band for durations: up to 1100000)" when a band applies. */
-static void pc_band_note(pc_str *b, const pc_expectation *e, double band_pct) {
+static void pc_band_note(pc_buf *b, const pc_expectation *e, double band_pct) {
   if (band_pct <= 0) return;
   double v = e->value, tol = fabs(v) * band_pct / 100.0;
   char lo[40], hi[40], bp[40];
@@ -668,42 +606,42 @@ static void pc_band_note(pc_str *b, const pc_expectation *e, double band_pct) {
   int dflt = !pc_has(e->tolerance_pct);
   if (e->cmp == PERFCHECK_CMP_WITHIN) {
     if (dflt)
-      pc_str_printf(b, " (%s%% default band for %s: between %s and %s)", bp,
+      pc_buf_printf(b, " (%s%% default band for %s: between %s and %s)", bp,
                     pc_class_noun(pc_expect_quantity_class(e->quantity)), lo, hi);
     else
-      pc_str_printf(b, " (between %s and %s)", lo, hi);
+      pc_buf_printf(b, " (between %s and %s)", lo, hi);
     return;
   }
-  pc_str_printf(b, " (%s%% %sband%s%s: ", bp, dflt ? "default " : "", dflt ? " for " : "",
+  pc_buf_printf(b, " (%s%% %sband%s%s: ", bp, dflt ? "default " : "", dflt ? " for " : "",
                 dflt ? pc_class_noun(pc_expect_quantity_class(e->quantity)) : "");
   switch (e->cmp) {
     case PERFCHECK_CMP_LT:
     case PERFCHECK_CMP_LE:
-      pc_str_printf(b, "up to %s", hi);
+      pc_buf_printf(b, "up to %s", hi);
       break;
     case PERFCHECK_CMP_GT:
     case PERFCHECK_CMP_GE:
-      pc_str_printf(b, "down to %s", lo);
+      pc_buf_printf(b, "down to %s", lo);
       break;
     case PERFCHECK_CMP_EQ:
-      pc_str_printf(b, "between %s and %s", lo, hi);
+      pc_buf_printf(b, "between %s and %s", lo, hi);
       break;
     default:
-      pc_str_printf(b, "outside %s to %s", lo, hi);
+      pc_buf_printf(b, "outside %s to %s", lo, hi);
       break;
   }
-  pc_str_add(b, dflt ? "; +-0% for an exact bound)" : ")");
+  pc_buf_puts(b, dflt ? "; +-0% for an exact bound)" : ")");
 }
 
-static void pc_verdict_note(pc_str *b, const pc_kernel *k) {
+static void pc_verdict_note(pc_buf *b, const pc_kernel *k) {
   const pc_finding *v = &k->diag.verdict;
-  pc_str_printf(b, "; verdict: step %d, %s", v->step, perfcheck_cause_name(v->cause));
-  if (v->advice[0]) pc_str_printf(b, ": %s", v->advice);
+  pc_buf_printf(b, "; verdict: step %d, %s", v->step, perfcheck_cause_name(v->cause));
+  if (v->advice[0]) pc_buf_printf(b, ": %s", v->advice);
 }
 
 /* Checks e against kernel k and fills res. */
 static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_result *res) {
-  pc_str b = {0};
+  pc_buf b = PC_BUF_INIT;
   const char *label = res->kernel;
   const pc_finding *v = &k->diag.verdict;
   char nb[40];
@@ -718,19 +656,19 @@ static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_
     /* A verdict that could not be reached is not a pass of "!= X". */
     if (have == missing && e->word != missing) {
       res->status = PERFCHECK_ERROR_NOT_MEASURED;
-      pc_str_printf(&b, "%s: %s was not assessed (%s), expected %s", label, e->quantity,
+      pc_buf_printf(&b, "%s: %s was not assessed (%s), expected %s", label, e->quantity,
                     v->advice[0] ? v->advice : "the report has no verdict for it", expected);
     } else {
       int eq = have == e->word;
       int ok = e->cmp == PERFCHECK_CMP_EQ ? eq : !eq;
       res->status = ok ? PERFCHECK_OK : PERFCHECK_ERROR_EXPECTATION_FAILED;
-      pc_str_printf(&b, "%s: %s is %s, expected %s", label, e->quantity, res->measured_word, expected);
+      pc_buf_printf(&b, "%s: %s is %s, expected %s", label, e->quantity, res->measured_word, expected);
       if (ok)
-        pc_str_add(&b, ": holds");
+        pc_buf_puts(&b, ": holds");
       else
         pc_verdict_note(&b, k);
     }
-    res->message = pc_str_take(&b);
+    res->message = pc_buf_take(&b);
     return;
   }
 
@@ -746,46 +684,46 @@ static void pc_check_one(const pc_expectation *e, const pc_kernel *k, pc_expect_
   double band = pc_band_pct(e);
   if (st == PERFCHECK_ERROR_NOT_FOUND) {
     res->status = PERFCHECK_ERROR_NOT_FOUND;
-    pc_str_printf(&b, "%s: no quantity named \"%s\" in the report", label, e->quantity);
+    pc_buf_printf(&b, "%s: no quantity named \"%s\" in the report", label, e->quantity);
     pc_quantity_hint(&b, e->quantity);
   } else if (st != PERFCHECK_OK) {
     res->status = PERFCHECK_ERROR_NOT_MEASURED;
     const char *why = e->kind == PC_EXPECT_STEP ? (v->advice[0] ? v->advice : "the verdict was not assessed")
                       : k->not_measured_reason ? k->not_measured_reason
                                                : "null in the report";
-    pc_str_printf(&b, "%s: %s was not measured (%s), expected %s", label, e->quantity, why, expected);
+    pc_buf_printf(&b, "%s: %s was not measured (%s), expected %s", label, e->quantity, why, expected);
     pc_verdict_note(&b, k);
   } else {
     res->measured = m;
     int ok = pc_holds(e, m, band);
     res->status = ok ? PERFCHECK_OK : PERFCHECK_ERROR_EXPECTATION_FAILED;
-    pc_str_printf(&b, "%s: %s is %s, expected %s", label, e->quantity, pc_num_measured(nb, sizeof nb, m, e->value),
+    pc_buf_printf(&b, "%s: %s is %s, expected %s", label, e->quantity, pc_num_measured(nb, sizeof nb, m, e->value),
                   expected);
     pc_band_note(&b, e, band);
     if (ok)
-      pc_str_add(&b, ": holds");
+      pc_buf_puts(&b, ": holds");
     else
       pc_verdict_note(&b, k);
   }
-  res->message = pc_str_take(&b);
+  res->message = pc_buf_take(&b);
 }
 
 static void pc_check_missing(const pc_expectation *e, const pc_report *r, pc_expect_result *res) {
-  pc_str b = {0};
+  pc_buf b = PC_BUF_INIT;
   res->status = PERFCHECK_ERROR_NOT_FOUND;
   res->kernel = pc_strdup(e->kernel);
   res->expected = pc_expected_text(e);
   res->advice = pc_strdup("");
   if (e->is_regex)
-    pc_str_printf(&b, "regex:%s: no kernel in the report matches /%s/", e->kernel, e->kernel);
+    pc_buf_printf(&b, "regex:%s: no kernel in the report matches /%s/", e->kernel, e->kernel);
   else
-    pc_str_printf(&b, "%s: no kernel named \"%s\" in the report (never launched, or filtered out)", e->kernel,
+    pc_buf_printf(&b, "%s: no kernel named \"%s\" in the report (never launched, or filtered out)", e->kernel,
                   e->kernel);
-  pc_str_printf(&b, ", so %s %s cannot hold", e->quantity, res->expected ? res->expected : "");
+  pc_buf_printf(&b, ", so %s %s cannot hold", e->quantity, res->expected ? res->expected : "");
   if (r->nkernels == 0) {
-    pc_str_add(&b, "; the report has no kernels");
+    pc_buf_puts(&b, "; the report has no kernels");
   } else {
-    pc_str_add(&b, "; the report has: ");
+    pc_buf_puts(&b, "; the report has: ");
     size_t shown = 0;
     const char *listed[8];
     for (size_t i = 0; i < r->nkernels && shown < 8; i++) {
@@ -794,15 +732,18 @@ static void pc_check_missing(const pc_expectation *e, const pc_report *r, pc_exp
       for (size_t j = 0; j < shown && !dup; j++) dup = strcmp(listed[j], name) == 0; /* at most 8: linear */
       if (dup) continue;
       listed[shown] = name;
-      pc_str_printf(&b, "%s%s", shown ? ", " : "", name);
+      pc_buf_printf(&b, "%s%s", shown ? ", " : "", name);
       shown++;
     }
-    if (shown == 8) pc_str_add(&b, ", ...");
+    if (shown == 8) pc_buf_puts(&b, ", ...");
   }
-  res->message = pc_str_take(&b);
+  res->message = pc_buf_take(&b);
 }
 
-perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_t *failures) {
+/* Checks every expectation against every matching kernel of r (results
+ * replace the previous ones).  Returns PERFCHECK_OK, _EXPECTATION_FAILED or
+ * _OUT_OF_MEMORY; *failures (may be NULL) counts failed results. */
+static perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_t *failures) {
   if (failures) *failures = set ? (set->n ? set->n : 1) : 1;
   if (!set || !r) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_results_clear(set);
@@ -858,15 +799,15 @@ perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_
   pc_locale_end(&lg);
   pc_name_counts_free(&counts);
 
-  pc_str text = {0};
-  pc_str_add(&text, "");
+  pc_buf text = PC_BUF_INIT;
+  pc_buf_puts(&text, "");
   for (size_t i = 0; i < set->nresults; i++) {
     const pc_expect_result *res = &set->results[i];
     if (res->status == PERFCHECK_OK) continue;
-    pc_str_printf(&text, "%s%s", set->failures ? "\n" : "", res->message ? res->message : "(no memory for the message)");
+    pc_buf_printf(&text, "%s%s", set->failures ? "\n" : "", res->message ? res->message : "(no memory for the message)");
     set->failures++;
   }
-  set->failures_text = pc_str_take(&text);
+  set->failures_text = pc_buf_take(&text);
   if (!set->failures_text) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (st != PERFCHECK_OK) {
     if (failures) *failures = set->failures ? set->failures : 1;
@@ -927,7 +868,8 @@ static const char *pc_failure_type(perfcheck_status st) {
   }
 }
 
-perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f) {
+/* JUnit XML: one testcase per result. */
+static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f) {
   if (!set || !f) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   if (!suite) suite = "perfcheck";
   size_t n = set->nresults, nf = set->failures;
@@ -1096,12 +1038,12 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   char *value = pc_expected_text_sep(&e, "");
-  pc_str b = {0};
-  pc_str_printf(&b, "%s%s:%s%s%s", e.is_regex ? "regex:" : "", e.kernel, e.quantity,
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_printf(&b, "%s%s:%s%s%s", e.is_regex ? "regex:" : "", e.kernel, e.quantity,
                 e.cmp == PERFCHECK_CMP_WITHIN ? " " : "", value ? value : "");
   pc_locale_end(&lg);
-  e.spec = value ? pc_str_take(&b) : NULL;
-  free(b.p);
+  e.spec = value ? pc_buf_take(&b) : NULL;
+  pc_buf_free(&b);
   free(value);
   perfcheck_status st = e.spec ? pc_set_append(set, &e) : PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (st != PERFCHECK_OK) {

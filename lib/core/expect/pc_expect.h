@@ -91,13 +91,6 @@ int pc_expect_within_band(double expected, double measured, double band_pct);
  * PC_EXPECT_RERUN_EXACT_PCT where that is exact. */
 double pc_expect_rerun_band_pct(const char *quantity);
 
-/* Checks every expectation against every matching kernel of r (results
- * replace the previous ones).  Returns PERFCHECK_OK, _EXPECTATION_FAILED or
- * _OUT_OF_MEMORY; *failures (may be NULL) counts failed results. */
-perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r, size_t *failures);
-
-/* JUnit XML: one testcase per result. */
-perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f);
 
 /* XML 1.0 character data / attribute value: escapes markup, replaces
  * characters XML 1.0 cannot hold (C0 controls but tab, LF and CR; U+FFFE,

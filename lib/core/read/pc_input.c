@@ -235,50 +235,6 @@ FILE *pc_input_stream(pc_input *in) {
   return in->stream;
 }
 
-perfcheck_status pc_input_read_all(pc_input *in, size_t max_bytes, const char *what, char **data, size_t *len,
-                                   char *err, size_t errlen) {
-  *data = NULL;
-  *len = 0;
-  if (err && errlen) err[0] = '\0';
-  size_t cap = in->hlen + 1 > 65536 ? in->hlen + 1 : 65536, n = 0;
-  char *buf = malloc(cap);
-  if (!buf) {
-    pc_input_err(err, errlen, "%s: %s", in->name, "out of memory");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
-  }
-  for (;;) {
-    if (n == cap) {
-      if (cap > max_bytes) break;
-      char *b = realloc(buf, cap * 2);
-      if (!b) {
-        free(buf);
-        pc_input_err(err, errlen, "%s: %s", in->name, "out of memory");
-        return PERFCHECK_ERROR_OUT_OF_MEMORY;
-      }
-      buf = b;
-      cap *= 2;
-    }
-    ssize_t got = pc_input_take(in, buf + n, cap - n);
-    if (got < 0) {
-      free(buf);
-      pc_input_err(err, errlen, "%s: %s", in->name, in->error);
-      return PERFCHECK_ERROR_IO;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
-  }
-  if (n > max_bytes) {
-    free(buf);
-    if (err && errlen)
-      snprintf(err, errlen, "%s:1: more than %llu MiB; %s that large is refused", in->name,
-               (unsigned long long)(max_bytes >> 20), what);
-    return PERFCHECK_ERROR_PARSE;
-  }
-  *data = buf;
-  *len = n;
-  return PERFCHECK_OK;
-}
-
 void pc_input_close(pc_input *in) {
   if (!in) return;
   if (in->stream) fclose(in->stream); /* no close function: the gzFile stays ours */

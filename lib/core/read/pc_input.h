@@ -73,14 +73,6 @@ const char *pc_input_error(const pc_input *in);
 /* Nonzero when a gzip stream ended before its end marker (cut short). */
 int pc_input_truncated(const pc_input *in);
 
-/* Reads all that is left (from the first byte when nothing was read
- * through the stream) into a malloc'd buffer, refusing more than max_bytes
- * ("PATH: more than N MiB; WHAT that large is refused").  *data is not
- * NUL-terminated.  Returns PERFCHECK_OK, PERFCHECK_ERROR_IO,
- * PERFCHECK_ERROR_PARSE (too large), PERFCHECK_ERROR_OUT_OF_MEMORY, with err
- * set. */
-perfcheck_status pc_input_read_all(pc_input *in, size_t max_bytes, const char *what, char **data, size_t *len,
-                                   char *err, size_t errlen);
 
 /* Closes the input (and its stream).  NULL is a no-op. */
 void pc_input_close(pc_input *in);

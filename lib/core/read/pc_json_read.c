@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 
 #include "base/pc_core.h"
+#include "base/pc_buf.h"
 #include "base/pc_fmt.h"
 #include "read/pc_json.h"
-#include "capture/pc_launchlog.h" /* pc_hash_str */
+#include "base/pc_hash.h"
 
 /* ---- Parser ---------------------------------------------------------------- */
 
@@ -98,26 +99,6 @@ void pc_json_free(pc_json *v) {
   memset(v, 0, sizeof *v);
 }
 
-typedef struct pc_jbuf {
-  char *p;
-  size_t n, cap;
-} pc_jbuf;
-
-static int pc_jbuf_add(pc_jbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 32;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *q = realloc(b->p, cap);
-    if (!q) return -1;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = '\0';
-  return 0;
-}
-
 static int pc_hex4(const char *s, unsigned *out) {
   unsigned v = 0;
   for (int k = 0; k < 4; k++) {
@@ -175,9 +156,9 @@ static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
       return PERFCHECK_OK;
     }
   }
-  pc_jbuf b = {0};
+  pc_buf b = PC_BUF_INIT;
   perfcheck_status st = PERFCHECK_OK;
-  if (pc_jbuf_add(&b, "", 0)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  if (pc_buf_putn(&b, "", 0)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   for (;;) {
     if (p->i >= p->len) {
       st = pc_jp_fail(p, start, "unterminated string");
@@ -216,7 +197,7 @@ static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
       }
       if (st != PERFCHECK_OK) break;
       if (rep) {
-        if (pc_jbuf_add(&b, rep, 1)) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+        if (pc_buf_putn(&b, rep, 1)) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
         p->i += 2;
         if (st != PERFCHECK_OK) break;
         continue;
@@ -247,14 +228,14 @@ static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
       }
       char u[4];
       size_t un = pc_utf8_encode(cp, u);
-      if (pc_jbuf_add(&b, u, un)) {
+      if (pc_buf_putn(&b, u, un)) {
         st = PERFCHECK_ERROR_OUT_OF_MEMORY;
         break;
       }
       continue;
     }
     if (c < 0x80) {
-      if (pc_jbuf_add(&b, (const char *)&c, 1)) {
+      if (pc_buf_putn(&b, (const char *)&c, 1)) {
         st = PERFCHECK_ERROR_OUT_OF_MEMORY;
         break;
       }
@@ -269,17 +250,17 @@ static perfcheck_status pc_jp_string(pc_jp *p, char **out) {
       st = pc_jp_fail(p, p->i, "invalid UTF-8 byte 0x%02X in a string", c);
       break;
     }
-    if (pc_jbuf_add(&b, p->s + p->i, n)) {
+    if (pc_buf_putn(&b, p->s + p->i, n)) {
       st = PERFCHECK_ERROR_OUT_OF_MEMORY;
       break;
     }
     p->i += n;
   }
   if (st != PERFCHECK_OK) {
-    free(b.p);
+    pc_buf_free(&b);
     return st;
   }
-  *out = b.p;
+  *out = pc_buf_take(&b); /* never NULL here: no memory ran out */
   return PERFCHECK_OK;
 }
 

@@ -52,6 +52,7 @@
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "base/pc_hash.h"
 
 /* The export is streamed: memory holds one chunk and one record, never the
  * file, so there is no cap on the file's size.  One record (one launch row)
@@ -1093,14 +1094,7 @@ static void pc_ncu_read_device(pc_ncu *x) {
                 x->name);
 }
 
-static uint64_t pc_hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+static uint64_t pc_hash(const char *s, size_t n) { return pc_fnv1a(PC_FNV1A_BASIS, s, n); }
 
 static int pc_ncu_grow_slots(pc_ncu *x) {
   size_t n = x->nslots ? x->nslots * 2 : 64;

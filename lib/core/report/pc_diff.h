@@ -55,7 +55,6 @@ typedef enum pc_presence {
   PC_REMOVED = 2  /* only in the before report */
 } pc_presence;
 
-const char *pc_presence_name(pc_presence p); /* "paired", "added", "removed" */
 
 typedef struct pc_diff_metric {
   char *name;          /* as ncu spells it, or a derived name */

@@ -19,6 +19,7 @@
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "base/pc_hash.h"
 #include "read/pc_json.h"
 
 typedef struct pc_merger pc_merger;
@@ -53,28 +54,19 @@ static int pc_merge_same_key_exact(pc_mk a, pc_mk b) {
   return pc_merge_same_key(a, b) && pc_same_str(a.k->mangled, b.k->mangled);
 }
 
-static uint64_t pc_merge_mix(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = p;
-  for (size_t i = 0; i < n; i++) {
-    h ^= c[i];
-    h *= 1099511628211ull; /* FNV-1a */
-  }
-  return h;
-}
-
 /* A hash of what pc_merge_same_key always compares (not the mangled name,
  * which it compares only when both entries know it). */
 static uint64_t pc_merge_hash(pc_mk m) {
   const pc_kernel *k = m.k;
-  uint64_t h = 1469598103934665603ull;
-  h = pc_merge_mix(h, m.model, strlen(m.model) + 1);
-  if (k->name) h = pc_merge_mix(h, k->name, strlen(k->name));
-  h = pc_merge_mix(h, "\x1f", 1);
-  if (k->region) h = pc_merge_mix(h, k->region, strlen(k->region));
-  h = pc_merge_mix(h, k->grid, sizeof k->grid);
-  h = pc_merge_mix(h, k->block, sizeof k->block);
+  uint64_t h = PC_FNV1A_BASIS;
+  h = pc_fnv1a(h, m.model, strlen(m.model) + 1);
+  if (k->name) h = pc_fnv1a(h, k->name, strlen(k->name));
+  h = pc_fnv1a(h, "\x1f", 1);
+  if (k->region) h = pc_fnv1a(h, k->region, strlen(k->region));
+  h = pc_fnv1a(h, k->grid, sizeof k->grid);
+  h = pc_fnv1a(h, k->block, sizeof k->block);
   double d = pc_is_null(k->dynamic_smem) ? -1.0 : k->dynamic_smem == 0 ? 0.0 : k->dynamic_smem; /* -0 is 0 */
-  h = pc_merge_mix(h, &d, sizeof d);
+  h = pc_fnv1a(h, &d, sizeof d);
   return h;
 }
 

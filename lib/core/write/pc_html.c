@@ -17,7 +17,6 @@
 /* ---- Text ------------------------------------------------------------------ */
 
 void pc_html_text(FILE *f, const char *s) { pc_xml_write_escaped(f, s ? s : "", 0); }
-void pc_html_attr(FILE *f, const char *s) { pc_xml_write_escaped(f, s ? s : "", 1); }
 
 size_t pc_html_chars_for(double width_px) {
   double n = floor(width_px / PC_HTML_CHAR_W);

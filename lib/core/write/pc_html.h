@@ -25,7 +25,6 @@
 /* Text and attribute values: markup escaped, characters that HTML/XML 1.0
  * cannot hold (C0 controls, bytes that are not UTF-8) as U+FFFD. */
 void pc_html_text(FILE *f, const char *s);
-void pc_html_attr(FILE *f, const char *s);
 /* At most max_chars characters of s (code points), the last one "…" when s
  * is longer; escaped as text. */
 void pc_html_text_cut(FILE *f, const char *s, size_t max_chars);

@@ -24,7 +24,7 @@ const char *pc_change_name(pc_change c) {
   }
 }
 
-const char *pc_presence_name(pc_presence p) {
+static const char *pc_presence_name(pc_presence p) { /* "paired", "added", "removed" */
   return p == PC_ADDED ? "added" : p == PC_REMOVED ? "removed" : "paired";
 }
 
