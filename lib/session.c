@@ -47,11 +47,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pc_config.h"
-#include "core/pc_core.h"
-#include "core/pc_output.h"
-#include "core/pc_regex.h"
-#include "core/pc_snapshot.h"
+#include "base/pc_config.h"
+#include "base/pc_core.h"
+#include "base/pc_output.h"
+#include "base/pc_regex.h"
+#include "report/pc_snapshot.h"
 #include "gpu/pc_gpu.h"
 #include "pc_session.h"
 

@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "core/pc_core.h"
+#include "base/pc_core.h"
 
 #define PC_OFF_WHY "this libperfcheck was built without the CUDA toolkit: in-process profiling is not available"
 

@@ -1,6 +1,6 @@
 /* Option parsing shared by the `perfcheck` subcommands (pc_cli.h). */
 #include "pc_cli.h"
-#include "pc_output.h"
+#include "base/pc_output.h"
 
 #include <stdarg.h>
 #include <stdio.h>

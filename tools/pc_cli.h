@@ -69,7 +69,7 @@ const pc_ncu_flag *pc_ncu_flag_find(const char *name);
 /* Prints the refusal; returns `status`. */
 int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status);
 
-/* Every output of a subcommand goes through here (lib/core/pc_output.c's
+/* Every output of a subcommand goes through here (lib/core/base/pc_output.c's
  * pc_output_write_file, the one output function): `output` NULL or "-" is
  * stdout, else a regular file replaced whole (a device, FIFO or folder at the
  * name is refused).  Returns 0; else prints "perfcheck CMD: cannot write

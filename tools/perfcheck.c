@@ -23,7 +23,7 @@
 #include "perfcheck.h"
 #include "pc_cli.h"
 #include "pc_cli_docs.h"
-#include "pc_output.h"
+#include "base/pc_output.h"
 #include "perfcheck_check.h"
 #include "perfcheck_run.h"
 #include "perfcheck_merge.h"

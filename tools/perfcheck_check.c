@@ -1,6 +1,6 @@
 /* perfcheck check: checks expectations ("mysteryA:sectors_per_request_ld<=4.5")
  * against an ncu export or a perfcheck JSON report, for CI scripts.  The
- * public API (perfcheck.h), and lib/core/pc_output.c to write --junit's file
+ * public API (perfcheck.h), and lib/core/base/pc_output.c to write --junit's file
  * (pc_cli_write: a temporary file renamed into place).
  *
  *   perfcheck check --expect SPEC [--expect SPEC ...] [--baseline BASE] [--junit FILE]

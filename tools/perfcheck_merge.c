@@ -3,7 +3,7 @@
  * or ncu exports; plain or gzip, "-" for stdin: perfcheck_report_read) and
  * prints them as one report, diagnosed again.  The public API
  * (perfcheck_report_merge_files: one input in memory at a time), and
- * lib/core/pc_output.c for --output (a temporary file renamed into place).
+ * lib/core/base/pc_output.c for --output (a temporary file renamed into place).
  *
  *   perfcheck merge [--format text|json|csv|html] [--output FILE] [--quiet] [--verbose] A.json B.json ...
  *

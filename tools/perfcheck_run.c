@@ -18,7 +18,7 @@
  *
  * Options are parsed by getopt_long in `+` mode: the first argument that is
  * not an option is PROGRAM, and PROGRAM's own options are its own.  Each
- * value is checked as the library will check it (lib/core/pc_regex.c and
+ * value is checked as the library will check it (lib/core/base/pc_regex.c and
  * pc_output.c are compiled in), so that a typo stops here with exit 2.
  *
  * Where the injection library is: $PERFCHECK_INJECT_LIB (which must load and
@@ -49,9 +49,9 @@
 
 #include "perfcheck.h"
 #include "pc_cli.h"
-#include "pc_nvtx_filter.h"
-#include "pc_output.h"
-#include "pc_regex.h"
+#include "base/pc_nvtx_filter.h"
+#include "base/pc_output.h"
+#include "base/pc_regex.h"
 #include "perfcheck_run.h"
 
 enum { RUN_USAGE = 2, RUN_NOT_EXECUTABLE = 126, RUN_NOT_FOUND = 127 };
@@ -414,7 +414,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   if (pid == 0) {
     close(fds[0]);
     /* This process is the run's root: its report keeps the --output name,
-     * the others' get .PID (lib/core/pc_output.h). */
+     * the others' get .PID (lib/core/base/pc_output.h). */
     char me[32];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     setenv("PERFCHECK_ROOT_PID", me, 1);
@@ -478,7 +478,7 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
     return pc_cli_usage_error("run", RUN_USAGE, "%s needs a non-negative integer, not '%s'", opt, v);
   if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
     return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", opt, v);
-  if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/pc_regex.c) */
+  if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/base/pc_regex.c) */
     char e[300];
     size_t at = 0;
     char *re = pc_kernel_filter_regex(v, &at, e, sizeof e);
@@ -493,7 +493,7 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
       return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
     pc_regex_free(&re);
   }
-  if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/pc_output.c */
+  if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/base/pc_output.c */
     char e[200];
     if (pc_output_check_pattern(v, e, sizeof e) != 0)
       return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e);
@@ -516,7 +516,7 @@ static int run_append_env(const char *var, const char *item) {
 }
 
 /* ncu's --nvtx-include / --nvtx-exclude configuration, checked as the
- * library will (lib/core/pc_nvtx_filter.c). */
+ * library will (lib/core/base/pc_nvtx_filter.c). */
 static int run_check_nvtx(const char *opt, const char *v) {
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/pc_core.h"
+#include "base/pc_core.h"
 #include "pc_collector.h"
 
 /* Nonzero once CUPTI answered 39 (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) in

@@ -46,16 +46,16 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <pthread.h>
-#include "../core/pc_regex.h"
+#include "base/pc_regex.h"
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/pc_core.h"
-#include "../core/pc_launchlog.h"
-#include "../core/pc_regions.h"
-#include "../core/pc_sigtab.h"
-#include "../core/pc_snapshot.h"
+#include "base/pc_core.h"
+#include "capture/pc_launchlog.h"
+#include "capture/pc_regions.h"
+#include "capture/pc_sigtab.h"
+#include "report/pc_snapshot.h"
 #include "pc_gpu.h"
 #include "pc_rangeprof.h"
 

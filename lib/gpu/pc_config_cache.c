@@ -24,8 +24,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/pc_launchlog.h" /* pc_hash_str */
-#include "../core/pc_output.h"
+#include "base/pc_hash.h"
+#include "base/pc_output.h"
 #include "pc_ceilings.h"
 #include "pc_cupti.h"
 #include "pc_rp_internal.h"

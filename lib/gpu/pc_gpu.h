@@ -34,10 +34,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/pc_core.h"
-#include "../core/pc_regex.h"
-#include "../core/pc_regions.h"
-#include "../core/pc_snapshot.h"
+#include "base/pc_core.h"
+#include "base/pc_regex.h"
+#include "capture/pc_regions.h"
+#include "report/pc_snapshot.h"
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/pc_core.h"
+#include "base/pc_core.h"
 
 typedef struct pc_rp pc_rp;
 

@@ -33,7 +33,7 @@
  * launches of every thread while it is open.
  *
  * PERFCHECK_NVTX=NAME, PERFCHECK_NVTX_INCLUDE / _EXCLUDE (ncu's
- * --nvtx-include / --nvtx-exclude push/pop syntax, lib/core/pc_nvtx_filter.h):
+ * --nvtx-include / --nvtx-exclude push/pop syntax, lib/core/base/pc_nvtx_filter.h):
  * counters only while some thread's range stack satisfies an include (or
  * there is none) and no thread's satisfies an exclude; timing everywhere;
  * other launches say why they have no counters.  Each thread keeps the
@@ -73,10 +73,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/pc_config.h"
-#include "../core/pc_core.h"
-#include "../core/pc_nvtx_filter.h"
-#include "../core/pc_output.h"
+#include "base/pc_config.h"
+#include "base/pc_core.h"
+#include "base/pc_nvtx_filter.h"
+#include "base/pc_output.h"
 #include "../gpu/pc_gpu.h" /* the only lib/gpu header here (ctest build.gpu_front_door) */
 #include "../pc_session.h"
 #include "pc_inject.h"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""No two files of lib/ depend on each other in a loop.
+"""No two files of lib/ depend on each other in a loop, and lib/core's rooms
+depend on each other one way.
 
 Usage: file_cycles.py [--nm NM] OBJECT.o ...
 
@@ -10,11 +11,42 @@ component of more than one file is a loop; each is printed with one path
 around it, and the exit status is 1.  Symbols that no given object defines
 (libc, libm, CUPTI through dlsym) are ignored.  Exit 0 prints the file count
 and the edge count.
+
+The rooms: a file of lib/core lives in a folder (lib/core/README.md), and a
+file of one room may need symbols of the rooms ROOMS lists for it, and of its
+own, only (read/ never needs write/ nor report/, ...).  A file whose path has
+no core/ROOM/ (lib/gpu, lib/session.c, the probes) is not in a room.  Every
+step against that order is printed, and the exit status is 1.
 """
 import argparse
 import os
 import subprocess
 import sys
+
+
+# What each room of lib/core may need besides itself: the order of
+# lib/core/README.md (base, then capture, check and expect, then read, write,
+# report).
+ROOMS = {
+    "base": set(),
+    "capture": {"base"},
+    "check": {"base"},
+    "expect": {"base"},
+    "read": {"base", "check"},
+    "write": {"base", "check", "expect"},
+    "report": {"base", "check", "expect", "read", "write"},
+}
+
+
+def room_of(name):
+    """The room of a file: the folder after the path's last core/, if the
+    file lies one folder below it."""
+    parts = name.split("/")
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "core":
+            rest = parts[i + 1:]
+            return rest[0] if len(rest) == 2 else None
+    return None
 
 
 def source_name(obj):
@@ -134,14 +166,40 @@ def main():
                 edges[n].add(m)
                 why.setdefault((n, m), s)
     loops = [c for c in sccs(names, edges) if len(c) > 1]
+    bad = 0
     if loops:
         for c in loops:
             path = loop_path(c, edges)
             print("loop among %d files: %s" % (len(c), ", ".join(c)))
             for x, y in zip(path, path[1:]):
                 print("  %s -> %s (needs %s)" % (x, y, why[(x, y)]))
+        bad = 1
+    # the rooms, one way
+    steps = {}
+    for n in names:
+        rn = room_of(n)
+        if rn is None:
+            continue
+        if rn not in ROOMS:
+            print("%s: room %s/ is not in file_cycles.py's ROOMS" % (n, rn))
+            bad = 1
+            continue
+        for m in sorted(edges[n]):
+            rm = room_of(m)
+            if rm is None or rm == rn:
+                continue
+            steps.setdefault((rn, rm), 0)
+            steps[(rn, rm)] += 1
+            if rm not in ROOMS[rn]:
+                print("%s/ depends on %s/: %s -> %s (needs %s)" % (rn, rm, n, m, why[(n, m)]))
+                bad = 1
+    if bad:
         return 1
     print("file_cycles: %d files, %d dependencies, no loop" % (len(names), sum(len(e) for e in edges.values())))
+    if steps:
+        print("rooms: %d files in %d rooms, %d dependencies between rooms, all one way (%s)" % (
+            sum(1 for n in names if room_of(n)), len({room_of(n) for n in names if room_of(n)}),
+            sum(steps.values()), ", ".join("%s->%s %d" % (a, b, c) for (a, b), c in sorted(steps.items()))))
     return 0
 
 

@@ -4,7 +4,7 @@ Python package writes goes through the one output function (issue 22).
 
   one_output_check.py [--min-files N] SOURCE_DIR [LIBRARY.so ...]
 
-The one output function is lib/core/pc_output.c's pc_output_write_file
+The one output function is lib/core/base/pc_output.c's pc_output_write_file
 (for Python: perfcheck_file_write, through the C API).  This check reads
 every C source under lib/ and tools/ and every module of python/perfcheck/
 and fails on a call that opens, creates, renames or links a file for
@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import sys
 
-ALLOWED_C = {os.path.join("lib", "core", "pc_output.c")}
+ALLOWED_C = {os.path.join("lib", "core", "base", "pc_output.c")}
 
 C_DIRS = ["lib", "tools"]
 PY_DIRS = [os.path.join("python", "perfcheck")]
@@ -227,10 +227,10 @@ def main(argv):
     for p in problems:
         print("FAIL " + p)
     if problems:
-        print("one_output_check: %d problem(s); write through pc_output_write_file (lib/core/pc_output.h) or "
+        print("one_output_check: %d problem(s); write through pc_output_write_file (lib/core/base/pc_output.h) or "
               "perfcheck_file_write" % len(problems))
         return 1
-    print("one_output_check: %d files: every file write goes through lib/core/pc_output.c; %d librar%s import no "
+    print("one_output_check: %d files: every file write goes through lib/core/base/pc_output.c; %d librar%s import no "
           "getenv" % (nfiles, len(argv) - 2, "y" if len(argv) == 3 else "ies"))
     return 0
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_expect.h"
+#include "base/pc_core.h"
+#include "expect/pc_expect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

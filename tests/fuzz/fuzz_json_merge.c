@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pc_core.h"
-#include "pc_json.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 // report_json.h: what the GPU tests read from a report's JSON text because
 // the public structs do not carry it (profiled_launches, metric_set,
-// not_measured_reason).  The JSON writer (lib/core/pc_write_json.c) writes
+// not_measured_reason).  The JSON writer (lib/core/write/pc_write_json.c) writes
 // `"key": value`, one member a line, and kernels in report order, so the k-th
 // "profiled_launches" belongs to kernel index k.
 #pragma once

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
-#include "pc_config.h"
-#include "pc_output.h"
+#include "base/pc_config.h"
+#include "base/pc_output.h"
 
 static const char *show(const char *s) { return s ? s : "(null)"; }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 /* How the borderline test and scripts/threshold_sensitivity.py nudge it. */
 static const char *nudge_word(pc_nudge n) {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_html.h"
+#include "base/pc_core.h"
+#include "write/pc_html.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

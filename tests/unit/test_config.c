@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "pc_config.h"
-#include "pc_core.h"
-#include "pc_nvtx_filter.h"
+#include "base/pc_config.h"
+#include "base/pc_core.h"
+#include "base/pc_nvtx_filter.h"
 
 static const char *const all_vars[] = {
     "PERFCHECK_MODE",          "PERFCHECK_METRICS", "PERFCHECK_KERNELS", "PERFCHECK_LAUNCH_SKIP",

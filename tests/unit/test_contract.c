@@ -1,6 +1,6 @@
 /* docs/report-contract.md is the contract: its "Every field" table lists
  * exactly the paths the JSON writer writes, and its metric table lists
- * exactly the metric table of the code (lib/core/pc_metrics.c).  A report
+ * exactly the metric table of the code (lib/core/base/pc_metrics.c).  A report
  * with every part present (a region, a kernel with findings and an added
  * metric, a substitute counter, both busiest units) is written, parsed back
  * with the library's strict JSON reader, and its paths compared with the
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "pc_core.h"
-#include "pc_json.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
 
 #define MAXP 512
 typedef struct paths {

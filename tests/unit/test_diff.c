@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_diff.h"
-#include "pc_json.h"
+#include "base/pc_core.h"
+#include "report/pc_diff.h"
+#include "read/pc_json.h"
 
 static pc_report *load(const char *file) {
   char path[512];

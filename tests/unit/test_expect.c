@@ -23,8 +23,8 @@
 
 #include <cmocka.h>
 
-#include "pc_core.h"
-#include "pc_expect.h"
+#include "base/pc_core.h"
+#include "expect/pc_expect.h"
 
 /* ---- The fixture ------------------------------------------------------------ */
 

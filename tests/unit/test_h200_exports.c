@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 typedef struct want {
   const char *name;

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_html.h"
+#include "base/pc_core.h"
+#include "write/pc_html.h"
 
 static pc_report *load(const char *file) {
   char path[512];

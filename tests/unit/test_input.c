@@ -1,4 +1,4 @@
-/* Opening inputs (lib/core/pc_input.c, pc_read.c): gzip by content, stdin,
+/* Opening inputs (lib/core/read/pc_input.c, pc_read.c): gzip by content, stdin,
  * the format told by the content, and the messages for what is none of
  * them.  Real data: the committed H200 exports, plain and .csv.gz. */
 #define _GNU_SOURCE /* mkstemp, dup2 */
@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "pc_core.h"
-#include "pc_input.h"
+#include "base/pc_core.h"
+#include "read/pc_input.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "pc_core.h"
-#include "pc_json.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
 
 #define assert_contains(hay, needle)                                                         \
   do {                                                                                       \

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 

@@ -25,8 +25,8 @@
 
 #include <cmocka.h>
 
-#include "pc_core.h"
-#include "pc_json.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
 
 static char *to_json(const pc_report *r) {
   char *buf = NULL;

@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_config.h"
-#include "pc_core.h"
-#include "pc_json.h"
-#include "pc_sigtab.h"
-#include "pc_snapshot.h"
+#include "base/pc_config.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
+#include "capture/pc_sigtab.h"
+#include "report/pc_snapshot.h"
 
 #define T0 1764500000000000000ull
 #define US 1000ull

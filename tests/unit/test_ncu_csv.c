@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 

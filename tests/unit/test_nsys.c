@@ -1,4 +1,4 @@
-/* Step 1 of a run from Nsight Systems' summaries (lib/core/pc_nsys_csv.c).
+/* Step 1 of a run from Nsight Systems' summaries (lib/core/read/pc_nsys_csv.c).
  * The fixture tests/data/nsys/mystery_kern_mem.hand-made.csv is HAND-MADE in
  * the format NVIDIA documents for `nsys stats --report cuda_gpu_kern_sum
  * --report cuda_gpu_mem_time_sum --format csv` (its header says so): not
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 #define FIXTURE PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.hand-made.csv"
 

@@ -1,4 +1,4 @@
-/* ncu's --nvtx-include / --nvtx-exclude push/pop syntax (lib/core/
+/* ncu's --nvtx-include / --nvtx-exclude push/pop syntax (lib/core/base/
  * pc_nvtx_filter.c): which range stacks each configuration selects. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pc_nvtx_filter.h"
+#include "base/pc_nvtx_filter.h"
 
 /* Whether `config` (include) selects the stack written "A,B,C" (outermost
  * first; "" the empty stack). */

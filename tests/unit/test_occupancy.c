@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

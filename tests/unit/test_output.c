@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pc_output.h"
+#include "base/pc_output.h"
 
 static char tmpdir[256];
 

@@ -40,8 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_snapshot.h"
+#include "base/pc_core.h"
+#include "report/pc_snapshot.h"
 
 typedef struct recorded {
   pc_snapshot *snap;

@@ -15,7 +15,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "pc_regex.h"
+#include "base/pc_regex.h"
 
 static double seconds(void) {
   struct timespec ts;

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "pc_core.h"
-#include "pc_expect.h"
+#include "base/pc_core.h"
+#include "expect/pc_expect.h"
 
 static double seconds(void) {
   struct timespec ts;

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_launchlog.h"
-#include "pc_regions.h"
-#include "pc_sigtab.h"
+#include "capture/pc_launchlog.h"
+#include "capture/pc_regions.h"
+#include "capture/pc_sigtab.h"
 
 /* ---- the launch log hash table against a reference -------------------------------- */
 

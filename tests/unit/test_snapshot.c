@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_json.h"
-#include "pc_snapshot.h"
+#include "base/pc_core.h"
+#include "read/pc_json.h"
+#include "report/pc_snapshot.h"
 
 #define T0 1764500000000000000ull /* a CUPTI timestamp of late 2025 */
 #define US 1000ull

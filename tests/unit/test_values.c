@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
+#include "base/pc_core.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_core.h"
-#include "pc_fmt.h"
+#include "base/pc_core.h"
+#include "base/pc_fmt.h"
 
 /* Captures what fn writes to a stream. */
 typedef struct capture {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_config.h"
-#include "pc_core.h"
+#include "base/pc_config.h"
+#include "base/pc_core.h"
 
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "deliver") == 0) {

@@ -1,0 +1,801 @@
+/*
+ * pc_core.h: the pure-C core of libperfcheck (no CUDA header anywhere in
+ * lib/core/).  It holds the data model every other layer fills or reads:
+ *
+ *   pc_device   the device's limits and ceilings (from the driver, a file or
+ *               an ncu export's device__attribute_* columns)
+ *   pc_kernel   one launch signature: launch config, attributes, measured
+ *               metric values (by ncu name), derived values, diagnosis
+ *   pc_region   one ended region: wall clock, busy time, step-1 verdict
+ *   pc_report   all of the above, plus warnings; what the writers print
+ *
+ * A value that was not measured is NaN (PC_NULL) and is written as null.
+ * Internal names are pc_<module>_...; nothing here is exported.
+ */
+#ifndef PC_CORE_H
+#define PC_CORE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfcheck.h"
+
+#define PC_NULL ((double)NAN)
+static inline int pc_is_null(double v) { return isnan(v); }
+static inline int pc_has(double v) { return !isnan(v); }
+
+/* ==== Metric table (pc_metrics.c) ======================================== */
+
+/* Every quantity perfcheck reads from CUPTI or an ncu export, by ncu's name.
+ * Order is the order of the contract's table. */
+typedef enum pc_metric_id {
+  PC_M_DURATION = 0,            /* gpu__time_duration.sum (ns) */
+  PC_M_SM_THROUGHPUT_PCT,       /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_MEM_THROUGHPUT_PCT,      /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_DRAM_THROUGHPUT_PCT,     /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_DRAM_BYTES_READ,         /* dram__bytes_read.sum */
+  PC_M_DRAM_BYTES_WRITE,        /* dram__bytes_write.sum */
+  PC_M_FFMA,                    /* smsp__sass_thread_inst_executed_op_ffma_pred_on.sum */
+  PC_M_FADD,
+  PC_M_FMUL,
+  PC_M_DFMA,
+  PC_M_DADD,
+  PC_M_DMUL,
+  PC_M_HFMA,
+  PC_M_HADD,
+  PC_M_HMUL,
+  PC_M_LD_SECTORS,              /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+  PC_M_LD_REQUESTS,             /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+  PC_M_ST_SECTORS,
+  PC_M_ST_REQUESTS,
+  PC_M_LOCAL_LD_SECTORS,        /* l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum */
+  PC_M_LOCAL_ST_SECTORS,
+  PC_M_SHARED_BANK_CONFLICTS_LD,/* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
+  PC_M_SHARED_WAVEFRONTS_LD,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum */
+  PC_M_L2_ATOM_REQUESTS,        /* lts__t_requests_op_atom.sum */
+  PC_M_L2_RED_REQUESTS,         /* lts__t_requests_op_red.sum */
+  PC_M_THREAD_INST_PER_INST,    /* smsp__average_thread_inst_executed_per_inst_executed.ratio */
+  PC_M_THREAD_INST_PRED_ON_PER_INST, /* smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio */
+  PC_M_ISSUE_ACTIVE,            /* smsp__issue_active.avg.per_cycle_active */
+  PC_M_WARPS_ACTIVE_PCT,        /* sm__warps_active.avg.pct_of_peak_sustained_active */
+  /* Issue 10: bytes used per fetched sector, every kind of global traffic,
+   * and step 2 across every pipe and memory level. */
+  PC_M_LD_BYTES_PER_SECTOR,     /* smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio */
+  PC_M_ST_BYTES_PER_SECTOR,     /* ..._op_st.ratio */
+  PC_M_LDGSTS_BYTES_PER_SECTOR, /* ..._op_ldgsts.ratio (cp.async) */
+  PC_M_LDGSTS_INST,             /* smsp__sass_inst_executed_op_ldgsts.sum */
+  PC_M_TMA_INST,                /* sm__sass_inst_executed_op_tma.sum */
+  PC_M_L2_REQUESTS,             /* lts__t_requests.sum: every L2 request, any source */
+  PC_M_L2_SECTORS_PCT,          /* lts__t_sectors.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L1_WAVEFRONTS_PCT,       /* l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L2_THROUGHPUT_PCT,       /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L1_THROUGHPUT_PCT,       /* l1tex__throughput.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_TENSOR_PCT,         /* sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_TENSOR_GMMA_PCT,    /* sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_FMA_PCT,            /* sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_ALU_PCT,            /* sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_FP64_PCT,           /* sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_LSU_PCT,            /* sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_XU_PCT,             /* sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active */
+  PC_M_PIPE_UNIFORM_PCT,        /* sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active */
+  PC_M_LD_SECTORS_HIT,          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum */
+  PC_M_L2_SECTORS,              /* lts__t_sectors.sum */
+  PC_M_WARPS_ELIGIBLE,          /* smsp__warps_eligible.avg.per_cycle_active */
+  PC_M_WARPS_ACTIVE,            /* smsp__warps_active.avg.per_cycle_active */
+  PC_M_STALL_LONG_SCOREBOARD,
+  PC_M_STALL_BARRIER,
+  PC_M_STALL_MIO_THROTTLE,
+  PC_M_STALL_SHORT_SCOREBOARD,
+  PC_M_STALL_MATH_PIPE_THROTTLE,
+  PC_M_STALL_LG_THROTTLE,
+  PC_M_STALL_WAIT,
+  PC_M_STALL_NOT_SELECTED,
+  PC_M_STALL_SELECTED,
+  PC_M_STALL_DRAIN,
+  PC_M_STALL_IMC_MISS,
+  PC_M_STALL_NO_INSTRUCTION,
+  PC_M_STALL_BRANCH_RESOLVING,
+  PC_M_STALL_DISPATCH_STALL,
+  PC_M_STALL_MEMBAR,
+  PC_M_STALL_SLEEPING,
+  PC_M_STALL_TEX_THROTTLE,
+  PC_M_STALL_MISC,
+  PC_M_STALL_GMMA,
+  PC_M_COUNT
+} pc_metric_id;
+
+/* Which metric set a metric belongs to (bit flags).  PC_SET_BASIC: the rows
+ * of ncu's `--set basic` sections (SpeedOfLight, Occupancy; LaunchStats'
+ * launch__ values are computed, not collected). */
+enum { PC_SET_DEFAULT = 1u, PC_SET_SOL = 2u, PC_SET_FULL = 4u, PC_SET_BASIC = 8u };
+
+/* The set names, perfcheck's and ncu's (pc_metrics.c): "default", "sol",
+ * "full", "basic", "detailed" (ncu's detailed: the sol set), each with its
+ * PC_SET_ bit; the one table the library's parsers (pc_config.c, lib/gpu's
+ * plans), perfcheck_metric_list and the CLI read.  pc_metric_set_bit:
+ * the bit of a name of `len` bytes, 0 when it is none. */
+unsigned pc_metric_set_bit(const char *name, size_t len);
+/* "default, sol, full, basic, detailed": for messages. */
+extern const char pc_metric_set_names[];
+
+typedef struct pc_metric_def {
+  pc_metric_id id;
+  const char *name;        /* as ncu spells it */
+  const char *alias;       /* older spelling accepted on input, or NULL */
+  const char *substitute;  /* a cheaper counter collected in its stead by
+                              default (same quantity, shown equal on real
+                              exports), or NULL */
+  const char *unit;        /* "ns", "byte", "%", "sector", "request", "inst", "ratio" */
+  int step;                /* the checklist step that reads it (0: duration) */
+  unsigned sets;           /* PC_SET_* */
+  int additive;            /* 1: a count that sums over launches */
+} pc_metric_def;
+
+const pc_metric_def *pc_metric_table(void);                 /* PC_M_COUNT entries */
+const pc_metric_def *pc_metric_by_id(pc_metric_id id);
+/* Finds a metric by name, alias or substitute name; NULL if unknown.
+ * *via_substitute (may be NULL) is set to 1 when `name` was the substitute. */
+const pc_metric_def *pc_metric_lookup(const char *name, int *via_substitute);
+
+/* ==== Device and ceilings (pc_device.c) =================================== */
+
+typedef struct pc_device {
+  char name[128];               /* "" when unknown */
+  int cc_major, cc_minor;       /* -1 when unknown */
+  int sm_count;                 /* -1 when unknown (so for every int below) */
+  int warp_size;
+  int max_threads_per_sm;
+  int max_threads_per_block;
+  int max_blocks_per_sm;
+  int max_regs_per_sm;
+  int max_regs_per_block;
+  int max_smem_per_sm;          /* bytes */
+  int max_smem_per_block;       /* default per-block limit (48 KiB) */
+  int max_smem_per_block_optin;
+  int reserved_smem_per_block;  /* driver-reserved (1 KiB on sm_8x/9x) */
+  int reg_alloc_unit;           /* registers per warp, allocation unit (256) */
+  int warp_alloc_granularity;   /* warps (4) */
+  int smem_alloc_unit;          /* bytes (128) */
+  /* Ceilings.  NaN when unknown. */
+  double peak_dram_bytes_per_s;
+  double peak_fp32_flop_per_s;
+  double ridge_flop_per_byte;   /* peak_fp32 / peak_dram */
+  char ceilings_source[64];     /* "attributes", "measured", "file", "ncu-export", "" */
+} pc_device;
+
+/* All fields unknown (-1 / NaN / ""). */
+void pc_device_init(pc_device *d);
+/* Fills the allocation granularities that the driver does not report, from
+ * the compute capability (256 regs/warp unit, 4 warps; 256 B smem unit and
+ * no reserved smem to sm_7x, 128 B and 1 KiB reserved from sm_8x, as in
+ * cuda_occupancy.h).  Only unknown (-1) fields are filled. */
+void pc_device_fill_granularities(pc_device *d);
+/* FP32 lanes (FMA units) per SM for a compute capability (sm_75: 64,
+ * sm_80: 64, sm_86/89: 128, sm_90: 128, sm_10x/12x: 128); -1 when unknown. */
+int pc_fp32_lanes_per_sm(int cc_major, int cc_minor);
+/* Fills the two peaks from clock attributes: DRAM = 2 x memory clock x bus
+ * width / 8 (double data rate), FP32 = SMs x lanes x 2 FLOP x SM clock; then
+ * the ridge.  Leaves a peak NaN when an input is missing or not positive.
+ * Sets ceilings_source to "attributes". */
+void pc_device_ceilings_from_clocks(pc_device *d, double mem_clock_khz, double bus_width_bits,
+                                    double sm_clock_khz);
+/* Recomputes ridge_flop_per_byte from the two peaks (NaN if either is). */
+void pc_device_update_ridge(pc_device *d);
+/* Reads a ceilings file ("key = value" lines: peak_dram_bytes_per_s,
+ * peak_fp32_flop_per_s, and optional device limits).  Returns PERFCHECK_OK,
+ * PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (err says where). */
+perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *err, size_t errlen);
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path);
+
+/* ==== Occupancy model (pc_occupancy.c) =================================== */
+
+typedef enum pc_limiter {
+  PC_LIMIT_NONE = 0,
+  PC_LIMIT_WARPS,
+  PC_LIMIT_BLOCKS,
+  PC_LIMIT_REGISTERS,
+  PC_LIMIT_SHARED_MEMORY
+} pc_limiter;
+
+const char *pc_limiter_name(pc_limiter l); /* "warps", "blocks", "registers", "shared_memory", "none" */
+
+typedef struct pc_occupancy_input {
+  int block_threads;            /* threads per block */
+  int registers_per_thread;
+  int static_smem;              /* bytes */
+  int dynamic_smem;             /* bytes */
+} pc_occupancy_input;
+
+typedef struct pc_occupancy {
+  int limit_warps;              /* blocks per SM allowed by each resource;
+                                   INT_MAX: the kernel uses none of it */
+  int limit_blocks;
+  int limit_registers;
+  int limit_shared_mem;
+  int blocks_per_sm;            /* min of the four */
+  pc_limiter binding;           /* the one that sets the min (first in the
+                                   order blocks, warps, registers, shared
+                                   memory when several tie; see
+                                   pc_occupancy.c) */
+  int warps_per_sm;
+  double theoretical_pct;
+} pc_occupancy;
+
+/* Returns 0 on success, -1 when the device limits needed are unknown or the
+ * input is impossible (block larger than the SM, etc.; all limits 0 then). */
+int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_occupancy *out);
+
+/* ==== Kernels, regions, reports (pc_report.c; names and values: pc_values.c) */
+
+/* Launch attributes: measured by the driver in process, read from launch__*
+ * columns offline.  NaN when unknown. */
+typedef struct pc_attributes {
+  double registers_per_thread;
+  double static_smem;
+  double dynamic_smem;
+  double local_bytes_per_thread;
+  double max_threads_per_block;
+  double blocks_per_sm;         /* the driver's (or ncu's) answer */
+  double warps_per_sm;
+  double theoretical_occupancy_pct;
+  double limit_warps, limit_blocks, limit_registers, limit_shared_mem;
+  pc_limiter binding;
+  double waves_per_sm;
+  /* The model's answer when it disagrees with the driver's (else NaN): a
+   * mismatch is reported, never hidden. */
+  double model_blocks_per_sm;
+} pc_attributes;
+
+void pc_attributes_init(pc_attributes *a);
+/* Launch attributes of a configuration (pc_occupancy.c): registers, static
+ * and dynamic shared memory, local bytes and max threads per block as given
+ * (max_threads <= 0: unknown), the model's four limits and the binding one,
+ * blocks per SM (the driver's answer driver_blocks when >= 0, else the
+ * model's; model_blocks_per_sm keeps the model's when the two differ), warps
+ * per SM, theoretical occupancy and waves per SM.  d may be NULL (then only
+ * the given values are filled). */
+void pc_attributes_compute(const pc_device *d, int regs, int static_smem, int local, int max_threads,
+                           int driver_blocks, const unsigned grid[3], const unsigned block[3], unsigned dyn,
+                           pc_attributes *a);
+
+typedef struct pc_derived {
+  double sectors_per_request_ld;
+  double sectors_per_request_st;
+  double bytes_per_sector_ld;   /* bytes a warp uses of each 32-byte sector it fetches (32: all) */
+  double bytes_per_sector_st;
+  double bytes_per_sector_ldgsts;
+  double ld_sector_hit_share;   /* global load sectors that hit in L1, of all (0..1) */
+  double lanes_per_warp_max;    /* threads per block / warps per block: what the launch allows */
+  double threads_per_instruction;
+  double threads_per_instruction_pred_on;
+  double achieved_occupancy_pct;
+  double theoretical_occupancy_pct;
+  double flops;                 /* FP32 (+FP64, FP16 when measured) FLOPs, FMA = 2 */
+  double dram_bytes;
+  double arithmetic_intensity;  /* flops / dram_bytes */
+  double waves_per_sm;
+  double dram_gbps;             /* dram_bytes / duration */
+  double gflops;                /* flops / duration */
+  double memory_pct;            /* % of the memory ceiling (see pc_derive) */
+  double compute_pct;           /* % of the compute ceiling */
+  double local_sectors;         /* local ld + st sectors */
+  double local_share;           /* local sectors / (local + max(L2 sectors, global ld + st sectors)) */
+  double bank_conflict_share;   /* conflicts / wavefronts */
+  double atomic_share;          /* (atom + red) / every L2 request (lts__t_requests), or, in exports
+                                   without it, / (global ld + st requests + atom + red) */
+  /* Warp states per scheduler (smsp__*.avg.per_cycle_active). */
+  double issue_active;          /* instructions issued per cycle (0..1) */
+  double warps_active;          /* resident warps */
+  double warps_eligible;        /* warps ready to issue */
+} pc_derived;
+
+/* The busiest unit of one kind (step 2): a pipe, or a memory level.  name and
+ * metric are static text ("tensor", "sm__pipe_tensor_cycles_active..."),
+ * NULL with pct NaN when none was measured. */
+typedef struct pc_unit_load {
+  const char *name;
+  double pct;
+  const char *metric;
+} pc_unit_load;
+
+/* The units step 2 compares (pc_checklist.c): each a name and the metric that
+ * measures it.  kind 0: pipe, 1: memory level, 2: an aggregate (ncu's SOL
+ * rows, issue slots, the FP32 flop rate, DRAM bytes per second). */
+typedef struct pc_unit_def {
+  const char *name;
+  int kind;
+  const char *metric;
+} pc_unit_def;
+const pc_unit_def *pc_units(size_t *count);
+/* The unit a metric (as the table spells it) measures, for the JSON reader;
+ * NULL if unknown. */
+const pc_unit_def *pc_unit_lookup(const char *metric);
+
+#define PC_ADVICE_MAX 320
+#define PC_METRIC_NAME_MAX 160
+#define PC_MAX_FINDINGS 16
+
+typedef struct pc_finding {
+  int step;
+  perfcheck_cause cause;
+  char metric[PC_METRIC_NAME_MAX]; /* ncu spelling; a ratio as "a / b" */
+  double value;
+  double threshold;
+  char advice[PC_ADVICE_MAX];
+} pc_finding;
+
+/* The dominant warp stall of a kernel (step 5 and latency_bound): the stall
+ * reason with the largest share of the stall cycles (every
+ * smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio measured,
+ * selected and not_selected left out: they are not stalls, seed 004). */
+typedef struct pc_stall {
+  const char *reason;    /* "long_scoreboard", ... (static); NULL when no reason was measured */
+  const char *metric;    /* its ncu metric (static) */
+  double per_issue;      /* the metric's value: warps stalled for it per issued instruction */
+  double share;          /* of all stall cycles measured (0..1) */
+  const char *second;    /* the next largest reason, or NULL */
+  double second_share;
+  int reasons_measured;  /* how many stall reasons the kernel has values for */
+} pc_stall;
+
+typedef struct pc_diagnosis {
+  pc_finding verdict;
+  perfcheck_bound bound;
+  /* 1 when the value that decided the verdict sits within the nudge of its
+   * threshold (5 points of a percentage, 10% of a ratio: docs/checklist.md),
+   * so a small change of the rule would give runner_up instead. */
+  int borderline;
+  perfcheck_cause runner_up;    /* PERFCHECK_CAUSE_NONE when not borderline */
+  pc_stall stall;               /* the dominant stall (measured or not) */
+  size_t nfindings;
+  pc_finding findings[PC_MAX_FINDINGS]; /* most important first */
+} pc_diagnosis;
+
+typedef struct pc_kernel {
+  char *name;                   /* demangled, no return type or parameters */
+  char *mangled;                /* NULL when unknown */
+  char *demangled;              /* the full demangled name (with parameters); NULL when unknown */
+  char *display_name;           /* the short name for tables (pc_kernel_display_name) */
+  char *region;                 /* NULL when none */
+  int device_ordinal;           /* the CUDA ordinal it ran on; -1 when unknown (offline) */
+  char pci_bus_id[16];          /* its device's PCI bus id ("0000:19:00.0"); "" when unknown (offline) */
+  unsigned grid[3];
+  unsigned block[3];
+  double dynamic_smem;
+  uint64_t launches;
+  uint64_t profiled_launches;   /* launches whose counters were collected */
+  double dur_min_ns, dur_median_ns, dur_max_ns;
+  /* The kernel's time in its region: the sum of its launches' durations
+   * (profiled launches by their counted duration), and that sum's share of
+   * the region's summed kernel time (step 1 per kernel).  NaN when unknown. */
+  double total_ns;
+  double time_share;
+  /* 1: time_share is of a region's whole timeline (in process: every launch
+   * timed); 0: of an export's profiled launches only (a sample: ncu -c /
+   * -k).  Either way it sits beside the verdict, never replaces it: step 1
+   * belongs to the region. */
+  int time_share_from_timeline;
+  /* 1-based rank of total_ns among its region's kernels (its export's,
+   * offline); 0 when unknown. */
+  int rank;
+  pc_attributes attr;
+  double metric[PC_M_COUNT];    /* NaN: not measured */
+  unsigned char metric_via_substitute[PC_M_COUNT];
+  /* Metrics the user added by name (not in the table), in request order. */
+  size_t nextra;
+  char **extra_names;
+  double *extra_values;
+  char *not_measured_reason;    /* why the counters are missing (graph launch,
+                                   permissions, filter, ...), NULL if none */
+  int passes;                   /* counter passes, 0 when none */
+  /* How the counters were collected (issue 21): "kernel" (kernel replay,
+   * every pass in one launch), "rotate" (one group per launch, PERFCHECK_REPLAY
+   * =rotate), "rotate+kernel" (a rotation an earlier run left short, finished
+   * by kernel replay); "" without counters. */
+  char replay[16];
+  int groups;                   /* rotation: the set's groups (launches it takes); 0 otherwise */
+  int groups_collected;         /* of those, collected for this entry */
+  /* The largest relative range ((max - min) / |mean|) of one metric over the
+   * profiled launches that collected it twice or more: how far launches of
+   * one signature disagree; NaN when no metric was collected twice. */
+  double counter_spread;
+  int dram_cold;                /* its DRAM counters came from a launch that started from a flushed L2 */
+  uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none */
+  uint64_t graph_node;
+  pc_derived derived;
+  pc_unit_load busiest_pipe;    /* step 2: the busiest pipe (tensor, fma, alu, fp64, lsu, xu, uniform) */
+  pc_unit_load busiest_memory;  /* step 2: the busiest memory level (dram, l2, l1) */
+  pc_diagnosis diag;
+} pc_kernel;
+
+/* Step 1 of a region on one device: that device's kernel busy time against
+ * the region's wall clock (pc_region_build; a device with no kernel in the
+ * region has no entry). */
+typedef struct pc_region_device {
+  int ordinal;                  /* CUDA ordinal; -1 unknown */
+  char pci_bus_id[16];          /* "" unknown */
+  double kernel_ns;             /* union of this device's kernel intervals */
+  double kernel_sum_ns;
+  double gpu_idle_ns;           /* gaps between its kernels within their span */
+  double median_kernel_ns;
+  double short_kernel_ns;
+  uint64_t launches;            /* its kernel executions in the region */
+  double kernel_share;          /* kernel_ns / the region's wall_ns */
+  pc_diagnosis diag;            /* step 1 for this device (pc_checklist_region) */
+} pc_region_device;
+
+typedef struct pc_region {
+  char *name;
+  char *parent;                 /* NULL at top level */
+  int depth;
+  double wall_ns;
+  double kernel_ns;             /* union of kernel intervals */
+  double kernel_sum_ns;         /* plain sum (can exceed wall) */
+  double memcpy_ns;
+  double memset_ns;
+  double gpu_idle_ns;           /* gaps between kernels within [first start, last end] */
+  double kernel_span_ns;        /* last kernel end - first kernel start */
+  double median_kernel_ns;
+  double short_kernel_ns;       /* summed durations of kernels shorter than
+                                   the launch_overhead_max_median_kernel_ns
+                                   threshold: time that is mostly a kernel's
+                                   fixed start/finish cost (seed 003) */
+  double profiling_ns;          /* host time spent in perfcheck's counter replay */
+  uint64_t launches;
+  uint64_t dropped_records;
+  double kernel_share;          /* kernel_ns / wall_ns */
+  /* Communication (NCCL) kernels against the others, from the activity
+   * records: summed durations, and the first's share of both. */
+  double communication_ns;
+  double compute_ns;
+  double communication_share;   /* communication_ns / (communication_ns + compute_ns) */
+  int rank;                     /* the rank of the process it ran in; -1 unknown */
+  size_t ndevices;
+  pc_region_device *devices;    /* step 1 per device, by ordinal */
+  pc_diagnosis diag;            /* step-1 verdict (step 0, cause NONE when it passes) */
+} pc_region;
+
+/* A deep copy of src into dst (dst overwritten; pc_region_free frees it).
+ * Returns 0, -1 on OOM (dst then holds what was copied, for pc_region_free). */
+int pc_region_copy(pc_region *dst, const pc_region *src);
+
+/* The public opaque perfcheck_report is this struct. */
+typedef struct perfcheck_report {
+  pc_device device;
+  char source[32];              /* "in-process", "ncu-export" or "nsys-export" */
+  char metric_set[64];          /* "default", "sol", "full", "ncu-export", "none" */
+  int passes;                   /* CUPTI passes per profiled launch, 0 if none */
+  pc_region *regions;
+  size_t nregions, cap_regions;
+  pc_kernel *kernels;
+  size_t nkernels, cap_kernels;
+  char **warnings;
+  size_t nwarnings, cap_warnings;
+  int step1_assessed;           /* 0 offline: step 1 is not_assessed */
+  /* The process's place in a parallel job (RANK/WORLD_SIZE, Open MPI's,
+   * PMI's; LOCAL_RANK), read by the session; -1 unknown. */
+  int rank, world_size, local_rank;
+  /* Where an in-process report's numbers came from (JSON tool.cupti and
+   * tool.demangler; null offline). */
+  int cupti_known;              /* 0: tool.cupti is null */
+  char cupti_path[512];         /* the libcupti loaded, "" unknown */
+  unsigned cupti_version;       /* cuptiGetVersion's API version (130001 for CUDA 13.0 Update 1) */
+  int cupti_preloaded;          /* 1: it was in the process before perfcheck; -1 unknown */
+  char demangler[96];           /* where __cxa_demangle came from (pc_demangler()), "" none */
+} pc_report;
+
+pc_report *pc_report_new(void);
+void pc_report_free(pc_report *r);
+/* Append a zeroed kernel/region (metrics NaN, attributes unknown); NULL on OOM. */
+pc_kernel *pc_report_add_kernel(pc_report *r);
+pc_region *pc_report_add_region(pc_report *r);
+/* printf-style; also printed to stderr "perfcheck: warning: ..." when
+ * verbose (pc_verbose: PERFCHECK_VERBOSE=1) and not quiet. */
+int pc_verbose(void); /* PERFCHECK_VERBOSE=1: the library may write warnings to stderr */
+int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void pc_kernel_init(pc_kernel *k);
+void pc_kernel_free(pc_kernel *k);
+/* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
+ * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
+int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);
+void pc_region_init(pc_region *g);
+void pc_region_free(pc_region *g);
+
+/* ---- Kernel names (pc_names.c) ---- */
+
+/* "void scaleAdd<4>(float, const float *, ...)" -> "scaleAdd<4>";
+ * "mysteryA(const float *, float *, unsigned long)" -> "mysteryA".
+ * Writes at most outlen-1 chars; returns out. */
+char *pc_kernel_short_name(const char *demangled, char *out, size_t outlen);
+/* The demangled form of an Itanium-mangled name ("_Z..."), malloc'd; NULL
+ * when the name is not mangled, cannot be demangled, or no demangler is
+ * found (pc_demangler() is "" then). */
+/* The _Z part of an nvcc __nv_static_..._ symbol (a file-static kernel), else mangled itself. */
+const char *pc_symbol_core(const char *mangled);
+char *pc_demangle(const char *mangled);
+/* Where the demangler came from ("__cxa_demangle of the process",
+ * "libstdc++.so.6, loaded by perfcheck", ...), "" when there is none. */
+const char *pc_demangler(void);
+/* The display name of a demangled kernel name (malloc'd, at most `max`
+ * characters, max >= 16): the short name with every namespace and class
+ * qualifier dropped, "> >" closed up, and, when still longer than max, the
+ * trailing top-level template arguments replaced by "..." (then deeper
+ * template arguments by "<...>"):
+ *   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>,
+ *    std::array<char*, 2ul> >(int, ...)"  -> "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, ...>"
+ * NULL on OOM. */
+char *pc_kernel_display_name(const char *demangled, size_t max);
+#define PC_DISPLAY_NAME_MAX 64
+
+/* Sets a kernel's names from what is known: the mangled symbol (may be NULL)
+ * and the demangled name (may be NULL: then pc_demangle(mangled), else the
+ * mangled name).  Fills name, mangled, demangled and display_name with
+ * copies (replacing earlier ones).  Returns 0, -1 on OOM. */
+int pc_kernel_set_names(pc_kernel *k, const char *mangled, const char *demangled);
+
+/* Communication kernels (NCCL's: ncclDevKernel_*, ncclKernel_*): never
+ * replayed for counters, not judged by steps 2 to 5, and counted apart in
+ * a region's step 1.  pc_name_is_communication takes a short or display
+ * name ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", namespaces allowed);
+ * pc_symbol_is_communication a mangled symbol (or an extern "C" name). */
+int pc_name_is_communication(const char *name);
+int pc_symbol_is_communication(const char *mangled);
+
+/* ---- One vocabulary (pc_values.c) ----
+ * A number of a kernel entry by its JSON key, at an offset into a struct.
+ * The tables below are what the JSON writer writes, what the JSON reader
+ * reads back and what pc_kernel_value answers (perfcheck_report_kernel_value,
+ * the expectations of `perfcheck check`, Python's report.expect), so a
+ * field added to one of them is all of these at once:
+ *   pc_derived_fields   every member of pc_derived, the JSON `derived`
+ *                       block (a static assertion keeps the two the same
+ *                       size: a new member without its name does not build)
+ *   pc_kernel_fields    the plain numbers at the top of a kernel entry
+ *                       (offsets into pc_kernel): total_ns, kernel_time_share
+ * The JSON `metrics` block is the metric table (pc_metrics.c) plus the
+ * metrics a user added by name (pc_kernel.extra_names): both are
+ * quantities too, and so are `attributes` (pc_json_attributes) and the
+ * busiest units' percentages (busiest_pipe.pct, busiest_memory.pct). */
+typedef struct pc_field {
+  const char *key;
+  size_t offset;
+} pc_field;
+extern const pc_field pc_derived_fields[];
+extern const size_t pc_nderived_fields;
+extern const pc_field pc_kernel_fields[];
+extern const size_t pc_nkernel_fields;
+
+/* Value lookup for the public API and expectations: ncu names, aliases,
+ * launch__* names, derived names, JSON paths ("derived.bytes_per_sector_ld",
+ * "attributes.blocks_per_sm", "duration_ns.median", "busiest_pipe.pct").
+ * Returns PERFCHECK_OK, _NOT_FOUND or _NOT_MEASURED (and *out NaN). */
+perfcheck_status pc_kernel_value(const pc_kernel *k, const char *name, double *out);
+/* Nonzero when `name` is a quantity of every report: a metric of the
+ * table (or its alias), a name pc_kernel_value_names lists, one of their
+ * JSON paths, or step, cause, bound.  (A metric a user added by name is a
+ * quantity only of the reports that have it.) */
+int pc_quantity_known(const char *name);
+/* The (at most) `max` known quantities nearest to `name` by edit distance
+ * among those close enough to be a typo of it; returns how many. */
+size_t pc_quantity_nearest(const char *name, const char **out, size_t max);
+
+/* ==== Derived values and the checklist (pc_checklist.c) ================== */
+
+/* Every threshold of the walk, in one table (the README reproduces it). */
+/* How a threshold is nudged by the borderline test and by
+ * scripts/threshold_sensitivity.py: by 5 points (a percentage), by 10% of
+ * its value (a ratio, share or count), or not at all (a definition, such as
+ * "any local sector"). */
+typedef enum pc_nudge { PC_NUDGE_NONE = 0, PC_NUDGE_POINTS = 1, PC_NUDGE_RELATIVE = 2 } pc_nudge;
+
+typedef struct pc_threshold {
+  const char *key;              /* "spr_uncoalesced" */
+  double value;                 /* the built-in value */
+  const char *meaning;          /* one line for the README */
+  const char *source;           /* "seed 000", "seed 004 Decision 5", ... */
+  pc_nudge nudge;
+} pc_threshold;
+
+/* The static spelling of a stall reason word ("long_scoreboard"), with its
+ * ncu metric in *metric (may be NULL); NULL for "" or an unknown word. */
+const char *pc_stall_reason_canonical(const char *word, const char **metric);
+
+const pc_threshold *pc_thresholds(size_t *count);
+/* The value in force: the built-in one, or PERFCHECK_THRESHOLDS's
+ * ("key=value,key=value": for sensitivity studies; read once, through
+ * secure_getenv).  NaN if unknown key. */
+double pc_threshold_value(const char *key);
+
+/* Fills k->derived, busiest_pipe and busiest_memory from k->metric, k->attr
+ * and the device. */
+void pc_derive(pc_kernel *k, const pc_device *d);
+/* Each kernel's share of the summed time (total_ns) of the n entries, which
+ * are one region's (or one export's): k->time_share (NaN where unknown) and
+ * k->time_share_from_timeline = from_timeline. */
+void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline);
+/* Step 1 for a region: fills g->diag. */
+void pc_checklist_region(pc_region *g);
+/* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
+ * and was assessed): fills k->diag. Calls pc_derive first. */
+void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
+/* Diagnoses every kernel and region of a report. */
+void pc_checklist_report(pc_report *r);
+/* The region a kernel's step 1 comes from, as pc_checklist_report takes it:
+ * the first ended region of its name when the report's step 1 is assessed;
+ * NULL otherwise. */
+const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k);
+
+/* What the writers draw the walk with: the rules' own inputs, from the
+ * rules' own code.
+ *
+ * The unit that sets a side's load (derived.memory_pct for memory_side 1,
+ * compute_pct for 0): the busiest memory level or pipe, or an aggregate
+ * (ncu's SOL rows, issue slots, the FP32 or DRAM rate); name NULL when none
+ * was measured. */
+pc_unit_load pc_checklist_ceiling(const pc_kernel *k, const pc_device *d, int memory_side);
+/* Step 5's near-roof rule: 1 when the larger of the two sides' loads is at
+ * at_roof_pct or more, or the tensor pipe at tensor_dominated_pct or more
+ * (then low occupancy is a finding, not the verdict).  *top (may be
+ * NULL) gets that unit. */
+int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load *top);
+/* Step 4's line: threads per instruction below this is divergent_warps
+ * (threads_per_instruction_min, or lane_use_min of the lanes the launch
+ * allows when that is lower). */
+double pc_checklist_divergence_threshold(const pc_kernel *k);
+
+/* How one step of the walk ended for a kernel. */
+typedef enum pc_step_state {
+  PC_STEP_PASSES = 0,       /* nothing caught, every input measured (notes may remain) */
+  PC_STEP_CATCHES = 1,      /* a rule of the step caught the kernel (the verdict or a finding) */
+  PC_STEP_NOT_ASSESSED = 2, /* an input was not measured (and nothing caught) */
+  PC_STEP_SKIPPED = 3       /* step 3 or 4 not run: step 2 sent the walk to the other side */
+} pc_step_state;
+
+typedef struct pc_step_view {
+  pc_step_state state;
+  int has_hit, has_note, has_missing;
+  pc_finding hit;               /* the step's first catch */
+  pc_finding note;              /* its first finding that is never a verdict */
+  pc_finding missing;           /* its first input not measured */
+} pc_step_view;
+
+/* Runs the walk of pc_checklist_kernel again, without changing anything, on
+ * a kernel whose derived values and diag.bound are filled (a diagnosed
+ * kernel, or one read from a report), and says how each step 1-5 ended:
+ * steps[1..5] (steps[0] is unused).  region as for pc_checklist_kernel. */
+void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]);
+
+/* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
+
+perfcheck_status pc_write_text(const pc_report *r, FILE *f);
+perfcheck_status pc_write_json(const pc_report *r, FILE *f);
+perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
+perfcheck_status pc_write_html(const pc_report *r, FILE *f);
+
+/* The name a kernel is shown and paired by: its display name when the report
+ * carries one, else `name` (never NULL). */
+const char *pc_kernel_label_name(const pc_kernel *k);
+
+/* A label per kernel entry (pc_write_text.c): the display name, plus what
+ * tells apart entries that share it ("mysteryC, 48000 B dynamic"), made
+ * printable for a terminal. */
+typedef struct pc_label {
+  char *text;   /* printable, malloc'd */
+  size_t width; /* characters */
+} pc_label;
+/* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
+ * OOM (then nothing is left allocated).  The caller frees each text. */
+int pc_kernel_labels(const pc_report *r, pc_label *labels);
+/* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
+void pc_json_write_string(FILE *f, const char *s);
+/* CSV field quoting (RFC 4180). */
+void pc_csv_write_field(FILE *f, const char *s);
+
+/* ==== ncu CSV reader (pc_ncu_csv.c) ====================================== */
+
+/* Parses an `ncu --csv --page raw` export held in memory (len bytes, need not
+ * be NUL-terminated) into a new report (device from device__attribute_*
+ * columns, one kernel per distinct signature, warnings for unusable values).
+ * `name` is used in messages.  Returns PERFCHECK_OK, _PARSE (err names the
+ * line), _OUT_OF_MEMORY.  Does not run the checklist. */
+perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
+                                  pc_report **out, char *err, size_t errlen);
+/* The same, streamed from `f` (a file or a pipe): memory holds a chunk, one
+ * record and the signatures, not the file (an 8-byte duration per launch row
+ * for the medians).  Rows that cannot be read (a wrong number of fields, a
+ * record cut by the end of the file) are dropped and counted; with at least
+ * one usable launch the report is returned with one warning that names the
+ * first bad line and the count, else PERFCHECK_ERROR_PARSE.  Also
+ * PERFCHECK_ERROR_IO on a read error. */
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
+                                 size_t errlen);
+
+/* ==== Timelines (pc_timeline.c) ========================================== */
+
+/* One interval of GPU work on CUPTI's clock (ns), with two tags its producer
+ * assigns (the session: group = signature key, tag = region id). */
+typedef struct pc_span {
+  uint64_t start, end;          /* end >= start */
+  uint32_t group, tag;
+} pc_span;
+
+typedef enum pc_span_order {
+  PC_SPAN_BY_START = 0,         /* start, then end */
+  PC_SPAN_BY_DURATION,          /* end - start */
+  PC_SPAN_BY_GROUP_DURATION     /* group, then end - start */
+} pc_span_order;
+
+/* Sorts in place; allocates nothing (a region of a million kernels must not
+ * need a second copy of its spans). */
+void pc_span_sort(pc_span *v, size_t n, pc_span_order order);
+/* Moves the spans whose tag is `tag` to the end of v (order not kept) and
+ * returns how many there are: they are v[n - count .. n-1]. */
+size_t pc_span_partition_tag(pc_span *v, size_t n, uint32_t tag);
+
+typedef struct pc_timeline {
+  size_t count;
+  double busy_ns;               /* length of the union of the intervals */
+  double sum_ns;                /* plain sum of durations */
+  double span_ns;               /* last end - first start; NaN when count 0 */
+  double idle_ns;               /* span - busy: the gaps; NaN when count 0 */
+  double median_ns, min_ns, max_ns; /* of the durations; NaN when count 0 */
+} pc_timeline;
+
+/* Fills *out from n spans over any number of streams.  Reorders v.  With
+ * n == 0, busy and sum are 0 (nothing ran) and the rest NaN. */
+void pc_timeline_compute(pc_span *v, size_t n, pc_timeline *out);
+/* The sum over spans of the part of each that lies inside [begin, end]
+ * (a transfer that straddles a region boundary counts only inside). */
+double pc_timeline_clipped_sum(const pc_span *v, size_t n, uint64_t begin, uint64_t end);
+
+/* ==== Status, errors, utilities (pc_status.c, pc_util.c) ================ */
+
+/* Sets this thread's last error message (printf-style) and returns status. */
+perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void pc_clear_error(void);
+
+/* The internal error channel: a failure's status and its detail, carried by
+ * the caller's pc_err and set by one helper.  lib/gpu reports every failure
+ * this way (its checked-call wrappers write the call and CUPTI's or the
+ * driver's text into it); the session turns the first that matters into its
+ * message and the thread's last error (pc_fail) at the API boundary. */
+typedef struct pc_err {
+  perfcheck_status status;      /* PERFCHECK_OK: nothing failed */
+  char msg[768];
+} pc_err;
+/* Sets *e (NULL is allowed: the detail is dropped) and returns st. */
+perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static inline void pc_err_clear(pc_err *e) {
+  if (e) e->status = PERFCHECK_OK, e->msg[0] = '\0';
+}
+
+char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
+/* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
+ * than max_bytes; errors through pc_fail naming the path (and `what`, e.g.
+ * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
+ * _OUT_OF_MEMORY. */
+perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
+/* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
+ * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
+ * rename, the report on stderr with one line when the file cannot be
+ * written, no file in a privileged process.  Returns 0 written, 1 written to
+ * stderr instead, -1 not written. */
+int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *pattern, int quiet);
+/* Median of n doubles (sorts a copy); NaN for n == 0. */
+double pc_median(const double *v, size_t n);
+
+#endif /* PC_CORE_H */

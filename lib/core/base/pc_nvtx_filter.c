@@ -1,0 +1,224 @@
+/* ncu's NVTX push/pop range filter (pc_nvtx_filter.h): parsing the
+ * configurations and matching a thread's range stack incrementally. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pc_nvtx_filter.h"
+#include "base/pc_regex.h"
+
+#define PC_NVTX_MATCHED (1u << 31)
+
+static void pc_nvtx_pattern_free(pc_nvtx_pattern *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    if (p->el[i].kind == 2) pc_regex_free(&p->el[i].re);
+    free(p->el[i].name);
+  }
+  memset(p, 0, sizeof *p);
+}
+
+void pc_nvtx_filter_free(pc_nvtx_filter *f) {
+  if (!f) return;
+  for (size_t i = 0; i < f->n; i++) pc_nvtx_pattern_free(&f->p[i]);
+  memset(f, 0, sizeof *f);
+}
+
+/* One element: "*", regex:EXPR, or a name (unescaped already). */
+static int pc_nvtx_elem_set(pc_nvtx_elem *e, const char *text, int literal, char *why, size_t whylen) {
+  memset(e, 0, sizeof *e);
+  if (!literal && strcmp(text, "*") == 0) {
+    e->kind = 1;
+    return 0;
+  }
+  if (!literal && strncmp(text, "regex:", 6) == 0) {
+    size_t at = 0;
+    char msg[300];
+    if (!text[6]) {
+      snprintf(why, whylen, "regex: needs an expression");
+      return -1;
+    }
+    if (pc_regex_compile(&e->re, text + 6, &at, msg, sizeof msg) != 0) {
+      snprintf(why, whylen, "bad range regex \"%s\" (at character %zu): %s", text + 6, at + 1, msg);
+      return -1;
+    }
+    e->kind = 2;
+  }
+  if (!(e->name = malloc(strlen(text) + 1))) {
+    if (e->kind == 2) pc_regex_free(&e->re);
+    snprintf(why, whylen, "out of memory");
+    return -1;
+  }
+  strcpy(e->name, text);
+  return 0;
+}
+
+static int pc_nvtx_take(pc_nvtx_filter *f, pc_nvtx_pattern *p, char *why, size_t whylen) {
+  if (f->n == PC_NVTX_MAX_PATTERNS) {
+    pc_nvtx_pattern_free(p);
+    snprintf(why, whylen, "more than %d --nvtx-include/--nvtx-exclude configurations", PC_NVTX_MAX_PATTERNS);
+    return -1;
+  }
+  f->p[f->n++] = *p;
+  if (p->include) f->ninclude++;
+  return 0;
+}
+
+int pc_nvtx_filter_add_name(pc_nvtx_filter *f, const char *name, char *why, size_t whylen) {
+  if (!f || !name || !*name) {
+    snprintf(why, whylen, "an empty range name");
+    return -1;
+  }
+  pc_nvtx_pattern p;
+  memset(&p, 0, sizeof p);
+  p.include = 1;
+  if (pc_nvtx_elem_set(&p.el[0], name, strncmp(name, "regex:", 6) != 0, why, whylen) != 0) return -1;
+  p.n = 1;
+  return pc_nvtx_take(f, &p, why, whylen);
+}
+
+int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char *why, size_t whylen) {
+  if (!f || !config) {
+    snprintf(why, whylen, "no configuration");
+    return -1;
+  }
+  const char *s = config;
+  const size_t len = strlen(s);
+  if (len == 0) {
+    snprintf(why, whylen, "an empty configuration");
+    return -1;
+  }
+  /* A domain: "D@..." (an unescaped '@' before any '/'). */
+  for (const char *q = s; *q && *q != '/'; q++) {
+    if (*q == '\\' && q[1] && strchr("/@[]", q[1])) {
+      q++;
+      continue;
+    }
+    if (*q == '@') {
+      snprintf(why, whylen,
+               "\"%s\" names the NVTX domain \"%.*s\": perfcheck tracks the ranges of the default domain only "
+               "(write the range without \"domain@\")",
+               config, (int)(q - s), s);
+      return -1;
+    }
+  }
+  pc_nvtx_pattern p;
+  memset(&p, 0, sizeof p);
+  p.include = include != 0;
+  size_t i = 0, end = len;
+  if (s[0] == '[') p.anchored_start = 1, i = 1;
+  if (end > i && s[end - 1] == ']' && !(end >= 2 && s[end - 2] == '\\')) {
+    p.anchored_end = 1;
+    end--;
+  } else if (end > i && s[end - 1] == '/' && !(end >= 2 && s[end - 2] == '\\')) {
+    end--;
+  } else {
+    snprintf(why, whylen,
+             "\"%s\" is a start/end range in ncu's syntax (no trailing '/'); perfcheck sees push/pop ranges only: "
+             "write \"%s/\" for the push/pop range of that name",
+             config, config);
+    return -1;
+  }
+  if (end > i && s[end - 1] == '/' && !(end >= 2 && s[end - 2] == '\\') && p.anchored_end) end--; /* "A/]" */
+  char *buf = malloc(len + 1);
+  if (!buf) {
+    snprintf(why, whylen, "out of memory");
+    return -1;
+  }
+  while (i <= end) {
+    /* One element up to an unescaped '/' or the end; "\/" is a '/'. */
+    size_t k = 0;
+    int escaped_any = 0;
+    while (i < end && s[i] != '/') {
+      if (s[i] == '\\' && i + 1 < end && strchr("/@[]", s[i + 1])) { /* "\/": a '/' in a name */
+        buf[k++] = s[i + 1];
+        i += 2;
+        escaped_any = 1;
+        continue;
+      }
+      buf[k++] = s[i++];
+    }
+    buf[k] = '\0';
+    if (k == 0) {
+      snprintf(why, whylen, "\"%s\": an empty range name between '/'", config);
+      free(buf);
+      pc_nvtx_pattern_free(&p);
+      return -1;
+    }
+    if (p.n == PC_NVTX_MAX_ELEMS) {
+      snprintf(why, whylen, "\"%s\": more than %d ranges", config, PC_NVTX_MAX_ELEMS);
+      free(buf);
+      pc_nvtx_pattern_free(&p);
+      return -1;
+    }
+    if (pc_nvtx_elem_set(&p.el[p.n], buf, escaped_any && strcmp(buf, "*") == 0, why, whylen) != 0) {
+      free(buf);
+      pc_nvtx_pattern_free(&p);
+      return -1;
+    }
+    p.n++;
+    if (i >= end) break;
+    i++; /* the '/' */
+  }
+  free(buf);
+  return pc_nvtx_take(f, &p, why, whylen);
+}
+
+static int pc_nvtx_elem_match(const pc_nvtx_elem *e, const char *name) {
+  if (e->kind == 2) return pc_regex_match(&e->re, name) == 1;
+  return strcmp(e->name, name) == 0;
+}
+
+/* Positions reachable without consuming a range: past each "*". */
+static uint32_t pc_nvtx_closure(const pc_nvtx_pattern *p, uint32_t s) {
+  for (size_t i = 0; i < p->n; i++)
+    if ((s & (1u << i)) && p->el[i].kind == 1) s |= 1u << (i + 1);
+  return s;
+}
+
+static int pc_nvtx_holds(const pc_nvtx_pattern *p, uint32_t s) {
+  return p->anchored_end ? (s & (1u << p->n)) != 0 : (s & PC_NVTX_MATCHED) != 0;
+}
+
+void pc_nvtx_state_empty(const pc_nvtx_filter *f, pc_nvtx_state *st) {
+  memset(st, 0, sizeof *st);
+  for (size_t k = 0; f && k < f->n; k++) {
+    const pc_nvtx_pattern *p = &f->p[k];
+    uint32_t s = pc_nvtx_closure(p, 1u);
+    if ((s & (1u << p->n)) && !p->anchored_end) s |= PC_NVTX_MATCHED;
+    st->s[k] = s;
+  }
+}
+
+void pc_nvtx_state_push(const pc_nvtx_filter *f, const pc_nvtx_state *parent, const char *name,
+                        pc_nvtx_state *child) {
+  memset(child, 0, sizeof *child);
+  for (size_t k = 0; f && k < f->n; k++) {
+    const pc_nvtx_pattern *p = &f->p[k];
+    uint32_t from = parent->s[k] & ~PC_NVTX_MATCHED;
+    if (!p->anchored_start) from |= 1u; /* a match may start at any depth */
+    from = pc_nvtx_closure(p, from);
+    uint32_t to = 0;
+    for (size_t i = 0; i < p->n; i++) {
+      if (!(from & (1u << i))) continue;
+      if (p->el[i].kind == 1)
+        to |= 1u << i; /* "*" takes this range and stays */
+      else if (pc_nvtx_elem_match(&p->el[i], name ? name : ""))
+        to |= 1u << (i + 1);
+    }
+    to = pc_nvtx_closure(p, to);
+    if ((parent->s[k] & PC_NVTX_MATCHED) || ((to & (1u << p->n)) && !p->anchored_end)) to |= PC_NVTX_MATCHED;
+    child->s[k] = to;
+  }
+}
+
+static int pc_nvtx_any(const pc_nvtx_filter *f, const pc_nvtx_state *st, int include) {
+  for (size_t k = 0; f && k < f->n; k++)
+    if (f->p[k].include == include && pc_nvtx_holds(&f->p[k], st->s[k])) return 1;
+  return 0;
+}
+
+int pc_nvtx_state_included(const pc_nvtx_filter *f, const pc_nvtx_state *st) {
+  return !f || f->ninclude == 0 || pc_nvtx_any(f, st, 1);
+}
+
+int pc_nvtx_state_excluded(const pc_nvtx_filter *f, const pc_nvtx_state *st) { return f && pc_nvtx_any(f, st, 0); }

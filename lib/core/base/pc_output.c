@@ -1,0 +1,473 @@
+/* Report destinations and safe writes (pc_output.h has the rules). */
+#define _GNU_SOURCE /* secure_getenv, getauxval */
+#include "base/pc_output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/pc_buf.h"
+
+#define PC_OUT_VALUE_MAX 128
+
+int pc_output_privileged(void) { return getauxval(AT_SECURE) != 0; }
+
+/* ---- patterns --------------------------------------------------------------- */
+
+static int pc_out_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+int pc_output_check_pattern(const char *pat, char *why, size_t whylen) {
+  if (why && whylen) why[0] = '\0';
+  if (!pat || !*pat) {
+    if (why && whylen) snprintf(why, whylen, "an empty output path");
+    return -1;
+  }
+  for (const char *s = pat; *s; s++) {
+    if (*s != '%') continue;
+    char c = s[1];
+    if (c == 'p' || c == 'h' || c == '%') {
+      s++;
+      continue;
+    }
+    if (c == 'q' && s[2] == '{') {
+      const char *name = s + 3, *close = strchr(name, '}');
+      if (!close) {
+        if (why && whylen) snprintf(why, whylen, "%%q{ without its closing }");
+        return -1;
+      }
+      size_t len = (size_t)(close - name);
+      int ok = len > 0 && len < 256 && !(name[0] >= '0' && name[0] <= '9');
+      for (size_t i = 0; ok && i < len; i++) ok = pc_out_name_char(name[i]);
+      if (!ok) {
+        if (why && whylen) snprintf(why, whylen, "%%q{...} must hold an environment variable name");
+        return -1;
+      }
+      s = close;
+      continue;
+    }
+    if (!why || !whylen) return -1;
+    if (c == '\0')
+      snprintf(why, whylen, "a lone %% at the end; write %%%% for a percent sign");
+    else if (c == 'q')
+      snprintf(why, whylen, "%%q must be followed by {VAR}");
+    else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+      snprintf(why, whylen, "unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%", c);
+    else
+      snprintf(why, whylen, "unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%");
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- expansion ------------------------------------------------------------- */
+
+/* A value as one path component. */
+static void pc_out_add_component(pc_buf *b, const char *v) {
+  char tmp[PC_OUT_VALUE_MAX + 1];
+  size_t n = 0;
+  for (; v[n] && n < PC_OUT_VALUE_MAX; n++) {
+    unsigned char c = (unsigned char)v[n];
+    tmp[n] = (c == '/' || c < 0x20 || c == 0x7f) ? '_' : (char)c;
+  }
+  tmp[n] = '\0';
+  if (strcmp(tmp, ".") == 0 || strcmp(tmp, "..") == 0) memset(tmp, '_', n);
+  pc_buf_putn(b, tmp, n);
+}
+
+static void pc_out_add_pid(pc_buf *b) {
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "%ld", (long)getpid());
+  pc_buf_putn(b, tmp, strlen(tmp));
+}
+
+/* Whether this process is one of a run's others (pc_output.h). */
+static int pc_out_is_descendant(void) {
+  const char *root = secure_getenv("PERFCHECK_ROOT_PID");
+  if (!root || !*root) return 0;
+  char *end = NULL;
+  long v = strtol(root, &end, 10);
+  if (!end || *end || v <= 0) return 0;
+  return (pid_t)v != getpid();
+}
+
+char *pc_output_expand(const char *pattern, FILE *warn) {
+  if (!pattern) return NULL;
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_putn(&b, "", 0);
+  if (strcmp(pattern, "-") == 0 || strcmp(pattern, "stderr") == 0) {
+    pc_buf_putn(&b, pattern, strlen(pattern));
+    goto done;
+  }
+  int has_pid = 0;
+  for (const char *s = pattern; *s; s++) {
+    if (*s != '%') {
+      pc_buf_putn(&b, s, 1);
+      continue;
+    }
+    switch (s[1]) {
+      case 'p':
+        pc_out_add_pid(&b);
+        has_pid = 1;
+        s++;
+        break;
+      case 'h': {
+        char host[256];
+        if (gethostname(host, sizeof host) != 0) strcpy(host, "unknown-host");
+        host[sizeof host - 1] = '\0';
+        pc_out_add_component(&b, host);
+        s++;
+        break;
+      }
+      case '%':
+        pc_buf_putn(&b, "%", 1);
+        s++;
+        break;
+      case 'q': {
+        const char *close = (s[2] == '{') ? strchr(s + 3, '}') : NULL;
+        if (!close) { /* not a placeholder (the pattern check refuses it): as written */
+          pc_buf_putn(&b, s, 1);
+          break;
+        }
+        char name[256];
+        size_t len = (size_t)(close - (s + 3));
+        const char *v = NULL;
+        if (len < sizeof name) {
+          memcpy(name, s + 3, len);
+          name[len] = '\0';
+          v = secure_getenv(name);
+        } else {
+          snprintf(name, sizeof name, "%.200s...", s + 3);
+        }
+        size_t vlen = v ? strlen(v) : 0;
+        if (v && *v && vlen <= PC_OUT_VALUE_MAX) {
+          pc_out_add_component(&b, v);
+        } else {
+          /* Unset, empty, or too long to be one file name: never a name two
+           * processes could share (a cut value could be), the pid. */
+          pc_out_add_pid(&b);
+          has_pid = 1;
+          if (warn) {
+            char line[1024], what[64];
+            if (v && *v)
+              snprintf(what, sizeof what, "%zu bytes long (at most %d)", vlen, PC_OUT_VALUE_MAX);
+            else
+              snprintf(what, sizeof what, "%s", v ? "empty" : "unset");
+            snprintf(line, sizeof line, "perfcheck: the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead\n",
+                     pattern, name, what, (long)getpid());
+            fputs(line, warn);
+            fflush(warn);
+          }
+        }
+        s = close;
+        break;
+      }
+      default:
+        pc_buf_putn(&b, s, 1);
+        break;
+    }
+  }
+  if (!has_pid && !b.oom && pc_out_is_descendant()) {
+    /* ".PID" before the extension of the last component. */
+    char *base = strrchr(b.p, '/');
+    base = base ? base + 1 : b.p;
+    char *dot = strrchr(base, '.');
+    char pid[32];
+    int w = snprintf(pid, sizeof pid, ".%ld", (long)getpid());
+    if (dot && dot != base) {
+      size_t at = (size_t)(dot - b.p);
+      size_t tail = b.n - at;
+      pc_buf_putn(&b, pid, (size_t)w); /* grows the buffer (may move it) */
+      if (!b.oom) {
+        memmove(b.p + at + (size_t)w, b.p + at, tail);
+        memcpy(b.p + at, pid, (size_t)w);
+        b.p[b.n] = '\0';
+      }
+    } else {
+      pc_buf_putn(&b, pid, (size_t)w);
+    }
+  }
+done:
+  return pc_buf_take(&b); /* NULL when memory ran out */
+}
+
+/* ---- writing a file: the one output function ------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int pc_out_fail(char *why, size_t whylen, const char *fmt, ...) {
+  if (why && whylen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+static uint64_t pc_out_random(void) {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+    static unsigned counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^ ++counter;
+  }
+  return v;
+}
+
+/* What a node that is not a regular file is, for the refusal. */
+static const char *pc_out_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/* The process's umask, read without changing it (umask(2) would, for every
+ * thread of the host program): /proc/self/status's "Umask:" line (Linux
+ * 4.7 and later).  -1 when it cannot be read. */
+static int pc_out_umask(void) {
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  const char *u = strstr(buf, "\nUmask:");
+  if (!u) return -1;
+  char *end = NULL;
+  long v = strtol(u + 7, &end, 8);
+  return end && end != u + 7 && v >= 0 && v <= 0777 ? (int)v : -1;
+}
+
+/* The mode a new report file gets: 0666 less the umask, as any program's
+ * new file; 0600 in a privileged process (its umask is its invoker's) or
+ * when the umask cannot be read. */
+static mode_t pc_out_new_mode(void) {
+  if (pc_output_privileged()) return 0600;
+  int um = pc_out_umask();
+  return um < 0 ? 0600 : (mode_t)(0666 & ~um);
+}
+
+/* The target as it is now: 0 when absent (*exists 0) or a regular file or
+ * a symlink (replaced, never followed; *st filled); -1 with why when it is
+ * something else, which is never touched. */
+static int pc_out_check_target(const char *path, struct stat *st, int *exists, char *why, size_t whylen) {
+  *exists = 0;
+  if (lstat(path, st) != 0) {
+    if (errno == ENOENT) return 0;
+    return pc_out_fail(why, whylen, "cannot look at %s: %s", path, strerror(errno));
+  }
+  *exists = 1;
+  if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) return 0;
+  return pc_out_fail(why, whylen, "%s is %s, not a regular file: perfcheck writes only regular files (- is stdout)",
+                     path, pc_out_kind(st->st_mode));
+}
+
+static int pc_out_stream_to(FILE *f, pc_output_writer write, void *ctx, char *why, size_t whylen) {
+  errno = 0;
+  int bad = write(f, ctx) != 0;
+  int e = errno;
+  if (fflush(f) != 0 || ferror(f)) {
+    bad = 1;
+    if (!e) e = errno;
+  }
+  if (bad) {
+    clearerr(f);
+    return pc_out_fail(why, whylen, "writing to stdout failed: %s", e ? strerror(e) : "write error");
+  }
+  return 0;
+}
+
+int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, char *why, size_t whylen) {
+  if (why && whylen) why[0] = '\0';
+  if (!path || !*path || !write) return pc_out_fail(why, whylen, "no path");
+  if (strcmp(path, "-") == 0) return pc_out_stream_to(stdout, write, ctx, why, whylen);
+  /* The folder, and the temporary's name in it: ".BASE.XXXXXXXXXXXX.tmp". */
+  const char *slash = strrchr(path, '/');
+  size_t dirlen = slash ? (size_t)(slash - path) : 0;
+  const char *base = slash ? slash + 1 : path;
+  if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+    return pc_out_fail(why, whylen, "%s is a folder, not a file name", path);
+  struct stat target;
+  int exists = 0;
+  if (pc_out_check_target(path, &target, &exists, why, whylen) != 0) return -1;
+  size_t baselen = strlen(base);
+  if (baselen > 200) baselen = 200; /* the temporary's name must fit NAME_MAX */
+  size_t cap = dirlen + baselen + 40;
+  char *tmp = malloc(cap);
+  if (!tmp) return pc_out_fail(why, whylen, "out of memory");
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+    if (slash)
+      snprintf(tmp, cap, "%.*s/.%.*s.%012llx.tmp", (int)dirlen, path, (int)baselen, base,
+               (unsigned long long)(pc_out_random() & 0xffffffffffffull));
+    else
+      snprintf(tmp, cap, ".%.*s.%012llx.tmp", (int)baselen, base,
+               (unsigned long long)(pc_out_random() & 0xffffffffffffull));
+    /* 0600 while it is written: nobody opens a report before its mode is set. */
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    int e = errno;
+    int r = pc_out_fail(why, whylen, "cannot create a file in %.*s: %s", slash ? (int)(dirlen ? dirlen : 1) : 1,
+                        slash ? path : ".", strerror(e));
+    free(tmp);
+    return r;
+  }
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return pc_out_fail(why, whylen, "%s", strerror(e));
+  }
+  errno = 0;
+  int bad = write(f, ctx) != 0;
+  int e = errno;
+  if (fflush(f) != 0 || ferror(f)) {
+    bad = 1;
+    if (!e) e = errno;
+  }
+  if (!bad) {
+    /* An existing file keeps its mode (and, for root, its owner); a new one
+     * gets pc_out_new_mode's. */
+    mode_t mode = exists && S_ISREG(target.st_mode) ? (target.st_mode & 0777) : pc_out_new_mode();
+    if (exists && S_ISREG(target.st_mode) && geteuid() == 0 &&
+        (target.st_uid != 0 || target.st_gid != getegid()) && fchown(fileno(f), target.st_uid, target.st_gid) != 0) {
+      /* best effort: the report is written, owned by root */
+    }
+    if (fchmod(fileno(f), mode) != 0) {
+      bad = 1;
+      e = errno;
+    }
+  }
+  if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
+    bad = 1;
+    e = errno;
+  }
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad) {
+    unlink(tmp);
+    free(tmp);
+    return pc_out_fail(why, whylen, "writing failed: %s", e ? strerror(e) : "write error");
+  }
+  /* Again just before the rename, which would replace whatever is there: a
+   * device or FIFO put at the name meanwhile is left alone.  A name that was
+   * free is taken only if it still is (RENAME_NOREPLACE). */
+  struct stat now;
+  int still = 0, refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+  int rc = -1;
+  if (!refused) {
+    rc = still ? rename(tmp, path) : renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    if (rc != 0 && !still && (errno == EINVAL || errno == ENOSYS || errno == EEXIST)) {
+      /* No RENAME_NOREPLACE on this file system, or a name taken meanwhile:
+       * look once more, then replace. */
+      refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+      rc = refused ? -1 : rename(tmp, path);
+    }
+    if (rc != 0 && !refused) pc_out_fail(why, whylen, "cannot replace %s: %s", path, strerror(errno));
+  }
+  if (rc != 0) unlink(tmp);
+  free(tmp);
+  return rc != 0 ? -1 : 0;
+}
+
+typedef struct pc_out_bytes {
+  const void *data;
+  size_t size;
+} pc_out_bytes;
+
+static int pc_out_write_bytes(FILE *f, void *ctx) {
+  const pc_out_bytes *b = ctx;
+  return b->size && fwrite(b->data, 1, b->size, f) != b->size ? -1 : 0;
+}
+
+int pc_output_write_bytes(const char *path, const void *data, size_t size, char *why, size_t whylen) {
+  if (!data && size) return pc_out_fail(why, whylen, "no data");
+  pc_out_bytes b = {data, size};
+  return pc_output_write_file(path, pc_out_write_bytes, &b, why, whylen);
+}
+
+/* ---- the whole rule --------------------------------------------------------------- */
+
+static void pc_out_line(FILE *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void pc_out_line(FILE *err, const char *fmt, ...) {
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line - 1, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(line);
+  line[n] = '\n';
+  line[n + 1] = '\0';
+  fputs(line, err); /* one write: lines of several processes do not interleave */
+  fflush(err);
+}
+
+static int pc_out_stream(FILE *f, pc_output_writer write, void *ctx) {
+  int bad = write(f, ctx) != 0;
+  if (fflush(f) != 0 || ferror(f)) bad = 1;
+  return bad ? -1 : 0;
+}
+
+int pc_output_deliver(const char *pattern, pc_output_writer write, void *ctx, int quiet, FILE *err) {
+  if (!err) err = stderr;
+  if (!pattern || !write) return -1;
+  char *path = pc_output_expand(pattern, quiet ? NULL : err);
+  if (!path) {
+    pc_out_line(err, "perfcheck: out of memory expanding the output path \"%.300s\"; the report follows on stderr",
+                pattern);
+    return pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
+  }
+  int rc;
+  if (strcmp(path, "-") == 0) {
+    rc = pc_out_stream(stdout, write, ctx);
+    if (rc != 0 && !quiet) pc_out_line(err, "perfcheck: writing the report to stdout failed");
+  } else if (strcmp(path, "stderr") == 0) {
+    rc = pc_out_stream(stderr, write, ctx);
+  } else if (pc_output_privileged()) {
+    if (!quiet)
+      pc_out_line(err,
+                  "perfcheck: no report written to %.300s: this process runs with privileges its user does not have "
+                  "(setuid, setgid or file capabilities)",
+                  path);
+    rc = -1;
+  } else {
+    char why[700];
+    if (pc_output_write_file(path, write, ctx, why, sizeof why) == 0) {
+      rc = 0;
+    } else {
+      pc_out_line(err, "perfcheck: cannot write the report to %.300s (%s); here it is on stderr instead", path, why);
+      rc = pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
+    }
+  }
+  free(path);
+  return rc;
+}

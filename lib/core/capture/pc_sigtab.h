@@ -1,0 +1,134 @@
+/*
+ * pc_sigtab.h: the launch capture's tables of kernel names, launch
+ * signatures and contexts (pc_sigtab.c), and the selection policy that picks
+ * the launches to profile (pc_select.c).  Pure: lib/gpu/pc_capture.c owns one
+ * pc_sigtab and one pc_select and holds them under its gpu lock; nothing
+ * here locks or calls CUDA (contexts and function handles are opaque
+ * pointers), so the tables are tested on a CPU (tests/unit/test_sigtab.c).
+ *
+ *   names       one per mangled kernel name (interned), also found by the
+ *               handle of its latest launch (a CUfunction or CUkernel);
+ *   signatures  one per (name, context, grid, block, dynamic shared memory):
+ *               a report entry's identity;
+ *   contexts    one entry per (CUcontext, unique id): a context re-created at
+ *               the address of a destroyed one gets a new entry.
+ */
+#ifndef PC_SIGTAB_H
+#define PC_SIGTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/pc_core.h"
+#include "capture/pc_launchlog.h"
+#include "base/pc_regex.h"
+#include "report/pc_snapshot.h"
+
+typedef struct pc_name {
+  char *mangled;                /* NULL until known */
+  void *f_last;                 /* the handle of its latest direct launch */
+  signed char regex;            /* -1 unknown, 0/1: kernel_regex's verdict on its short name */
+  signed char comm;             /* -1 unknown, 0/1: a communication kernel (pc_symbol_is_communication) */
+} pc_name;
+
+typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
+
+typedef struct pc_sig {
+  uint32_t name, ctx;           /* indexes into names and ctxs */
+  unsigned grid[3], block[3], smem;
+  unsigned cluster[3];          /* 0s when not a cluster launch */
+  void *f;                      /* handle of the latest launch; NULL for a graph-only kernel */
+  uint32_t prof_region, prof_count; /* the selection's state per region key (pc_open_region.key) */
+  uint32_t prof_run;            /* the region (run) of its last profiled launch */
+  uint32_t seen_run;            /* the region (run) it was last launched in */
+  uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
+  uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
+  unsigned rec_regs, rec_static, rec_local; /* from its first activity record */
+  uint32_t graph_id;            /* a graph kernel: the graph and node of its first record (0: none) */
+  uint64_t graph_node;
+  pc_attributes attr;
+  char *attr_reason;
+} pc_sig;
+
+typedef struct pc_ctxent {
+  void *ctx;                    /* a CUcontext */
+  uint32_t uid;
+  int alive;
+  uint64_t last_launch;         /* launch sequence number of its latest region launch */
+} pc_ctxent;
+
+typedef struct pc_sigtab {
+  pc_name *names;
+  size_t nnames, capnames;
+  pc_map names_by_str, names_by_ptr;
+  pc_sig *sigs;
+  size_t nsigs, capsigs;
+  pc_map sigs_by_key;
+  pc_ctxent *ctxs;
+  size_t nctxs, capctxs;
+} pc_sigtab;
+
+/* Room for one more element in *arr (n elements, capacity *cap, doubling). */
+int pc_table_grow(void **arr, size_t *cap, size_t n, size_t sz);
+
+/* The name id of a mangled name, created at first sight; PC_NONE on OOM. */
+uint32_t pc_sigtab_intern(pc_sigtab *t, const char *mangled);
+/* The name id of a launched handle (symbol: CUPTI's symbolName, may be NULL:
+ * a name without a string then), and it becomes the name's latest handle. */
+uint32_t pc_sigtab_handle(pc_sigtab *t, void *f, const char *symbol);
+/* The signature id of (name, ctx, grid, block, smem), created at first
+ * sight with unknown attributes; PC_NONE on OOM or past `max` signatures. */
+uint32_t pc_sigtab_sig(pc_sigtab *t, uint32_t name, uint32_t ctx, const unsigned grid[3], const unsigned block[3],
+                       unsigned smem, uint32_t max);
+/* The index of a live context entry, created at first sight; PC_NONE on OOM. */
+uint32_t pc_sigtab_ctx(pc_sigtab *t, void *ctx, uint32_t uid);
+/* Marks every entry of ctx dead (destroyed, or its synchronization failed). */
+void pc_sigtab_ctx_dead(pc_sigtab *t, void *ctx);
+/* kernel_regex on the name's short demangled name, as the report names the
+ * kernel ("scaleAdd<4>"); decided once per name.  NULL regex: 1. */
+int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const pc_regex *re);
+/* Whether the name is a communication kernel's (NCCL's, pc_core.h); decided
+ * once per name, when its symbol is known (0 while it is not). */
+int pc_sigtab_name_is_communication(pc_sigtab *t, uint32_t name);
+/* A module is going: every handle is forgotten (a later module may reuse the
+ * address), except CUkernels of signatures whose attributes are still to
+ * be read. */
+void pc_sigtab_forget_handles(pc_sigtab *t);
+void pc_sigtab_free(pc_sigtab *t);
+
+/* ---- the selection policy (pc_select.c) ----------------------------------------- */
+
+/* ncu's -k (kernel_regex), -s (launch_skip), -c (launch_count), then the
+ * first per_signature launches of each signature in each region, so that
+ * every report entry can get counters. */
+typedef struct pc_select {
+  const pc_regex *kernel_regex;  /* NULL: every kernel */
+  uint64_t launch_skip;
+  uint64_t launch_count;        /* 0: no limit */
+  unsigned per_signature;       /* >= 1 */
+  uint64_t matched, profiled;   /* running counts */
+  /* Rotation (issue 21): a signature's set takes this many profiled
+   * launches (one group each); 0: kernel replay, one launch per set. */
+  unsigned rotate_groups;
+} pc_select;
+
+/* Resets a signature's per-region state when it is first seen under region
+ * key `key`. */
+void pc_select_enter_region(pc_sig *s, uint32_t key);
+/* Whether to profile this launch of signature `sig` in region `run`, whose
+ * key is `key` (runs of one region name share a key: a signature profiled
+ * per_signature times in an earlier run of the name is not profiled again,
+ * and its np says PC_NP_EARLIER_RUN).  `closed`
+ * says why no launch may be profiled now (PC_NP_CAPTURE: a stream capture is
+ * open; PC_NP_NVTX: outside the counter gate), PC_NP_NONE otherwise.
+ * Updates the counts and the signature's reason (np) as ncu would. */
+/* Returns 0 (not profiled), PC_SEL_ROTATE (with rotation: the launch
+ * collects its turn, the signature's prof_count - 1; without: the whole set
+ * by kernel replay) or PC_SEL_REST: a signature whose rotation an earlier
+ * run of the region name left short of its groups (launched fewer times
+ * than the set has groups) gets the whole set by kernel replay at its first
+ * launch of a later run, and its turn count moves to the next full round. */
+enum { PC_SEL_ROTATE = 1, PC_SEL_REST = 2 };
+int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
+
+#endif /* PC_SIGTAB_H */

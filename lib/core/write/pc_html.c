@@ -1,0 +1,531 @@
+/* What the HTML writers share (pc_html.h): escaping, the page frame, number
+ * formats, the colours of the causes, and the roofline as SVG.
+ *
+ * The page is one file: inline CSS, one small inline script that only sorts
+ * tables and opens a kernel's metrics when a link points at it, and SVG
+ * written here.  Nothing is fetched: it opens from disk with no network. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pc_core.h"
+#include "expect/pc_expect.h" /* pc_xml_write_escaped: the one XML/HTML escaper */
+#include "base/pc_fmt.h"
+#include "write/pc_html.h"
+
+/* ---- Text ------------------------------------------------------------------ */
+
+void pc_html_text(FILE *f, const char *s) { pc_xml_write_escaped(f, s ? s : "", 0); }
+
+size_t pc_html_chars_for(double width_px) {
+  double n = floor(width_px / PC_HTML_CHAR_W);
+  return n < 1 ? 1 : (size_t)n;
+}
+
+void pc_html_text_cut(FILE *f, const char *s, size_t max_chars) {
+  if (!s) s = "";
+  if (max_chars == 0) return;
+  /* Count characters; an invalid byte counts as one (it becomes U+FFFD). */
+  size_t chars = 0, cut_at = 0; /* byte offset after max_chars - 1 characters */
+  const unsigned char *p = (const unsigned char *)s;
+  size_t off = 0;
+  while (p[off]) {
+    size_t n = pc_utf8_seq_len(p + off);
+    if (n == 0) n = 1;
+    chars++;
+    off += n;
+    if (chars == max_chars - 1) cut_at = off;
+  }
+  if (chars <= max_chars) {
+    pc_html_text(f, s);
+    return;
+  }
+  char small[512], *head = cut_at < sizeof small ? small : malloc(cut_at + 1);
+  if (head) {
+    memcpy(head, s, cut_at);
+    head[cut_at] = '\0';
+    pc_html_text(f, head);
+    if (head != small) free(head);
+  }
+  fputs("\xE2\x80\xA6", f); /* U+2026 */
+}
+
+/* ---- Numbers --------------------------------------------------------------- */
+
+const char *pc_html_num(char *buf, size_t len, double v) {
+  if (!isfinite(v)) {
+    snprintf(buf, len, "-");
+  } else if (v == floor(v) && fabs(v) < 1e15) {
+    snprintf(buf, len, "%.0f", v);
+  } else if (fabs(v) >= 1e4) {
+    snprintf(buf, len, "%.0f", v);
+  } else if (fabs(v) >= 1e-3) {
+    snprintf(buf, len, "%.4g", v);
+  } else {
+    snprintf(buf, len, "%.3e", v);
+  }
+  return buf;
+}
+
+const char *pc_html_ns(char *buf, size_t len, double ns) {
+  if (!isfinite(ns))
+    snprintf(buf, len, "-");
+  else if (ns < 1e3)
+    snprintf(buf, len, "%.0f ns", ns);
+  else if (ns < 1e6)
+    snprintf(buf, len, "%.4g us", ns / 1e3);
+  else if (ns < 1e9)
+    snprintf(buf, len, "%.4g ms", ns / 1e6);
+  else
+    snprintf(buf, len, "%.4g s", ns / 1e9);
+  return buf;
+}
+
+/* ---- Page ------------------------------------------------------------------ */
+
+static const char pc_html_css[] =
+    "body{font:14px/1.45 \"DejaVu Sans\",\"Liberation Sans\",Arial,sans-serif;margin:16px 24px;color:#1b1b1b;"
+    "background:#fff;max-width:1250px}\n"
+    "h1{font-size:21px;margin:0 0 4px}h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid #bbb}"
+    "h3{font-size:15px;margin:18px 0 4px}\n"
+    "p{margin:3px 0}p,li{overflow-wrap:anywhere}.meta{color:#333}.why,.note{color:#555}"
+    ".mono{font-family:\"DejaVu Sans Mono\",monospace;overflow-wrap:anywhere}\n"
+    "table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #d4d4d4;padding:2px 6px;"
+    "text-align:left;vertical-align:top}th{background:#f3f3f3;white-space:nowrap}td.name,table.m td:first-child{"
+    "overflow-wrap:anywhere}td.name{min-width:12em}td.n,td[data-v]:not(.t),table.m td+td{"
+    "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.m td:first-child{font-family:\"DejaVu Sans Mono\",monospace}\n"
+    "th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:\" \\25B2\"}"
+    "th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
+    "svg{display:block;max-width:100%;height:auto}svg text{font-family:\"DejaVu Sans Mono\",\"Liberation Mono\","
+    "monospace;font-size:11px;fill:#1b1b1b}\n"
+    ".grid{stroke:#e6e6e6}.axis{stroke:#555;fill:none}.ceiling{stroke-width:2.2;fill:none}.ridge{stroke:#777;"
+    "stroke-dasharray:4 3}\n"
+    ".point{stroke:#222;stroke-width:.8;fill-opacity:.85}.from{fill:none;stroke:#666;stroke-dasharray:2 2}"
+    ".move{stroke:#666;stroke-width:1.2}\n"
+    ".band rect.b{stroke-width:1.2}.pass rect.b{fill:#dcefdc;stroke:#2e7d32}.catch rect.b{fill:#f9d6d5;"
+    "stroke:#c62828}.na rect.b{fill:#ececec;stroke:#9e9e9e}\n"
+    ".gauge{fill:#fff;stroke:#999}.tick{stroke:#222;stroke-width:1.5}.mark{fill:#222}.dia{fill:none;stroke:#222}"
+    "svg text.q{font-weight:bold}\n"
+    ".seg-k{fill:#3f6fb5}.seg-c{fill:#e39b2d}.seg-i{fill:#d9d9d9}\n"
+    ".sw{display:inline-block;width:10px;height:10px;border-radius:50%;border:1px solid #222;margin-right:4px;"
+    "vertical-align:-1px}\n"
+    ".warnings{background:#fff8e1;border:1px solid #e8c16a;padding:6px 10px;margin:8px 0}\n"
+    "article{border-top:1px solid #e3e3e3;padding-top:4px}article:target{background:#fbfbe8}\n"
+    ".worse{background:#fbe3e2}.better{background:#e3f2e3}.added,.removed{background:#eef0f8}\n";
+
+/* Sorting: a click on a th[data-sort] orders the rows of its table by the
+ * cells' data-v (numbers; empty sorts last) or their text.  A link to a
+ * kernel (#kN) opens its metrics. */
+static const char pc_html_js[] =
+    "(function(){\n"
+    "function key(td,num){var v=td?td.getAttribute('data-v'):null;if(num){if(v===null||v==='')return null;"
+    "return parseFloat(v);}return td?td.textContent:'';}\n"
+    "document.querySelectorAll('th[data-sort]').forEach(function(th){th.addEventListener('click',function(){\n"
+    "var table=th.closest('table'),body=table.tBodies[0],col=th.cellIndex,num=th.getAttribute('data-sort')==='num';\n"
+    "var dir=th.getAttribute('aria-sort')==='descending'?1:-1;\n"
+    "table.querySelectorAll('th[aria-sort]').forEach(function(o){o.removeAttribute('aria-sort');});\n"
+    "th.setAttribute('aria-sort',dir>0?'ascending':'descending');\n"
+    "var rows=Array.prototype.slice.call(body.rows);rows.sort(function(a,b){var x=key(a.cells[col],num),"
+    "y=key(b.cells[col],num);if(x===null&&y===null)return 0;if(x===null)return 1;if(y===null)return -1;\n"
+    "return num?(x-y)*dir:String(x).localeCompare(String(y))*dir;});\n"
+    "rows.forEach(function(r){body.appendChild(r);});});});\n"
+    "function open(){var h=location.hash;if(!h)return;var a=document.getElementById(h.slice(1));"
+    "if(a){var d=a.querySelector('details');if(d)d.open=true;}}\n"
+    "window.addEventListener('hashchange',open);open();\n"
+    "})();\n";
+
+void pc_html_begin(FILE *f, const char *title) {
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<meta name=\"generator\" content=\"perfcheck " PERFCHECK_VERSION_STRING "\">\n<title>",
+        f);
+  pc_html_text(f, title);
+  fputs("</title>\n<style>\n", f);
+  fputs(pc_html_css, f);
+  fputs("</style>\n</head>\n<body>\n", f);
+}
+
+void pc_html_end(FILE *f) {
+  fputs("<script>\n", f);
+  fputs(pc_html_js, f);
+  fputs("</script>\n</body>\n</html>\n", f);
+}
+
+/* ---- Colours ----------------------------------------------------------------- */
+
+const char *pc_html_cause_color(perfcheck_cause c) {
+  switch (c) {
+    case PERFCHECK_CAUSE_AT_ROOF: return "#2e7d32";
+    case PERFCHECK_CAUSE_LATENCY_BOUND: return "#1e88e5";
+    case PERFCHECK_CAUSE_NOT_THE_SLOW_PART: return "#8e24aa";
+    case PERFCHECK_CAUSE_LAUNCH_OVERHEAD: return "#5e35b1";
+    case PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS: return "#d32f2f";
+    case PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES: return "#c2185b";
+    case PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS: return "#e64a19";
+    case PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS: return "#f9a825";
+    case PERFCHECK_CAUSE_ATOMIC_CONTENTION: return "#795548";
+    case PERFCHECK_CAUSE_DIVERGENT_WARPS: return "#fb8c00";
+    case PERFCHECK_CAUSE_OCCUPANCY_REGISTERS: return "#00897b";
+    case PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY: return "#00acc1";
+    case PERFCHECK_CAUSE_OCCUPANCY_WARPS: return "#26a69a";
+    case PERFCHECK_CAUSE_OCCUPANCY_BLOCKS: return "#4db6ac";
+    case PERFCHECK_CAUSE_GRID_TOO_SMALL: return "#6d4c41";
+    case PERFCHECK_CAUSE_NOT_ASSESSED: return "#9e9e9e";
+    case PERFCHECK_CAUSE_COMMUNICATION: return "#3949ab";
+    default: return "#bdbdbd";
+  }
+}
+
+/* ---- Roofline ------------------------------------------------------------------ */
+
+/* The tensor pipe's share of the kernel's pipe activity: the tensor pipe
+ * (tensor cycles or GMMA instructions, the larger) over the sum of every
+ * measured pipe's percentage of its peak; NaN when the tensor pipe was not
+ * measured. */
+double pc_roof_tensor_share(const pc_kernel *k) {
+  static const pc_metric_id others[] = {PC_M_PIPE_FMA_PCT, PC_M_PIPE_ALU_PCT, PC_M_PIPE_FP64_PCT,
+                                        PC_M_PIPE_LSU_PCT, PC_M_PIPE_XU_PCT,  PC_M_PIPE_UNIFORM_PCT};
+  double tensor = PC_NULL;
+  if (pc_has(k->metric[PC_M_PIPE_TENSOR_PCT])) tensor = k->metric[PC_M_PIPE_TENSOR_PCT];
+  if (pc_has(k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]) && !(tensor >= k->metric[PC_M_PIPE_TENSOR_GMMA_PCT]))
+    tensor = k->metric[PC_M_PIPE_TENSOR_GMMA_PCT];
+  if (!(tensor >= 0)) return PC_NULL;
+  double sum = tensor;
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (k->metric[others[i]] > 0) sum += k->metric[others[i]];
+  return sum > 0 ? tensor / sum : 0.0;
+}
+
+void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const pc_kernel *k) {
+  memset(p, 0, sizeof *p);
+  p->index = index;
+  p->label = label;
+  p->ai = k->derived.arithmetic_intensity;
+  p->gflops = k->derived.gflops;
+  p->from_ai = p->from_gflops = PC_NULL;
+  p->share = k->time_share;
+  p->cause = k->diag.verdict.cause;
+  const pc_derived *d = &k->derived;
+  if (pc_is_null(d->flops))
+    snprintf(p->why, sizeof p->why, "FLOPs not measured (smsp__sass_thread_inst_executed_op_f*_pred_on.sum)");
+  else if (pc_is_null(d->dram_bytes))
+    snprintf(p->why, sizeof p->why, "DRAM bytes not measured (dram__bytes_read.sum, dram__bytes_write.sum)");
+  else if (!(d->dram_bytes > 0))
+    snprintf(p->why, sizeof p->why, "no DRAM traffic measured (0 bytes): the intensity has no value");
+  else if (!(d->flops > 0))
+    snprintf(p->why, sizeof p->why, "no floating-point work measured (0 FLOP): no place on a log axis");
+  else if (pc_is_null(d->arithmetic_intensity) && k->passes > 1)
+    snprintf(p->why, sizeof p->why, "DRAM bytes from a %d-pass replay (later passes find the data in L2, the memory "
+                                    "restore adds writes): intensity left unknown; collect in one pass, or profile "
+                                    "with ncu --cache-control all", k->passes);
+  else if (pc_is_null(d->arithmetic_intensity) &&
+           (k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
+            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct"))) {
+    /* The checklist leaves intensity unknown at any tensor activity (rule
+     * tensor_active_pct).  A kernel whose pipes are mostly CUDA cores still
+     * has its place: its FLOPs are counted (an FMA kernel's 2% tensor
+     * activity on the H200 adds next to nothing), so it is drawn from its
+     * measured FLOPs, DRAM bytes and duration.  A tensor-core kernel (the
+     * tensor pipe at least half of its pipe activity) is not: its FLOPs are
+     * not among the counters, and no tensor roof is measured to place it
+     * against. */
+    const double share = pc_roof_tensor_share(k), dur = k->metric[PC_M_DURATION];
+    if (share < PC_ROOF_TENSOR_SHARE_MAX && dur > 0) {
+      p->ai = d->flops / d->dram_bytes;
+      p->gflops = d->flops / dur;
+      snprintf(p->why, sizeof p->why,
+               "CUDA-core FLOPs: the tensor pipe is %.0f%% of its pipe activity (at %.1f%% of its peak), under "
+               "the %.0f%% that makes a tensor-core kernel",
+               share * 100.0, pc_has(k->metric[PC_M_PIPE_TENSOR_PCT]) ? k->metric[PC_M_PIPE_TENSOR_PCT] : 0.0,
+               PC_ROOF_TENSOR_SHARE_MAX * 100.0);
+      p->note = 1;
+    } else {
+      snprintf(p->why, sizeof p->why,
+               "a tensor-core kernel (the tensor pipe %.0f%% of its pipe activity): its tensor FLOPs are not "
+               "among the counters and the device's tensor roof is not measured, so it has no place here",
+               share * 100.0);
+    }
+  }
+  else if (pc_is_null(k->metric[PC_M_DURATION]) || pc_is_null(d->gflops))
+    snprintf(p->why, sizeof p->why, "duration not measured (gpu__time_duration.sum)");
+  else if (!(d->gflops > 0) || !(d->arithmetic_intensity > 0))
+    snprintf(p->why, sizeof p->why, "a measured value is not positive");
+}
+
+int pc_roof_point_drawn(const pc_roof_point *p) {
+  return isfinite(p->ai) && isfinite(p->gflops) && p->ai > 0 && p->gflops > 0;
+}
+
+static int pc_pos(double v) { return isfinite(v) && v > 0; }
+
+typedef struct pc_axes {
+  double left, top, pw, ph; /* the plot box, px */
+  double lx0, lx1, ly0, ly1; /* log10 of the ranges */
+} pc_axes;
+
+static double pc_ax_x(const pc_axes *a, double v) { return a->left + (log10(v) - a->lx0) / (a->lx1 - a->lx0) * a->pw; }
+static double pc_ax_y(const pc_axes *a, double v) {
+  return a->top + a->ph - (log10(v) - a->ly0) / (a->ly1 - a->ly0) * a->ph;
+}
+
+/* Decades that hold [lo, hi], at least `min_decades` wide. */
+static void pc_decades(double lo, double hi, int min_decades, double *l0, double *l1) {
+  double a = floor(log10(lo) + 1e-9), b = ceil(log10(hi) - 1e-9);
+  if (b <= a) b = a + 1;
+  while (b - a < min_decades) {
+    a -= 1;
+    if (b - a < min_decades) b += 1;
+  }
+  *l0 = a;
+  *l1 = b;
+}
+
+static const char *pc_decade_label(char *buf, size_t len, int e) {
+  if (e >= 0 && e <= 6)
+    snprintf(buf, len, "%.0f", pow(10, e));
+  else if (e < 0 && e >= -3)
+    snprintf(buf, len, "%.*f", -e, pow(10, e));
+  else
+    snprintf(buf, len, "1e%d", e);
+  return buf;
+}
+
+static const char *pc_ceiling_source_text(const char *src) {
+  if (!src || !*src) return "source unknown";
+  if (strcmp(src, "measured") == 0) return "measured by perfcheck ceilings";
+  if (strcmp(src, "attributes") == 0) return "peak from the device's clocks, not measured";
+  if (strcmp(src, "ncu-export") == 0) return "peak from the export's device attributes, not measured";
+  if (strcmp(src, "file") == 0) return "from a ceilings file";
+  return src;
+}
+
+/* Points drawn largest first, so that a small point is never hidden. */
+typedef struct pc_draw_order {
+  double r;
+  size_t i;
+} pc_draw_order;
+
+static int pc_cmp_draw(const void *x, const void *y) {
+  const pc_draw_order *a = x, *b = y;
+  if (a->r != b->r) return a->r < b->r ? 1 : -1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+#define PC_ROOF_W 760.0
+#define PC_ROOF_H 470.0
+#define PC_ROOF_R 6.0   /* a point's radius without a time share */
+#define PC_ROOF_RMAX 28.0 /* the radius of a kernel with all of the time */
+
+static int pc_has_share(const pc_roof_point *p) { return isfinite(p->share) && p->share >= 0; }
+
+/* scaled: every drawn point has a share (else all are one size: a fixed size
+ * beside scaled ones would read as a share). */
+static double pc_point_r(const pc_roof_point *p, int scaled) {
+  if (!scaled || !pc_has_share(p)) return PC_ROOF_R;
+  double r = sqrt(fmin(p->share, 1.0)) * PC_ROOF_RMAX; /* area proportional to the share */
+  return r < 2.5 ? 2.5 : r;
+}
+
+int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n) {
+  char b1[64], b2[64];
+  const double bw = pc_pos(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s : PC_NULL;
+  const double peak = pc_pos(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL; /* GFLOP/s */
+  const double ridge = (pc_has(bw) && pc_has(peak)) ? peak * 1e9 / bw : PC_NULL;
+
+  /* The ranges: every point (and where a diff's point came from), the ridge,
+   * the FP32 roof. */
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  size_t drawn = 0, have_share = 0;
+  for (size_t i = 0; i < n; i++) {
+    const pc_roof_point *p = &pts[i];
+    if (!pc_roof_point_drawn(p)) continue;
+    drawn++;
+    if (pc_has_share(p)) have_share++;
+    xlo = fmin(xlo, p->ai), xhi = fmax(xhi, p->ai), ylo = fmin(ylo, p->gflops), yhi = fmax(yhi, p->gflops);
+    if (pc_pos(p->from_ai) && pc_pos(p->from_gflops))
+      xlo = fmin(xlo, p->from_ai), xhi = fmax(xhi, p->from_ai), ylo = fmin(ylo, p->from_gflops),
+      yhi = fmax(yhi, p->from_gflops);
+  }
+  if (pc_has(ridge)) xlo = fmin(xlo, ridge), xhi = fmax(xhi, ridge);
+  if (pc_has(peak)) yhi = fmax(yhi, peak * 1.3), ylo = fmin(ylo, peak);
+  if (!isfinite(xlo)) xlo = 0.1, xhi = 100;
+  if (!isfinite(ylo)) ylo = 1, yhi = 1e5;
+  pc_axes ax = {72, 16, PC_ROOF_W - 72 - 24, PC_ROOF_H - 16 - 56, 0, 0, 0, 0};
+  pc_decades(xlo / 1.5, xhi * 1.5, 3, &ax.lx0, &ax.lx1);
+  pc_decades(ylo / 1.5, yhi, 3, &ax.ly0, &ax.ly1);
+  const double xmin = pow(10, ax.lx0), xmax = pow(10, ax.lx1), ymin = pow(10, ax.ly0), ymax = pow(10, ax.ly1);
+
+  fprintf(f, "<section id=\"%s\">\n<h2>Roofline</h2>\n", id);
+  fputs("<p class=\"note\">Arithmetic intensity (FLOP per DRAM byte) against achieved FLOP/s, on log axes, from "
+        "measured values only: derived.arithmetic_intensity = derived.flops / derived.dram_bytes, and "
+        "derived.gflops.</p>\n",
+        f);
+  fprintf(f,
+          "<svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+          "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"roofline\">\n",
+          PC_ROOF_W, PC_ROOF_H, PC_ROOF_W, PC_ROOF_H);
+  fputs("<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" "
+        "orient=\"auto\"><path d=\"M0,0L8,4L0,8z\" fill=\"#666\"/></marker></defs>\n",
+        f);
+  fprintf(f,
+          "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"none\" "
+          "data-lx0=\"%.0f\" data-lx1=\"%.0f\" data-ly0=\"%.0f\" data-ly1=\"%.0f\"/>\n",
+          ax.left, ax.top, ax.pw, ax.ph, ax.lx0, ax.lx1, ax.ly0, ax.ly1);
+  /* Grid and tick labels, one per decade (every other one past 8). */
+  int xstep = (ax.lx1 - ax.lx0) > 8 ? 2 : 1, ystep = (ax.ly1 - ax.ly0) > 8 ? 2 : 1;
+  for (int e = (int)ax.lx0; e <= (int)ax.lx1; e++) {
+    double x = pc_ax_x(&ax, pow(10, e));
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, ax.top, x, ax.top + ax.ph);
+    if ((e - (int)ax.lx0) % xstep == 0)
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x, ax.top + ax.ph + 15,
+              pc_decade_label(b1, sizeof b1, e));
+  }
+  for (int e = (int)ax.ly0; e <= (int)ax.ly1; e++) {
+    double y = pc_ax_y(&ax, pow(10, e));
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ax.left, y, ax.left + ax.pw, y);
+    if ((e - (int)ax.ly0) % ystep == 0)
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ax.left - 6, y + 4,
+              pc_decade_label(b1, sizeof b1, e));
+  }
+  fprintf(f, "<rect class=\"axis\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", ax.left, ax.top, ax.pw,
+          ax.ph);
+  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">arithmetic intensity, FLOP per DRAM byte</text>\n",
+          ax.left + ax.pw / 2, PC_ROOF_H - 18);
+  fprintf(f,
+          "<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">achieved GFLOP/s</text>\n",
+          ax.top + ax.ph / 2, ax.top + ax.ph / 2);
+
+  /* The memory roof: GFLOP/s = bytes/s x FLOP/byte / 1e9, up to the ridge. */
+  if (pc_has(bw)) {
+    double x0 = fmax(xmin, ymin * 1e9 / bw);
+    double x1 = fmin(pc_has(ridge) ? ridge : xmax, fmin(xmax, ymax * 1e9 / bw));
+    if (x0 < x1) {
+      double px0 = pc_ax_x(&ax, x0), py0 = pc_ax_y(&ax, bw * x0 / 1e9);
+      double px1 = pc_ax_x(&ax, x1), py1 = pc_ax_y(&ax, bw * x1 / 1e9);
+      fprintf(f,
+              "<line class=\"ceiling\" data-ceiling=\"dram\" data-value=\"%.6g\" stroke=\"#1565c0\" x1=\"%.1f\" "
+              "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>DRAM %s GB/s (%s)</title></line>\n",
+              bw, px0, py0, px1, py1, pc_html_num(b1, sizeof b1, bw / 1e9), pc_ceiling_source_text(d->ceilings_source));
+      double ang = atan2(py0 - py1, px1 - px0) * 180.0 / 3.14159265358979323846;
+      /* The label sits above the line, a third of the way along. */
+      double lx = px0 + (px1 - px0) * 0.3, ly = py0 + (py1 - py0) * 0.3 - 6;
+      fprintf(f, "<text class=\"clabel\" x=\"%.1f\" y=\"%.1f\" transform=\"rotate(%.2f %.1f %.1f)\" fill=\"#1565c0\">"
+                 "DRAM %s GB/s</text>\n",
+              lx, ly, -ang, lx, ly, pc_html_num(b1, sizeof b1, bw / 1e9));
+    }
+  }
+  /* The FP32 roof, flat from the ridge. */
+  if (pc_has(peak) && peak >= ymin && peak <= ymax) {
+    double x0 = pc_has(ridge) ? fmax(xmin, ridge) : xmin;
+    if (x0 < xmax) {
+      double px0 = pc_ax_x(&ax, x0), px1 = pc_ax_x(&ax, xmax), py = pc_ax_y(&ax, peak);
+      fprintf(f,
+              "<line class=\"ceiling\" data-ceiling=\"fp32\" data-value=\"%.6g\" stroke=\"#2e7d32\" x1=\"%.1f\" "
+              "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>FP32 %s GFLOP/s (%s)</title></line>\n",
+              peak * 1e9, px0, py, px1, py, pc_html_num(b1, sizeof b1, peak), pc_ceiling_source_text(d->ceilings_source));
+      fprintf(f, "<text class=\"clabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#2e7d32\">FP32 %s GFLOP/s</text>\n",
+              px1 - 4, py - 6, pc_html_num(b1, sizeof b1, peak));
+    }
+  }
+  if (pc_has(ridge) && ridge > xmin && ridge < xmax) {
+    double px = pc_ax_x(&ax, ridge);
+    fprintf(f, "<line class=\"ridge\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px,
+            pc_has(peak) && peak <= ymax ? pc_ax_y(&ax, peak) : ax.top, px, ax.top + ax.ph);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" fill=\"#555\">ridge %s</text>\n", px + 4,
+            ax.top + ax.ph - 6, pc_html_num(b1, sizeof b1, ridge));
+  }
+
+  /* The points. */
+  const int scaled = drawn > 0 && have_share == drawn;
+  pc_draw_order *order = malloc((n ? n : 1) * sizeof *order);
+  size_t no = 0;
+  if (order)
+    for (size_t i = 0; i < n; i++)
+      if (pc_roof_point_drawn(&pts[i])) order[no].r = pc_point_r(&pts[i], scaled), order[no].i = i, no++;
+  if (order) qsort(order, no, sizeof *order, pc_cmp_draw);
+  for (size_t j = 0; j < no; j++) {
+    const pc_roof_point *p = &pts[order[j].i];
+    double cx = pc_ax_x(&ax, p->ai), cy = pc_ax_y(&ax, p->gflops);
+    if (pc_pos(p->from_ai) && pc_pos(p->from_gflops)) {
+      double fx = pc_ax_x(&ax, p->from_ai), fy = pc_ax_y(&ax, p->from_gflops);
+      fprintf(f, "<circle class=\"from\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"/>", fx, fy, PC_ROOF_R);
+      if (hypot(cx - fx, cy - fy) > 2 * PC_ROOF_R)
+        fprintf(f, "<line class=\"move\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" marker-end=\"url(#arrow)\"/>",
+                fx, fy, cx, cy);
+    }
+    fprintf(f, "<circle class=\"point\" data-k=\"%zu\" data-ai=\"%.9g\" data-gflops=\"%.9g\" ", p->index, p->ai,
+            p->gflops);
+    if (scaled) fprintf(f, "data-share=\"%.9g\" ", p->share);
+    fprintf(f, "cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"><title>", cx, cy, order[j].r,
+            pc_html_cause_color(p->cause));
+    pc_html_text(f, p->label);
+    fprintf(f, ": %s FLOP/byte, %s GFLOP/s, ", pc_html_num(b1, sizeof b1, p->ai), pc_html_num(b2, sizeof b2, p->gflops));
+    if (scaled) fprintf(f, "%s%% of the kernel time, ", pc_html_num(b1, sizeof b1, p->share * 100));
+    if (p->cause_before && strcmp(p->cause_before, perfcheck_cause_name(p->cause)) != 0)
+      fprintf(f, "%s -> ", p->cause_before);
+    fprintf(f, "%s</title></circle>\n", perfcheck_cause_name(p->cause));
+  }
+  const int drew_points = order != NULL;
+  free(order);
+  fputs("</svg>\n", f);
+
+  /* What the chart shows and what it does not. */
+  fputs("<ul class=\"legend\">\n", f);
+  if (pc_has(bw))
+    fprintf(f, "<li>DRAM roof: %s GB/s (%s).</li>\n", pc_html_num(b1, sizeof b1, bw / 1e9),
+            pc_ceiling_source_text(d->ceilings_source));
+  else
+    fputs("<li>DRAM roof: not known (device.peak_dram_bytes_per_s is null): no line.</li>\n", f);
+  if (pc_has(peak))
+    fprintf(f, "<li>FP32 roof: %s GFLOP/s (%s)%s%s.</li>\n", pc_html_num(b1, sizeof b1, peak),
+            pc_ceiling_source_text(d->ceilings_source), pc_has(ridge) ? "; ridge point " : "",
+            pc_has(ridge) ? pc_html_num(b2, sizeof b2, ridge) : "");
+  else
+    fputs("<li>FP32 roof: not known (device.peak_fp32_flop_per_s is null): no line.</li>\n", f);
+  fputs("<li>Tensor-core roof: not measured (the report's device has no peak_tensor_flop_per_s): no line.</li>\n", f);
+  fprintf(f, "<li>%zu of %zu kernel%s drawn; ", drawn, n, n == 1 ? "" : "s");
+  if (scaled)
+    fputs("a point's area is proportional to the kernel's share of its region's kernel time "
+          "(kernels[].kernel_time_share; offline, of the export's profiled launches): a kernel with all of it "
+          "would be the largest circle.</li>\n",
+          f);
+  else if (drawn)
+    fprintf(f, "every point has the same size: %zu of the %zu drawn kernel%s no kernel time share "
+               "(kernels[].kernel_time_share is null), and no size is guessed.</li>\n",
+            drawn - have_share, drawn, drawn == 1 ? " has" : "s have");
+  else
+    fputs("no point to draw.</li>\n", f);
+  fputs("<li>Colour: the verdict's cause (below).  Hover a point for its kernel.</li>\n</ul>\n", f);
+
+  /* The legend table: every kernel, and why one has no point. */
+  fputs("<table class=\"roof-legend\"><thead><tr><th>kernel</th><th>FLOP/byte</th><th>GFLOP/s</th><th>verdict</th>"
+        "<th>point</th></tr></thead><tbody>\n",
+        f);
+  for (size_t i = 0; i < n; i++) {
+    const pc_roof_point *p = &pts[i];
+    fprintf(f, "<tr><td class=\"name\"><span class=\"sw\" style=\"background:%s\"></span><a href=\"#k%zu\">",
+            pc_html_cause_color(p->cause), p->index);
+    pc_html_text(f, p->label);
+    fprintf(f, "</a></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", pc_html_num(b1, sizeof b1, p->ai),
+            pc_html_num(b2, sizeof b2, p->gflops));
+    if (p->cause_before && strcmp(p->cause_before, perfcheck_cause_name(p->cause)) != 0)
+      fprintf(f, "%s &#8594; ", p->cause_before);
+    fprintf(f, "%s</td><td>", perfcheck_cause_name(p->cause));
+    if (pc_roof_point_drawn(p) && p->note) {
+      fputs("drawn <span class=\"why\">(", f);
+      pc_html_text(f, p->why);
+      fputs(")</span>", f);
+    } else if (pc_roof_point_drawn(p))
+      fputs("drawn", f);
+    else {
+      fputs("<span class=\"why\">no point: ", f);
+      pc_html_text(f, p->why[0] ? p->why : "not measured");
+      fputs("</span>", f);
+    }
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</tbody></table>\n</section>\n", f);
+  return drew_points ? 0 : -1;
+}

@@ -1,0 +1,464 @@
+/* The text report, in the layout of the checklist page (seed 000): what the
+ * launch configuration decides, what the kernels did, the three numbers the
+ * checklist steps read, the regions, then one verdict line per kernel.
+ * A value that was not measured prints as "-", never as a number. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pc_core.h"
+#include "base/pc_fmt.h"
+
+#define PC_TEXT_NAME_MIN 26 /* the seed's kernel column */
+#define PC_TEXT_NAME_MAX 60 /* longer labels are cut with "..." in the tables */
+
+
+static int pc_str_eq(const char *a, const char *b) {
+  if (!a || !b) return a == b;
+  return strcmp(a, b) == 0;
+}
+
+static int pc_same_double(double a, double b) {
+  return (isnan(a) && isnan(b)) || a == b;
+}
+
+typedef struct pc_name_index {
+  const char *name;
+  size_t index;
+} pc_name_index;
+
+static int pc_cmp_name_index(const void *x, const void *y) {
+  const pc_name_index *a = x, *b = y;
+  int c = strcmp(a->name, b->name);
+  if (c) return c;
+  return (a->index > b->index) - (a->index < b->index); /* keep report order in a group */
+}
+
+/* The name tables print and diff pairs by: the display name
+ * (pc_kernel_display_name in pc_names.c made it), else the name. */
+const char *pc_kernel_label_name(const pc_kernel *k) {
+  if (!k) return "";
+  if (k->display_name && *k->display_name) return k->display_name;
+  return k->name ? k->name : "";
+}
+
+int pc_kernel_labels(const pc_report *r, pc_label *labels) {
+  size_t n = r->nkernels;
+  pc_name_index *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  size_t *order = malloc((n ? n : 1) * sizeof *order);
+  if (!sorted || !order) {
+    free(sorted);
+    free(order);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    sorted[i].name = pc_kernel_label_name(&r->kernels[i]);
+    sorted[i].index = i;
+  }
+  /* Sorting by name puts entries that share a name side by side: the writer
+   * stays O(n log n) on an export with many signatures. */
+  qsort(sorted, n, sizeof *sorted, pc_cmp_name_index);
+  for (size_t i = 0; i < n; i++) order[i] = sorted[i].index;
+
+  int rc = 0;
+  for (size_t g = 0; g < n && rc == 0;) {
+    size_t e = g + 1;
+    const pc_kernel *first = &r->kernels[order[g]];
+    while (e < n && strcmp(sorted[e].name, sorted[g].name) == 0) e++;
+    /* Which properties differ inside this group? */
+    int diff_smem = 0, diff_grid = 0, diff_block = 0, diff_region = 0;
+    for (size_t j = g + 1; j < e; j++) {
+      const pc_kernel *k = &r->kernels[order[j]];
+      diff_smem |= !pc_same_double(k->dynamic_smem, first->dynamic_smem);
+      diff_grid |= memcmp(k->grid, first->grid, sizeof k->grid) != 0;
+      diff_block |= memcmp(k->block, first->block, sizeof k->block) != 0;
+      diff_region |= !pc_str_eq(k->region, first->region);
+    }
+    for (size_t j = g; j < e && rc == 0; j++) {
+      const pc_kernel *k = &r->kernels[order[j]];
+      char raw[1024], extra[256];
+      size_t o = 0;
+      extra[0] = '\0';
+      if (diff_smem) {
+        if (pc_has(k->dynamic_smem))
+          o += (size_t)snprintf(extra + o, sizeof extra - o, ", %.0f B dynamic", k->dynamic_smem);
+        else
+          o += (size_t)snprintf(extra + o, sizeof extra - o, ", ? B dynamic");
+      }
+      if (diff_grid && o < sizeof extra)
+        o += (size_t)snprintf(extra + o, sizeof extra - o, ", grid %ux%ux%u", k->grid[0],
+                              k->grid[1], k->grid[2]);
+      if (diff_block && o < sizeof extra)
+        o += (size_t)snprintf(extra + o, sizeof extra - o, ", block %ux%ux%u", k->block[0],
+                              k->block[1], k->block[2]);
+      if (diff_region && o < sizeof extra)
+        snprintf(extra + o, sizeof extra - o, ", in %s", k->region ? k->region : "no region");
+      if (e - g > 1 && !diff_smem && !diff_grid && !diff_block && !diff_region)
+        snprintf(extra, sizeof extra, ", #%zu", j - g + 1);
+      /* Make the name printable first, then add the (ASCII or region) suffix. */
+      char name[512];
+      pc_fmt_printable(name, sizeof name, pc_kernel_label_name(k), 400);
+      snprintf(raw, sizeof raw, "%s%s", name, extra);
+      char *text = malloc(strlen(raw) * 4 + 8); /* escapes can grow a region name */
+      if (!text) {
+        rc = -1;
+        break;
+      }
+      labels[order[j]].width = pc_fmt_printable(text, strlen(raw) * 4 + 8, raw, (size_t)-1);
+      labels[order[j]].text = text;
+    }
+    g = e;
+  }
+  free(order);
+  free(sorted);
+  if (rc) {
+    for (size_t i = 0; i < n; i++) free(labels[i].text);
+  }
+  return rc;
+}
+
+/* Prints the label cut or padded to `width` characters. */
+static void pc_put_label(FILE *f, const pc_label *l, size_t width) {
+  if (l->width <= width) {
+    fputs(l->text, f);
+    for (size_t i = l->width; i < width; i++) fputc(' ', f);
+    return;
+  }
+  char cut[PC_TEXT_NAME_MAX * 4 + 8];
+  size_t w = pc_fmt_printable(cut, sizeof cut, l->text, width);
+  fputs(cut, f);
+  for (size_t i = w; i < width; i++) fputc(' ', f);
+}
+
+/* A right-aligned number with `prec` decimals, or "-" when not measured. */
+static void pc_put_num(FILE *f, int width, int prec, double v) {
+  if (!isfinite(v))
+    fprintf(f, " %*s", width, "-");
+  else
+    fprintf(f, " %*.*f", width, prec, v);
+}
+
+/* A number in a sentence: 4 significant digits, integers as integers. */
+static void pc_fmt_short(char *buf, size_t len, double v) {
+  if (!isfinite(v))
+    snprintf(buf, len, "-");
+  else if (fabs(v) >= 1e4 || v == floor(v))
+    snprintf(buf, len, "%.0f", v);
+  else
+    snprintf(buf, len, "%.4g", v);
+}
+
+static void pc_put_pair(FILE *f, int width, int prec, double a, double b) {
+  char as[32], bs[32], both[72];
+  if (isfinite(a))
+    snprintf(as, sizeof as, "%.*f", prec, a);
+  else
+    snprintf(as, sizeof as, "-");
+  if (isfinite(b))
+    snprintf(bs, sizeof bs, "%.*f", prec, b);
+  else
+    snprintf(bs, sizeof bs, "-");
+  snprintf(both, sizeof both, "%s / %s", as, bs);
+  fprintf(f, " %*s", width, both);
+}
+
+static void pc_put_rule(FILE *f, size_t name_width, const int *widths, size_t n) {
+  for (size_t i = 0; i < name_width; i++) fputc('-', f);
+  for (size_t j = 0; j < n; j++) {
+    fputc(' ', f);
+    for (int i = 0; i < widths[j]; i++) fputc('-', f);
+  }
+  fputc('\n', f);
+}
+
+static void pc_put_header(FILE *f, const char *first, size_t name_width, const char *const *cols,
+                          const int *widths, size_t n) {
+  fprintf(f, "%-*s", (int)name_width, first);
+  for (size_t j = 0; j < n; j++) fprintf(f, " %*s", widths[j], cols[j]);
+  fputc('\n', f);
+  pc_put_rule(f, name_width, widths, n);
+}
+
+static void pc_put_finding(FILE *f, const char *label, const pc_finding *v) {
+  char val[32], thr[32];
+  char metric[PC_METRIC_NAME_MAX * 4 + 8], advice[PC_ADVICE_MAX * 4 + 8];
+  pc_fmt_printable(metric, sizeof metric, v->metric, (size_t)-1);
+  pc_fmt_printable(advice, sizeof advice, v->advice, (size_t)-1);
+  fprintf(f, "%s: step %d %s", label, v->step, perfcheck_cause_name(v->cause));
+  if (metric[0]) {
+    pc_fmt_short(val, sizeof val, v->value);
+    fprintf(f, ": %s = %s", metric, val);
+    if (isfinite(v->threshold)) {
+      pc_fmt_short(thr, sizeof thr, v->threshold);
+      fprintf(f, " (threshold %s)", thr);
+    }
+  }
+  if (advice[0]) fprintf(f, ": %s", advice);
+  fputc('\n', f);
+}
+
+/* A verdict line, with its borderline mark: the runner-up a small change
+ * of one threshold would give. */
+static void pc_put_verdict(FILE *f, const char *label, const pc_diagnosis *d) {
+  pc_put_finding(f, label, &d->verdict);
+  if (d->borderline)
+    fprintf(f, "  borderline: nudging one threshold by 5 points (10%% of a ratio) gives %s instead\n",
+            perfcheck_cause_name(d->runner_up));
+}
+
+static void pc_put_device(FILE *f, const pc_report *r) {
+  const pc_device *d = &r->device;
+  char name[256];
+  pc_fmt_printable(name, sizeof name, d->name[0] ? d->name : "unknown device", 120);
+  fprintf(f, "perfcheck %s: %s", PERFCHECK_VERSION_STRING, name);
+  if (d->cc_major >= 0) fprintf(f, ", compute capability %d.%d", d->cc_major, d->cc_minor);
+  if (d->sm_count > 0) fprintf(f, ", %d SMs", d->sm_count);
+  fputc('\n', f);
+  fprintf(f, "source: %s, metric set %s", r->source, r->metric_set);
+  if (r->passes > 0) fprintf(f, ", %d passes", r->passes);
+  fputc('\n', f);
+  if (r->rank >= 0 || r->world_size > 0) {
+    if (r->rank >= 0)
+      fprintf(f, "rank %d", r->rank);
+    else
+      fputs("ranks merged", f);
+    if (r->world_size > 0) fprintf(f, " of world size %d", r->world_size);
+    if (r->local_rank >= 0) fprintf(f, ", local rank %d", r->local_rank);
+    fputc('\n', f);
+  }
+  char a[32], b[32], c[32];
+  pc_fmt_short(a, sizeof a, pc_has(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s / 1e9 : PC_NULL);
+  pc_fmt_short(b, sizeof b, pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL);
+  pc_fmt_short(c, sizeof c, d->ridge_flop_per_byte);
+  fprintf(f, "ceilings: DRAM %s GB/s, FP32 %s GFLOP/s, ridge %s FLOP/byte", a, b, c);
+  if (d->ceilings_source[0]) fprintf(f, " (%s)", d->ceilings_source);
+  fputc('\n', f);
+  if (!r->step1_assessed)
+    fputs("step 1 (is the kernel the slow part?) is not assessed: an ncu export has no wall "
+          "clock; the walk starts at step 2.\n",
+          f);
+}
+
+/* A step-1 verdict in the regions' table. */
+static void pc_put_step1(FILE *f, const pc_diagnosis *dg) {
+  if (dg->verdict.step == 1)
+    fprintf(f, "  %s\n", perfcheck_cause_name(dg->verdict.cause));
+  else if (dg->verdict.cause == PERFCHECK_CAUSE_NOT_ASSESSED)
+    fputs("  not_assessed\n", f);
+  else
+    fputs("  passes\n", f);
+}
+
+static void pc_put_regions(FILE *f, const pc_report *r) {
+  if (r->nregions == 0) return;
+  size_t width = 20;
+  char name[256];
+  /* A merged report of several ranks: each region says whose it is. */
+  int ranks = 0;
+  for (size_t i = 1; i < r->nregions && !ranks; i++) ranks = r->regions[i].rank != r->regions[0].rank;
+  for (size_t i = 0; i < r->nregions; i++) {
+    size_t w = pc_fmt_printable(name, sizeof name, r->regions[i].name, 60) +
+               2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0) + (ranks ? 12 : 0);
+    if (r->regions[i].ndevices > 1 && w < 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0))
+      w = 27 + 2 * (size_t)(r->regions[i].depth > 0 ? r->regions[i].depth : 0); /* "  device N (0000:19:00.0)" */
+    if (w > width) width = w;
+  }
+  static const char *const cols[] = {"wall ms", "kernel ms", "memcpy ms", "kernel %", "launches"};
+  static const int widths[] = {10, 10, 10, 9, 9};
+  fputs("\nRegions: is the kernel the slow part? (step 1)\n", f);
+  fprintf(f, "%-*s", (int)width, "region");
+  for (size_t j = 0; j < 5; j++) fprintf(f, " %*s", widths[j], cols[j]);
+  fputs("  step 1\n", f);
+  pc_put_rule(f, width, widths, 5);
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    int depth = g->depth > 0 ? (g->depth < 10 ? g->depth : 10) : 0;
+    size_t w = pc_fmt_printable(name, sizeof name, g->name, 60);
+    if (ranks) {
+      char rk[24];
+      if (g->rank >= 0)
+        snprintf(rk, sizeof rk, " [rank %d]", g->rank);
+      else
+        snprintf(rk, sizeof rk, "%s", " [rank -]");
+      snprintf(name + strlen(name), sizeof name - strlen(name), "%s", rk);
+      w += strlen(rk);
+    }
+    fprintf(f, "%*s%s", 2 * depth, "", name);
+    for (size_t p = w + 2 * (size_t)depth; p < width; p++) fputc(' ', f);
+    pc_put_num(f, 10, 3, pc_has(g->wall_ns) ? g->wall_ns / 1e6 : PC_NULL);
+    pc_put_num(f, 10, 3, pc_has(g->kernel_ns) ? g->kernel_ns / 1e6 : PC_NULL);
+    pc_put_num(f, 10, 3, pc_has(g->memcpy_ns) ? g->memcpy_ns / 1e6 : PC_NULL);
+    pc_put_num(f, 9, 1, pc_has(g->kernel_share) ? g->kernel_share * 100.0 : PC_NULL);
+    fprintf(f, " %9" PRIu64, g->launches);
+    pc_put_step1(f, &g->diag);
+    /* Step 1 per device, when the region's kernels ran on more than one. */
+    for (size_t d = 0; g->ndevices > 1 && d < g->ndevices; d++) {
+      const pc_region_device *e = &g->devices[d];
+      char dev[64], pci[32];
+      pc_fmt_printable(pci, sizeof pci, e->pci_bus_id[0] ? e->pci_bus_id : "-", 16);
+      if (e->ordinal >= 0)
+        snprintf(dev, sizeof dev, "device %d (%s)", e->ordinal, pci);
+      else
+        snprintf(dev, sizeof dev, "device - (%s)", pci);
+      const size_t dl = strlen(dev);
+      fprintf(f, "%*s%s", 2 * depth + 2, "", dev);
+      for (size_t p = dl + 2 * (size_t)depth + 2; p < width; p++) fputc(' ', f);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 10, 3, pc_has(e->kernel_ns) ? e->kernel_ns / 1e6 : PC_NULL);
+      fprintf(f, " %10s", "");
+      pc_put_num(f, 9, 1, pc_has(e->kernel_share) ? e->kernel_share * 100.0 : PC_NULL);
+      fprintf(f, " %9" PRIu64, e->launches);
+      pc_put_step1(f, &e->diag);
+    }
+  }
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    if (g->diag.verdict.step != 1 && g->diag.verdict.cause != PERFCHECK_CAUSE_NOT_ASSESSED) continue;
+    pc_fmt_printable(name, sizeof name, g->name, 120);
+    char label[300];
+    snprintf(label, sizeof label, "region %s", name);
+    pc_put_verdict(f, label, &g->diag);
+  }
+  /* Time in communication kernels, where there was any. */
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    for (size_t j = 0; j < g->diag.nfindings && j < PC_MAX_FINDINGS; j++) {
+      if (g->diag.findings[j].cause != PERFCHECK_CAUSE_COMMUNICATION) continue;
+      pc_fmt_printable(name, sizeof name, g->name, 120);
+      char label[300];
+      snprintf(label, sizeof label, "region %s (finding)", name);
+      pc_put_finding(f, label, &g->diag.findings[j]);
+    }
+  }
+}
+
+perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
+  if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_text: NULL argument");
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  pc_label *labels = calloc(r->nkernels ? r->nkernels : 1, sizeof *labels);
+  if (!labels || pc_kernel_labels(r, labels) != 0) {
+    free(labels);
+    pc_locale_end(&lg);
+    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_text: out of memory");
+  }
+  size_t width = PC_TEXT_NAME_MIN;
+  for (size_t i = 0; i < r->nkernels; i++)
+    if (labels[i].width > width) width = labels[i].width;
+  if (width > PC_TEXT_NAME_MAX) width = PC_TEXT_NAME_MAX;
+
+  pc_put_device(f, r);
+
+  if (r->nkernels == 0) {
+    pc_put_regions(f, r);
+    fputs("\nNo kernels.\n", f);
+  } else {
+    static const char *const c1[] = {"regs", "static B", "dynamic B", "blk/SM", "warps/SM", "occ %"};
+    static const int w1[] = {5, 10, 11, 7, 8, 8};
+    fputs("\nPart 1: what the launch configuration alone decides\n", f);
+    pc_put_header(f, "kernel", width, c1, w1, 6);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      const pc_kernel *k = &r->kernels[i];
+      pc_put_label(f, &labels[i], width);
+      pc_put_num(f, 5, 0, k->attr.registers_per_thread);
+      pc_put_num(f, 10, 0, k->attr.static_smem);
+      pc_put_num(f, 11, 0, k->dynamic_smem);
+      pc_put_num(f, 7, 0, k->attr.blocks_per_sm);
+      pc_put_num(f, 8, 0, k->attr.warps_per_sm);
+      pc_put_num(f, 8, 1, k->attr.theoretical_occupancy_pct);
+      fputc('\n', f);
+    }
+
+    /* In process: the device each kernel ran on (ordinal and PCI bus id). */
+    int devices_known = 0;
+    for (size_t i = 0; i < r->nkernels; i++) devices_known |= r->kernels[i].device_ordinal >= 0 || r->kernels[i].pci_bus_id[0];
+    if (devices_known) {
+      static const char *const cd[] = {"device", "PCI bus id"};
+      static const int wd[] = {6, 12};
+      fputs("\nDevices: where each kernel ran\n", f);
+      pc_put_header(f, "kernel", width, cd, wd, 2);
+      for (size_t i = 0; i < r->nkernels; i++) {
+        const pc_kernel *k = &r->kernels[i];
+        pc_put_label(f, &labels[i], width);
+        pc_put_num(f, 6, 0, k->device_ordinal >= 0 ? (double)k->device_ordinal : PC_NULL);
+        char pci[32];
+        pc_fmt_printable(pci, sizeof pci, k->pci_bus_id[0] ? k->pci_bus_id : "-", 16);
+        fprintf(f, " %12s\n", pci);
+      }
+    }
+
+    static const char *const c2[] = {"FLOP/byte", "time ms", "GB/s", "GFLOP/s"};
+    static const int w2[] = {10, 10, 9, 10};
+    fputs("\nPart 2: what the kernels did (median duration of the profiled launches)\n", f);
+    pc_put_header(f, "kernel", width, c2, w2, 4);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      const pc_kernel *k = &r->kernels[i];
+      pc_put_label(f, &labels[i], width);
+      pc_put_num(f, 10, 3, k->derived.arithmetic_intensity);
+      pc_put_num(f, 10, 3, pc_has(k->dur_median_ns) ? k->dur_median_ns / 1e6 : PC_NULL);
+      pc_put_num(f, 9, 1, k->derived.dram_gbps);
+      pc_put_num(f, 10, 1, k->derived.gflops);
+      fputc('\n', f);
+    }
+
+    static const char *const c12[] = {"total ms", "share %", "rank", "busiest pipe", "%", "busiest memory", "%"};
+    static const int w12[] = {10, 8, 5, 13, 6, 15, 6};
+    fputs("\nBeside each verdict: the kernel's share of its region's kernel time and its rank there (step 1 is the "
+          "region's), and step 2: its busiest pipe and memory level\n",
+          f);
+    pc_put_header(f, "kernel", width, c12, w12, 7);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      const pc_kernel *k = &r->kernels[i];
+      pc_put_label(f, &labels[i], width);
+      pc_put_num(f, 10, 3, pc_has(k->total_ns) ? k->total_ns / 1e6 : PC_NULL);
+      pc_put_num(f, 8, 1, pc_has(k->time_share) ? k->time_share * 100.0 : PC_NULL);
+      if (k->rank > 0)
+        fprintf(f, " %5d", k->rank);
+      else
+        fprintf(f, " %5s", "-");
+      fprintf(f, " %13s", k->busiest_pipe.name ? k->busiest_pipe.name : "-");
+      pc_put_num(f, 6, 1, k->busiest_pipe.pct);
+      fprintf(f, " %15s", k->busiest_memory.name ? k->busiest_memory.name : "-");
+      pc_put_num(f, 6, 1, k->busiest_memory.pct);
+      fputc('\n', f);
+    }
+
+    static const char *const c3[] = {"bytes/sector ld / st", "sectors/request ld / st", "threads/instruction",
+                                     "achieved / theoretical occ %"};
+    static const int w3[] = {20, 23, 19, 28};
+    fputs("\nThe numbers the checklist steps read (3, 4 and 5)\n", f);
+    pc_put_header(f, "kernel", width, c3, w3, 4);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      const pc_derived *d = &r->kernels[i].derived;
+      pc_put_label(f, &labels[i], width);
+      pc_put_pair(f, 20, 1, d->bytes_per_sector_ld, d->bytes_per_sector_st);
+      pc_put_pair(f, 23, 2, d->sectors_per_request_ld, d->sectors_per_request_st);
+      pc_put_num(f, 19, 2, d->threads_per_instruction);
+      pc_put_pair(f, 28, 2, d->achieved_occupancy_pct, d->theoretical_occupancy_pct);
+      fputc('\n', f);
+    }
+
+    pc_put_regions(f, r);
+    fputs("\nVerdicts\n", f);
+    for (size_t i = 0; i < r->nkernels; i++) {
+      pc_put_verdict(f, labels[i].text, &r->kernels[i].diag);
+    }
+  }
+
+  if (r->nwarnings) {
+    fprintf(f, "\nWarnings (%zu)\n", r->nwarnings);
+    char line[2048];
+    for (size_t i = 0; i < r->nwarnings; i++) {
+      pc_fmt_printable(line, sizeof line, r->warnings[i], 500);
+      fprintf(f, "  %s\n", line);
+    }
+  }
+
+  for (size_t i = 0; i < r->nkernels; i++) free(labels[i].text);
+  free(labels);
+  pc_locale_end(&lg);
+  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the text report failed");
+  return PERFCHECK_OK;
+}
