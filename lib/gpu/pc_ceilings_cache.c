@@ -58,8 +58,7 @@ perfcheck_status pc_ceilings_load_cached(int ordinal, pc_device *d) {
   struct stat sb;
   if (stat(path, &sb) != 0) return PERFCHECK_ERROR_NOT_FOUND;
   pc_device tmp = *d;
-  char err[256];
-  perfcheck_status st = pc_device_read_ceilings(&tmp, path, err, sizeof err);
+  perfcheck_status st = pc_device_read_ceilings(&tmp, path, NULL);
   if (st != PERFCHECK_OK) return st;
   /* Only the ceilings: the limits stay the driver's. */
   if (pc_has(tmp.peak_dram_bytes_per_s) && pc_has(tmp.peak_fp32_flop_per_s)) {

@@ -46,11 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* The internal parser says the same, and a refusal names its column
      * (the public message quotes the spec first and may be cut). */
     pc_expectation e;
-    char err[512] = "";
-    perfcheck_status st2 = pc_expect_parse(line, &e, err, sizeof err);
+    pc_err err = {0};
+    perfcheck_status st2 = pc_expect_parse(line, &e, &err);
     if (st2 == PERFCHECK_OK) pc_expectation_free(&e);
     if (st2 != st) __builtin_trap();
-    if (st2 == PERFCHECK_ERROR_PARSE && strncmp(err, "column ", 7) != 0) __builtin_trap();
+    if (st2 == PERFCHECK_ERROR_PARSE && strncmp(err.msg, "column ", 7) != 0) __builtin_trap();
   }
   size_t failures = 0;
   perfcheck_status st = perfcheck_expectations_check(set, report(), &failures);

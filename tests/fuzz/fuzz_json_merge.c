@@ -36,11 +36,11 @@ static void write_all(const pc_report *r) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pc_report *r = NULL;
-  char err[512];
-  perfcheck_status st = pc_report_from_json_text((const char *)data, size, "fuzz.json", 1, &r, err, sizeof err);
+  pc_err err;
+  perfcheck_status st = pc_report_from_json_text((const char *)data, size, "fuzz.json", 1, &r, &err);
   if (st != PERFCHECK_OK) {
     if (r) __builtin_trap();
-    if (err[0] == '\0' && st == PERFCHECK_ERROR_PARSE) __builtin_trap();
+    if (err.msg[0] == '\0' && st == PERFCHECK_ERROR_PARSE) __builtin_trap();
     return 0;
   }
   write_all(r);
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (m) {
     pc_write_json(r, m);
     fclose(m);
-    if (pc_report_from_json_text(text, len, "back.json", 1, &back, err, sizeof err) != PERFCHECK_OK) __builtin_trap();
+    if (pc_report_from_json_text(text, len, "back.json", 1, &back, &err) != PERFCHECK_OK) __builtin_trap();
   }
   const perfcheck_report *in[3] = {r, r, back ? back : r};
   perfcheck_report *merged = NULL;

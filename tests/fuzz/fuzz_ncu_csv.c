@@ -21,11 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static FILE *sink;
   if (!sink) sink = fopen("/dev/null", "w");
   pc_report *r = NULL;
-  char err[512];
-  perfcheck_status st = pc_ncu_csv_parse((const char *)data, size, "fuzz.csv", 1, &r, err, sizeof err);
+  pc_err err;
+  perfcheck_status st = pc_ncu_csv_parse((const char *)data, size, "fuzz.csv", 1, &r, &err);
   if (st != PERFCHECK_OK) {
     if (r) __builtin_trap();        /* a failure leaves *out NULL */
-    if (err[0] == '\0') __builtin_trap(); /* and says why */
+    if (err.msg[0] == '\0') __builtin_trap(); /* and says why */
     return 0;
   }
   pc_checklist_report(r);

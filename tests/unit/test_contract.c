@@ -157,8 +157,8 @@ static void test_fields_are_the_writers(void **state) {
   assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
   fclose(f);
   pc_json root;
-  char err[256];
-  assert_int_equal(pc_json_parse(buf, len, "report", &root, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_json_parse(buf, len, "report", &root, &err), PERFCHECK_OK);
   walk(&root, "", &written);
   int bad = 0;
   for (size_t i = 0; i < written.n; i++)

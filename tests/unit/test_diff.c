@@ -187,8 +187,8 @@ static void test_planted_uncoalesced(void **state) {
 
   char *json = written(d, PERFCHECK_FORMAT_JSON);
   pc_json root;
-  char err[256];
-  if (pc_json_parse(json, strlen(json), "diff.json", &root, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  pc_err err;
+  if (pc_json_parse(json, strlen(json), "diff.json", &root, &err) != PERFCHECK_OK) fail_msg("%s", err.msg);
   assert_string_equal(pc_json_get(&root, "schema")->string, "perfcheck-diff/1");
   assert_true(pc_json_get(&root, "worse")->number == 2);
   const pc_json *ks = pc_json_get(&root, "kernels");

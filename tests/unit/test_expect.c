@@ -143,8 +143,8 @@ static perfcheck_expectation_result result(const perfcheck_expectations *set, si
 static void test_parse_forms(void **state) {
   (void)state;
   pc_expectation e;
-  char err[256];
-  assert_int_equal(pc_expect_parse("mysteryA:sectors_per_request_ld<=4.5", &e, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_expect_parse("mysteryA:sectors_per_request_ld<=4.5", &e, &err), PERFCHECK_OK);
   assert_string_equal(e.kernel, "mysteryA");
   assert_string_equal(e.quantity, "sectors_per_request_ld");
   assert_int_equal(e.cmp, PERFCHECK_CMP_LE);
@@ -153,14 +153,14 @@ static void test_parse_forms(void **state) {
   assert_true(isnan(e.tolerance_pct));
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("  mysteryB : cause != divergent_warps ", &e, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_expect_parse("  mysteryB : cause != divergent_warps ", &e, &err), PERFCHECK_OK);
   assert_string_equal(e.kernel, "mysteryB");
   assert_int_equal(e.kind, PC_EXPECT_CAUSE);
   assert_int_equal(e.cmp, PERFCHECK_CMP_NE);
   assert_int_equal(e.word, PERFCHECK_CAUSE_DIVERGENT_WARPS);
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("regex:^mystery[BC]$:threads_per_instruction>=24", &e, err, sizeof err),
+  assert_int_equal(pc_expect_parse("regex:^mystery[BC]$:threads_per_instruction>=24", &e, &err),
                    PERFCHECK_OK);
   assert_true(e.is_regex);
   assert_string_equal(e.kernel, "^mystery[BC]$");
@@ -168,28 +168,28 @@ static void test_parse_forms(void **state) {
   assert_true(e.value == 24);
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum within 10% of 1.2e6", &e, err, sizeof err),
+  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum within 10% of 1.2e6", &e, &err),
                    PERFCHECK_OK);
   assert_int_equal(e.cmp, PERFCHECK_CMP_WITHIN);
   assert_true(e.tolerance_pct == 10);
   assert_true(e.value == 1.2e6);
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum within 1.2e6", &e, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum within 1.2e6", &e, &err), PERFCHECK_OK);
   assert_int_equal(e.cmp, PERFCHECK_CMP_WITHIN);
   assert_true(isnan(e.tolerance_pct));
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum<=1.2e6 +-0%", &e, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_expect_parse("mysteryC:gpu__time_duration.sum<=1.2e6 +-0%", &e, &err), PERFCHECK_OK);
   assert_true(e.tolerance_pct == 0);
   pc_expectation_free(&e);
 
-  assert_int_equal(pc_expect_parse("k:dram_gbps>=-1.5e+2\xC2\xB1" "2.5%", &e, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_expect_parse("k:dram_gbps>=-1.5e+2\xC2\xB1" "2.5%", &e, &err), PERFCHECK_OK);
   assert_true(e.value == -150 && e.tolerance_pct == 2.5);
   pc_expectation_free(&e);
 
   /* Kernel names with "::" and templates: the kernel part runs to the last ':'. */
-  assert_int_equal(pc_expect_parse("ns::scaleAdd<4>:step==0", &e, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_expect_parse("ns::scaleAdd<4>:step==0", &e, &err), PERFCHECK_OK);
   assert_string_equal(e.kernel, "ns::scaleAdd<4>");
   assert_int_equal(e.kind, PC_EXPECT_STEP);
   assert_int_equal(e.cmp, PERFCHECK_CMP_EQ);
@@ -201,7 +201,7 @@ static void test_parse_forms(void **state) {
   } ops[] = {{"k:flops<1", PERFCHECK_CMP_LT},  {"k:flops<=1", PERFCHECK_CMP_LE}, {"k:flops==1", PERFCHECK_CMP_EQ},
              {"k:flops!=1", PERFCHECK_CMP_NE}, {"k:flops>=1", PERFCHECK_CMP_GE}, {"k:flops>1", PERFCHECK_CMP_GT}};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-    assert_int_equal(pc_expect_parse(ops[i].spec, &e, err, sizeof err), PERFCHECK_OK);
+    assert_int_equal(pc_expect_parse(ops[i].spec, &e, &err), PERFCHECK_OK);
     assert_int_equal(e.cmp, ops[i].cmp);
     pc_expectation_free(&e);
   }
@@ -253,13 +253,14 @@ static void test_parse_errors(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_expectation e;
-    char err[512] = "";
-    perfcheck_status st = pc_expect_parse(bad[i].spec, &e, err, sizeof err);
+    pc_err err = {0};
+    perfcheck_status st = pc_expect_parse(bad[i].spec, &e, &err);
     if (st != PERFCHECK_ERROR_PARSE) fail_msg("\"%s\" parsed (status %d)", bad[i].spec, (int)st);
     char col[32];
     snprintf(col, sizeof col, "column %zu: ", bad[i].column);
-    if (strncmp(err, col, strlen(col)) != 0) fail_msg("\"%s\": wanted \"%s\", got \"%s\"", bad[i].spec, col, err);
-    assert_contains(err, bad[i].says);
+    if (strncmp(err.msg, col, strlen(col)) != 0) fail_msg("\"%s\": wanted \"%s\", got \"%s\"", bad[i].spec, col, err.msg);
+    assert_contains(err.msg, bad[i].says);
+    assert_int_equal(err.status, PERFCHECK_ERROR_PARSE);
   }
 
   /* The public call names the spec too, and adds nothing. */
@@ -628,8 +629,8 @@ static void test_parts(void **state) {
   /* The generated specs parse back. */
   for (size_t i = 0; i < perfcheck_expectations_result_count(set); i++) {
     pc_expectation back;
-    char err[256];
-    assert_int_equal(pc_expect_parse(result(set, i).spec, &back, err, sizeof err), PERFCHECK_OK);
+    pc_err err;
+    assert_int_equal(pc_expect_parse(result(set, i).spec, &back, &err), PERFCHECK_OK);
     pc_expectation_free(&back);
   }
   /* The failures text holds one line per failure, in order. */

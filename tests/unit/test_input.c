@@ -242,10 +242,10 @@ static void test_kinds(void **state) {
       {DATA("bad/not_ncu.csv"), PC_INPUT_TEXT, 0},
       {DATA("nsys/mystery_kern_mem.hand-made.csv"), PC_INPUT_NSYS_CSV, 0},
   };
-  char err[512];
+  pc_err err;
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     pc_input *in = NULL;
-    assert_int_equal(pc_input_open(t[i].path, &in, err, sizeof err), PERFCHECK_OK);
+    assert_int_equal(pc_input_open(t[i].path, &in, &err), PERFCHECK_OK);
     if (pc_input_kind_of(in) != t[i].kind || pc_input_gzip(in) != t[i].gzip)
       fail_msg("%s: kind %d gzip %d", t[i].path, (int)pc_input_kind_of(in), pc_input_gzip(in));
     pc_input_close(in);

@@ -32,8 +32,8 @@ static void test_parse_values(void **state) {
       "  \"s\": \"q\\\"b\\\\s\\/n\\n\\t\\u00e9\\ud83d\\ude00\xE2\x82\xAC\",\n"
       "  \"o\": {\"x\": {}}, \"e\": [] }";
   pc_json v;
-  char err[256];
-  assert_int_equal(pc_json_parse(doc, strlen(doc), "t", &v, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_json_parse(doc, strlen(doc), "t", &v, &err), PERFCHECK_OK);
   assert_int_equal(v.type, PC_JSON_OBJECT);
   assert_int_equal(v.n, 4);
   const pc_json *a = pc_json_get(&v, "a");
@@ -63,7 +63,7 @@ static void test_parse_values(void **state) {
 
   /* Not NUL-terminated input: only len bytes are read. */
   const char buf[] = {'[', '1', ']', '9', '9'};
-  assert_int_equal(pc_json_parse(buf, 3, "t", &v, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_json_parse(buf, 3, "t", &v, &err), PERFCHECK_OK);
   assert_true(v.items[0].number == 1);
   pc_json_free(&v);
 }
@@ -112,11 +112,11 @@ static void test_parse_errors(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_json v;
-    char err[256] = "";
-    perfcheck_status st = pc_json_parse(bad[i].text, strlen(bad[i].text), "t", &v, err, sizeof err);
+    pc_err err = {0};
+    perfcheck_status st = pc_json_parse(bad[i].text, strlen(bad[i].text), "t", &v, &err);
     if (st != PERFCHECK_ERROR_PARSE) fail_msg("case %zu parsed", i);
-    if (strncmp(err, bad[i].where, strlen(bad[i].where)) != 0) fail_msg("case %zu: wanted %s, got \"%s\"", i, bad[i].where, err);
-    assert_contains(err, bad[i].says);
+    if (strncmp(err.msg, bad[i].where, strlen(bad[i].where)) != 0) fail_msg("case %zu: wanted %s, got \"%s\"", i, bad[i].where, err.msg);
+    assert_contains(err.msg, bad[i].says);
   }
 }
 
@@ -132,31 +132,32 @@ static char *nested(size_t depth) {
 static void test_depth_limit(void **state) {
   (void)state;
   pc_json v;
-  char err[256];
+  pc_err err;
   char *ok = nested(PC_JSON_MAX_DEPTH);
-  assert_int_equal(pc_json_parse(ok, strlen(ok), "t", &v, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_json_parse(ok, strlen(ok), "t", &v, &err), PERFCHECK_OK);
   pc_json_free(&v);
   free(ok);
   char *deep = nested(PC_JSON_MAX_DEPTH + 1);
-  assert_int_equal(pc_json_parse(deep, strlen(deep), "t", &v, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_string_equal(err, "t:1:65: nested deeper than 64 levels");
+  assert_int_equal(pc_json_parse(deep, strlen(deep), "t", &v, &err), PERFCHECK_ERROR_PARSE);
+  assert_string_equal(err.msg, "t:1:65: nested deeper than 64 levels");
+  assert_int_equal(err.status, PERFCHECK_ERROR_PARSE);
   free(deep);
   /* A million brackets: refused at depth 64, no stack to exhaust. */
   char *huge = nested(1000000);
-  assert_int_equal(pc_json_parse(huge, strlen(huge), "t", &v, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_contains(err, "nested deeper than 64");
+  assert_int_equal(pc_json_parse(huge, strlen(huge), "t", &v, &err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err.msg, "nested deeper than 64");
   free(huge);
   /* Objects count too. */
   char obj[64 * 6 + 8] = "";
   for (int i = 0; i < 65; i++) strcat(obj, "{\"a\":");
-  assert_int_equal(pc_json_parse(obj, strlen(obj), "t", &v, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_contains(err, "nested deeper than 64");
+  assert_int_equal(pc_json_parse(obj, strlen(obj), "t", &v, &err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err.msg, "nested deeper than 64");
 }
 
 /* ---- The report mapping ------------------------------------------------------ */
 
-static perfcheck_status read_text(const char *text, pc_report **r, char *err, size_t errlen) {
-  return pc_report_from_json_text(text, strlen(text), "r.json", 1, r, err, errlen);
+static perfcheck_status read_text(const char *text, pc_report **r, pc_err *err) {
+  return pc_report_from_json_text(text, strlen(text), "r.json", 1, r, err);
 }
 
 static void test_mapping_errors(void **state) {
@@ -242,18 +243,18 @@ static void test_mapping_errors(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pc_report *r = (pc_report *)&r; /* must come back NULL */
-    char err[256] = "";
-    if (read_text(bad[i].text, &r, err, sizeof err) != PERFCHECK_ERROR_PARSE) fail_msg("case %zu was read", i);
+    pc_err err = {0};
+    if (read_text(bad[i].text, &r, &err) != PERFCHECK_ERROR_PARSE) fail_msg("case %zu was read", i);
     assert_null(r);
-    assert_contains(err, bad[i].says);
+    assert_contains(err.msg, bad[i].says);
   }
 
   /* The minimal report, and unknown fields ignored (newer writers). */
   pc_report *r = NULL;
-  char err[256];
+  pc_err err;
   assert_int_equal(read_text("{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"k\", \"future\": "
                              "{\"x\": [1]}}], \"future\": 1}",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_string_equal(r->kernels[0].name, "k");
@@ -381,8 +382,8 @@ static void test_round_trip_built(void **state) {
   pc_report *r = built_report();
   char *json = to_json(r);
   pc_report *back = NULL;
-  char err[256];
-  if (read_text(json, &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  pc_err err;
+  if (read_text(json, &back, &err) != PERFCHECK_OK) fail_msg("%s", err.msg);
 
   assert_string_equal(back->source, "in-process");
   assert_string_equal(back->metric_set, "default");
@@ -561,9 +562,9 @@ static void test_streamed_equals_memory(void **state) {
   assert_true(len > ((size_t)3 << 20));
   char *path = write_temp(text, len);
   pc_report *a = NULL, *b = NULL;
-  char err[512];
-  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_OK);
-  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, &err), PERFCHECK_OK);
+  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, &err), PERFCHECK_OK);
   assert_int_equal(a->nkernels, 20000);
   assert_int_equal(b->nkernels, 20000);
   assert_string_equal(a->kernels[19999].name, "k19999");
@@ -591,24 +592,24 @@ static void test_streamed_equals_memory(void **state) {
   snprintf(want, sizeof want, ":%zu:%zu: kernels[15000].duration_ns.max: 3 is below kernels[15000].duration_ns.median (9)",
            line, col);
   path = write_temp(text, len);
-  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, &err), PERFCHECK_ERROR_PARSE);
   assert_null(a);
-  assert_contains(err, want);
-  assert_contains(err, path);
-  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_contains(err, want);
+  assert_contains(err.msg, want);
+  assert_contains(err.msg, path);
+  assert_int_equal(pc_report_from_json_text(text, len, path, 1, &b, &err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err.msg, want);
   unlink(path);
   free(path);
   median[10] = '2';
 
   /* Cut in the middle of a later kernel, and trailing text. */
   path = write_temp(text, len - 200000);
-  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_contains(err, "unterminated string");
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, &err), PERFCHECK_ERROR_PARSE);
+  assert_contains(err.msg, "unterminated string");
   unlink(path);
   free(path);
   path = write_temp(text, len - 1); /* no final newline: fine */
-  assert_int_equal(pc_report_from_json_file(path, 1, &a, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_report_from_json_file(path, 1, &a, &err), PERFCHECK_OK);
   pc_report_free(a);
   unlink(path);
   free(path);
@@ -619,10 +620,10 @@ static void test_streamed_equals_memory(void **state) {
 static void test_streamed_members(void **state) {
   (void)state;
   pc_report *r = NULL;
-  char err[256];
+  pc_err err;
   static const char *const ok = "\xEF\xBB\xBF {\"kernels\": [{\"name\": \"k\"}], \"step1_assessed\": false,\n"
                                 "\"future\": {\"x\": [1, {\"y\": null}]}, \"schema\": \"perfcheck-report/1\"} \n";
-  assert_int_equal(read_text(ok, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(read_text(ok, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_int_equal(r->step1_assessed, 0);
   pc_report_free(r);
@@ -645,9 +646,9 @@ static void test_streamed_members(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     r = (pc_report *)&r;
-    if (read_text(bad[i].text, &r, err, sizeof err) != PERFCHECK_ERROR_PARSE) fail_msg("case %zu was read", i);
+    if (read_text(bad[i].text, &r, &err) != PERFCHECK_ERROR_PARSE) fail_msg("case %zu was read", i);
     assert_null(r);
-    assert_contains(err, bad[i].says);
+    assert_contains(err.msg, bad[i].says);
   }
 }
 

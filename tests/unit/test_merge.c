@@ -202,8 +202,8 @@ static void test_two_ranks(void **state) {
   char *json = to_json(m);
   assert_non_null(strstr(json, "\"median\": null"));
   pc_report *back = NULL;
-  char err[256];
-  assert_int_equal(pc_report_from_json_text(json, strlen(json), "merged", 1, &back, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_report_from_json_text(json, strlen(json), "merged", 1, &back, &err), PERFCHECK_OK);
   assert_int_equal(back->nkernels, 4);
   pc_report_free(back);
   free(json);
@@ -319,8 +319,8 @@ static void merge_one_is_identity(const char *path) {
   assert_string_equal(got, want);
 
   /* The same through the JSON reader, as `perfcheck merge` reads it. */
-  char err[512];
-  assert_int_equal(pc_report_from_json_text(want, strlen(want), path, 1, &back, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_report_from_json_text(want, strlen(want), path, 1, &back, &err), PERFCHECK_OK);
   const pc_report *in_back[] = {back};
   assert_int_equal(perfcheck_report_merge(in_back, 1, &mback), PERFCHECK_OK);
   char *got_back = to_json(mback);

@@ -116,8 +116,8 @@ static char *write_fmt(const pc_report *r, perfcheck_format fmt) {
 
 static pc_report *read_back(const char *json) {
   pc_report *r = NULL;
-  char err[256];
-  assert_int_equal(pc_report_from_json_text(json, strlen(json), "test", 1, &r, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_report_from_json_text(json, strlen(json), "test", 1, &r, &err), PERFCHECK_OK);
   return r;
 }
 

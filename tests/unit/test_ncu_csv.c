@@ -41,8 +41,8 @@ static pc_report *load(const char *path) {
   return r;
 }
 
-static perfcheck_status parse_str(const char *text, pc_report **r, char *err, size_t errlen) {
-  return pc_ncu_csv_parse(text, strlen(text), "mem.csv", 1, r, err, errlen);
+static perfcheck_status parse_str(const char *text, pc_report **r, pc_err *err) {
+  return pc_ncu_csv_parse(text, strlen(text), "mem.csv", 1, r, err);
 }
 
 static const pc_kernel *find_kernel(const pc_report *r, const char *name, double dyn) {
@@ -406,7 +406,7 @@ static void test_bad_inputs(void **state) {
 /* In-memory variations a real export can take. */
 static void test_layout_variations(void **state) {
   (void)state;
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
 
   /* CRLF, no ID column, columns in another order. */
@@ -414,7 +414,7 @@ static void test_layout_variations(void **state) {
       "\"gpu__time_duration.sum\",\"Kernel Name\",\"launch__grid_size\",\"launch__block_size\"\r\n"
       "\"nsecond\",\"\",\"\",\"\"\r\n"
       "\"1,234,567\",\"k(int)\",\"10\",\"64\"\r\n";
-  assert_int_equal(parse_str(crlf, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(parse_str(crlf, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_string_equal(r->kernels[0].name, "k");
   assert_near(r->kernels[0].metric[PC_M_DURATION], 1234567, 0);
@@ -430,7 +430,7 @@ static void test_layout_variations(void **state) {
       "\"a\",\"1.5\"\n"
       "==ERROR== something failed\n"
       "\"b\",\"2e-3\"\n";
-  assert_int_equal(parse_str(ms, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(parse_str(ms, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 2);
   assert_near(r->kernels[0].metric[PC_M_DURATION], 1.5e6, 1e-6);
   assert_near(r->kernels[1].metric[PC_M_DURATION], 2000, 1e-9);
@@ -442,7 +442,7 @@ static void test_layout_variations(void **state) {
   const char *two =
       "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"usecond\"\n\"a\",\"1\"\n"
       "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"3000\"\n";
-  assert_int_equal(parse_str(two, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(parse_str(two, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_int_equal(r->kernels[0].launches, 2);
   assert_near(r->kernels[0].dur_median_ns, 2000, 1e-9);
@@ -456,24 +456,24 @@ static void test_layout_variations(void **state) {
       "\"two\nlines\",\"5\"\n"
       "\"short\"\n";
   /* (Issue 14: the bad row is dropped with a warning, the good one kept.) */
-  assert_int_equal(parse_str(nl, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(parse_str(nl, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_true(has_warning(r, "mem.csv:5: 1 fields where the header (line 1) has 2", "1 row dropped", NULL));
   pc_report_free(r);
 
   /* A header with "Kernel Name" but no metric column. */
-  assert_int_equal(parse_str("\"ID\",\"Kernel Name\"\n\"0\",\"k\"\n", &r, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_non_null(strstr(err, "mem.csv:1: "));
-  assert_non_null(strstr(err, "no metric column"));
+  assert_int_equal(parse_str("\"ID\",\"Kernel Name\"\n\"0\",\"k\"\n", &r, &err), PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err.msg, "mem.csv:1: "));
+  assert_non_null(strstr(err.msg, "no metric column"));
 
   /* Only blank lines. */
-  assert_int_equal(parse_str("\n\r\n\n", &r, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  assert_non_null(strstr(err, "mem.csv:1: empty"));
+  assert_int_equal(parse_str("\n\r\n\n", &r, &err), PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err.msg, "mem.csv:1: empty"));
 
   /* A name that is only a parameter list; a NUL byte in a name drops the
    * row (read as "a" it would join another kernel's launches), counted. */
   const char nul[] = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"(x)\",\"1\"\n\"a\0b\",\"2\"\n";
-  assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_string_equal(r->kernels[0].name, "(x)");
   assert_true(has_warning(r, "nul.csv:4: a NUL byte inside the kernel name", "1 row dropped", NULL));
@@ -489,7 +489,7 @@ static void test_layout_variations(void **state) {
       "\"device__attribute_warp_size\"\n"
       "\"\",\"nsecond\",\"\",\"register/thread\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"\"\n"
       "\"k(int)\",\"1\",\"256\",\"14\",\"7\",\"5\",\"1024\",\"16\",\"65536\",\"65536\",\"32\"\n";
-  assert_int_equal(parse_str(model, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(parse_str(model, &r, &err), PERFCHECK_OK);
   assert_near(r->kernels[0].attr.limit_shared_mem, 16, 0);
   assert_near(r->kernels[0].attr.limit_registers, 16, 0);
   assert_near(r->kernels[0].attr.limit_warps, 4, 0);
@@ -499,8 +499,7 @@ static void test_layout_variations(void **state) {
   pc_report_free(r);
 
   /* A mangled name (ncu --print-kernel-base mangled) is kept as such. */
-  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"_Z8mysteryAPKfPfm\",\"1\"\n", &r, err,
-                             sizeof err),
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"_Z8mysteryAPKfPfm\",\"1\"\n", &r, &err),
                    PERFCHECK_OK);
   assert_string_equal(r->kernels[0].mangled, "_Z8mysteryAPKfPfm");
   pc_report_free(r);
@@ -516,8 +515,8 @@ static void test_many_signatures(void **state) {
   n += (size_t)snprintf(text + n, cap - n, "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n");
   for (size_t i = 0; i < rows; i++) n += (size_t)snprintf(text + n, cap - n, "\"k%zu\",\"%zu\"\n", i, i + 1);
   pc_report *r = NULL;
-  char err[256];
-  assert_int_equal(pc_ncu_csv_parse(text, n, "many.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_ncu_csv_parse(text, n, "many.csv", 1, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 20000);
   assert_string_equal(r->kernels[19999].name, "k19999");
   assert_true(has_warning(r, "many.csv: more than 20000 distinct kernel signatures: 5000 launch rows", NULL, NULL));
@@ -602,10 +601,11 @@ static void test_junk_100mb(void **state) {
 /* ---- numbers (issue 14 item 4) ---------------------------------------------- */
 
 static double one_duration(const char *value, pc_report **keep) {
-  char text[256], err[512];
+  char text[256];
+  pc_err err;
   snprintf(text, sizeof text, "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"%s\"\n", value);
   pc_report *r = NULL;
-  if (parse_str(text, &r, err, sizeof err) != PERFCHECK_OK) fail_msg("%s: %s", value, err);
+  if (parse_str(text, &r, &err) != PERFCHECK_OK) fail_msg("%s: %s", value, err.msg);
   double v = r->kernels[0].metric[PC_M_DURATION];
   if (keep)
     *keep = r;
@@ -664,8 +664,8 @@ static void test_numbers(void **state) {
   size_t replaced = 0;
   for (char *hit = text; (hit = strstr(hit, "\"96.384000\"")) != NULL; hit += 3, replaced++) hit[3] = ',';
   assert_int_equal(replaced, 4);
-  char err[512];
-  assert_int_equal(pc_ncu_csv_parse(text, n, "comma.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_ncu_csv_parse(text, n, "comma.csv", 1, &r, &err), PERFCHECK_OK);
   const pc_kernel *a = find_kernel(r, "mysteryA", NAN);
   assert_nan(a->metric[PC_M_DURATION]);
   assert_nan(a->dur_median_ns);
@@ -733,8 +733,8 @@ static void test_streamed_equals_memory(void **state) {
     size_t n;
     char *text = read_all(path, &n);
     pc_report *mem = NULL;
-    char err[512];
-    assert_int_equal(pc_ncu_csv_parse(text, n, "x.csv", 1, &mem, err, sizeof err), PERFCHECK_OK);
+    pc_err err;
+    assert_int_equal(pc_ncu_csv_parse(text, n, "x.csv", 1, &mem, &err), PERFCHECK_OK);
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
       trickle t = {text, n, 0, steps[s]};
       cookie_io_functions_t io = {trickle_read, NULL, NULL, NULL};
@@ -742,7 +742,7 @@ static void test_streamed_equals_memory(void **state) {
       assert_non_null(f);
       setvbuf(f, NULL, _IONBF, 0);
       pc_report *st = NULL;
-      assert_int_equal(pc_ncu_csv_read(f, "x.csv", 1, &st, err, sizeof err), PERFCHECK_OK);
+      assert_int_equal(pc_ncu_csv_read(f, "x.csv", 1, &st, &err), PERFCHECK_OK);
       fclose(f);
       assert_same_report(mem, st);
       pc_report_free(st);
@@ -767,8 +767,8 @@ static void test_big_record(void **state) {
   cookie_io_functions_t io = {trickle_read, NULL, NULL, NULL};
   FILE *f = fopencookie(&t, "r", io);
   pc_report *r = NULL;
-  char err[512];
-  assert_int_equal(pc_ncu_csv_read(f, "big.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_ncu_csv_read(f, "big.csv", 1, &r, &err), PERFCHECK_OK);
   fclose(f);
   assert_int_equal(r->nkernels, 2);
   assert_int_equal(strlen(r->kernels[0].name), big);
@@ -795,8 +795,8 @@ static void test_cut_anywhere(void **state) {
     for (size_t k = 0; k < nends; k++)
       if (ends[k] <= cut) complete++;
     pc_report *r = NULL;
-    char err[512];
-    perfcheck_status st = pc_ncu_csv_parse(text, cut, "cut.csv", 1, &r, err, sizeof err);
+    pc_err err;
+    perfcheck_status st = pc_ncu_csv_parse(text, cut, "cut.csv", 1, &r, &err);
     if (complete == 0) {
       /* Nothing usable yet (or the cut row alone, which may read as a row
        * with fewer fields): a clean error. */
@@ -805,11 +805,11 @@ static void test_cut_anywhere(void **state) {
         fail_msg("cut at %zu: no complete row, yet OK with %zu kernels", cut, r->nkernels);
       }
       assert_null(r);
-      assert_non_null(strstr(err, "cut.csv:"));
+      assert_non_null(strstr(err.msg, "cut.csv:"));
       errors++;
       continue;
     }
-    if (st != PERFCHECK_OK) fail_msg("cut at %zu (%zu complete rows): %s", cut, complete, err);
+    if (st != PERFCHECK_OK) fail_msg("cut at %zu (%zu complete rows): %s", cut, complete, err.msg);
     size_t launches = 0;
     for (size_t k = 0; k < r->nkernels; k++) launches += r->kernels[k].launches;
     assert_int_equal(launches, complete);
@@ -837,8 +837,8 @@ static void test_damaged_middle(void **state) {
       "\"c\",\"3\",\"1\",\"extra\"\n" /* one too many */
       "\"d\",\"4\",\"1\"\n";
   pc_report *r = NULL;
-  char err[512];
-  assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(parse_str(text, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 2);
   assert_string_equal(r->kernels[0].name, "a");
   assert_string_equal(r->kernels[1].name, "d");
@@ -846,10 +846,9 @@ static void test_damaged_middle(void **state) {
                           NULL, NULL));
   pc_report_free(r);
   /* Only damaged rows: exit 2's error, with the first bad line. */
-  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"a\"\n\"b\",\"1\",\"2\"\n", &r, err,
-                             sizeof err),
+  assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"a\"\n\"b\",\"1\",\"2\"\n", &r, &err),
                    PERFCHECK_ERROR_PARSE);
-  assert_non_null(strstr(err, "mem.csv:2: 1 fields where the header (line 1) has 2; 2 rows could not be read"));
+  assert_non_null(strstr(err.msg, "mem.csv:2: 1 fields where the header (line 1) has 2; 2 rows could not be read"));
 }
 
 /* ---- units, decimal commas, NUL bytes, repeats, headers (issue 22 item 2) ---- */
@@ -862,13 +861,13 @@ static size_t count_warnings(const pc_report *r, const char *a) {
 
 static void test_units_never_silent(void **state) {
   (void)state;
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
   /* No units row: 96.384 could be us or ns; nothing is read, one warning
    * names the columns (the launch counts stay). */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
                              "\"a\",\"96.384\",\"17\"\n\"a\",\"96.384\",\"17\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_int_equal(r->kernels[0].launches, 2);
@@ -888,7 +887,7 @@ static void test_units_never_silent(void **state) {
              "\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n\"\",\"%s\",\"%s\"\n"
              "\"a\",\"96.384\",\"17\"\n\"b\",\"1\",\"2\"\n",
              unknown[i], unknown[i]);
-    assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+    assert_int_equal(parse_str(text, &r, &err), PERFCHECK_OK);
     for (size_t k = 0; k < 2; k++) {
       assert_true(isnan(r->kernels[k].metric[PC_M_DURATION]));
       assert_true(isnan(r->kernels[k].metric[PC_M_DRAM_BYTES_READ]));
@@ -902,7 +901,7 @@ static void test_units_never_silent(void **state) {
   /* A known unit of another kind. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
                              "\"\",\"Kinst\",\"nsecond\"\n\"a\",\"5\",\"17\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_true(isnan(r->kernels[0].metric[PC_M_DURATION]));
   assert_true(isnan(r->kernels[0].metric[PC_M_DRAM_BYTES_READ]));
@@ -913,7 +912,7 @@ static void test_units_never_silent(void **state) {
    * 17,000,000 bytes. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\",\"lts__t_sectors.sum\"\n"
                              "\"\",\"usecond\",\"Mbyte\",\"Ksector\"\n\"a\",\"96.384\",\"17\",\"2\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_near(r->kernels[0].metric[PC_M_DURATION], 96384, 1e-6);
   assert_near(r->kernels[0].metric[PC_M_DRAM_BYTES_READ], 17e6, 1e-3);
@@ -935,9 +934,9 @@ static void test_cells_rejected(void **state) {
   assert_near(one_duration("0.500", NULL), 0.5, 0);
   assert_near(one_duration("0", NULL), 0, 0);
   /* A NUL byte in a cell rejects it ("96\0384" read as 96 before). */
-  char err[512];
+  pc_err err;
   const char nul[] = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"96\0" "384\"\n";
-  assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, err, sizeof err), PERFCHECK_OK);
+  assert_int_equal(pc_ncu_csv_parse(nul, sizeof nul - 1, "nul.csv", 1, &r, &err), PERFCHECK_OK);
   assert_true(isnan(r->kernels[0].metric[PC_M_DURATION]));
   if (!has_warning(r, "nul.csv:3: kernel k: gpu__time_duration.sum: \"96\" (then a NUL byte) is not a number", NULL,
                    NULL)) {
@@ -949,7 +948,7 @@ static void test_cells_rejected(void **state) {
 
 static void test_repeat_durations_counted(void **state) {
   (void)state;
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
   /* 3 launches, one of them untimed: never 3 launches with 2 launches' time
    * as the total. */
@@ -959,7 +958,7 @@ static void test_repeat_durations_counted(void **state) {
     snprintf(text, sizeof text,
              "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"100\"\n\"k\",\"%s\"\n\"k\",\"300\"\n",
              bad[i]);
-    assert_int_equal(parse_str(text, &r, err, sizeof err), PERFCHECK_OK);
+    assert_int_equal(parse_str(text, &r, &err), PERFCHECK_OK);
     const pc_kernel *k = &r->kernels[0];
     assert_int_equal(k->launches, 3);
     assert_near(k->dur_min_ns, 100, 0);
@@ -975,7 +974,7 @@ static void test_repeat_durations_counted(void **state) {
   }
   /* Every launch timed: the total is the sum. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"k\",\"100\"\n\"k\",\"300\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_near(r->kernels[0].total_ns, 400, 0);
   assert_int_equal(count_warnings(r, "launches have no usable"), 0);
@@ -984,7 +983,7 @@ static void test_repeat_durations_counted(void **state) {
 
 static void test_second_header(void **state) {
   (void)state;
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
   /* Swapped columns: an error at its line, never a phantom kernel nor rows
    * read through the first header's columns. */
@@ -992,25 +991,25 @@ static void test_second_header(void **state) {
                              "\"\",\"nsecond\",\"byte\"\n\"a\",\"1\",\"2\"\n"
                              "\"Kernel Name\",\"dram__bytes_read.sum\",\"gpu__time_duration.sum\"\n"
                              "\"\",\"byte\",\"nsecond\"\n\"a\",\"2\",\"1\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_ERROR_PARSE);
   assert_null(r);
-  assert_non_null(strstr(err, "mem.csv:4: a second header row whose column 2 is \"dram__bytes_read.sum\""));
+  assert_non_null(strstr(err.msg, "mem.csv:4: a second header row whose column 2 is \"dram__bytes_read.sum\""));
   /* Swapped with the name column, as in issue 22's case. */
   assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"0\",\"a\",\"1\"\n"
                              "\"Kernel Name\",\"ID\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"b\",\"1\",\"3\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_ERROR_PARSE);
-  assert_non_null(strstr(err, "mem.csv:4: a second header row"));
+  assert_non_null(strstr(err.msg, "mem.csv:4: a second header row"));
   /* Another column count. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"1\"\n"
                              "\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_ERROR_PARSE);
-  assert_non_null(strstr(err, "mem.csv:4: a second header row with 3 columns where the first (line 1) has 2"));
+  assert_non_null(strstr(err.msg, "mem.csv:4: a second header row with 3 columns where the first (line 1) has 2"));
   /* A kernel called "Kernel Name" is a kernel. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"Kernel Name\",\"7\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_string_equal(r->kernels[0].demangled, "Kernel Name"); /* name: "Name" ("Kernel" reads as a return type) */
@@ -1019,7 +1018,7 @@ static void test_second_header(void **state) {
   /* A second section without a units row: its values are not read. */
   assert_int_equal(parse_str("\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"nsecond\"\n\"a\",\"1\"\n"
                              "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"b\",\"96.384\"\n",
-                             &r, err, sizeof err),
+                             &r, &err),
                    PERFCHECK_OK);
   assert_near(find_kernel(r, "a", NAN)->metric[PC_M_DURATION], 1, 0);
   assert_true(isnan(find_kernel(r, "b", NAN)->metric[PC_M_DURATION]));

@@ -174,8 +174,8 @@ static void test_ceilings_file_roundtrip(void **state) {
   assert_int_equal(pc_device_write_ceilings(&d, path), PERFCHECK_OK);
   pc_device r;
   pc_device_init(&r);
-  char err[256];
-  assert_int_equal(pc_device_read_ceilings(&r, path, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_device_read_ceilings(&r, path, &err), PERFCHECK_OK);
   assert_string_equal(r.name, "NVIDIA H200");
   assert_int_equal(r.cc_major, 9);
   assert_int_equal(r.sm_count, 132);
@@ -198,8 +198,8 @@ static void test_ceilings_file_comments_and_partial(void **state) {
                             "  peak_fp32_flop_per_s=8.1e12\n"
                             "name = Tesla T4\n");
   pc_device d = t4();
-  char err[256];
-  assert_int_equal(pc_device_read_ceilings(&d, path, err, sizeof err), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_device_read_ceilings(&d, path, &err), PERFCHECK_OK);
   assert_near(d.peak_dram_bytes_per_s, 3.0e11, 0);
   assert_near(d.ridge_flop_per_byte, 27.0, 1e-9);
   assert_string_equal(d.name, "Tesla T4");
@@ -212,9 +212,9 @@ static void expect_parse_error(const char *text, const char *needle) {
   char *path = tmpfile_with(text);
   pc_device d = t4();
   pc_device before = d;
-  char err[256];
-  assert_int_equal(pc_device_read_ceilings(&d, path, err, sizeof err), PERFCHECK_ERROR_PARSE);
-  if (!strstr(err, needle)) fail_msg("error \"%s\" does not contain \"%s\"", err, needle);
+  pc_err err;
+  assert_int_equal(pc_device_read_ceilings(&d, path, &err), PERFCHECK_ERROR_PARSE);
+  if (!strstr(err.msg, needle)) fail_msg("error \"%s\" does not contain \"%s\"", err.msg, needle);
   assert_memory_equal(&d, &before, sizeof d); /* an error changes nothing */
   unlink(path);
   free(path);
@@ -231,9 +231,10 @@ static void test_ceilings_file_errors(void **state) {
   expect_parse_error("peak_fp32_flop_per_s =\n", ":1: peak_fp32_flop_per_s: missing value");
   expect_parse_error(" = 4\n", ":1: missing key");
   pc_device d = t4();
-  char err[256];
-  assert_int_equal(pc_device_read_ceilings(&d, "/nonexistent/pc_ceilings", err, sizeof err), PERFCHECK_ERROR_IO);
-  assert_non_null(strstr(err, "/nonexistent/pc_ceilings"));
+  pc_err err;
+  assert_int_equal(pc_device_read_ceilings(&d, "/nonexistent/pc_ceilings", &err), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(err.msg, "/nonexistent/pc_ceilings"));
+  assert_int_equal(err.status, PERFCHECK_ERROR_IO);
 }
 
 /* ---- occupancy: T4 --------------------------------------------------------- */

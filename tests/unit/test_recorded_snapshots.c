@@ -49,10 +49,11 @@ typedef struct recorded {
 } recorded;
 
 static recorded load(const char *run, const char *region) {
-  char path[1024], err[512] = "";
+  char path[1024];
+  pc_err err = {0};
   snprintf(path, sizeof path, "%s/snapshots/%s/%s.json", PERFCHECK_TEST_DATA, run, region);
   recorded x = {NULL, NULL};
-  if (pc_snapshot_load(path, &x.snap, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err[0] ? err : path);
+  if (pc_snapshot_load(path, &x.snap, &err) != PERFCHECK_OK) fail_msg("%s", err.msg[0] ? err.msg : path);
   x.report = pc_report_new();
   assert_non_null(x.report);
   pc_build_state st;

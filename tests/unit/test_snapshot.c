@@ -508,8 +508,8 @@ static void round_trip(pc_snapshot *s) {
   size_t n1 = 0, n2 = 0;
   char *j1 = to_json(s, &n1);
   pc_snapshot *back = NULL;
-  char err[256] = "";
-  if (pc_snapshot_from_json_text(j1, n1, "snap.json", &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  pc_err err = {0};
+  if (pc_snapshot_from_json_text(j1, n1, "snap.json", &back, &err) != PERFCHECK_OK) fail_msg("%s", err.msg);
   char *j2 = to_json(back, &n2);
   assert_int_equal(n1, n2);
   assert_string_equal(j1, j2);
@@ -549,11 +549,11 @@ static void test_json_round_trip(void **state) {
 
 static void expect_parse_error(const char *text, const char *needle) {
   pc_snapshot *s = NULL;
-  char err[300] = "";
-  assert_int_equal(pc_snapshot_from_json_text(text, strlen(text), "bad.json", &s, err, sizeof err), PERFCHECK_ERROR_PARSE);
+  pc_err err = {0};
+  assert_int_equal(pc_snapshot_from_json_text(text, strlen(text), "bad.json", &s, &err), PERFCHECK_ERROR_PARSE);
   assert_null(s);
-  if (!strstr(err, needle)) fail_msg("error \"%s\" does not say \"%s\"", err, needle);
-  assert_true(strncmp(err, "bad.json:", 9) == 0);
+  if (!strstr(err.msg, needle)) fail_msg("error \"%s\" does not say \"%s\"", err.msg, needle);
+  assert_true(strncmp(err.msg, "bad.json:", 9) == 0);
 }
 
 static void test_reader_rejects(void **state) {
@@ -605,8 +605,8 @@ static void test_report_tool_fields(void **state) {
   assert_non_null(strstr(j, "\"cupti\": {"));
   assert_non_null(strstr(j, "\"device_ordinal\": 0"));
   pc_report *back = NULL;
-  char err[256] = "";
-  if (pc_report_from_json_text(j, strlen(j), "r.json", 1, &back, err, sizeof err) != PERFCHECK_OK) fail_msg("%s", err);
+  pc_err err = {0};
+  if (pc_report_from_json_text(j, strlen(j), "r.json", 1, &back, &err) != PERFCHECK_OK) fail_msg("%s", err.msg);
   assert_int_equal(back->cupti_known, 1);
   assert_string_equal(back->cupti_path, r->cupti_path);
   assert_int_equal(back->cupti_version, 130001);

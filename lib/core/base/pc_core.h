@@ -16,6 +16,7 @@
 #define PC_CORE_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,10 @@
 #define PC_NULL ((double)NAN)
 static inline int pc_is_null(double v) { return isnan(v); }
 static inline int pc_has(double v) { return !isnan(v); }
+
+/* The internal error channel (defined with its helpers below, "Status,
+ * errors, utilities"). */
+typedef struct pc_err pc_err;
 
 /* ==== Metric table (pc_metrics.c) ======================================== */
 
@@ -186,7 +191,7 @@ void pc_device_update_ridge(pc_device *d);
 /* Reads a ceilings file ("key = value" lines: peak_dram_bytes_per_s,
  * peak_fp32_flop_per_s, and optional device limits).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (err says where). */
-perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *err, size_t errlen);
+perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, pc_err *err);
 perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path);
 
 /* ==== Occupancy model (pc_occupancy.c) =================================== */
@@ -705,7 +710,7 @@ void pc_csv_write_field(FILE *f, const char *s);
  * `name` is used in messages.  Returns PERFCHECK_OK, _PARSE (err names the
  * line), _OUT_OF_MEMORY.  Does not run the checklist. */
 perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
-                                  pc_report **out, char *err, size_t errlen);
+                                  pc_report **out, pc_err *err);
 /* The same, streamed from `f` (a file or a pipe): memory holds a chunk, one
  * record and the signatures, not the file (an 8-byte duration per launch row
  * for the medians).  Rows that cannot be read (a wrong number of fields, a
@@ -713,8 +718,7 @@ perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name
  * one usable launch the report is returned with one warning that names the
  * first bad line and the count, else PERFCHECK_ERROR_PARSE.  Also
  * PERFCHECK_ERROR_IO on a read error. */
-perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
-                                 size_t errlen);
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, pc_err *err);
 
 /* ==== Timelines (pc_timeline.c) ========================================== */
 
@@ -777,6 +781,13 @@ typedef struct pc_err {
 perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* The same from a va_list, the text after `prefix` (NULL: none), e.g. the
+ * "file:line:col: " of a parse error; the whole cut to fit msg. */
+perfcheck_status pc_err_vset(pc_err *e, perfcheck_status st, const char *prefix, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
 #endif
     ;
 static inline void pc_err_clear(pc_err *e) {

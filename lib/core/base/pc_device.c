@@ -161,16 +161,14 @@ static const char *pc_device_set(pc_device *d, const char *key, const char *valu
   return NULL;
 }
 
-perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, pc_err *err) {
+  pc_err_clear(err);
   if (!d || !path) {
-    if (err && errlen) snprintf(err, errlen, "no device or no path");
-    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_device_read_ceilings: no device or no path");
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no device or no path");
   }
   FILE *f = fopen(path, "r");
   if (!f) {
-    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
   }
   /* Parse into a copy: a file with an error changes nothing. */
   pc_device tmp = *d;
@@ -194,17 +192,14 @@ perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, char *e
         if (strcmp(key, "ceilings_source") == 0) source_seen = 1;
         continue;
       }
-      if (err && errlen) snprintf(err, errlen, "%s:%lu: %s: %s", path, lineno, key, why);
-      st = pc_fail(PERFCHECK_ERROR_PARSE, "%s:%lu: %s: %s", path, lineno, key, why);
+      st = pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:%lu: %s: %s", path, lineno, key, why);
       break;
     }
-    if (err && errlen) snprintf(err, errlen, "%s:%lu: %s", path, lineno, why);
-    st = pc_fail(PERFCHECK_ERROR_PARSE, "%s:%lu: %s", path, lineno, why);
+    st = pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:%lu: %s", path, lineno, why);
     break;
   }
   if (st == PERFCHECK_OK && ferror(f)) {
-    if (err && errlen) snprintf(err, errlen, "%s: read error", path);
-    st = pc_fail(PERFCHECK_ERROR_IO, "%s: read error", path);
+    st = pc_err_set(err, PERFCHECK_ERROR_IO, "%s: read error", path);
   }
   free(line);
   fclose(f);

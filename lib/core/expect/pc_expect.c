@@ -161,19 +161,16 @@ static char *pc_unknown_quantity_text(const char *q) {
 }
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(printf, 3, 4)))
 #endif
-static perfcheck_status pc_perr(char *err, size_t errlen, size_t col, const char *fmt, ...) {
-  if (err && errlen) {
-    int w = snprintf(err, errlen, "column %zu: ", col);
-    if (w >= 0 && (size_t)w < errlen) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
-      va_end(ap);
-    }
-  }
-  return PERFCHECK_ERROR_PARSE;
+static perfcheck_status pc_perr(pc_err *err, size_t col, const char *fmt, ...) {
+  char at[32];
+  snprintf(at, sizeof at, "column %zu: ", col);
+  va_list ap;
+  va_start(ap, fmt);
+  perfcheck_status st = pc_err_vset(err, PERFCHECK_ERROR_PARSE, at, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 static int pc_is_qchar(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.'; }
@@ -242,7 +239,7 @@ static void pc_word_list(pc_expect_kind kind, char *buf, size_t len) {
   }
 }
 
-static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, char *err, size_t errlen) {
+static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, pc_err *err) {
   pc_expectation e;
   memset(&e, 0, sizeof e);
   e.tolerance_pct = PC_NULL;
@@ -251,7 +248,7 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   /* The kernel part runs to the last ':' (values and quantities never hold one). */
   const char *colon = strrchr(spec, ':');
   if (!colon)
-    return pc_perr(err, errlen, n + 1, "expected KERNEL:QUANTITY OP VALUE (no ':' after the kernel name)");
+    return pc_perr(err, n + 1, "expected KERNEL:QUANTITY OP VALUE (no ':' after the kernel name)");
   size_t qstart = (size_t)(colon - spec) + 1;
   size_t ks = pc_skip_ws(spec, 0), ke = (size_t)(colon - spec);
   while (ke > ks && (spec[ke - 1] == ' ' || spec[ke - 1] == '\t')) ke--;
@@ -259,11 +256,11 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
     e.is_regex = 1;
     ks += 6;
     if (ke <= ks)
-      return pc_perr(err, errlen, ks + 1, "expected a pattern after \"regex:\" (regex:PATTERN:QUANTITY OP VALUE)");
+      return pc_perr(err, ks + 1, "expected a pattern after \"regex:\" (regex:PATTERN:QUANTITY OP VALUE)");
   } else if (ke - ks == 5 && strncmp(spec + ks, "regex", 5) == 0) {
-    return pc_perr(err, errlen, ks + 1, "\"regex:\" needs a pattern and then the quantity: regex:PATTERN:QUANTITY OP VALUE");
+    return pc_perr(err, ks + 1, "\"regex:\" needs a pattern and then the quantity: regex:PATTERN:QUANTITY OP VALUE");
   }
-  if (ke <= ks) return pc_perr(err, errlen, ks + 1, "expected a kernel name before ':'");
+  if (ke <= ks) return pc_perr(err, ks + 1, "expected a kernel name before ':'");
   e.kernel = pc_strndup(spec + ks, ke - ks);
   if (!e.kernel) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (e.is_regex) {
@@ -271,12 +268,12 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
     char why[200];
     if (pc_regex_check(e.kernel, &at, why, sizeof why) != 0) { /* pc_regex.h: the one guard */
       free(e.kernel);
-      return pc_perr(err, errlen, ks + at + 1, "bad regular expression: %s", why);
+      return pc_perr(err, ks + at + 1, "bad regular expression: %s", why);
     }
     char msg[160];
     if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* regcomp's syntax check and the matcher */
       free(e.kernel);
-      return pc_perr(err, errlen, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, msg);
+      return pc_perr(err, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, msg);
     }
   }
 
@@ -286,7 +283,7 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   if (isalpha((unsigned char)spec[i]) || spec[i] == '_')
     while (pc_is_qchar(spec[i])) i++;
   if (i == q0) {
-    st = pc_perr(err, errlen, q0 + 1,
+    st = pc_perr(err, q0 + 1,
                  "expected a quantity after ':' (an ncu metric, a launch__ value, a derived name such as "
                  "sectors_per_request_ld, or step, cause, bound)");
     goto fail;
@@ -307,17 +304,17 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   else if (spec[i] == '>') e.cmp = PERFCHECK_CMP_GT, i += 1;
   else if (strncmp(spec + i, "within", 6) == 0 && !pc_is_wchar(spec[i + 6])) e.cmp = PERFCHECK_CMP_WITHIN, i += 6;
   else if (spec[i] == '=') {
-    st = pc_perr(err, errlen, opcol, "'=' is not a comparison: write ==");
+    st = pc_perr(err, opcol, "'=' is not a comparison: write ==");
     goto fail;
   } else {
-    st = pc_perr(err, errlen, opcol, "expected a comparison (<, <=, ==, !=, >=, >, within) after \"%s\"", e.quantity);
+    st = pc_perr(err, opcol, "expected a comparison (<, <=, ==, !=, >=, >, within) after \"%s\"", e.quantity);
     goto fail;
   }
   i = pc_skip_ws(spec, i);
 
   if (e.kind == PC_EXPECT_CAUSE || e.kind == PC_EXPECT_BOUND) {
     if (e.cmp != PERFCHECK_CMP_EQ && e.cmp != PERFCHECK_CMP_NE) {
-      st = pc_perr(err, errlen, opcol, "%s is a word: compare it with == or != only", e.quantity);
+      st = pc_perr(err, opcol, "%s is a word: compare it with == or != only", e.quantity);
       goto fail;
     }
     size_t w0 = i;
@@ -325,12 +322,12 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
     char words[512];
     pc_word_list(e.kind, words, sizeof words);
     if (i == w0) {
-      st = pc_perr(err, errlen, w0 + 1, "expected a %s word (one of: %s)", e.quantity, words);
+      st = pc_perr(err, w0 + 1, "expected a %s word (one of: %s)", e.quantity, words);
       goto fail;
     }
     e.word = e.kind == PC_EXPECT_CAUSE ? pc_cause_from_word(spec + w0, i - w0) : pc_bound_from_word(spec + w0, i - w0);
     if (e.word < 0) {
-      st = pc_perr(err, errlen, w0 + 1, "unknown %s word \"%.*s\" (one of: %s)", e.quantity, (int)(i - w0), spec + w0,
+      st = pc_perr(err, w0 + 1, "unknown %s word \"%.*s\" (one of: %s)", e.quantity, (int)(i - w0), spec + w0,
                    words);
       goto fail;
     }
@@ -340,7 +337,7 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
     double v = PC_NULL;
     size_t len = pc_scan_number(spec, i, &v);
     if (len == 0) {
-      st = pc_perr(err, errlen, v0 + 1, "expected a number after %s", pc_cmp_text[e.cmp]);
+      st = pc_perr(err, v0 + 1, "expected a number after %s", pc_cmp_text[e.cmp]);
       goto fail;
     }
     i += len;
@@ -348,27 +345,27 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
       size_t j = pc_skip_ws(spec, i);
       if (spec[j] == '%') { /* "within N% of V" */
         if (!(v >= 0) || !isfinite(v)) {
-          st = pc_perr(err, errlen, v0 + 1, "the band of \"within\" must be a percentage >= 0");
+          st = pc_perr(err, v0 + 1, "the band of \"within\" must be a percentage >= 0");
           goto fail;
         }
         e.tolerance_pct = v;
         j = pc_skip_ws(spec, j + 1);
         if (strncmp(spec + j, "of", 2) != 0 || pc_is_wchar(spec[j + 2])) {
-          st = pc_perr(err, errlen, j + 1, "expected \"of\" after \"within %.*s%%\"", (int)len, spec + v0);
+          st = pc_perr(err, j + 1, "expected \"of\" after \"within %.*s%%\"", (int)len, spec + v0);
           goto fail;
         }
         j = pc_skip_ws(spec, j + 2);
         v0 = j;
         len = pc_scan_number(spec, j, &v);
         if (len == 0) {
-          st = pc_perr(err, errlen, j + 1, "expected a number after \"of\"");
+          st = pc_perr(err, j + 1, "expected a number after \"of\"");
           goto fail;
         }
         i = j + len;
       }
     }
     if (!isfinite(v)) {
-      st = pc_perr(err, errlen, v0 + 1, "the number \"%.*s\" is out of range", (int)(i - v0), spec + v0);
+      st = pc_perr(err, v0 + 1, "the number \"%.*s\" is out of range", (int)(i - v0), spec + v0);
       goto fail;
     }
     e.value = v;
@@ -378,30 +375,30 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
   if (strncmp(spec + i, "+-", 2) == 0 || strncmp(spec + i, "\xC2\xB1", 2) == 0) { /* "+-" or U+00B1 */
     size_t tcol = i + 1;
     if (e.cmp == PERFCHECK_CMP_WITHIN) {
-      st = pc_perr(err, errlen, tcol, "\"within\" has its band already (within N%% of V)");
+      st = pc_perr(err, tcol, "\"within\" has its band already (within N%% of V)");
       goto fail;
     }
     if (e.kind == PC_EXPECT_CAUSE || e.kind == PC_EXPECT_BOUND) {
-      st = pc_perr(err, errlen, tcol, "a word takes no tolerance");
+      st = pc_perr(err, tcol, "a word takes no tolerance");
       goto fail;
     }
     i = pc_skip_ws(spec, i + 2);
     double t = PC_NULL;
     size_t len = pc_scan_number(spec, i, &t);
     if (len == 0 || !(t >= 0) || !isfinite(t) || spec[i] == '-') {
-      st = pc_perr(err, errlen, i + 1, "expected a tolerance percentage >= 0 after \"+-\"");
+      st = pc_perr(err, i + 1, "expected a tolerance percentage >= 0 after \"+-\"");
       goto fail;
     }
     i = pc_skip_ws(spec, i + len);
     if (spec[i] != '%') {
-      st = pc_perr(err, errlen, i + 1, "expected '%%' after the tolerance");
+      st = pc_perr(err, i + 1, "expected '%%' after the tolerance");
       goto fail;
     }
     e.tolerance_pct = t;
     i = pc_skip_ws(spec, i + 1);
   }
   if (spec[i] != '\0') {
-    st = pc_perr(err, errlen, i + 1, "unexpected \"%.20s\" after the value", spec + i);
+    st = pc_perr(err, i + 1, "unexpected \"%.20s\" after the value", spec + i);
     goto fail;
   }
   /* One vocabulary: a name that is no quantity of any report (not in the
@@ -410,7 +407,7 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, c
    * Checked once the spec reads well, so that a syntax error is named first. */
   if (!pc_quantity_usable(e.kind, e.quantity)) {
     char *msg = pc_unknown_quantity_text(e.quantity);
-    st = pc_perr(err, errlen, q0 + 1, "%s", msg ? msg : "unknown quantity");
+    st = pc_perr(err, q0 + 1, "%s", msg ? msg : "unknown quantity");
     free(msg);
     goto fail;
   }
@@ -427,12 +424,12 @@ fail:
   return st;
 }
 
-perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, pc_err *err) {
+  pc_err_clear(err);
   if (!spec || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   pc_locale_guard lg;
   pc_locale_begin(&lg);
-  perfcheck_status st = pc_parse_locked(spec, out, err, errlen);
+  perfcheck_status st = pc_parse_locked(spec, out, err);
   pc_locale_end(&lg);
   return st;
 }
@@ -953,9 +950,9 @@ static perfcheck_status pc_set_append(pc_expectations *set, pc_expectation *e) {
 PERFCHECK_API perfcheck_status perfcheck_expectations_add(perfcheck_expectations *set, const char *spec) {
   if (!set || !spec) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_expectations_add: NULL argument");
   pc_expectation e;
-  char err[512];
-  perfcheck_status st = pc_expect_parse(spec, &e, err, sizeof err);
-  if (st == PERFCHECK_ERROR_PARSE) return pc_fail(st, "expectation \"%s\": %s", spec, err);
+  pc_err err;
+  perfcheck_status st = pc_expect_parse(spec, &e, &err);
+  if (st == PERFCHECK_ERROR_PARSE) return pc_fail(st, "expectation \"%s\": %s", spec, err.msg);
   if (st != PERFCHECK_OK) return pc_fail(st, "expectation \"%s\": out of memory", spec);
   st = pc_set_append(set, &e);
   if (st != PERFCHECK_OK) {

@@ -75,9 +75,9 @@ typedef struct perfcheck_expectations {
 } pc_expectations;
 
 /* Parses a spec string (grammar in perfcheck.h).  On failure returns
- * PERFCHECK_ERROR_PARSE with err = "column N: what is wrong" (1-based byte
+ * PERFCHECK_ERROR_PARSE with err->msg = "column N: what is wrong" (1-based byte
  * column into spec), or PERFCHECK_ERROR_OUT_OF_MEMORY; *out is untouched. */
-perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, char *err, size_t errlen);
+perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, pc_err *err);
 void pc_expectation_free(pc_expectation *e);
 
 /* The class and the default band (percent, 0 for exact) of a quantity. */

@@ -39,10 +39,6 @@ struct pc_input {
   FILE *stream;
 };
 
-static void pc_input_err(char *err, size_t errlen, const char *fmt, const char *name, const char *detail) {
-  if (err && errlen) snprintf(err, errlen, fmt, name, detail);
-}
-
 /* Reads up to n bytes from gz.  Returns the count (0 at the end) or -1 with
  * in->error set.  A gzip stream that ends early ends the data here (and is
  * remembered), so that what came before it is read as a cut-short file is. */
@@ -152,25 +148,20 @@ static void pc_input_classify(pc_input *in) {
   }
 }
 
-perfcheck_status pc_input_open(const char *path, pc_input **out, char *err, size_t errlen) {
+perfcheck_status pc_input_open(const char *path, pc_input **out, pc_err *err) {
   if (out) *out = NULL;
-  if (err && errlen) err[0] = '\0';
-  if (!path || !out) {
-    pc_input_err(err, errlen, "%s%s", "pc_input_open: NULL argument", "");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+  pc_err_clear(err);
+  if (!path || !out) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_input_open: NULL argument");
   const int is_stdin = strcmp(path, "-") == 0;
   const char *name = is_stdin ? "stdin" : path;
   int fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    pc_input_err(err, errlen, "%s: cannot open: %s", name, strerror(errno));
-    return PERFCHECK_ERROR_IO;
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: cannot open: %s", name, strerror(errno));
   }
   struct stat sb;
   if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     close(fd);
-    pc_input_err(err, errlen, "%s: %s", name, "is a directory");
-    return PERFCHECK_ERROR_IO;
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: is a directory", name);
   }
   pc_input *in = calloc(1, sizeof *in);
   char *nm = pc_strdup(name);
@@ -179,8 +170,7 @@ perfcheck_status pc_input_open(const char *path, pc_input **out, char *err, size
   if (!gz) {
     close(fd);
     free(in), free(nm), free(head);
-    pc_input_err(err, errlen, "%s: %s", name, "out of memory");
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
   }
   in->name = nm;
   in->head = head;
@@ -189,7 +179,7 @@ perfcheck_status pc_input_open(const char *path, pc_input **out, char *err, size
   while (in->hlen < PC_INPUT_PEEK && !in->eof) {
     ssize_t got = pc_input_gzread(in, head + in->hlen, PC_INPUT_PEEK - in->hlen);
     if (got < 0) {
-      pc_input_err(err, errlen, "%s: %s", name, in->error);
+      pc_err_set(err, PERFCHECK_ERROR_IO, "%s: %s", name, in->error);
       pc_input_close(in);
       return PERFCHECK_ERROR_IO;
     }

@@ -40,12 +40,13 @@ typedef enum pc_input_kind {
 } pc_input_kind;
 
 typedef struct pc_input pc_input;
+typedef struct pc_err pc_err; /* base/pc_core.h */
 
 /* Opens `path` ("-": stdin, which is left open at close) and reads its
  * start.  Returns PERFCHECK_OK with *out set; PERFCHECK_ERROR_IO ("PATH:
  * cannot open: ...", "PATH: is a directory", a read error, damaged gzip
  * data) or PERFCHECK_ERROR_OUT_OF_MEMORY with err set. */
-perfcheck_status pc_input_open(const char *path, pc_input **out, char *err, size_t errlen);
+perfcheck_status pc_input_open(const char *path, pc_input **out, pc_err *err);
 
 /* The name messages use: the path, or "stdin". */
 const char *pc_input_name(const pc_input *in);

@@ -42,8 +42,7 @@ struct pc_json {
 /* Parses data[0..len) into *out (a tree the caller frees with pc_json_free).
  * Returns PERFCHECK_OK, PERFCHECK_ERROR_PARSE (err = "NAME:LINE:COL: what"),
  * PERFCHECK_ERROR_OUT_OF_MEMORY. */
-perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, char *err,
-                               size_t errlen);
+perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, pc_err *err);
 void pc_json_free(pc_json *v);
 
 /* The JSON keys of the pc_device and pc_attributes fields that are plain
@@ -67,17 +66,16 @@ void pc_json_position(const char *data, size_t len, size_t offset, size_t *line,
  * read as written; the checklist is not run).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_PARSE (err says where and what), PERFCHECK_ERROR_OUT_OF_MEMORY. */
 perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
-                                          pc_report **out, char *err, size_t errlen);
+                                          pc_report **out, pc_err *err);
 
 /* The same from a stream (pc_input_stream: a file, a pipe, gzip
  * decompressed), streamed: the report object member by member and its
  * kernels, regions and warnings element by element, so memory holds one
  * chunk, the largest element and the report, never the file (no size
  * limit).  Also PERFCHECK_ERROR_IO (err: a read error). */
-perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, char *err,
-                                            size_t errlen);
+perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, pc_err *err);
 
 /* The same from a plain file by path (PERFCHECK_ERROR_IO: cannot open). */
-perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, char *err, size_t errlen);
+perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, pc_err *err);
 
 #endif /* PC_JSON_H */

@@ -25,8 +25,7 @@ typedef struct pc_jp {
   const char *s;
   size_t len, i;
   const char *name;
-  char *err;
-  size_t errlen;
+  pc_err *err;
   size_t line0, col0; /* the position of s[0] in the document (a streamed piece: pc_js) */
   int depth0;         /* the nesting depth s[0] is at */
 } pc_jp;
@@ -50,22 +49,20 @@ void pc_json_position(const char *data, size_t len, size_t offset, size_t *line,
 __attribute__((format(printf, 3, 4)))
 #endif
 static perfcheck_status pc_jp_fail(pc_jp *p, size_t at, const char *fmt, ...) {
-  if (p->err && p->errlen) {
-    size_t line, col;
-    pc_json_position(p->s, p->len, at, &line, &col);
-    if (p->line0) {
-      col = line == 1 ? p->col0 + col - 1 : col;
-      line = p->line0 + line - 1;
-    }
-    int w = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->name ? p->name : "<json>", line, col);
-    if (w >= 0 && (size_t)w < p->errlen) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(p->err + w, p->errlen - (size_t)w, fmt, ap);
-      va_end(ap);
-    }
+  if (!p->err) return PERFCHECK_ERROR_PARSE;
+  size_t line, col;
+  pc_json_position(p->s, p->len, at, &line, &col);
+  if (p->line0) {
+    col = line == 1 ? p->col0 + col - 1 : col;
+    line = p->line0 + line - 1;
   }
-  return PERFCHECK_ERROR_PARSE;
+  char where[sizeof p->err->msg];
+  snprintf(where, sizeof where, "%s:%zu:%zu: ", p->name ? p->name : "<json>", line, col);
+  va_list ap;
+  va_start(ap, fmt);
+  perfcheck_status st = pc_err_vset(p->err, PERFCHECK_ERROR_PARSE, where, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 /* The character at `at`, shown safely in a message. */
@@ -448,18 +445,16 @@ static perfcheck_status pc_jp_document(pc_jp *p, pc_json *out) {
     pc_jp_ws(p);
     if (p->i < p->len) st = pc_jp_fail(p, p->i, "unexpected text after the JSON value");
   }
-  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && p->err && p->errlen)
-    snprintf(p->err, p->errlen, "%s: out of memory", p->name ? p->name : "<json>");
+  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY) pc_err_set(p->err, st, "%s: out of memory", p->name ? p->name : "<json>");
   if (st != PERFCHECK_OK) pc_json_free(out);
   return st;
 }
 
-perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, char *err,
-                               size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, pc_err *err) {
+  pc_err_clear(err);
   if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
-  pc_jp p = {data, len, 0, name, err, errlen, 0, 0, 0};
+  pc_jp p = {data, len, 0, name, err, 0, 0, 0};
   if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) p.i = 3; /* a UTF-8 byte order mark */
   pc_locale_guard lg;
   pc_locale_begin(&lg);
@@ -469,8 +464,7 @@ perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, p
     pc_jp_ws(&p);
     if (p.i < p.len) st = pc_jp_fail(&p, p.i, "unexpected text after the JSON value");
   }
-  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen)
-    snprintf(err, errlen, "%s: out of memory", name ? name : "<json>");
+  if (st == PERFCHECK_ERROR_OUT_OF_MEMORY) pc_err_set(err, st, "%s: out of memory", name ? name : "<json>");
   if (st != PERFCHECK_OK) pc_json_free(out);
   return st;
 }
@@ -1103,8 +1097,7 @@ typedef struct pc_js {
   size_t cap, pos, end;
   int eof, read_errno, too_big;
   size_t line, col;  /* of win[pos] */
-  char *err;
-  size_t errlen;
+  pc_err *err;
 } pc_js;
 
 /* More input: win[pos..end) kept, moved to the front.  0 at the end. */
@@ -1169,16 +1162,14 @@ static const char *pc_js_show(int c, char buf[8]) {
 __attribute__((format(printf, 2, 3)))
 #endif
 static perfcheck_status pc_js_fail(pc_js *js, const char *fmt, ...) {
-  if (js->err && js->errlen) {
-    int w = snprintf(js->err, js->errlen, "%s:%zu:%zu: ", js->name ? js->name : "<json>", js->line, js->col);
-    if (w >= 0 && (size_t)w < js->errlen) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(js->err + w, js->errlen - (size_t)w, fmt, ap);
-      va_end(ap);
-    }
-  }
-  return PERFCHECK_ERROR_PARSE;
+  if (!js->err) return PERFCHECK_ERROR_PARSE;
+  char where[sizeof js->err->msg];
+  snprintf(where, sizeof where, "%s:%zu:%zu: ", js->name ? js->name : "<json>", js->line, js->col);
+  va_list ap;
+  va_start(ap, fmt);
+  perfcheck_status st = pc_err_vset(js->err, PERFCHECK_ERROR_PARSE, where, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 /* The length of the value at pos: a container to its matching bracket, a
@@ -1222,11 +1213,9 @@ static perfcheck_status pc_js_value(pc_js *js, int depth, pc_jp *p, pc_json *v, 
   if (js->too_big)
     return pc_js_fail(js, "one value longer than %zu MiB (a kernel entry so large is not a perfcheck report)",
                       PC_JS_MAX_PIECE >> 20);
-  if (js->read_errno) {
-    if (js->err && js->errlen) snprintf(js->err, js->errlen, "%s: read error: %s", js->name, strerror(js->read_errno));
-    return PERFCHECK_ERROR_IO;
-  }
-  pc_jp q = {js->win + js->pos, *len, 0, js->name, js->err, js->errlen, js->line, js->col, depth};
+  if (js->read_errno)
+    return pc_err_set(js->err, PERFCHECK_ERROR_IO, "%s: read error: %s", js->name, strerror(js->read_errno));
+  pc_jp q = {js->win + js->pos, *len, 0, js->name, js->err, js->line, js->col, depth};
   *p = q;
   return pc_jp_document(p, v);
 }
@@ -1410,10 +1399,8 @@ static perfcheck_status pc_jm_stream(pc_jm *m, pc_js *js) {
   if (st != PERFCHECK_OK) return st;
   pc_js_ws(js);
   if (pc_js_peek(js) >= 0) return pc_js_fail(js, "unexpected text after the JSON value");
-  if (js->read_errno) {
-    if (js->err && js->errlen) snprintf(js->err, js->errlen, "%s: read error: %s", js->name, strerror(js->read_errno));
-    return PERFCHECK_ERROR_IO;
-  }
+  if (js->read_errno)
+    return pc_err_set(js->err, PERFCHECK_ERROR_IO, "%s: read error: %s", js->name, strerror(js->read_errno));
   js->line = root_line, js->col = root_col;
   if (!m->schema_ok)
     return pc_js_fail(js, "not a perfcheck report (\"schema\" must be \"perfcheck-report/2\" or \"perfcheck-report/1\")");
@@ -1435,8 +1422,8 @@ static perfcheck_status pc_jm_stream(pc_jm *m, pc_js *js) {
 
 /* Reads a report from f (streamed) or data[0..len) (f NULL). */
 static perfcheck_status pc_report_json_read(FILE *f, const char *data, size_t len, const char *name, int quiet,
-                                            pc_report **out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+                                            pc_report **out, pc_err *err) {
+  pc_err_clear(err);
   *out = NULL;
   pc_js js;
   memset(&js, 0, sizeof js);
@@ -1444,11 +1431,9 @@ static perfcheck_status pc_report_json_read(FILE *f, const char *data, size_t le
   js.name = name ? name : "<json>";
   js.line = js.col = 1;
   js.err = err;
-  js.errlen = errlen;
   if (f) {
     if (!(js.win = malloc(PC_JS_CHUNK))) {
-      if (err && errlen) snprintf(err, errlen, "%s: out of memory", js.name);
-      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", js.name);
     }
     js.cap = PC_JS_CHUNK;
   } else {
@@ -1470,7 +1455,7 @@ static perfcheck_status pc_report_json_read(FILE *f, const char *data, size_t le
   }
   if (f) free(js.win);
   if (st != PERFCHECK_OK) {
-    if (st == PERFCHECK_ERROR_OUT_OF_MEMORY && err && errlen) snprintf(err, errlen, "%s: out of memory", js.name);
+    if (st == PERFCHECK_ERROR_OUT_OF_MEMORY) pc_err_set(err, st, "%s: out of memory", js.name);
     pc_report_free(r);
     return st;
   }
@@ -1480,30 +1465,26 @@ static perfcheck_status pc_report_json_read(FILE *f, const char *data, size_t le
 
 /* Reads a report from a stream (an input of pc_input.c: a file, a pipe,
  * gzip decompressed), with no size limit. */
-perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, char *err,
-                                            size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_report_from_json_stream(FILE *f, const char *name, int quiet, pc_report **out, pc_err *err) {
+  pc_err_clear(err);
   if (!f || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  return pc_report_json_read(f, NULL, 0, name, quiet, out, err, errlen);
+  return pc_report_json_read(f, NULL, 0, name, quiet, out, err);
 }
 
 perfcheck_status pc_report_from_json_text(const char *data, size_t len, const char *name, int quiet,
-                                          pc_report **out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+                                          pc_report **out, pc_err *err) {
+  pc_err_clear(err);
   if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  return pc_report_json_read(NULL, data, len, name, quiet, out, err, errlen);
+  return pc_report_json_read(NULL, data, len, name, quiet, out, err);
 }
 
-perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_report_from_json_file(const char *path, int quiet, pc_report **out, pc_err *err) {
+  pc_err_clear(err);
   if (!path || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   *out = NULL;
   FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return PERFCHECK_ERROR_IO;
-  }
-  perfcheck_status st = pc_report_json_read(f, NULL, 0, path, quiet, out, err, errlen);
+  if (!f) return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+  perfcheck_status st = pc_report_json_read(f, NULL, 0, path, quiet, out, err);
   fclose(f);
   return st;
 }
@@ -1516,10 +1497,10 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json_text(const char *text,
   if (!text || !out)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_from_json_text: %s is NULL",
                    text ? "out" : "text");
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
-  perfcheck_status st = pc_report_from_json_text(text, len, name, quiet, &r, err, sizeof err);
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
+  perfcheck_status st = pc_report_from_json_text(text, len, name, quiet, &r, &err);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err.msg[0] ? err.msg : perfcheck_strerror(st));
   *out = r;
   return PERFCHECK_OK;
 }

@@ -654,8 +654,7 @@ static const struct {
 typedef struct pc_ncu {
   const char *name;
   int quiet;
-  char *err;
-  size_t errlen;
+  pc_err *err;
   pc_report *r;
   pc_src src;
   pc_csv csv;
@@ -736,13 +735,8 @@ static perfcheck_status pc_ncu_error(pc_ncu *x, perfcheck_status st, size_t line
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (x->err && x->errlen) {
-    if (line)
-      snprintf(x->err, x->errlen, "%s:%zu: %s", x->name, line, msg);
-    else
-      snprintf(x->err, x->errlen, "%s: %s", x->name, msg);
-  }
-  return st;
+  if (line) return pc_err_set(x->err, st, "%s:%zu: %s", x->name, line, msg);
+  return pc_err_set(x->err, st, "%s: %s", x->name, msg);
 }
 
 /* A kernel name made safe for a one-line message. */
@@ -1827,26 +1821,22 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
 
 /* Reads from `f` (streamed) or from data[0..len) (f NULL). */
 static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const char *name, int quiet,
-                                   pc_report **out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
-  if (!out || (!f && !data && len)) {
-    if (err && errlen) snprintf(err, errlen, "pc_ncu_csv_parse: NULL argument");
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+                                   pc_report **out, pc_err *err) {
+  pc_err_clear(err);
+  if (!out || (!f && !data && len))
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_ncu_csv_parse: NULL argument");
   *out = NULL;
   pc_ncu x;
   memset(&x, 0, sizeof x);
   x.name = name ? name : "(ncu export)";
   x.quiet = quiet;
   x.err = err;
-  x.errlen = errlen;
   x.src.line = 1;
   if (f) {
     x.src.f = f;
     x.src.win = malloc(PC_NCU_CHUNK_BYTES); /* never NULL: pointers into it are formed before the first read */
     if (!x.src.win) {
-      if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
-      return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", x.name);
     }
     x.src.cap = PC_NCU_CHUNK_BYTES;
   } else {
@@ -1857,8 +1847,7 @@ static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const 
   x.r = pc_report_new();
   if (!x.r) {
     if (f) free(x.src.win);
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", x.name);
-    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", x.name);
   }
   snprintf(x.r->source, sizeof x.r->source, "ncu-export");
   snprintf(x.r->metric_set, sizeof x.r->metric_set, "ncu-export");
@@ -1878,18 +1867,16 @@ static perfcheck_status pc_ncu_run(FILE *f, const char *data, size_t len, const 
 }
 
 perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
-                                  pc_report **out, char *err, size_t errlen) {
-  return pc_ncu_run(NULL, data, len, name, quiet, out, err, errlen);
+                                  pc_report **out, pc_err *err) {
+  return pc_ncu_run(NULL, data, len, name, quiet, out, err);
 }
 
-perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, char *err,
-                                 size_t errlen) {
+perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, pc_err *err) {
   if (!f) {
-    if (err && errlen) snprintf(err, errlen, "pc_ncu_csv_read: NULL stream");
     if (out) *out = NULL;
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_ncu_csv_read: NULL stream");
   }
-  return pc_ncu_run(f, NULL, 0, name, quiet, out, err, errlen);
+  return pc_ncu_run(f, NULL, 0, name, quiet, out, err);
 }
 
 /* perfcheck_report_from_ncu_csv opens its input in pc_read.c (gzip, stdin). */

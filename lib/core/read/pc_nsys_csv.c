@@ -247,8 +247,8 @@ static void pc_nsys_mem_row(pc_nsys *x, char **f, const pc_nsys_cols *c, const c
     x->memcpy_ns = (pc_has(x->memcpy_ns) ? x->memcpy_ns : 0) + total;
 }
 
-perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, pc_err *err) {
+  pc_err_clear(err);
   if (!x || !f) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   if (!name) name = "(nsys stats)";
   char *line = NULL;
@@ -261,8 +261,8 @@ perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, char *err, 
   while ((got = getline(&line, &cap, f)) >= 0) {
     lineno++;
     if ((size_t)got > PC_NSYS_MAX_LINE) {
-      if (err && errlen) snprintf(err, errlen, "%s:%zu: a line longer than 1 MiB: not an nsys stats CSV", name, lineno);
-      st = PERFCHECK_ERROR_PARSE;
+      st = pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:%zu: a line longer than 1 MiB: not an nsys stats CSV", name,
+                      lineno);
       break;
     }
     while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r')) line[--got] = '\0';
@@ -290,7 +290,7 @@ perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, char *err, 
     if (c.table == PC_NSYS_KERN) {
       st = pc_nsys_kernel_row(x, fields, &c, name, lineno);
       if (st != PERFCHECK_OK) {
-        if (err && errlen) snprintf(err, errlen, "%s: out of memory", name);
+        pc_err_set(err, st, "%s: out of memory", name);
         break;
       }
     } else {
@@ -298,31 +298,26 @@ perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, char *err, 
     }
   }
   if (st == PERFCHECK_OK && ferror(f)) {
-    if (err && errlen) snprintf(err, errlen, "%s: read error: %s", name, strerror(errno ? errno : EIO));
-    st = PERFCHECK_ERROR_IO;
+    st = pc_err_set(err, PERFCHECK_ERROR_IO, "%s: read error: %s", name, strerror(errno ? errno : EIO));
   }
   free(line);
   if (st == PERFCHECK_OK && tables == 0) {
-    if (err && errlen)
-      snprintf(err, errlen,
+    st = pc_err_set(err, PERFCHECK_ERROR_PARSE,
                "%s: not an nsys stats CSV: no header row of cuda_gpu_kern_sum (\"Time (%%)\",\"Total Time (ns)\","
                "\"Instances\",...,\"Name\") or cuda_gpu_mem_time_sum (...,\"Count\",...,\"Operation\"); make it with "
                "`nsys stats --report cuda_gpu_kern_sum --format csv REPORT.nsys-rep`",
                name);
-    st = PERFCHECK_ERROR_PARSE;
   }
   return st;
 }
 
-perfcheck_status pc_nsys_finish(pc_nsys *x, double wall_ns, pc_report **out, char *err, size_t errlen) {
+perfcheck_status pc_nsys_finish(pc_nsys *x, double wall_ns, pc_report **out, pc_err *err) {
   *out = NULL;
-  if (err && errlen) err[0] = '\0';
-  if (x->kern_tables == 0) {
-    if (err && errlen)
-      snprintf(err, errlen, "no cuda_gpu_kern_sum table: step 1 needs the kernels' time (nsys stats --report "
-                            "cuda_gpu_kern_sum --format csv)");
-    return PERFCHECK_ERROR_PARSE;
-  }
+  pc_err_clear(err);
+  if (x->kern_tables == 0)
+    return pc_err_set(err, PERFCHECK_ERROR_PARSE,
+                      "no cuda_gpu_kern_sum table: step 1 needs the kernels' time (nsys stats --report "
+                      "cuda_gpu_kern_sum --format csv)");
   pc_report *r = x->r;
   pc_region *g = x->g;
   g->wall_ns = wall_ns > 0 ? wall_ns : PC_NULL;

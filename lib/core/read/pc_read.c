@@ -43,16 +43,16 @@ static void pc_read_truncated_note(const pc_input *in, pc_report *r, int quiet) 
 static perfcheck_status pc_read_ncu(pc_input *in, int quiet, pc_report **out) {
   FILE *f = pc_input_stream(in);
   if (!f) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", pc_input_name(in));
-  char err[512];
+  pc_err err;
   pc_report *r = NULL;
-  perfcheck_status st = pc_ncu_csv_read(f, pc_input_name(in), quiet, &r, err, sizeof err);
+  perfcheck_status st = pc_ncu_csv_read(f, pc_input_name(in), quiet, &r, &err);
   if (st == PERFCHECK_ERROR_IO && pc_input_error(in)[0])
     return pc_fail(st, "%s: %s", pc_input_name(in), pc_input_error(in));
   if (st != PERFCHECK_OK) {
     /* Plain text that is no export at all: say what would have been read. */
-    if (st == PERFCHECK_ERROR_PARSE && pc_input_kind_of(in) == PC_INPUT_TEXT && strstr(err, "no header row"))
-      return pc_fail(st, "%s (perfcheck reads %s)", err, pc_input_formats);
-    return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
+    if (st == PERFCHECK_ERROR_PARSE && pc_input_kind_of(in) == PC_INPUT_TEXT && strstr(err.msg, "no header row"))
+      return pc_fail(st, "%s (perfcheck reads %s)", err.msg, pc_input_formats);
+    return pc_fail(st, "%s", err.msg[0] ? err.msg : perfcheck_strerror(st));
   }
   pc_read_truncated_note(in, r, quiet);
   pc_checklist_report(r);
@@ -61,25 +61,25 @@ static perfcheck_status pc_read_ncu(pc_input *in, int quiet, pc_report **out) {
 }
 
 static perfcheck_status pc_read_json(pc_input *in, int quiet, pc_report **out) {
-  char err[512];
+  pc_err err;
   FILE *f = pc_input_stream(in);
   if (!f) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", pc_input_name(in));
   pc_report *r = NULL;
   /* Streamed: no size limit, memory one chunk and the report (issue 22). */
-  perfcheck_status st = pc_report_from_json_stream(f, pc_input_name(in), quiet, &r, err, sizeof err);
+  perfcheck_status st = pc_report_from_json_stream(f, pc_input_name(in), quiet, &r, &err);
   if (st != PERFCHECK_OK && pc_input_error(in)[0])
     return pc_fail(st, "%s: %s", pc_input_name(in), pc_input_error(in));
-  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err[0] ? err : perfcheck_strerror(st));
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", err.msg[0] ? err.msg : perfcheck_strerror(st));
   pc_read_truncated_note(in, r, quiet);
   *out = r;
   return PERFCHECK_OK;
 }
 
 static perfcheck_status pc_read_open(const char *fn, const char *path, pc_input **in) {
-  char err[600];
+  pc_err err;
   if (!path) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: path is NULL", fn);
-  perfcheck_status st = pc_input_open(path, in, err, sizeof err);
-  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", err);
+  perfcheck_status st = pc_input_open(path, in, &err);
+  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", err.msg);
 }
 
 PERFCHECK_API perfcheck_status perfcheck_report_from_ncu_csv(const char *path, int quiet, perfcheck_report **out) {
@@ -120,7 +120,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int 
 static perfcheck_status pc_read_nsys(pc_input *const *in, size_t n, double wall_ns, int quiet, pc_report **out) {
   pc_nsys *x = pc_nsys_new("run", quiet);
   if (!x) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-  char err[600];
+  pc_err err;
   perfcheck_status st = PERFCHECK_OK;
   for (size_t i = 0; i < n && st == PERFCHECK_OK; i++) {
     FILE *f = pc_input_stream(in[i]);
@@ -128,16 +128,16 @@ static perfcheck_status pc_read_nsys(pc_input *const *in, size_t n, double wall_
       st = pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", pc_input_name(in[i]));
       break;
     }
-    st = pc_nsys_read(x, f, pc_input_name(in[i]), err, sizeof err);
+    st = pc_nsys_read(x, f, pc_input_name(in[i]), &err);
     if (st == PERFCHECK_ERROR_IO && pc_input_error(in[i])[0])
       st = pc_fail(st, "%s: %s", pc_input_name(in[i]), pc_input_error(in[i]));
     else if (st != PERFCHECK_OK)
-      st = pc_fail(st, "%s", err);
+      st = pc_fail(st, "%s", err.msg);
   }
   pc_report *r = NULL;
   if (st == PERFCHECK_OK) {
-    st = pc_nsys_finish(x, wall_ns, &r, err, sizeof err);
-    if (st != PERFCHECK_OK) st = pc_fail(st, "%s: %s", pc_input_name(in[0]), err);
+    st = pc_nsys_finish(x, wall_ns, &r, &err);
+    if (st != PERFCHECK_OK) st = pc_fail(st, "%s: %s", pc_input_name(in[0]), err.msg);
   }
   pc_nsys_free(x);
   if (st == PERFCHECK_OK) {

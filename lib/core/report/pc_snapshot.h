@@ -206,9 +206,9 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f);
 /* Reads what pc_snapshot_write_json wrote.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_PARSE (err says where and what), PERFCHECK_ERROR_OUT_OF_MEMORY. */
 perfcheck_status pc_snapshot_from_json_text(const char *data, size_t len, const char *name, pc_snapshot **out,
-                                            char *err, size_t errlen);
+                                            pc_err *err);
 /* The same from a file (PERFCHECK_ERROR_IO when it cannot be read). */
-perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, char *err, size_t errlen);
+perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *err);
 /* "DIR/NAME.json" with NAME the region's name made safe for a file name
  * (letters, digits, '.', '-', '_'; anything else '_'; at most 100 bytes),
  * and ".N" before ".json" for the N-th region of that name (seq >= 2).

@@ -368,8 +368,7 @@ typedef struct pc_sr {
   const char *data;
   size_t len;
   const char *name;
-  char *err;
-  size_t errlen;
+  pc_err *err;
   uint64_t origin;
   pc_snapshot *s;
 } pc_sr;
@@ -384,23 +383,20 @@ typedef struct pc_sr {
 __attribute__((format(printf, 3, 4)))
 #endif
 static perfcheck_status pc_sr_fail(pc_sr *r, const pc_json *at, const char *fmt, ...) {
-  if (r->err && r->errlen) {
-    size_t line = 0, col = 0;
-    pc_json_position(r->data, r->len, at ? at->offset : 0, &line, &col);
-    int w = snprintf(r->err, r->errlen, "%s:%zu:%zu: ", r->name ? r->name : "<snapshot>", line, col);
-    if (w >= 0 && (size_t)w < r->errlen) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(r->err + w, r->errlen - (size_t)w, fmt, ap);
-      va_end(ap);
-    }
-  }
-  return PERFCHECK_ERROR_PARSE;
+  if (!r->err) return PERFCHECK_ERROR_PARSE;
+  size_t line = 0, col = 0;
+  pc_json_position(r->data, r->len, at ? at->offset : 0, &line, &col);
+  char where[sizeof r->err->msg];
+  snprintf(where, sizeof where, "%s:%zu:%zu: ", r->name ? r->name : "<snapshot>", line, col);
+  va_list ap;
+  va_start(ap, fmt);
+  perfcheck_status st = pc_err_vset(r->err, PERFCHECK_ERROR_PARSE, where, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 static perfcheck_status pc_sr_oom(pc_sr *r) {
-  if (r->err && r->errlen) snprintf(r->err, r->errlen, "%s: out of memory", r->name ? r->name : "<snapshot>");
-  return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  return pc_err_set(r->err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", r->name ? r->name : "<snapshot>");
 }
 
 /* A member that must be there, of a type. */
@@ -838,14 +834,14 @@ static perfcheck_status pc_sr_document(pc_sr *r, const pc_json *root) {
 }
 
 perfcheck_status pc_snapshot_from_json_text(const char *data, size_t len, const char *name, pc_snapshot **out,
-                                            char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+                                            pc_err *err) {
+  pc_err_clear(err);
   if (!data || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   *out = NULL;
   pc_json doc;
-  perfcheck_status st = pc_json_parse(data, len, name, &doc, err, errlen);
+  perfcheck_status st = pc_json_parse(data, len, name, &doc, err);
   if (st != PERFCHECK_OK) return st;
-  pc_sr r = {data, len, name, err, errlen, 0, pc_snapshot_new()};
+  pc_sr r = {data, len, name, err, 0, pc_snapshot_new()};
   st = r.s ? pc_sr_document(&r, &doc) : pc_sr_oom(&r);
   pc_json_free(&doc);
   if (st != PERFCHECK_OK) {
@@ -856,18 +852,15 @@ perfcheck_status pc_snapshot_from_json_text(const char *data, size_t len, const 
   return PERFCHECK_OK;
 }
 
-perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, char *err, size_t errlen) {
-  if (err && errlen) err[0] = '\0';
+perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *err) {
+  pc_err_clear(err);
   if (out) *out = NULL;
   if (!path || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   char *data = NULL;
   size_t n = 0;
   perfcheck_status st = pc_read_file(path, (size_t)1 << 30, "a snapshot", &data, &n);
-  if (st != PERFCHECK_OK) {
-    if (err && errlen) snprintf(err, errlen, "%s", perfcheck_last_error_message());
-    return st;
-  }
-  st = pc_snapshot_from_json_text(data, n, path, out, err, errlen);
+  if (st != PERFCHECK_OK) return pc_err_set(err, st, "%s", perfcheck_last_error_message());
+  st = pc_snapshot_from_json_text(data, n, path, out, err);
   free(data);
   return st;
 }
