@@ -93,7 +93,12 @@ pc_cli_test(metrics_default EXIT 0
 # The pass counts of the reference chips (CUPTI's host API, no GPU needed).
 # A build without the toolkit has no host library to ask: exit 2 and one line
 # that says why.
-if(PERFCHECK_HAVE_CUDA)
+if(PERFCHECK_HAVE_CUDA AND PERFCHECK_SANITIZE)
+  # CUPTI's host library is opened with RTLD_DEEPBIND, which ASan aborts on:
+  # a sanitizer build says so and uses no host API.
+  pc_cli_test(metrics_passes_sanitized EXIT 1 FLAGS --no-stdout
+    STDERR "a sanitizer runtime is loaded" ARGS metrics --passes)
+elseif(PERFCHECK_HAVE_CUDA)
   pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 4\nGB100 4\nAD102 5\nGA100 4\n" ARGS metrics --passes)
   pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^4\n$" ARGS metrics --passes --chip GH100)
 else()
