@@ -509,6 +509,9 @@ void pc_kernel_free(pc_kernel *k);
 /* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
  * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
 int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);
+/* The same without the findings (findings[] left untouched, nfindings 0):
+ * the verdict and bound only, for a report that is diagnosed again (merge). */
+int pc_kernel_copy_head(pc_kernel *dst, const pc_kernel *src);
 void pc_region_init(pc_region *g);
 void pc_region_free(pc_region *g);
 

@@ -78,8 +78,9 @@ void pc_kernel_free(pc_kernel *k) {
   k->diag.nfindings = 0;
 }
 
-int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src) {
-  *dst = *src;
+/* dst's strings and extra metrics made its own copies of src's (dst's other
+ * fields already copied). */
+static int pc_kernel_own(pc_kernel *dst, const pc_kernel *src) {
   dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
   dst->extra_names = NULL;
   dst->extra_values = NULL;
@@ -101,6 +102,19 @@ int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src) {
     }
   }
   return 0;
+}
+
+int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src) {
+  *dst = *src;
+  return pc_kernel_own(dst, src);
+}
+
+int pc_kernel_copy_head(pc_kernel *dst, const pc_kernel *src) {
+  memcpy(dst, src, offsetof(pc_kernel, diag));
+  dst->diag.verdict = src->diag.verdict;
+  dst->diag.bound = src->diag.bound;
+  dst->diag.nfindings = 0;
+  return pc_kernel_own(dst, src);
 }
 
 void pc_region_init(pc_region *g) {

@@ -81,33 +81,7 @@ typedef struct pc_moccur {
  * without its diagnosis: the merged report is diagnosed again, and the
  * findings[] it does not write are never touched (they stay out of the
  * resident set: pc_report.c). */
-static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) {
-  memcpy(dst, src, offsetof(pc_kernel, diag));
-  dst->diag.verdict = src->diag.verdict;
-  dst->diag.bound = src->diag.bound;
-  dst->diag.nfindings = 0;
-  dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
-  dst->extra_names = NULL;
-  dst->extra_values = NULL;
-  dst->nextra = 0;
-  if ((src->name && !(dst->name = pc_strdup(src->name))) || (src->mangled && !(dst->mangled = pc_strdup(src->mangled))) ||
-      (src->demangled && !(dst->demangled = pc_strdup(src->demangled))) ||
-      (src->display_name && !(dst->display_name = pc_strdup(src->display_name))) ||
-      (src->region && !(dst->region = pc_strdup(src->region))) ||
-      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
-    return -1;
-  if (src->nextra && src->extra_names) {
-    dst->extra_names = calloc(src->nextra, sizeof *dst->extra_names);
-    dst->extra_values = malloc(src->nextra * sizeof *dst->extra_values);
-    if (!dst->extra_names || !dst->extra_values) return -1;
-    dst->nextra = src->nextra; /* the names are freed up to nextra: NULLs are fine */
-    for (size_t i = 0; i < src->nextra; i++) {
-      dst->extra_values[i] = src->extra_values ? src->extra_values[i] : PC_NULL;
-      if (src->extra_names[i] && !(dst->extra_names[i] = pc_strdup(src->extra_names[i]))) return -1;
-    }
-  }
-  return 0;
-}
+static int pc_merge_copy_kernel(pc_kernel *dst, const pc_kernel *src) { return pc_kernel_copy_head(dst, src); }
 
 /* One merged kernel entry while the reports are folded in.  Its key is the
  * first entry's: the fields of its copy in the merged report (every
