@@ -55,6 +55,24 @@ export PATH="/usr/local/cuda/bin:$PATH"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 
+# rotation_run: gpu.rotation run directly (PERFCHECK_PROGRESS step lines in
+# r/rotation.log); a crash is run again under gdb for every thread's backtrace.
+rotation_run() {
+  timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$R/rotation.log" 2>&1
+  rrc=$?
+  echo "gpu_test_rotation rc=$rrc" >> "$R/rotation.log"
+  if [ "$rrc" -ge 128 ] && [ "$rrc" -ne 137 ]; then
+    # A crash: the same run under a debugger, every thread's backtrace at
+    # the signal (RelWithDebInfo build: file and line).
+    G=$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)
+    timeout 180 "$G" -batch -ex run -ex "thread apply all bt" -ex "info registers rip" \
+      "$BUILD/tests/gpu/gpu_test_rotation" > "$R/rotation.gdb.log" 2>&1
+    say "rotation crashed (rc=$rrc): backtrace in r/rotation.gdb.log"
+    grep -E '^#[0-9]+ ' "$R/rotation.gdb.log" | head -25 | tee -a "$OUT/summary.txt"
+  fi
+  grep -E '^(PASS|FAIL|SKIP)|rc=' "$R/rotation.log" | tee -a "$OUT/summary.txt"
+}
+
 # advice_stage advice|advicepair: kernels/advice under events, ncu and
 # perfcheck, scored by scripts/advice_corpus.py.  Steps (each timed, each
 # under its own timeout; a failing step never stops the next):
@@ -476,6 +494,10 @@ PY
         tail -12 "$D/$m.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
       done
       ;;
+    rotation)
+      say "rotation: gpu.rotation alone (issue 21), a backtrace if it crashes"
+      rotation_run
+      ;;
     issue21)
       # Issues 21 and 23 (branch gpu): about 7 minutes after the build (stage
       # build first: ~1 min with 16 cores).  Decisive lines: PASS/FAIL.
@@ -491,9 +513,7 @@ PY
       #     list, --set full), DRAM against ncu --cache-control all, a 1000-step
       #     training step under rotation.
       say "issue21: gpu.rotation, the collector's GPU tests, scripts/bench_overhead.sh"
-      timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$R/rotation.log" 2>&1
-      echo "gpu_test_rotation rc=$?" >> "$R/rotation.log"
-      grep -E '^(PASS|FAIL|SKIP)|rc=' "$R/rotation.log" | tee -a "$OUT/summary.txt"
+      rotation_run
       timeout 240 ctest --test-dir build -R '^gpu\.(counters|threads|graph|graph_auto|streams|nested|inject_kernels|inject_nvtx|inject_torch)$' \
         --output-on-failure > "$R/issue21-tests.log" 2>&1
       echo "ctest rc=$?" >> "$R/issue21-tests.log"
