@@ -318,13 +318,22 @@ PY
       I=$R/inproc
       mkdir -p "$I"
       args=()
-      for sc in triton_ops cupy_ops torch_ops jax_ops; do
+      # A crash in the program (seen once in three runs of jax_ops on
+      # 2026-12-02) prints its C stack (scripts/device/crashstack.c, preloaded)
+      # and its Python stack (PYTHONFAULTHANDLER).
+      CS=/tmp/pc-crashstack.so
+      cc -shared -fPIC -O1 -o "$CS" "$ROOT/scripts/device/crashstack.c" 2>> "$I/crashstack.build.log" || CS=
+      for sc in triton_ops cupy_ops torch_ops jax_ops ${INPROC_EXTRA:-}; do
         cap=60; [ "$sc" = torch_ops ] && cap=100; [ "$sc" = jax_ops ] && cap=45
         start=$(date +%s)
-        CORPUS_DEADLINE_S=$((cap - 20)) timeout -k 5 "$cap" "$BUILD/bin/perfcheck" run --format json \
-          --output "$I/$sc.json" -- python3 "$ROOT/scripts/device/corpus/$sc.py" > "$I/$sc.log" 2>&1
-        echo "$sc in process: rc=$? report $([ -s "$I/$sc.json" ] && wc -c < "$I/$sc.json" || echo missing) B, $(( $(date +%s) - start ))s" \
+        out=$I/$sc.json; [ -e "$out" ] && out=$I/$sc.$start.json  # INPROC_EXTRA may repeat a script
+        CORPUS_DEADLINE_S=$((cap - 20)) PYTHONFAULTHANDLER=1 LD_PRELOAD=${CS}${LD_PRELOAD:+:$LD_PRELOAD} \
+          timeout -k 5 "$cap" "$BUILD/bin/perfcheck" run --format json \
+          --output "$out" -- python3 "$ROOT/scripts/device/corpus/$sc.py" > "${out%.json}.log" 2>&1
+        echo "$sc in process: rc=$? report $([ -s "$out" ] && wc -c < "$out" || echo missing) B, $(( $(date +%s) - start ))s" \
           | tee -a "$OUT/summary.txt"
+        grep -A30 -E '^CRASH: signal|^Fatal Python error' "${out%.json}.log" | head -60 | tee -a "$OUT/summary.txt"
+        [ "$out" = "$I/$sc.json" ] || continue
         [ -s "$I/$sc.json" ] && args+=(--inprocess "$sc=$I/$sc.json")
       done
       [ ${#args[@]} -gt 0 ] && python3 "$ROOT/tests/corpus/check_expected.py" --perfcheck "$BUILD/bin/perfcheck" \
@@ -588,6 +597,12 @@ PY
       # is a separate program): convert it with any QdstrmImporter on the box.
       if [ ! -s "$D/mystery.nsys-rep" ] && [ -s "$D/mystery.qdstrm" ]; then
         IMP=$(find / -xdev -name 'QdstrmImporter*' -type f 2>/dev/null | head -1)
+        # Its libdw.so.1 (and libelf), when the box lacks them: carried as
+        # Debian packages in .dev/nsysdeps (apt-get download libdw1 libelf1).
+        if ls "$ROOT"/.dev/nsysdeps/*.deb > /dev/null 2>&1; then
+          for d in "$ROOT"/.dev/nsysdeps/*.deb; do dpkg -x "$d" /tmp/pc-nsysdeps; done
+          export LD_LIBRARY_PATH=/tmp/pc-nsysdeps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        fi
         { echo "qdstrm left; importer: ${IMP:-none found}"; find / -xdev -name nsys -type f 2>/dev/null | head -5
           [ -n "$IMP" ] && timeout 120 "$IMP" -i "$D/mystery.qdstrm"; echo "import rc=$?"; } >> "$D/profile.log" 2>&1
       fi
@@ -596,7 +611,7 @@ PY
           --output - "${rep:-$D/mystery.nsys-rep}"; echo "nsys stats rc=$?"; } > "$D/stats.csv" 2> "$D/stats.err"
       "$BUILD/bin/perfcheck" diagnose --wall-time "${wall_ns}ns" "$D/stats.csv" > "$D/diagnose.txt" 2>&1
       echo "perfcheck diagnose rc=$?" >> "$D/diagnose.txt"
-      rm -f "$D"/*.sqlite
+      rm -f "$D"/*.sqlite "$D"/*.qdstrm  # tens of MB: the tarball must come back
       { tail -8 "$D/profile.log"; head -12 "$D/stats.csv"; tail -5 "$D/stats.err"; grep -E '^region|rc=' "$D/diagnose.txt"; } \
         | cut -c1-300 | tee -a "$OUT/summary.txt"
       ;;
