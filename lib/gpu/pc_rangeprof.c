@@ -102,6 +102,7 @@ typedef struct pc_rp_ctx {
   int img_fresh;                    /* the layout whose image EXIT reset last (-2 none) */
   int active;                       /* between a successful Start and EXIT */
   int mode;                         /* PC_RP_KERNEL, PC_RP_USER: how this launch is profiled */
+  int obj_mode;                     /* the replay mode obj was last started in (-1 none since Enable) */
   int group;                        /* the rotation group of this launch, -1 the whole set */
   int cold;                         /* the L2 was flushed before this launch */
   uint32_t corr;
@@ -120,6 +121,12 @@ struct pc_rp {
   pthread_mutex_t *lock;            /* borrowed: the collector's one lock */
   pc_rp_plan plan;
   int progress;
+  /* Diagnostics of the rotation path (docs/cupti.md §15), read once at
+   * create: PERFCHECK_ROTATE_FLUSH=0 skips the cold group's L2 flush (its
+   * DRAM values are then not a cold run's); PERFCHECK_ROTATE_REENABLE=0
+   * keeps one profiler object across replay-mode switches. */
+  int no_flush;
+  int no_reenable;
   void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
@@ -323,6 +330,10 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
   rp->progress = (cfg->progress || (env && env[0] && strcmp(env, "0") != 0)) && cfg->say;
   rp->say = cfg->say;
+  env = secure_getenv("PERFCHECK_ROTATE_FLUSH");
+  rp->no_flush = env && strcmp(env, "0") == 0;
+  env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
+  rp->no_reenable = env && strcmp(env, "0") == 0;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
@@ -500,6 +511,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
     return -1;
   }
   c->obj = ep.pRangeProfilerObject;
+  c->obj_mode = -1;
 
   c->layout = -2;
   c->img_fresh = -2;
@@ -712,13 +724,25 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   c->group = L;
   c->cold = 0;
   c->mode = (L >= 0 && c->chip->gcfg[L].passes == 1) ? PC_RP_USER : PC_RP_KERNEL;
+  /* An object started under user replay, then configured for kernel replay
+   * (a rotation finished by kernel replay, gpu.rotation's second run), made
+   * CUPTI 13.0 fault inside its own cuLaunchKernel handling on the H200
+   * (2026-12-02: every frame of the SIGSEGV in libcupti, called from
+   * cuLaunchKernel).  A mode switch therefore gets a fresh object: Disable,
+   * then Enable (a few calls, only when the mode changes). */
+  if (c->obj_mode >= 0 && c->obj_mode != c->mode && !rp->no_reenable) {
+    CUpti_RangeProfiler_Object *old = c->obj;
+    c->obj = NULL;
+    pc_rp_disable_obj(old, 0);
+    if (pc_rp_ctx_enable(rp, c) != 0) return 1;
+  }
   if (c->mode == PC_RP_USER) {
     /* A user range counts every kernel of the context while it is open:
      * earlier kernels must be done first (we hold the launch gate, so no
      * later one starts).  Synchronizing is allowed inside callbacks. */
     pc_err se;
     (void)pc_ctx_synchronize((CUcontext)ctx, &se);
-    if (rp->groups[L].cold) c->cold = pc_rp_flush(c) == 0;
+    if (rp->groups[L].cold && !rp->no_flush) c->cold = pc_rp_flush(c) == 0;
   }
   if (pc_rp_layout(rp, c, L) != 0) return 1;
   const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
@@ -761,6 +785,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     return 1;
   }
   c->active = 1;
+  c->obj_mode = c->mode;
   c->corr = correlation_id;
   pthread_mutex_lock(rp->lock);
   uint64_t ordinal = ++rp->nprofiled;

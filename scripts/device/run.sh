@@ -58,22 +58,34 @@ export PYTHONUNBUFFERED=1
 # rotation_run: gpu.rotation run directly (PERFCHECK_PROGRESS step lines in
 # r/rotation.log); a crash is run again under gdb for every thread's backtrace.
 rotation_run() {
-  timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$R/rotation.log" 2>&1
-  rrc=$?
-  echo "gpu_test_rotation rc=$rrc" >> "$R/rotation.log"
-  if grep -q '^CRASH: signal' "$R/rotation.log"; then
-    # The test's own handler printed the stack (tests/gpu/gpu_test.h):
-    # libperfcheck's frames, hidden symbols, to function and line.
-    say "rotation crashed (rc=$rrc): the stack, libperfcheck's frames resolved"
-    sed -n '/^CRASH: signal/,$p' "$R/rotation.log" | head -40 | while IFS= read -r l; do
-      echo "$l"
-      lib=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\1/p')
-      off=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\2/p')
-      [ -n "$lib" ] && [ -n "$off" ] && addr2line -f -C -i -e "$lib" "$off" 2>&1 | sed 's/^/      /'
-    done > "$R/rotation.stack.txt"
-    cat "$R/rotation.stack.txt" | tee -a "$OUT/summary.txt"
-  fi
-  grep -E '^(PASS|FAIL|SKIP)|rc=' "$R/rotation.log" | tee -a "$OUT/summary.txt"
+  # ROTATION_VARIANTS: extra runs with the rotation path's diagnostic
+  # switches (docs/cupti.md §15), e.g. "REENABLE=0 REENABLE=0,FLUSH=0 FLUSH=0".
+  local v tag envs log rrc
+  for v in default ${ROTATION_VARIANTS:-}; do
+    envs=(); tag=
+    if [ "$v" != default ]; then
+      IFS=, read -ra kv <<< "$v"
+      for x in "${kv[@]}"; do envs+=("PERFCHECK_ROTATE_$x"); done
+      tag=.$(echo "$v" | tr ',=' '_-')
+    fi
+    log=$R/rotation$tag.log
+    env "${envs[@]}" timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$log" 2>&1
+    rrc=$?
+    echo "gpu_test_rotation ($v) rc=$rrc" >> "$log"
+    if grep -q '^CRASH: signal' "$log"; then
+      # The test's own handler printed the stack (tests/gpu/gpu_test.h):
+      # libperfcheck's frames, hidden symbols, to function and line.
+      say "rotation ($v) crashed (rc=$rrc): the stack, libperfcheck's frames resolved"
+      sed -n '/^CRASH: signal/,$p' "$log" | head -40 | while IFS= read -r l; do
+        echo "$l"
+        lib=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\1/p')
+        off=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\2/p')
+        [ -n "$lib" ] && [ -n "$off" ] && addr2line -f -C -i -e "$lib" "$off" 2>&1 | sed 's/^/      /'
+      done > "${log%.log}.stack.txt"
+      grep -c . "${log%.log}.stack.txt" | sed 's/^/stack lines: /' | tee -a "$OUT/summary.txt"
+    fi
+    grep -E '^(PASS|FAIL|SKIP)|rc=' "$log" | tee -a "$OUT/summary.txt"
+  done
 }
 
 # advice_stage advice|advicepair: kernels/advice under events, ncu and
