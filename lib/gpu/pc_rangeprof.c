@@ -127,6 +127,10 @@ struct pc_rp {
    * keeps one profiler object across replay-mode switches. */
   int no_flush;
   int no_reenable;
+  /* PERFCHECK_ROTATE_RANGE=kernel: a rotated launch is profiled with auto
+   * range and kernel replay of its one-pass group (the kernel runs once),
+   * not a user range with user replay. */
+  int rot_kernel;
   void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
@@ -334,6 +338,8 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->no_flush = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
   rp->no_reenable = env && strcmp(env, "0") == 0;
+  env = secure_getenv("PERFCHECK_ROTATE_RANGE");
+  rp->rot_kernel = env && strcmp(env, "kernel") == 0;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
@@ -723,7 +729,8 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   if (turn >= 0 && rp->ngroups && pc_rp_chip_rotation(rp, c->chip) == 0) L = (int)((size_t)turn % rp->ngroups);
   c->group = L;
   c->cold = 0;
-  c->mode = (L >= 0 && c->chip->gcfg[L].passes == 1) ? PC_RP_USER : PC_RP_KERNEL;
+  const int one_pass_group = L >= 0 && c->chip->gcfg[L].passes == 1;
+  c->mode = one_pass_group && !rp->rot_kernel ? PC_RP_USER : PC_RP_KERNEL;
   /* An object started under user replay, then configured for kernel replay
    * (a rotation finished by kernel replay, gpu.rotation's second run), made
    * CUPTI 13.0 fault inside its own cuLaunchKernel handling on the H200
@@ -742,8 +749,10 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
      * later one starts).  Synchronizing is allowed inside callbacks. */
     pc_err se;
     (void)pc_ctx_synchronize((CUcontext)ctx, &se);
-    if (rp->groups[L].cold && !rp->no_flush) c->cold = pc_rp_flush(c) == 0;
   }
+  /* The cold group of a one-pass rotation starts from a flushed L2 (the
+   * flush waits for the context, so earlier kernels are done too). */
+  if (one_pass_group && rp->groups[L].cold && !rp->no_flush) c->cold = pc_rp_flush(c) == 0;
   if (pc_rp_layout(rp, c, L) != 0) return 1;
   const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
   const size_t config_size = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;

@@ -151,6 +151,27 @@ int main() {
   std::printf("%s rotation entry: readAll replay=%s groups=%d collected=%d profiled_launches=%g (launched %d times)\n",
               ok2 ? "PASS" : "FAIL", replay[0].c_str(), G, (int)collected[0], profiled[0], kLaunches);
 
+  // 2b. every group's metrics came back: one metric of each kind (a SASS
+  // ratio, a SASS count, an L1TEX count, a warp ratio), each in some group.
+  {
+    const char* names[] = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+                           "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                           "smsp__average_thread_inst_executed_per_inst_executed.ratio",
+                           "sm__warps_active.avg.pct_of_peak_sustained_active"};
+    std::string got;
+    bool all = true;
+    for (const char* nm : names) {
+      const double v = kernel_num(js, nm, 0);
+      all = all && !std::isnan(v);
+      char b[160];
+      std::snprintf(b, sizeof b, "%s%s=%g", got.empty() ? "" : ", ", nm, v);
+      got += b;
+    }
+    GT_EXPECT(all, "readAll under rotation: a metric is null: %s", got.c_str());
+    std::printf("%s every group's values: readAll %s\n", all ? "PASS" : "FAIL", got.c_str());
+  }
+
   // 3.
   const double dram = kernel_num(js, "dram__bytes_read.sum", 0);
   const double ai = kernel_num(js, "arithmetic_intensity", 0);
