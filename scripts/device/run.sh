@@ -518,6 +518,14 @@ PY
         tail -12 "$D/$m.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
       done
       ;;
+    onetest)
+      # TEST_RE: the ctest tests matching it, their whole output kept
+      # (r/onetest.log; a failing one's lines also in the summary).
+      say "onetest: ctest -R '${TEST_RE:-^gpu\.diff_runs$}'"
+      timeout 200 ctest --test-dir build -R "${TEST_RE:-^gpu\.diff_runs$}" --output-on-failure > "$R/onetest.log" 2>&1
+      echo "ctest rc=$?" >> "$R/onetest.log"
+      grep -E 'FAIL|tests passed|tests failed|ctest rc=' "$R/onetest.log" | head -30 | tee -a "$OUT/summary.txt"
+      ;;
     rotation)
       say "rotation: gpu.rotation alone (issue 21), a backtrace if it crashes"
       rotation_run
