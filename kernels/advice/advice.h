@@ -37,7 +37,9 @@ enum { kOrig = 0, kChanged = 1 };
 
 // The kernel a variant launches and its shape, for the attribute columns of
 // `advice --time` (registers, local memory, blocks per SM, occupancy).
-// func == nullptr: a library call or several kernels (no columns).
+// func == nullptr: a library call or several kernels (no columns); a pair of
+// library calls may name the one kernel its change is about (cub_sort: the
+// Onesweep kernel, launched once per digit) with that kernel's grid.
 struct Shape {
   const void* func = nullptr;
   unsigned block = 0;
