@@ -103,6 +103,7 @@ typedef struct pc_rp_ctx {
   int active;                       /* between a successful Start and EXIT */
   int mode;                         /* PC_RP_KERNEL, PC_RP_USER: how this launch is profiled */
   int obj_mode;                     /* the replay mode obj was last started in (-1 none since Enable) */
+  int obj_layout;                   /* the layout obj was last configured with (-3 none since Enable) */
   int group;                        /* the rotation group of this launch, -1 the whole set */
   int cold;                         /* the L2 was flushed before this launch */
   uint32_t corr;
@@ -518,6 +519,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   }
   c->obj = ep.pRangeProfilerObject;
   c->obj_mode = -1;
+  c->obj_layout = -3;
 
   c->layout = -2;
   c->img_fresh = -2;
@@ -737,7 +739,12 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
    * (2026-12-02: every frame of the SIGSEGV in libcupti, called from
    * cuLaunchKernel).  A mode switch therefore gets a fresh object: Disable,
    * then Enable (a few calls, only when the mode changes). */
-  if (c->obj_mode >= 0 && c->obj_mode != c->mode && !rp->no_reenable) {
+  /* The same for another config on one object: after rotation group 0's
+   * launch, groups 1-5 evaluated every metric to NaN with no error (H200,
+   * 2026-12-02, user and auto range alike), as if the object kept its first
+   * config.  So each config change gets a fresh object too. */
+  const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
+  if (((c->obj_mode >= 0 && c->obj_mode != c->mode) || reconfig) && !rp->no_reenable) {
     CUpti_RangeProfiler_Object *old = c->obj;
     c->obj = NULL;
     pc_rp_disable_obj(old, 0);
@@ -795,6 +802,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   }
   c->active = 1;
   c->obj_mode = c->mode;
+  c->obj_layout = L;
   c->corr = correlation_id;
   pthread_mutex_lock(rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
