@@ -584,9 +584,66 @@ static void test_latency_bound(void **state) {
   assert_near(k.diag.verdict.value, 40, 0);
   assert_string_equal(k.diag.verdict.metric, SM_SOL);
   assert_non_null(strstr(k.diag.verdict.advice, "stall reasons"));
-  /* Every counter was there: nothing not assessed (only step 1, offline). */
+  /* Every step's counters were there; the roofs were not all: ncu's SM row
+   * covers the pipes, but of the memory levels only DRAM was measured, so
+   * "no unit near its roof" did not see L2 or L1: one step-2 note names them
+   * (the verdict stands).  Nothing else is not assessed but step 1. */
+  const pc_finding *note = NULL;
+  for (size_t i = 0; i < k.diag.nfindings; i++) {
+    if (k.diag.findings[i].cause != PERFCHECK_CAUSE_NOT_ASSESSED) continue;
+    if (k.diag.findings[i].step == 2) {
+      assert_null(note);
+      note = &k.diag.findings[i];
+    } else {
+      assert_int_equal(k.diag.findings[i].step, 1);
+    }
+  }
+  assert_non_null(note);
+  assert_string_equal(note->metric, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
+  assert_non_null(strstr(note->advice, ": L2, L1/shared memory were not measured, so a roof there would not show"));
+  /* With ncu's memory row measured too, every roof is covered: no note. */
+  pc_kernel_free(&k);
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = 40;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 30;
+  k.metric[PC_M_MEM_THROUGHPUT_PCT] = 35;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
   for (size_t i = 0; i < k.diag.nfindings; i++)
     if (k.diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED) assert_int_equal(k.diag.findings[i].step, 1);
+  pc_kernel_free(&k);
+}
+
+/* The in-process default set on the H200 (Triton's layer_norm, 2026-12-02,
+ * docs/measurements/2026-12-02-h200 section 3): DRAM 78.6%, L2 by its
+ * sectors 50.9%, L1 by its LSU wavefronts 50.4%, the ALU and tensor pipes,
+ * issue 43%, no speed-of-light row.  ncu's lts__throughput was 87.7%.  The
+ * verdict (latency_bound, borderline) comes with a note naming every roof
+ * the set did not measure. */
+static void test_unmeasured_roofs_default_set(void **state) {
+  (void)state;
+  pc_device d = t4();
+  pc_kernel k;
+  clean_kernel(&k);
+  k.metric[PC_M_SM_THROUGHPUT_PCT] = PC_NULL;
+  k.metric[PC_M_DRAM_THROUGHPUT_PCT] = 78.6;
+  k.metric[PC_M_L2_SECTORS_PCT] = 50.9;
+  k.metric[PC_M_L1_WAVEFRONTS_PCT] = 50.4;
+  k.metric[PC_M_PIPE_ALU_PCT] = 30.3;
+  k.metric[PC_M_PIPE_TENSOR_PCT] = 0.94;
+  k.metric[PC_M_ISSUE_ACTIVE] = 0.43;
+  k.metric[PC_M_DRAM_BYTES_READ] = PC_NULL; /* no intensity: no FP32 rate row */
+  k.metric[PC_M_DRAM_BYTES_WRITE] = PC_NULL;
+  pc_checklist_kernel(&k, &d, NULL);
+  assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  const pc_finding *note = NULL;
+  for (size_t i = 0; i < k.diag.nfindings; i++)
+    if (k.diag.findings[i].step == 2 && k.diag.findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED) note = &k.diag.findings[i];
+  assert_non_null(note);
+  assert_string_equal(note->metric, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active");
+  assert_non_null(strstr(note->advice, ": the FMA pipe, the FP64 pipe, the load/store (LSU) pipe, the XU "
+                                       "(transcendental) pipe, the uniform pipe, L2 (in part), L1/shared memory (in "
+                                       "part) were not measured"));
   pc_kernel_free(&k);
 }
 
@@ -1346,7 +1403,7 @@ int main(void) {
       cmocka_unit_test(test_seed000_mysteryC_0),
       cmocka_unit_test(test_trap_divergent_at_96_percent),
       cmocka_unit_test(test_trap_one_block_grid),
-      cmocka_unit_test(test_latency_bound),
+      cmocka_unit_test(test_latency_bound), cmocka_unit_test(test_unmeasured_roofs_default_set),
       cmocka_unit_test(test_memory_at_roof),
       cmocka_unit_test(test_step3_causes),
       cmocka_unit_test(test_step5_occupancy_and_notes),

@@ -1599,6 +1599,72 @@ static void pc_kernel_borderline(const pc_kernel *k, const pc_device *d, pc_diag
   pc_walk_dry = 0;
 }
 
+/* The roofs a verdict that rests on "no unit is near its roof" could not
+ * see: a unit whose own throughput row (the first row of its name in
+ * PC_UNIT_ROWS, ncu's) was not measured, either at all (the FMA, FP64, LSU,
+ * XU and uniform pipes in the 4-pass default set) or only in part (L2 by its
+ * sector throughput, L1 by its LSU wavefronts).  Measured on the H200
+ * (docs/measurements/2026-12-02-h200 section 3): five production kernels
+ * with L2's lts__throughput at 87-88% read 38-51% by lts__t_sectors in
+ * process and got latency_bound where ncu's row is at_roof.  A note in the
+ * findings, with the flag that measures them; the verdict is unchanged.
+ * Writes the list ("the FMA, XU pipes; L2 (in part)") and returns how many
+ * units it names. */
+static int pc_roofs_unmeasured(const pc_kernel *k, const pc_device *d, char *buf, size_t len, const char **first) {
+  size_t n = 0, at = 0;
+  int count = 0;
+  *first = NULL;
+  buf[0] = '\0';
+  /* ncu's two speed-of-light rows take the max over their side's units: a
+   * measured one covers that side (sm__throughput the pipes,
+   * gpu__compute_memory_throughput the memory levels). */
+  const int pipes_covered = pc_has(pc_nonneg(k->metric[PC_M_SM_THROUGHPUT_PCT]));
+  const int memory_covered = pc_has(pc_nonneg(k->metric[PC_M_MEM_THROUGHPUT_PCT]));
+  for (size_t i = 0; i < PC_NUNITS; i++) {
+    if (pc_unit_defs[i].kind == PC_UNIT_AGGREGATE) continue;
+    if (pc_unit_defs[i].kind == PC_UNIT_PIPE ? pipes_covered : memory_covered) continue;
+    if (i > 0 && strcmp(pc_unit_defs[i - 1].name, pc_unit_defs[i].name) == 0) continue; /* not the first row */
+    /* tensor: either of its two rows is its own measure; dram: the rate
+     * computed from its bytes is the same quantity. */
+    const int whole_if_any = strcmp(pc_unit_defs[i].name, "tensor") == 0 || strcmp(pc_unit_defs[i].name, "dram") == 0;
+    int own = pc_has(pc_unit_pct(i, k, d)), part = 0;
+    for (size_t j = i + 1; j < PC_NUNITS && strcmp(pc_unit_defs[j].name, pc_unit_defs[i].name) == 0; j++)
+      if (pc_has(pc_unit_pct(j, k, d))) {
+        if (whole_if_any)
+          own = 1;
+        else
+          part = 1;
+      }
+    if (own) continue;
+    if (!*first) *first = pc_unit_defs[i].metric;
+    const int w = snprintf(buf + at, at < len ? len - at : 0, "%s%s%s", n ? ", " : "", pc_unit_words(pc_unit_defs[i].metric),
+                           part ? " (in part)" : "");
+    if (w > 0) at += (size_t)w;
+    if (at >= len) at = len - 1;
+    n++;
+    count++;
+  }
+  return count;
+}
+
+static void pc_note_unmeasured_roofs(pc_kernel *k, const pc_device *d) {
+  pc_diagnosis *dg = &k->diag;
+  const perfcheck_cause c = dg->verdict.cause;
+  if (c != PERFCHECK_CAUSE_LATENCY_BOUND && c != PERFCHECK_CAUSE_GRID_TOO_SMALL &&
+      c != PERFCHECK_CAUSE_OCCUPANCY_REGISTERS && c != PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY &&
+      c != PERFCHECK_CAUSE_OCCUPANCY_WARPS && c != PERFCHECK_CAUSE_OCCUPANCY_BLOCKS)
+    return;
+  if (dg->nfindings >= PC_MAX_FINDINGS) return;
+  char list[200];
+  const char *first = NULL;
+  const int n = pc_roofs_unmeasured(k, d, list, sizeof list, &first);
+  if (n == 0 || !first) return;
+  pc_finding_set(&dg->findings[dg->nfindings++], 2, PERFCHECK_CAUSE_NOT_ASSESSED, first, PC_NULL, PC_T(PC_T_AT_ROOF_PCT),
+                 "\"No unit near its roof\" covers the units measured: %s %s not measured, so a roof there would not "
+                 "show (perfcheck metrics --set sol, or ncu --set full, measures %s).",
+                 list, n > 1 ? "were" : "was", n > 1 ? "them" : "it");
+}
+
 static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   if (!k) return;
   pc_derive(k, d);
@@ -1614,6 +1680,7 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   pc_walk_run(&w, k, d, k->diag.bound, &k->diag.stall, &memory_side, &compute_side);
   pc_walk_finish(&w, k, d, &k->diag.stall, &k->diag);
   pc_kernel_borderline(k, d, &k->diag);
+  pc_note_unmeasured_roofs(k, d);
 }
 
 void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]) {
