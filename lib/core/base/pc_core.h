@@ -22,14 +22,11 @@
 #include <stdio.h>
 
 #include "perfcheck.h"
+#include "base/pc_err.h" /* the one error channel: pc_err */
 
 #define PC_NULL ((double)NAN)
 static inline int pc_is_null(double v) { return isnan(v); }
 static inline int pc_has(double v) { return !isnan(v); }
-
-/* The internal error channel (defined with its helpers below, "Status,
- * errors, utilities"). */
-typedef struct pc_err pc_err;
 
 /* ==== Metric table (pc_metrics.c) ======================================== */
 
@@ -771,31 +768,11 @@ perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
     ;
 void pc_clear_error(void);
 
-/* The internal error channel: a failure's status and its detail, carried by
- * the caller's pc_err and set by one helper.  lib/gpu reports every failure
- * this way (its checked-call wrappers write the call and CUPTI's or the
- * driver's text into it); the session turns the first that matters into its
- * message and the thread's last error (pc_fail) at the API boundary. */
-typedef struct pc_err {
-  perfcheck_status status;      /* PERFCHECK_OK: nothing failed */
-  char msg[768];
-} pc_err;
-/* Sets *e (NULL is allowed: the detail is dropped) and returns st. */
-perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The same from a va_list, the text after `prefix` (NULL: none), e.g. the
- * "file:line:col: " of a parse error; the whole cut to fit msg. */
-perfcheck_status pc_err_vset(pc_err *e, perfcheck_status st, const char *prefix, const char *fmt, va_list ap)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 0)))
-#endif
-    ;
-static inline void pc_err_clear(pc_err *e) {
-  if (e) e->status = PERFCHECK_OK, e->msg[0] = '\0';
-}
+/* The internal error channel, pc_err (pc_err_set, pc_err_vset,
+ * pc_err_clear), is in base/pc_err.h, included above: a failure's status and
+ * its detail, carried by the caller's pc_err; the session turns the first
+ * that matters into its message and the thread's last error (pc_fail) at the
+ * API boundary. */
 
 char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
 /* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
