@@ -223,11 +223,11 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
   if (s->kernel_regex) {
     /* The one guard (pc_regex.c) that bounds compile and match cost, for a
      * program's own pattern as for PERFCHECK_KERNELS's. */
-    char e[300];
+    pc_err e;
     size_t at = 0;
-    if (pc_regex_compile(&s->re, s->kernel_regex, &at, e, sizeof e) != 0) {
-      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT,
-                   "perfcheck_session_create: kernel_regex \"%s\" (at character %zu): %s", s->kernel_regex, at + 1, e);
+    if (pc_regex_compile(&s->re, s->kernel_regex, &at, &e) != PERFCHECK_OK) {
+      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: kernel_regex \"%s\" (at character %zu): %s",
+                   s->kernel_regex, at + 1, e.msg);
       goto fail;
     }
     s->has_re = 1;

@@ -479,18 +479,20 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
   if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
     return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", opt, v);
   if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/base/pc_regex.c) */
-    char e[300];
+    pc_err e;
     size_t at = 0;
-    char *re = pc_kernel_filter_regex(v, &at, e, sizeof e);
-    if (!re) return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e);
+    char *re = NULL;
+    if (pc_kernel_filter_regex(v, &re, &at, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e.msg);
     free(re);
   }
   if (strcmp(var, "PERFCHECK_NVTX") == 0 && strncmp(v, "regex:", 6) == 0) {
-    char e[300];
+    pc_err e;
     size_t at = 0;
     pc_regex re;
-    if (pc_regex_compile(&re, v + 6, &at, e, sizeof e) != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
+    if (pc_regex_compile(&re, v + 6, &at, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7,
+                                e.msg);
     pc_regex_free(&re);
   }
   if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/base/pc_output.c */

@@ -189,11 +189,12 @@ static const pc_regex *pc_config_nvtx_regex(const char *expr, FILE *warn, int *b
   static size_t nkept;
   for (size_t i = 0; i < nkept; i++)
     if (strcmp(kept_expr[i], expr) == 0) return &kept[i];
-  char msg[240], why[300];
+  char why[300];
   size_t at = 0;
   pc_regex re;
-  if (!*expr || pc_regex_compile(&re, expr, &at, msg, sizeof msg) != 0) {
-    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", *expr ? msg : "empty after regex:");
+  pc_err e;
+  if (!*expr || pc_regex_compile(&re, expr, &at, &e) != PERFCHECK_OK) {
+    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%.239s)", *expr ? e.msg : "empty after regex:");
     pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, why, "every range");
     (*bad)++;
     return NULL;
@@ -243,14 +244,15 @@ static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
 static void pc_config_kernels(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_KERNELS");
   if (!v) return;
-  char msg[240], why[300];
+  char why[300];
   size_t at = 0;
-  char *re = pc_kernel_filter_regex(v, &at, msg, sizeof msg);
-  if (!re) {
+  char *re = NULL;
+  pc_err e;
+  if (pc_kernel_filter_regex(v, &re, &at, &e) != PERFCHECK_OK) {
     if (strncmp(v, "regex:", 6) == 0)
-      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", msg);
+      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%.239s)", e.msg);
     else
-      snprintf(why, sizeof why, "is not a kernel name (%s)", msg);
+      snprintf(why, sizeof why, "is not a kernel name (%.239s)", e.msg);
     pc_config_warn(warn, "PERFCHECK_KERNELS", v, why, "every kernel");
     (*bad)++;
     return;

@@ -32,13 +32,13 @@ static int pc_nvtx_elem_set(pc_nvtx_elem *e, const char *text, int literal, char
   }
   if (!literal && strncmp(text, "regex:", 6) == 0) {
     size_t at = 0;
-    char msg[300];
+    pc_err re;
     if (!text[6]) {
       snprintf(why, whylen, "regex: needs an expression");
       return -1;
     }
-    if (pc_regex_compile(&e->re, text + 6, &at, msg, sizeof msg) != 0) {
-      snprintf(why, whylen, "bad range regex \"%s\" (at character %zu): %s", text + 6, at + 1, msg);
+    if (pc_regex_compile(&e->re, text + 6, &at, &re) != PERFCHECK_OK) {
+      snprintf(why, whylen, "bad range regex \"%s\" (at character %zu): %s", text + 6, at + 1, re.msg);
       return -1;
     }
     e->kind = 2;

@@ -265,15 +265,14 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, p
   if (!e.kernel) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (e.is_regex) {
     size_t at;
-    char why[200];
-    if (pc_regex_check(e.kernel, &at, why, sizeof why) != 0) { /* pc_regex.h: the one guard */
+    pc_err re;
+    if (pc_regex_check(e.kernel, &at, &re) != PERFCHECK_OK) { /* pc_regex.h: the one guard */
       free(e.kernel);
-      return pc_perr(err, ks + at + 1, "bad regular expression: %s", why);
+      return pc_perr(err, ks + at + 1, "bad regular expression: %s", re.msg);
     }
-    char msg[160];
-    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* regcomp's syntax check and the matcher */
+    if (pc_regex_compile(&e.re, e.kernel, &at, &re) != PERFCHECK_OK) { /* regcomp's syntax check and the matcher */
       free(e.kernel);
-      return pc_perr(err, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, msg);
+      return pc_perr(err, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, re.msg);
     }
   }
 
@@ -1023,11 +1022,12 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
   }
   if (e.is_regex) {
     size_t at;
-    char msg[200];
-    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* pc_regex.h: the one guard */
+    pc_err re;
+    if (pc_regex_compile(&e.re, e.kernel, &at, &re) != PERFCHECK_OK) { /* pc_regex.h: the one guard */
       e.is_regex = 0; /* nothing compiled to free */
       pc_expectation_free(&e);
-      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel, msg);
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel,
+                     re.msg);
     }
   }
 
