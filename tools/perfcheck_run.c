@@ -522,10 +522,10 @@ static int run_append_env(const char *var, const char *item) {
 static int run_check_nvtx(const char *opt, const char *v) {
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);
-  char why[400];
-  int rc = pc_nvtx_filter_add(&f, 1, v, why, sizeof why);
+  pc_err why;
+  perfcheck_status st = pc_nvtx_filter_add(&f, 1, v, &why);
   pc_nvtx_filter_free(&f);
-  return rc == 0 ? 0 : pc_cli_usage_error("run", RUN_USAGE, "%s: %s", opt, why);
+  return st == PERFCHECK_OK ? 0 : pc_cli_usage_error("run", RUN_USAGE, "%s: %s", opt, why.msg);
 }
 
 enum { RUN_OPT_NCU = 1000 }; /* getopt's value for pc_ncu_unsupported[i]: RUN_OPT_NCU + i */

@@ -350,21 +350,22 @@ static void pc_config_nvtx_configs(const char *var, int include, FILE *warn, int
   if (!v) return;
   pc_nvtx_filter trial = pc_cfg_nvtx; /* added on a copy: all or nothing */
   const size_t before = trial.n;
-  char why[400], item[1024];
+  char item[1024];
+  pc_err why;
   for (const char *p = v; *p;) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     if (len && len < sizeof item) {
       memcpy(item, p, len);
       item[len] = '\0';
-      if (pc_nvtx_filter_add(&trial, include, item, why, sizeof why) != 0) {
+      if (pc_nvtx_filter_add(&trial, include, item, &why) != PERFCHECK_OK) {
         for (size_t i = before; i < trial.n; i++) { /* undo this variable's */
           pc_nvtx_filter one = {0};
           one.n = 1;
           one.p[0] = trial.p[i];
           pc_nvtx_filter_free(&one);
         }
-        pc_config_warn(warn, var, v, why, include ? "everywhere" : "nowhere");
+        pc_config_warn(warn, var, v, why.msg, include ? "everywhere" : "nowhere");
         (*bad)++;
         return;
       }
@@ -401,9 +402,9 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
     nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
   }
   pc_nvtx_filter_free(&pc_cfg_nvtx);
-  char why[400];
-  if (nvtx_kept && pc_nvtx_filter_add_name(&pc_cfg_nvtx, nvtx_kept, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_NVTX", nvtx_kept, why, "every range");
+  pc_err why;
+  if (nvtx_kept && pc_nvtx_filter_add_name(&pc_cfg_nvtx, nvtx_kept, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_NVTX", nvtx_kept, why.msg, "every range");
     bad++;
   }
   pc_config_nvtx_configs("PERFCHECK_NVTX_INCLUDE", 1, warn, &bad);
