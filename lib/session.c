@@ -335,11 +335,12 @@ static void pc_snapshot_record(perfcheck_session *s, const pc_snapshot *snap) {
   }
   /* Through the one output function (pc_output.h): a regular file replaced
    * whole, never a device, a FIFO or a symlink's target. */
-  char path[4096], why[600] = "a name too long for the folder";
+  char path[4096];
+  pc_err why = {PERFCHECK_ERROR_INVALID_ARGUMENT, "a name too long for the folder"};
   if (pc_snapshot_file_name(s->snapshot_dir, snap->name, seq, path, sizeof path) != 0 ||
-      pc_output_write_file(path, pc_snapshot_out, (void *)(uintptr_t)snap, why, sizeof why) != 0)
+      pc_output_write_file(path, pc_snapshot_out, (void *)(uintptr_t)snap, &why) != PERFCHECK_OK)
     pc_report_warn(s->report, s->opt.quiet, "PERFCHECK_SNAPSHOT_DIR: the snapshot of region \"%s\" was not written to %s: %s",
-                   snap->name, s->snapshot_dir, why);
+                   snap->name, s->snapshot_dir, why.msg);
 }
 
 /* Ends region id (nvtx_here: pop the NVTX range this thread pushed for it).

@@ -496,9 +496,9 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
     pc_regex_free(&re);
   }
   if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/base/pc_output.c */
-    char e[200];
-    if (pc_output_check_pattern(v, e, sizeof e) != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e);
+    pc_err e;
+    if (pc_output_check_pattern(v, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e.msg);
   }
   return 0;
 }

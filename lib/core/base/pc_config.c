@@ -129,8 +129,9 @@ static int pc_config_metric_char(char c) {
 static int pc_config_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 /* A set name or a comma list of ncu names, items trimmed as pc_rp_plan_parse
- * trims them.  Returns 0, or -1 with the reason in why. */
-static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
+ * trims them.  Returns PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT with
+ * the reason in err. */
+static perfcheck_status pc_config_check_metrics(const char *spec, pc_err *err) {
   const char *p = spec;
   for (int item = 1;; item++) {
     const char *end = strchr(p, ',');
@@ -138,37 +139,32 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
     while (a < b && pc_config_space(*a)) a++;
     while (b > a && pc_config_space(b[-1])) b--;
     size_t len = (size_t)(b - a);
-    if (len == 0) {
-      snprintf(why, whylen, "is not a metric list (item %d is empty)", item);
-      return -1;
-    }
+    if (len == 0) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "is not a metric list (item %d is empty)", item);
     if (!pc_metric_set_bit(a, len)) { /* pc_metrics.c: the set names */
       int has_unit_sep = 0;
       for (size_t i = 0; i < len; i++) {
-        if (!pc_config_metric_char(a[i])) {
-          snprintf(why, whylen, "is not a metric list (item %d has a character not allowed in a metric name)", item);
-          return -1;
-        }
+        if (!pc_config_metric_char(a[i]))
+          return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                            "is not a metric list (item %d has a character not allowed in a metric name)", item);
         if (i + 1 < len && a[i] == '_' && a[i + 1] == '_') has_unit_sep = 1;
       }
-      if (!has_unit_sep) {
-        snprintf(why, whylen, "is not a metric list (item %d is neither a set (%s) nor an ncu metric name)", item,
-                 pc_metric_set_names);
-        return -1;
-      }
+      if (!has_unit_sep)
+        return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                          "is not a metric list (item %d is neither a set (%s) nor an ncu metric name)", item,
+                          pc_metric_set_names);
     }
-    if (!end) return 0;
+    if (!end) return PERFCHECK_OK;
     p = end + 1;
   }
 }
 
-/* The placeholders pc_output_expand knows (pc_output.h).  Returns 0, or -1
- * with the reason in why. */
-static int pc_config_check_output(const char *pat, char *why, size_t whylen) {
-  char msg[128];
-  if (pc_output_check_pattern(pat, msg, sizeof msg) == 0) return 0;
-  snprintf(why, whylen, "is not an output pattern (%s)", msg);
-  return -1;
+/* The placeholders pc_output_expand knows (pc_output.h).  Returns
+ * PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT with the reason in err. */
+static perfcheck_status pc_config_check_output(const char *pat, pc_err *err) {
+  pc_err e;
+  perfcheck_status st = pc_output_check_pattern(pat, &e);
+  if (st == PERFCHECK_OK) return PERFCHECK_OK;
+  return pc_err_set(err, st, "is not an output pattern (%s)", e.msg);
 }
 
 /* Keeps a copy of v; on failure warns and returns NULL (counted as bad). */
@@ -230,9 +226,9 @@ static void pc_config_mode(perfcheck_options *o, FILE *warn, int *bad) {
 static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_METRICS");
   if (!v) return;
-  char why[160];
-  if (pc_config_check_metrics(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_METRICS", v, why, "default");
+  pc_err why;
+  if (pc_config_check_metrics(v, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_METRICS", v, why.msg, "default");
     (*bad)++;
     return;
   }
@@ -290,9 +286,9 @@ static void pc_config_per_signature(perfcheck_options *o, FILE *warn, int *bad) 
 static void pc_config_output(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_OUTPUT");
   if (!v) return;
-  char why[160];
-  if (pc_config_check_output(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (perfcheck-PID.txt)");
+  pc_err why;
+  if (pc_config_check_output(v, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why.msg, "the default (perfcheck-PID.txt)");
     (*bad)++;
     return;
   }

@@ -189,7 +189,10 @@ void pc_device_update_ridge(pc_device *d);
  * peak_fp32_flop_per_s, and optional device limits).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (err says where). */
 perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, pc_err *err);
-perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path);
+/* Writes d's ceilings file at path (pc_output_write_file).  Returns
+ * PERFCHECK_OK, or PERFCHECK_ERROR_IO ("PATH: why"), _INVALID_ARGUMENT,
+ * _OUT_OF_MEMORY with err set. */
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path, pc_err *err);
 
 /* ==== Occupancy model (pc_occupancy.c) =================================== */
 

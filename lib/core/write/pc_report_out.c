@@ -40,8 +40,8 @@ PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void
   if (!path || !*path || (!data && size))
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_file_write: %s",
                    !path || !*path ? "no path" : "data is NULL");
-  char why[800];
-  if (pc_output_write_bytes(path, data, size, why, sizeof why) != 0)
-    return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_file_write: %s", why);
+  pc_err why;
+  perfcheck_status st = pc_output_write_bytes(path, data, size, &why);
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_file_write: %s", why.msg);
   return PERFCHECK_OK;
 }
