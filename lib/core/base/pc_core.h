@@ -779,10 +779,10 @@ void pc_clear_error(void);
 
 char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
 /* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
- * than max_bytes; errors through pc_fail naming the path (and `what`, e.g.
- * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
- * _OUT_OF_MEMORY. */
-perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
+ * than max_bytes; errors in err naming the path (and `what`, e.g. "an ncu
+ * export").  Returns PERFCHECK_OK, _IO, _PARSE (too large), _OUT_OF_MEMORY. */
+perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len,
+                              pc_err *err);
 /* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
  * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
  * rename, the report on stderr with one line when the file cannot be

@@ -858,8 +858,8 @@ perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *e
   if (!path || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   char *data = NULL;
   size_t n = 0;
-  perfcheck_status st = pc_read_file(path, (size_t)1 << 30, "a snapshot", &data, &n);
-  if (st != PERFCHECK_OK) return pc_err_set(err, st, "%s", perfcheck_last_error_message());
+  perfcheck_status st = pc_read_file(path, (size_t)1 << 30, "a snapshot", &data, &n, err);
+  if (st != PERFCHECK_OK) return st;
   st = pc_snapshot_from_json_text(data, n, path, out, err);
   free(data);
   return st;
