@@ -211,10 +211,10 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
     /* Which rank of a parallel job this process is (torchrun, mpirun,
      * srun): every report says so, and perfcheck merge names missing ranks.
      * secure_getenv: a privileged process reads no variable. */
-    char bad[256];
+    pc_err bad;
     pc_report *r = s->report;
-    pc_job_place(secure_getenv, &r->rank, &r->world_size, &r->local_rank, bad, sizeof bad);
-    if (bad[0]) pc_report_warn(r, o.quiet, "rank variables ignored: %s", bad);
+    if (pc_job_place(secure_getenv, &r->rank, &r->world_size, &r->local_rank, &bad) != PERFCHECK_OK)
+      pc_report_warn(r, o.quiet, "rank variables ignored: %s", bad.msg);
     s->build.rank = r->rank;
   }
   s->opt.metrics = s->metrics;

@@ -444,13 +444,16 @@ static int pc_job_int(const char *v, long min, int *out) {
   return 1;
 }
 
-void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, char *bad, size_t badlen) {
+perfcheck_status pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, pc_err *err) {
   static const char *const ranks[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
   static const char *const sizes[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
   static const char *const locals[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"};
   *rank = *world_size = *local_rank = -1;
-  if (bad && badlen) bad[0] = '\0';
+  pc_err_clear(err);
+  char *bad = err ? err->msg : NULL; /* the names of the values ignored, one list */
+  const size_t badlen = err ? sizeof err->msg : 0;
   size_t used = 0;
+  int ignored = 0;
   const struct {
     const char *const *names;
     size_t n;
@@ -460,15 +463,21 @@ void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, c
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
     for (size_t i = 0; i < groups[g].n && *groups[g].out < 0; i++) {
       const char *v = get ? get(groups[g].names[i]) : NULL;
-      if (pc_job_int(v, groups[g].min, groups[g].out) < 0 && bad && used + 1 < badlen) {
+      if (pc_job_int(v, groups[g].min, groups[g].out) >= 0) continue;
+      ignored = 1;
+      if (bad && used + 1 < badlen) {
         int k = snprintf(bad + used, badlen - used, "%s%s=%.40s", used ? ", " : "", groups[g].names[i], v);
         if (k > 0) used += (size_t)k < badlen - used ? (size_t)k : badlen - used - 1;
       }
     }
   if (*rank >= 0 && *world_size > 0 && *rank >= *world_size) {
+    ignored = 1;
     if (bad && used + 1 < badlen)
       snprintf(bad + used, badlen - used, "%srank %d is not below the world size %d", used ? ", " : "", *rank,
                *world_size);
     *world_size = -1;
   }
+  if (!ignored) return PERFCHECK_OK;
+  if (err) err->status = PERFCHECK_ERROR_INVALID_ARGUMENT;
+  return PERFCHECK_ERROR_INVALID_ARGUMENT;
 }
