@@ -127,11 +127,9 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...) {
 
 /* lib/gpu's lines for the program's stderr (the progress line, asked for
  * with progress or PERFCHECK_PROGRESS): the one place lib/gpu's text reaches
- * stderr.  Called inside CUPTI callbacks: no session lock. */
-static void pc_session_say(const char *line) {
-  fprintf(stderr, "perfcheck: %s\n", line);
-  fflush(stderr);
-}
+ * stderr, through the library's one line writer (pc_say, base/pc_err.h).
+ * Called inside CUPTI callbacks: no session lock. */
+static void pc_session_say(const char *line) { pc_say("%s", line); }
 
 /* After an unrecoverable failure the session stops collecting and says so
  * once; later begin/end answer PERFCHECK_ERROR_INERT. */

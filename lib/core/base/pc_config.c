@@ -86,14 +86,13 @@ static void pc_config_escape(const char *v, char *out, size_t outlen) {
   out[n] = '\0';
 }
 
-/* One line: perfcheck: VAR="VALUE" WHY; using DEFAULT */
+/* One line: perfcheck: VAR="VALUE" WHY; using DEFAULT (pc_say_to: one
+ * write, so that lines of several processes do not interleave mid-line). */
 static void pc_config_warn(FILE *warn, const char *var, const char *value, const char *why, const char *dflt) {
   if (!warn) return;
-  char esc[512], line[1024];
+  char esc[512];
   pc_config_escape(value, esc, sizeof esc);
-  snprintf(line, sizeof line, "perfcheck: %s=\"%s\" %s; using %s\n", var, esc, why, dflt);
-  fputs(line, warn); /* one write, so that lines of several processes do not interleave mid-line */
-  fflush(warn);
+  pc_say_to(warn, "%s=\"%s\" %s; using %s", var, esc, why, dflt);
 }
 
 /* The variable's value, or NULL when unset or empty (both mean "default").

@@ -1,5 +1,6 @@
 /*
- * pc_err.h: the library's one error channel (pc_err.c).
+ * pc_err.h: the library's one error channel and its one way to the
+ * program's stderr (pc_err.c).
  *
  * A fallible internal call returns a perfcheck_status and fills the caller's
  * pc_err: the status and one message, set by pc_err_set (pc_err_vset for a
@@ -8,12 +9,24 @@
  * returned and the message kept on the handle or, for calls without one, as
  * the thread's last error (pc_fail, pc_core.h).
  *
- * libc only and no state: the `perfcheck` command compiles this file too.
+ * pc_say writes one "perfcheck: ..." line to stderr in one write(2), so
+ * that lines of several processes do not interleave.  Every line the
+ * libraries write to the program's stderr goes through it: the session's
+ * `say` (lib/gpu's progress line), a warning with PERFCHECK_VERBOSE=1
+ * (pc_report_warn), the injection's "profiling off" lines and its summary
+ * line.  pc_say_to is the same line to a stream the caller gives, for the
+ * two writers whose callers choose (the library gives stderr, tests a memory
+ * stream): the configuration's bad-value lines (pc_config_from_env) and a
+ * report's delivery lines (pc_output_deliver, pc_output_expand).
+ *
+ * libc only and no state: the `perfcheck` command and the injection loader
+ * (libperfcheck_inject.so) compile this file too.
  */
 #ifndef PC_ERR_H
 #define PC_ERR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 #include "perfcheck.h"
 
@@ -38,5 +51,18 @@ perfcheck_status pc_err_vset(pc_err *e, perfcheck_status st, const char *prefix,
 static inline void pc_err_clear(pc_err *e) {
   if (e) e->status = PERFCHECK_OK, e->msg[0] = '\0';
 }
+
+/* "perfcheck: " + the text + "\n" on stderr, in one write, then flushed. */
+void pc_say(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* The same line on `f` (NULL: nothing). */
+void pc_say_to(FILE *f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #endif /* PC_ERR_H */

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,15 +145,13 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
           pc_out_add_pid(&b);
           has_pid = 1;
           if (warn) {
-            char line[1024], what[64];
+            char what[64];
             if (v && *v)
               snprintf(what, sizeof what, "%zu bytes long (at most %d)", vlen, PC_OUT_VALUE_MAX);
             else
               snprintf(what, sizeof what, "%s", v ? "empty" : "unset");
-            snprintf(line, sizeof line, "perfcheck: the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead\n",
-                     pattern, name, what, (long)getpid());
-            fputs(line, warn);
-            fflush(warn);
+            pc_say_to(warn, "the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead",
+                      pattern, name, what, (long)getpid());
           }
         }
         s = close;
@@ -389,25 +386,6 @@ perfcheck_status pc_output_write_bytes(const char *path, const void *data, size_
 
 /* ---- the whole rule --------------------------------------------------------------- */
 
-static void pc_out_line(FILE *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void pc_out_line(FILE *err, const char *fmt, ...) {
-  char line[1200];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line - 1, fmt, ap);
-  va_end(ap);
-  size_t n = strlen(line);
-  line[n] = '\n';
-  line[n + 1] = '\0';
-  fputs(line, err); /* one write: lines of several processes do not interleave */
-  fflush(err);
-}
-
 static int pc_out_stream(FILE *f, pc_output_writer write, void *ctx) {
   int bad = write(f, ctx) != 0;
   if (fflush(f) != 0 || ferror(f)) bad = 1;
@@ -419,30 +397,28 @@ int pc_output_deliver(const char *pattern, pc_output_writer write, void *ctx, in
   if (!pattern || !write) return -1;
   char *path = pc_output_expand(pattern, quiet ? NULL : err);
   if (!path) {
-    pc_out_line(err, "perfcheck: out of memory expanding the output path \"%.300s\"; the report follows on stderr",
-                pattern);
+    pc_say_to(err, "out of memory expanding the output path \"%.300s\"; the report follows on stderr", pattern);
     return pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
   }
   int rc;
   if (strcmp(path, "-") == 0) {
     rc = pc_out_stream(stdout, write, ctx);
-    if (rc != 0 && !quiet) pc_out_line(err, "perfcheck: writing the report to stdout failed");
+    if (rc != 0 && !quiet) pc_say_to(err, "writing the report to stdout failed");
   } else if (strcmp(path, "stderr") == 0) {
     rc = pc_out_stream(stderr, write, ctx);
   } else if (pc_output_privileged()) {
     if (!quiet)
-      pc_out_line(err,
-                  "perfcheck: no report written to %.300s: this process runs with privileges its user does not have "
-                  "(setuid, setgid or file capabilities)",
-                  path);
+      pc_say_to(err,
+                "no report written to %.300s: this process runs with privileges its user does not have "
+                "(setuid, setgid or file capabilities)",
+                path);
     rc = -1;
   } else {
     pc_err why;
     if (pc_output_write_file(path, write, ctx, &why) == PERFCHECK_OK) {
       rc = 0;
     } else {
-      pc_out_line(err, "perfcheck: cannot write the report to %.300s (%s); here it is on stderr instead", path,
-                  why.msg);
+      pc_say_to(err, "cannot write the report to %.300s (%s); here it is on stderr instead", path, why.msg);
       rc = pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
     }
   }
