@@ -313,7 +313,7 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, con
 }
 
 static int pc_snapshot_out(FILE *f, void *ctx) {
-  return pc_snapshot_write_json(ctx, f) == PERFCHECK_OK ? 0 : -1;
+  return pc_snapshot_write_json(ctx, f, NULL) == PERFCHECK_OK ? 0 : -1;
 }
 
 /* PERFCHECK_SNAPSHOT_DIR: the region's snapshot as DIR/NAME.json (NAME.N.json

@@ -485,7 +485,7 @@ static char *to_json(const pc_snapshot *s, size_t *len) {
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
-  assert_int_equal(pc_snapshot_write_json(s, f), PERFCHECK_OK);
+  assert_int_equal(pc_snapshot_write_json(s, f, NULL), PERFCHECK_OK);
   fclose(f);
   *len = n;
   return buf;
@@ -496,7 +496,7 @@ static char *report_json(const pc_report *r) {
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
-  assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
+  assert_int_equal(pc_write_json(r, f, NULL), PERFCHECK_OK);
   fclose(f);
   return buf;
 }

@@ -681,10 +681,12 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
 
 /* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
 
-perfcheck_status pc_write_text(const pc_report *r, FILE *f);
-perfcheck_status pc_write_json(const pc_report *r, FILE *f);
-perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
-perfcheck_status pc_write_html(const pc_report *r, FILE *f);
+/* Each returns PERFCHECK_OK; else PERFCHECK_ERROR_INVALID_ARGUMENT (r or f
+ * NULL), _OUT_OF_MEMORY or _IO (the stream failed), with err set. */
+perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_json(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err);
 
 /* The name a kernel is shown and paired by: its display name when the report
  * carries one, else `name` (never NULL). */

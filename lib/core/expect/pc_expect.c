@@ -865,8 +865,10 @@ static const char *pc_failure_type(perfcheck_status st) {
 }
 
 /* JUnit XML: one testcase per result. */
-static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f) {
-  if (!set || !f) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f,
+                                              pc_err *err) {
+  pc_err_clear(err);
+  if (!set || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_expect_write_junit: NULL argument");
   if (!suite) suite = "perfcheck";
   size_t n = set->nresults, nf = set->failures;
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -900,7 +902,7 @@ static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const 
     fputs("</failure>\n    </testcase>\n", f);
   }
   fputs("  </testsuite>\n</testsuites>\n", f);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the JUnit XML failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the JUnit XML failed");
   return PERFCHECK_OK;
 }
 
@@ -1102,7 +1104,9 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfchec
                                                                   const char *suite, FILE *stream) {
   if (!set || !stream)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_expectations_write_junit: NULL argument");
-  return pc_expect_write_junit(set, suite, stream);
+  pc_err e;
+  perfcheck_status st = pc_expect_write_junit(set, suite, stream, &e);
+  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", e.msg);
 }
 
 /* ---- One expectation at once (the test macros) --------------------------- */

@@ -274,8 +274,9 @@ static void pc_sw_profiled(const pc_sw *w, const pc_snapshot *s, const pc_snap_p
   fputc('}', f);
 }
 
-perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f) {
-  if (!s || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_snapshot_write_json: NULL argument");
+perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!s || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_snapshot_write_json: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_sw w = {f, pc_sw_origin(s)};
@@ -358,7 +359,7 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f) {
   }
   fputs("]\n}\n", f);
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing a snapshot failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing a snapshot failed");
   return PERFCHECK_OK;
 }
 
