@@ -127,11 +127,9 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...) {
 
 /* lib/gpu's lines for the program's stderr (the progress line, asked for
  * with progress or PERFCHECK_PROGRESS): the one place lib/gpu's text reaches
- * stderr.  Called inside CUPTI callbacks: no session lock. */
-static void pc_session_say(const char *line) {
-  fprintf(stderr, "perfcheck: %s\n", line);
-  fflush(stderr);
-}
+ * stderr, through the library's one line writer (pc_say, base/pc_err.h).
+ * Called inside CUPTI callbacks: no session lock. */
+static void pc_session_say(const char *line) { pc_say("%s", line); }
 
 /* After an unrecoverable failure the session stops collecting and says so
  * once; later begin/end answer PERFCHECK_ERROR_INERT. */
@@ -211,10 +209,10 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
     /* Which rank of a parallel job this process is (torchrun, mpirun,
      * srun): every report says so, and perfcheck merge names missing ranks.
      * secure_getenv: a privileged process reads no variable. */
-    char bad[256];
+    pc_err bad;
     pc_report *r = s->report;
-    pc_job_place(secure_getenv, &r->rank, &r->world_size, &r->local_rank, bad, sizeof bad);
-    if (bad[0]) pc_report_warn(r, o.quiet, "rank variables ignored: %s", bad);
+    if (pc_job_place(secure_getenv, &r->rank, &r->world_size, &r->local_rank, &bad) != PERFCHECK_OK)
+      pc_report_warn(r, o.quiet, "rank variables ignored: %s", bad.msg);
     s->build.rank = r->rank;
   }
   s->opt.metrics = s->metrics;
@@ -223,11 +221,11 @@ static perfcheck_status pc_session_start_locked(const perfcheck_options *options
   if (s->kernel_regex) {
     /* The one guard (pc_regex.c) that bounds compile and match cost, for a
      * program's own pattern as for PERFCHECK_KERNELS's. */
-    char e[300];
+    pc_err e;
     size_t at = 0;
-    if (pc_regex_compile(&s->re, s->kernel_regex, &at, e, sizeof e) != 0) {
-      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT,
-                   "perfcheck_session_create: kernel_regex \"%s\" (at character %zu): %s", s->kernel_regex, at + 1, e);
+    if (pc_regex_compile(&s->re, s->kernel_regex, &at, &e) != PERFCHECK_OK) {
+      st = pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_session_create: kernel_regex \"%s\" (at character %zu): %s",
+                   s->kernel_regex, at + 1, e.msg);
       goto fail;
     }
     s->has_re = 1;
@@ -315,7 +313,7 @@ PERFCHECK_API perfcheck_status perfcheck_session_begin(perfcheck_session *s, con
 }
 
 static int pc_snapshot_out(FILE *f, void *ctx) {
-  return pc_snapshot_write_json(ctx, f) == PERFCHECK_OK ? 0 : -1;
+  return pc_snapshot_write_json(ctx, f, NULL) == PERFCHECK_OK ? 0 : -1;
 }
 
 /* PERFCHECK_SNAPSHOT_DIR: the region's snapshot as DIR/NAME.json (NAME.N.json
@@ -335,11 +333,12 @@ static void pc_snapshot_record(perfcheck_session *s, const pc_snapshot *snap) {
   }
   /* Through the one output function (pc_output.h): a regular file replaced
    * whole, never a device, a FIFO or a symlink's target. */
-  char path[4096], why[600] = "a name too long for the folder";
+  char path[4096];
+  pc_err why = {PERFCHECK_ERROR_INVALID_ARGUMENT, "a name too long for the folder"};
   if (pc_snapshot_file_name(s->snapshot_dir, snap->name, seq, path, sizeof path) != 0 ||
-      pc_output_write_file(path, pc_snapshot_out, (void *)(uintptr_t)snap, why, sizeof why) != 0)
+      pc_output_write_file(path, pc_snapshot_out, (void *)(uintptr_t)snap, &why) != PERFCHECK_OK)
     pc_report_warn(s->report, s->opt.quiet, "PERFCHECK_SNAPSHOT_DIR: the snapshot of region \"%s\" was not written to %s: %s",
-                   snap->name, s->snapshot_dir, why);
+                   snap->name, s->snapshot_dir, why.msg);
 }
 
 /* Ends region id (nvtx_here: pop the NVTX range this thread pushed for it).

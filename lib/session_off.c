@@ -85,7 +85,7 @@ __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, in
 
 int pc_inject_initialize(int abi) {
   (void)abi;
-  fprintf(stderr, "perfcheck: profiling off: %s\n", PC_OFF_WHY);
+  pc_say("profiling off: %s", PC_OFF_WHY);
   return 1;
 }
 

@@ -203,13 +203,13 @@ int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status) {
 }
 
 int pc_cli_write(const char *cmd, const char *output, int (*write)(FILE *f, void *ctx), void *ctx) {
-  char why[900];
+  pc_err why;
   if (!output) output = "-";
-  if (pc_output_write_file(output, write, ctx, why, sizeof why) == 0) return 0;
+  if (pc_output_write_file(output, write, ctx, &why) == PERFCHECK_OK) return 0;
   if (strcmp(output, "-") == 0)
-    fprintf(stderr, "perfcheck %s: %s\n", cmd, why);
+    fprintf(stderr, "perfcheck %s: %s\n", cmd, why.msg);
   else
-    fprintf(stderr, "perfcheck %s: cannot write %s: %s\n", cmd, output, why);
+    fprintf(stderr, "perfcheck %s: cannot write %s: %s\n", cmd, output, why.msg);
   return PC_CLI_EXIT_OUTPUT;
 }
 

@@ -154,20 +154,19 @@ static int run_try(const char *candidate, char *out, size_t len) {
  * dependencies) and exports InitializeInjection.  Asked in a child process,
  * which loads it and exits, so that nothing of it stays in this one and the
  * loader's complaint ("invalid ELF header") comes back here instead of
- * landing in the program's stderr. */
-static int run_is_inject_lib(const char *lib, char *why, size_t whylen) {
+ * landing in the program's stderr.  PERFCHECK_OK; else
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (not one: the loader's text in err) or
+ * _IO (no pipe or no child to ask). */
+static perfcheck_status run_check_inject_lib(const char *lib, pc_err *err) {
   int fds[2];
-  if (pipe(fds) != 0) {
-    snprintf(why, whylen, "pipe: %s", strerror(errno));
-    return 0;
-  }
+  if (pipe(fds) != 0) return pc_err_set(err, PERFCHECK_ERROR_IO, "pipe: %s", strerror(errno));
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
+    int e = errno;
     close(fds[0]);
     close(fds[1]);
-    snprintf(why, whylen, "fork: %s", strerror(errno));
-    return 0;
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "fork: %s", strerror(e));
   }
   if (pid == 0) {
     close(fds[0]);
@@ -200,25 +199,25 @@ static int run_is_inject_lib(const char *lib, char *why, size_t whylen) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 1;
-  snprintf(why, whylen, "%s", n ? buf : "it could not be loaded");
-  return 0;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return PERFCHECK_OK;
+  return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "%s", n ? buf : "it could not be loaded");
 }
 
-/* The absolute path of libperfcheck_inject.so, or 0 with *why set. */
-static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
+/* The absolute path of libperfcheck_inject.so in out: PERFCHECK_OK; else
+ * PERFCHECK_ERROR_NOT_FOUND or, for a PERFCHECK_INJECT_LIB that is no
+ * injection library, _INVALID_ARGUMENT, with err set. */
+static perfcheck_status run_find_inject(char *out, size_t len, pc_err *err) {
+  pc_err_clear(err);
   const char *env = getenv("PERFCHECK_INJECT_LIB");
   if (env && *env) {
-    if (!run_try(env, out, len)) {
-      snprintf(why, whylen, "PERFCHECK_INJECT_LIB=%s: %s", env, strerror(errno ? errno : ENOENT));
-      return 0;
-    }
-    char e[600];
-    if (!run_is_inject_lib(out, e, sizeof e)) {
-      snprintf(why, whylen, "PERFCHECK_INJECT_LIB=%s is not perfcheck's injection library (%s)", env, e);
-      return 0;
-    }
-    return 1;
+    if (!run_try(env, out, len))
+      return pc_err_set(err, PERFCHECK_ERROR_NOT_FOUND, "PERFCHECK_INJECT_LIB=%s: %s", env,
+                        strerror(errno ? errno : ENOENT));
+    pc_err e;
+    perfcheck_status st = run_check_inject_lib(out, &e);
+    if (st != PERFCHECK_OK)
+      return pc_err_set(err, st, "PERFCHECK_INJECT_LIB=%s is not perfcheck's injection library (%s)", env, e.msg);
+    return PERFCHECK_OK;
   }
   char cand[PATH_MAX + 64];
   /* Next to the libperfcheck.so this command runs with (build and install
@@ -231,7 +230,7 @@ static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
       if (slash) {
         *slash = '\0';
         snprintf(cand, sizeof cand, "%s/libperfcheck_inject.so", lib);
-        if (run_try(cand, out, len)) return 1;
+        if (run_try(cand, out, len)) return PERFCHECK_OK;
       }
     }
   }
@@ -243,22 +242,21 @@ static int run_find_inject(char *out, size_t len, char *why, size_t whylen) {
     if (slash) {
       *slash = '\0';
       snprintf(cand, sizeof cand, "%s/../lib/libperfcheck_inject.so", exe);
-      if (run_try(cand, out, len)) return 1;
+      if (run_try(cand, out, len)) return PERFCHECK_OK;
 #ifdef PERFCHECK_INSTALL_LIBDIR_REL
       snprintf(cand, sizeof cand, "%s/../%s/libperfcheck_inject.so", exe, PERFCHECK_INSTALL_LIBDIR_REL);
-      if (run_try(cand, out, len)) return 1;
+      if (run_try(cand, out, len)) return PERFCHECK_OK;
 #endif
     }
   }
 #ifdef PERFCHECK_INJECT_BUILD_PATH
-  if (run_try(PERFCHECK_INJECT_BUILD_PATH, out, len)) return 1;
+  if (run_try(PERFCHECK_INJECT_BUILD_PATH, out, len)) return PERFCHECK_OK;
 #endif
 #ifdef PERFCHECK_INJECT_INSTALL_PATH
-  if (run_try(PERFCHECK_INJECT_INSTALL_PATH, out, len)) return 1;
+  if (run_try(PERFCHECK_INJECT_INSTALL_PATH, out, len)) return PERFCHECK_OK;
 #endif
-  snprintf(why, whylen, "%s",
-           "cannot find libperfcheck_inject.so next to libperfcheck.so or in ../lib; set PERFCHECK_INJECT_LIB");
-  return 0;
+  return pc_err_set(err, PERFCHECK_ERROR_NOT_FOUND,
+                    "cannot find libperfcheck_inject.so next to libperfcheck.so or in ../lib; set PERFCHECK_INJECT_LIB");
 }
 
 /* LD_PRELOAD with the library first (once).  The caller gives a path
@@ -355,8 +353,9 @@ int pc_run_program(const char *who, char **argv, int *ran) {
       return RUN_USAGE;
     }
   }
-  char lib[PATH_MAX], why[PATH_MAX + 700];
-  if (run_find_inject(lib, sizeof lib, why, sizeof why)) {
+  char lib[PATH_MAX];
+  pc_err why;
+  if (run_find_inject(lib, sizeof lib, &why) == PERFCHECK_OK) {
     const char *c = getenv("CUDA_INJECTION64_PATH");
     if (!c || !*c) setenv("CUDA_INJECTION64_PATH", lib, 1);
     const char *n = getenv("NVTX_INJECTION64_PATH");
@@ -384,7 +383,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     }
     if (preload) run_preload(preload);
   } else {
-    fprintf(stderr, "perfcheck: profiling off: %s\n", why);
+    fprintf(stderr, "perfcheck: profiling off: %s\n", why.msg);
   }
   fflush(NULL);
 
@@ -479,24 +478,26 @@ static int run_check_value(const char *opt, const char *var, const char *v) {
   if (strcmp(var, "PERFCHECK_PER_SIGNATURE") == 0 && (!run_uint(v, UINT_MAX) || strtoul(v, NULL, 10) == 0))
     return pc_cli_usage_error("run", RUN_USAGE, "%s needs a positive integer, not '%s'", opt, v);
   if (strcmp(var, "PERFCHECK_KERNELS") == 0) { /* the library's own check (lib/core/base/pc_regex.c) */
-    char e[300];
+    pc_err e;
     size_t at = 0;
-    char *re = pc_kernel_filter_regex(v, &at, e, sizeof e);
-    if (!re) return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e);
+    char *re = NULL;
+    if (pc_kernel_filter_regex(v, &re, &at, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad kernel filter '%s' (at character %zu): %s", v, at + 1, e.msg);
     free(re);
   }
   if (strcmp(var, "PERFCHECK_NVTX") == 0 && strncmp(v, "regex:", 6) == 0) {
-    char e[300];
+    pc_err e;
     size_t at = 0;
     pc_regex re;
-    if (pc_regex_compile(&re, v + 6, &at, e, sizeof e) != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7, e);
+    if (pc_regex_compile(&re, v + 6, &at, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad NVTX range filter '%s' (at character %zu): %s", v, at + 7,
+                                e.msg);
     pc_regex_free(&re);
   }
   if (strcmp(var, "PERFCHECK_OUTPUT") == 0) { /* lib/core/base/pc_output.c */
-    char e[200];
-    if (pc_output_check_pattern(v, e, sizeof e) != 0)
-      return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e);
+    pc_err e;
+    if (pc_output_check_pattern(v, &e) != PERFCHECK_OK)
+      return pc_cli_usage_error("run", RUN_USAGE, "bad output path '%s': %s", v, e.msg);
   }
   return 0;
 }
@@ -520,10 +521,10 @@ static int run_append_env(const char *var, const char *item) {
 static int run_check_nvtx(const char *opt, const char *v) {
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);
-  char why[400];
-  int rc = pc_nvtx_filter_add(&f, 1, v, why, sizeof why);
+  pc_err why;
+  perfcheck_status st = pc_nvtx_filter_add(&f, 1, v, &why);
   pc_nvtx_filter_free(&f);
-  return rc == 0 ? 0 : pc_cli_usage_error("run", RUN_USAGE, "%s: %s", opt, why);
+  return st == PERFCHECK_OK ? 0 : pc_cli_usage_error("run", RUN_USAGE, "%s: %s", opt, why.msg);
 }
 
 enum { RUN_OPT_NCU = 1000 }; /* getopt's value for pc_ncu_unsupported[i]: RUN_OPT_NCU + i */

@@ -369,8 +369,9 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
     if (pc_mkdirs(dir))
       return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_measure_ceilings: cannot create %s: %s", dir, strerror(errno));
   }
-  st = pc_device_write_ceilings(&d, path);
-  if (st != PERFCHECK_OK) return st; /* the writer set the message */
+  pc_err werr;
+  st = pc_device_write_ceilings(&d, path, &werr);
+  if (st != PERFCHECK_OK) return pc_fail(st, "%s", werr.msg);
   pc_funcinfo_reset(); /* later sessions read the new file */
   return PERFCHECK_OK;
 }

@@ -172,7 +172,6 @@ perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_
   if (st != PERFCHECK_OK || !named || pc_output_privileged()) return st;
   pc_mkdirs(path);
   const pc_groups_out o = {chip, hash, plan, *out, *n};
-  char why[300];
-  (void)pc_output_write_file(path, pc_groups_write, (void *)&o, why, sizeof why); /* a cache: failing is fine */
+  (void)pc_output_write_file(path, pc_groups_write, (void *)&o, NULL); /* a cache: failing is fine */
   return st;
 }

@@ -61,6 +61,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/pc_err.h"
 #include "pc_inject.h"
 
 #define PC_EXPORT __attribute__((visibility("default")))
@@ -74,6 +75,8 @@ static atomic_int pc_ld_nvtx_asked; /* NVTX loaded CUPTI (and the driver) for it
 static pthread_mutex_t pc_ld_mu = PTHREAD_MUTEX_INITIALIZER;
 static void *pc_ld_rt;              /* libperfcheck.so.0 */
 
+/* The one line, through the libraries' one line writer (pc_say, compiled in:
+ * base/pc_err.c). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
@@ -83,8 +86,7 @@ static void pc_ld_off(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "perfcheck: profiling off: %s\n", buf);
-  fflush(stderr);
+  pc_say("profiling off: %s", buf);
 }
 
 static int pc_ld_same_file(const char *a, const char *b) {
@@ -93,10 +95,12 @@ static int pc_ld_same_file(const char *a, const char *b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* libperfcheck.so.0: the program's own copy when it links one (one session
- * state per process), else the one next to this library (build tree and
- * install tree alike), else where the loader finds it.  NULL with *why set. */
-static void *pc_ld_runtime(char *why, size_t len) {
+/* libperfcheck.so.0 in *h: the program's own copy when it links one (one
+ * session state per process), else the one next to this library (build tree
+ * and install tree alike), else where the loader finds it.  PERFCHECK_OK, or
+ * PERFCHECK_ERROR_NOT_FOUND with err set (the loader's text). */
+static perfcheck_status pc_ld_runtime(void **h, pc_err *err) {
+  pc_err_clear(err);
   pthread_mutex_lock(&pc_ld_mu);
   if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
   if (!pc_ld_rt) {
@@ -110,12 +114,13 @@ static void *pc_ld_runtime(char *why, size_t len) {
     if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!pc_ld_rt) {
       const char *err2 = dlerror();
-      snprintf(why, len, "cannot load libperfcheck.so.0 (%s)", err1 ? err1 : err2 ? err2 : "not found");
+      pc_err_set(err, PERFCHECK_ERROR_NOT_FOUND, "cannot load libperfcheck.so.0 (%s)",
+                 err1 ? err1 : err2 ? err2 : "not found");
     }
   }
-  void *h = pc_ld_rt;
+  *h = pc_ld_rt;
   pthread_mutex_unlock(&pc_ld_mu);
-  return h;
+  return *h ? PERFCHECK_OK : PERFCHECK_ERROR_NOT_FOUND;
 }
 
 /* ---- is this a CUDA program? (the exit check) -------------------------------------- */
@@ -270,10 +275,10 @@ __attribute__((constructor)) static void pc_ld_init(void) {
 PC_EXPORT int InitializeInjection(void);
 int InitializeInjection(void) {
   if (atomic_exchange(&pc_ld_cuinit, 1) || atomic_load(&pc_ld_exiting)) return 1;
-  char why[600] = "";
-  void *h = pc_ld_runtime(why, sizeof why);
-  if (!h) {
-    pc_ld_off("%s", why);
+  void *h = NULL;
+  pc_err why;
+  if (pc_ld_runtime(&h, &why) != PERFCHECK_OK) {
+    pc_ld_off("%s", why.msg);
     return 1;
   }
   void *sym = dlsym(h, PC_INJECT_ENTRY);
@@ -309,9 +314,8 @@ static int pc_ld_nvtx(int nvtx_version, void *get_export_table) {
   if (atomic_load(&pc_ld_exiting)) return 0;
   atomic_store(&pc_ld_nvtx_asked, 1);
   if (!pc_ld_driver_usable()) return 0;
-  char why[600];
-  void *h = pc_ld_runtime(why, sizeof why);
-  if (!h) return 0;
+  void *h = NULL;
+  if (pc_ld_runtime(&h, NULL) != PERFCHECK_OK) return 0; /* NVTX stays a no-op; cuInit's InitializeInjection says why */
   void *sym = dlsym(h, PC_INJECT_NVTX_ENTRY);
   if (!sym) return 0;
   pc_inject_nvtx_fn init;

@@ -117,10 +117,7 @@ static atomic_int pc_rt_sig_seen;
 static const int pc_rt_sigs[2] = {SIGINT, SIGTERM};
 static int pc_rt_sig_ours[2];
 
-static void pc_rt_off(const char *why) {
-  fprintf(stderr, "perfcheck: profiling off: %s\n", why && *why ? why : "unknown reason");
-  fflush(stderr);
-}
+static void pc_rt_off(const char *why) { pc_say("profiling off: %s", why && *why ? why : "unknown reason"); }
 
 /* ---- exit ------------------------------------------------------------------------------ */
 
@@ -131,14 +128,10 @@ static void pc_rt_off(const char *why) {
  * why it could not write the file). */
 static void pc_rt_summary(const char *where, const pc_session_summary *sum) {
   if (sum->delivered != 0 || !where || strcmp(where, "stderr") == 0) return;
-  char line[4400];
-  snprintf(line, sizeof line, "perfcheck: %s%s: %zu kernel entr%s, %zu warning%s%s\n",
-           strcmp(where, "-") == 0 ? "report on stdout" : "report in ", strcmp(where, "-") == 0 ? "" : where,
-           sum->kernels, sum->kernels == 1 ? "y" : "ies", sum->warnings, sum->warnings == 1 ? "" : "s",
-           sum->warnings && !pc_verbose() ? " (in the report; PERFCHECK_VERBOSE=1 or perfcheck run -v prints them)"
-                                          : "");
-  fputs(line, stderr); /* one write: lines of several processes do not interleave */
-  fflush(stderr);
+  pc_say("%s%s: %zu kernel entr%s, %zu warning%s%s", strcmp(where, "-") == 0 ? "report on stdout" : "report in ",
+         strcmp(where, "-") == 0 ? "" : where, sum->kernels, sum->kernels == 1 ? "y" : "ies", sum->warnings,
+         sum->warnings == 1 ? "" : "s",
+         sum->warnings && !pc_verbose() ? " (in the report; PERFCHECK_VERBOSE=1 or perfcheck run -v prints them)" : "");
 }
 
 /* Writes the report, once; from the exit handler or the signal watcher. */

@@ -151,6 +151,8 @@ def main():
     names, defs, undefs = [], {}, {}
     for o in objs:
         n = source_name(o)
+        if n in defs:  # one source in two targets (core/base/pc_err.c: the core and the injection loader)
+            continue
         names.append(n)
         defs[n], undefs[n] = symbols(a.nm, o)
     owner = {}

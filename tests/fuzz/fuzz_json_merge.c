@@ -29,9 +29,9 @@ static FILE *sink(void) {
 
 static void write_all(const pc_report *r) {
   if (!sink()) return;
-  pc_write_text(r, sink());
-  pc_write_json(r, sink());
-  pc_write_csv(r, sink());
+  pc_write_text(r, sink(), NULL);
+  pc_write_json(r, sink(), NULL);
+  pc_write_csv(r, sink(), NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FILE *m = open_memstream(&text, &len);
   pc_report *back = NULL;
   if (m) {
-    pc_write_json(r, m);
+    pc_write_json(r, m, NULL);
     fclose(m);
     if (pc_report_from_json_text(text, len, "back.json", 1, &back, &err) != PERFCHECK_OK) __builtin_trap();
   }

@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   pc_checklist_report(r);
   if (sink) {
-    pc_write_text(r, sink);
-    pc_write_json(r, sink);
-    pc_write_csv(r, sink);
+    pc_write_text(r, sink, NULL);
+    pc_write_json(r, sink, NULL);
+    pc_write_csv(r, sink, NULL);
   }
   pc_report_free(r);
   return 0;

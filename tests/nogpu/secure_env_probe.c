@@ -42,8 +42,7 @@ int main(void) {
   printf("format=%d\n", (int)o.output_format);
   printf("nvtx=%s\n", show(x.nvtx_include));
   int rank, world, local;
-  char why[256];
-  pc_job_place(secure_getenv, &rank, &world, &local, why, sizeof why);
+  pc_job_place(secure_getenv, &rank, &world, &local, NULL);
   printf("rank=%d\nworld_size=%d\nlocal_rank=%d\n", rank, world, local);
   char *p = pc_output_expand("r.%q{PC_PROBE_RANK}.json", NULL);
   printf("expanded=%s\n", show(p));

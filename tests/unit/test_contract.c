@@ -154,7 +154,7 @@ static void test_fields_are_the_writers(void **state) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
+  assert_int_equal(pc_write_json(r, f, NULL), PERFCHECK_OK);
   fclose(f);
   pc_json root;
   pc_err err;

@@ -61,7 +61,7 @@ static void test_advice_in_c_locale(void **state) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
-  assert_int_equal(pc_write_text(r, f), PERFCHECK_OK);
+  assert_int_equal(pc_write_text(r, f, NULL), PERFCHECK_OK);
   fclose(f);
   assert_non_null(strstr(text, "= 16.21 (threshold 24)"));
   assert_null(strstr(text, "16,2"));

@@ -33,7 +33,7 @@ static char *to_json(const pc_report *r) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
+  assert_int_equal(pc_write_json(r, f, NULL), PERFCHECK_OK);
   fclose(f);
   return buf;
 }

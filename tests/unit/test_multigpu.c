@@ -281,7 +281,7 @@ static void test_selection_skips_nccl(void **state) {
   pc_sigtab t;
   memset(&t, 0, sizeof t);
   pc_regex re;
-  assert_int_equal(pc_regex_compile(&re, "nccl|gemm", NULL, NULL, 0), 0);
+  assert_int_equal(pc_regex_compile(&re, "nccl|gemm", NULL, NULL), PERFCHECK_OK);
   static const unsigned g[3] = {2, 1, 1}, b[3] = {640, 1, 1};
   const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
   const uint32_t nn = pc_sigtab_intern(&t, NCCL_ALLREDUCE), ng = pc_sigtab_intern(&t, "_Z4gemmv");
@@ -426,53 +426,61 @@ static char *fake_get(const char *name) {
   return NULL;
 }
 
-static void place(const char *const *env, int *rank, int *world, int *local, char *bad, size_t len) {
+/* pc_job_place with `env`; its status must say whether err names a value. */
+static void place(const char *const *env, int *rank, int *world, int *local, pc_err *bad) {
   fake_env = env;
-  pc_job_place(fake_get, rank, world, local, bad, len);
+  perfcheck_status st = pc_job_place(fake_get, rank, world, local, bad);
+  assert_int_equal(st, bad->status);
+  assert_int_equal(st == PERFCHECK_OK, bad->msg[0] == '\0');
 }
 
 static void test_job_place(void **state) {
   (void)state;
   int rank, world, local;
-  char bad[256];
+  pc_err bad;
   static const char *const torchrun[] = {"RANK", "3", "WORLD_SIZE", "8", "LOCAL_RANK", "1", "PMI_RANK", "0", NULL};
-  place(torchrun, &rank, &world, &local, bad, sizeof bad);
+  place(torchrun, &rank, &world, &local, &bad);
   assert_int_equal(rank, 3);
   assert_int_equal(world, 8);
   assert_int_equal(local, 1);
-  assert_string_equal(bad, "");
+  assert_int_equal(bad.status, PERFCHECK_OK);
   static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
                                      "OMPI_COMM_WORLD_LOCAL_RANK", "1", NULL};
-  place(ompi, &rank, &world, &local, bad, sizeof bad);
+  place(ompi, &rank, &world, &local, &bad);
   assert_int_equal(rank, 1);
   assert_int_equal(world, 2);
   assert_int_equal(local, 1);
   static const char *const pmi[] = {"PMI_RANK", "0", "PMI_SIZE", "4", NULL};
-  place(pmi, &rank, &world, &local, bad, sizeof bad);
+  place(pmi, &rank, &world, &local, &bad);
   assert_int_equal(rank, 0);
   assert_int_equal(world, 4);
   assert_int_equal(local, -1);
   static const char *const none[] = {NULL};
-  place(none, &rank, &world, &local, bad, sizeof bad);
+  place(none, &rank, &world, &local, &bad);
   assert_int_equal(rank, -1);
   assert_int_equal(world, -1);
   assert_int_equal(local, -1);
-  assert_string_equal(bad, "");
+  assert_int_equal(bad.status, PERFCHECK_OK);
   /* Not numbers: ignored and named; the next launcher's variable is used. */
   static const char *const junk[] = {"RANK", "one", "OMPI_COMM_WORLD_RANK", "2", "WORLD_SIZE", "0",
                                      "LOCAL_RANK", "-1", NULL};
-  place(junk, &rank, &world, &local, bad, sizeof bad);
+  place(junk, &rank, &world, &local, &bad);
   assert_int_equal(rank, 2);
   assert_int_equal(world, -1);
   assert_int_equal(local, -1);
-  assert_non_null(strstr(bad, "RANK=one"));
-  assert_non_null(strstr(bad, "WORLD_SIZE=0"));
-  assert_non_null(strstr(bad, "LOCAL_RANK=-1"));
+  assert_non_null(strstr(bad.msg, "RANK=one"));
+  assert_non_null(strstr(bad.msg, "WORLD_SIZE=0"));
+  assert_non_null(strstr(bad.msg, "LOCAL_RANK=-1"));
+  assert_string_equal(bad.msg, "RANK=one, WORLD_SIZE=0, LOCAL_RANK=-1");
+  assert_int_equal(bad.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
+  /* No detail wanted: the status and the place all the same. */
+  assert_int_equal(pc_job_place(fake_get, &rank, &world, &local, NULL), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(rank, 2);
   static const char *const beyond[] = {"RANK", "2", "WORLD_SIZE", "2", NULL};
-  place(beyond, &rank, &world, &local, bad, sizeof bad);
+  place(beyond, &rank, &world, &local, &bad);
   assert_int_equal(rank, 2);
   assert_int_equal(world, -1);
-  assert_non_null(strstr(bad, "rank 2 is not below the world size 2"));
+  assert_non_null(strstr(bad.msg, "rank 2 is not below the world size 2"));
 }
 
 /* One rank's report: region "step" (gemm on device 0, 70 of 100 us), the

@@ -16,8 +16,8 @@
 static int selects(const char *config, const char *stack) {
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);
-  char why[300];
-  if (pc_nvtx_filter_add(&f, 1, config, why, sizeof why) != 0) fail_msg("%s: %s", config, why);
+  pc_err why;
+  if (pc_nvtx_filter_add(&f, 1, config, &why) != PERFCHECK_OK) fail_msg("%s: %s", config, why.msg);
   pc_nvtx_state st, next;
   pc_nvtx_state_empty(&f, &st);
   char buf[256];
@@ -62,9 +62,9 @@ static void test_include_and_exclude(void **state) {
   (void)state;
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);
-  char why[300];
-  assert_int_equal(pc_nvtx_filter_add(&f, 1, "train/", why, sizeof why), 0);
-  assert_int_equal(pc_nvtx_filter_add(&f, 0, "warmup/", why, sizeof why), 0);
+  pc_err why;
+  assert_int_equal(pc_nvtx_filter_add(&f, 1, "train/", &why), PERFCHECK_OK);
+  assert_int_equal(pc_nvtx_filter_add(&f, 0, "warmup/", &why), PERFCHECK_OK);
   pc_nvtx_state empty, a, b;
   pc_nvtx_state_empty(&f, &empty);
   assert_false(pc_nvtx_state_included(&f, &empty)); /* an include: nothing outside it */
@@ -77,12 +77,13 @@ static void test_include_and_exclude(void **state) {
   assert_true(pc_nvtx_state_excluded(&f, &b));
   pc_nvtx_filter_free(&f);
   /* No include: everything but the excluded. */
-  assert_int_equal(pc_nvtx_filter_add(&f, 0, "warmup/", why, sizeof why), 0);
+  assert_int_equal(pc_nvtx_filter_add(&f, 0, "warmup/", NULL), PERFCHECK_OK);
   pc_nvtx_state_empty(&f, &empty);
   assert_true(pc_nvtx_state_included(&f, &empty));
   pc_nvtx_filter_free(&f);
   /* PERFCHECK_NVTX's older form: a name taken whole ('/' included). */
-  assert_int_equal(pc_nvtx_filter_add_name(&f, "a/b", why, sizeof why), 0);
+  assert_int_equal(pc_nvtx_filter_add_name(&f, "a/b", &why), PERFCHECK_OK);
+  assert_int_equal(why.status, PERFCHECK_OK);
   pc_nvtx_state_empty(&f, &empty);
   pc_nvtx_state_push(&f, &empty, "a/b", &a);
   assert_true(pc_nvtx_state_included(&f, &a));
@@ -104,17 +105,20 @@ static void test_refused(void **state) {
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     pc_nvtx_filter f;
     memset(&f, 0, sizeof f);
-    char why[400] = "";
-    if (pc_nvtx_filter_add(&f, 1, t[i].config, why, sizeof why) == 0) fail_msg("\"%s\" accepted", t[i].config);
-    if (!strstr(why, t[i].says)) fail_msg("\"%s\": %s", t[i].config, why);
+    pc_err why;
+    if (pc_nvtx_filter_add(&f, 1, t[i].config, &why) == PERFCHECK_OK) fail_msg("\"%s\" accepted", t[i].config);
+    if (!strstr(why.msg, t[i].says)) fail_msg("\"%s\": %s", t[i].config, why.msg);
+    assert_int_equal(why.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
     assert_int_equal(f.n, 0);
   }
   pc_nvtx_filter f;
   memset(&f, 0, sizeof f);
-  char why[400];
-  for (int i = 0; i < PC_NVTX_MAX_PATTERNS; i++) assert_int_equal(pc_nvtx_filter_add(&f, 1, "A/", why, sizeof why), 0);
-  assert_int_equal(pc_nvtx_filter_add(&f, 1, "A/", why, sizeof why), -1);
-  assert_non_null(strstr(why, "more than 8"));
+  pc_err why;
+  for (int i = 0; i < PC_NVTX_MAX_PATTERNS; i++)
+    assert_int_equal(pc_nvtx_filter_add(&f, 1, "A/", &why), PERFCHECK_OK);
+  assert_int_equal(pc_nvtx_filter_add(&f, 1, "A/", &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_string_equal(why.msg, "more than 8 --nvtx-include/--nvtx-exclude configurations");
+  assert_int_equal(f.n, PC_NVTX_MAX_PATTERNS);
   pc_nvtx_filter_free(&f);
 }
 

@@ -171,10 +171,11 @@ static void test_ceilings_file_roundtrip(void **state) {
   d.peak_fp32_flop_per_s = 6.7e13;
   pc_device_update_ridge(&d);
   char *path = tmpfile_with("");
-  assert_int_equal(pc_device_write_ceilings(&d, path), PERFCHECK_OK);
+  pc_err err;
+  assert_int_equal(pc_device_write_ceilings(&d, path, &err), PERFCHECK_OK);
+  assert_int_equal(err.status, PERFCHECK_OK);
   pc_device r;
   pc_device_init(&r);
-  pc_err err;
   assert_int_equal(pc_device_read_ceilings(&r, path, &err), PERFCHECK_OK);
   assert_string_equal(r.name, "NVIDIA H200");
   assert_int_equal(r.cc_major, 9);

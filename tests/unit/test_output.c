@@ -74,21 +74,23 @@ static char *slurp(const char *path) {
 
 static void test_check_pattern(void **state) {
   (void)state;
-  char why[128];
+  pc_err why;
   static const char *const good[] = {"r.json", "r.%p.json", "/tmp/r-%h-%q{OMPI_COMM_WORLD_RANK}-%%.json", "-",
                                      "stderr", "%q{_X1}%p%h%%"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-    if (pc_output_check_pattern(good[i], why, sizeof why) != 0) fail_msg("%s refused: %s", good[i], why);
+    if (pc_output_check_pattern(good[i], &why) != PERFCHECK_OK) fail_msg("%s refused: %s", good[i], why.msg);
   static const struct {
     const char *p, *says;
   } bad[] = {{"r%x", "unknown %x"}, {"r.%q{RANK.json", "without its closing"}, {"r.%qRANK", "followed by {VAR}"},
              {"r.%q{}", "variable name"}, {"r.%q{1X}", "variable name"}, {"r.%q{A-B}", "variable name"},
              {"r%", "a lone %"},     {"", "empty"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    assert_int_equal(pc_output_check_pattern(bad[i].p, why, sizeof why), -1);
-    if (!strstr(why, bad[i].says)) fail_msg("\"%s\": \"%s\" lacks \"%s\"", bad[i].p, why, bad[i].says);
+    assert_int_equal(pc_output_check_pattern(bad[i].p, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(why.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
+    if (!strstr(why.msg, bad[i].says)) fail_msg("\"%s\": \"%s\" lacks \"%s\"", bad[i].p, why.msg, bad[i].says);
   }
-  assert_int_equal(pc_output_check_pattern(NULL, why, sizeof why), -1);
+  assert_int_equal(pc_output_check_pattern(NULL, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_string_equal(why.msg, "an empty output path");
 }
 
 static char *expand(const char *pattern, char **warned) {
@@ -238,14 +240,15 @@ static int write_fails(FILE *f, void *ctx) {
 
 static void test_write_file(void **state) {
   (void)state;
-  char path[400], why[700], *text;
+  char path[400], *text;
+  pc_err why;
   snprintf(path, sizeof path, "%s/r.json", tmpdir);
-  assert_int_equal(pc_output_write_file(path, write_hello, "one", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "one", &why), PERFCHECK_OK);
   text = slurp(path);
   assert_string_equal(text, "hello one\n");
   free(text);
   /* Replaced whole. */
-  assert_int_equal(pc_output_write_file(path, write_hello, "two", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "two", &why), PERFCHECK_OK);
   text = slurp(path);
   assert_string_equal(text, "hello two\n");
   free(text);
@@ -264,7 +267,7 @@ static void test_write_file(void **state) {
   fputs("precious\n", v);
   fclose(v);
   assert_int_equal(symlink(victim, link), 0);
-  assert_int_equal(pc_output_write_file(link, write_hello, "three", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(link, write_hello, "three", &why), PERFCHECK_OK);
   text = slurp(victim);
   assert_string_equal(text, "precious\n");
   free(text);
@@ -278,22 +281,22 @@ static void test_write_file(void **state) {
   size_t before = count_entries(tmpdir);
   char missing[400];
   snprintf(missing, sizeof missing, "%s/no/such/dir/r.json", tmpdir);
-  assert_int_equal(pc_output_write_file(missing, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "No such file or directory"));
-  assert_int_equal(pc_output_write_file(path, write_fails, NULL, why, sizeof why), -1);
+  assert_int_equal(pc_output_write_file(missing, write_hello, "x", &why), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(why.msg, "No such file or directory"));
+  assert_int_equal(pc_output_write_file(path, write_fails, NULL, &why), PERFCHECK_ERROR_IO);
   text = slurp(path);
   assert_string_equal(text, "hello two\n"); /* the old report stays */
   free(text);
   char sub[400];
   snprintf(sub, sizeof sub, "%s/adir", tmpdir);
   assert_int_equal(mkdir(sub, 0700), 0);
-  assert_int_equal(pc_output_write_file(sub, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "is a folder, not a regular file"));
+  assert_int_equal(pc_output_write_file(sub, write_hello, "x", &why), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(why.msg, "is a folder, not a regular file"));
   assert_int_equal(count_entries(tmpdir), before + 1); /* adir only */
   rmdir(sub);
   snprintf(sub, sizeof sub, "%s/", tmpdir);
-  assert_int_equal(pc_output_write_file(sub, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "folder"));
+  assert_int_equal(pc_output_write_file(sub, write_hello, "x", &why), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(why.msg, "folder"));
 }
 
 /* Issue 22: what is at the name decides.  A device, FIFO, socket or folder is
@@ -301,14 +304,15 @@ static void test_write_file(void **state) {
  * the umask's; a symlink to a device is replaced, the device untouched. */
 static void test_write_targets(void **state) {
   (void)state;
-  char path[400], why[700], *text;
+  char path[400], *text;
+  pc_err why;
   struct stat sb;
   /* A FIFO: refused at once (a reader waiting on it gets nothing, never a
    * replaced node), nothing created. */
   snprintf(path, sizeof path, "%s/fifo", tmpdir);
   assert_int_equal(mkfifo(path, 0600), 0);
-  assert_int_equal(pc_output_write_file(path, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "is a FIFO, not a regular file"));
+  assert_int_equal(pc_output_write_file(path, write_hello, "x", &why), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(why.msg, "is a FIFO, not a regular file"));
   assert_int_equal(lstat(path, &sb), 0);
   assert_true(S_ISFIFO(sb.st_mode));
   assert_int_equal(count_entries(tmpdir), 1);
@@ -316,15 +320,15 @@ static void test_write_targets(void **state) {
   /* A character device: /dev/null stands for /dev/full (refused before a
    * byte is written, so the test needs no root and changes nothing). */
   if (lstat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode)) {
-    assert_int_equal(pc_output_write_file("/dev/null", write_hello, "x", why, sizeof why), -1);
-    assert_non_null(strstr(why, "/dev/null is a character device, not a regular file"));
+    assert_int_equal(pc_output_write_file("/dev/null", write_hello, "x", &why), PERFCHECK_ERROR_IO);
+    assert_non_null(strstr(why.msg, "/dev/null is a character device, not a regular file"));
     assert_int_equal(lstat("/dev/null", &sb), 0);
     assert_true(S_ISCHR(sb.st_mode));
   }
   /* A symlink to a device: the link is replaced, the device untouched. */
   snprintf(path, sizeof path, "%s/devlink", tmpdir);
   assert_int_equal(symlink("/dev/null", path), 0);
-  assert_int_equal(pc_output_write_file(path, write_hello, "via link", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "via link", &why), PERFCHECK_OK);
   assert_int_equal(lstat(path, &sb), 0);
   assert_true(S_ISREG(sb.st_mode));
   assert_int_equal(lstat("/dev/null", &sb), 0);
@@ -336,11 +340,11 @@ static void test_write_targets(void **state) {
   assert_true(fd >= 0);
   assert_int_equal(fchmod(fd, 0600), 0);
   close(fd);
-  assert_int_equal(pc_output_write_file(path, write_hello, "secret", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "secret", &why), PERFCHECK_OK);
   assert_int_equal(stat(path, &sb), 0);
   assert_int_equal(sb.st_mode & 0777, 0600);
   assert_int_equal(chmod(path, 0640), 0);
-  assert_int_equal(pc_output_write_file(path, write_hello, "again", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file(path, write_hello, "again", &why), PERFCHECK_OK);
   assert_int_equal(stat(path, &sb), 0);
   assert_int_equal(sb.st_mode & 0777, 0640);
   text = slurp(path);
@@ -352,22 +356,22 @@ static void test_write_targets(void **state) {
   mode_t old = umask(022);
   for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
     umask(masks[i]);
-    assert_int_equal(pc_output_write_file(path, write_hello, "m", why, sizeof why), 0);
+    assert_int_equal(pc_output_write_file(path, write_hello, "m", &why), PERFCHECK_OK);
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0666 & ~masks[i]);
     unlink(path);
   }
   umask(old);
   /* "-" is stdout, not a file named "-". */
-  assert_int_equal(pc_output_write_file("-", write_hello, "stdout", why, sizeof why), 0);
+  assert_int_equal(pc_output_write_file("-", write_hello, "stdout", &why), PERFCHECK_OK);
   assert_int_equal(count_entries(tmpdir), 0);
   /* "." and ".." as the last component are folders. */
   snprintf(path, sizeof path, "%s/..", tmpdir);
-  assert_int_equal(pc_output_write_file(path, write_hello, "x", why, sizeof why), -1);
-  assert_non_null(strstr(why, "folder"));
+  assert_int_equal(pc_output_write_file(path, write_hello, "x", &why), PERFCHECK_ERROR_IO);
+  assert_non_null(strstr(why.msg, "folder"));
   /* Bytes. */
   snprintf(path, sizeof path, "%s/bytes", tmpdir);
-  assert_int_equal(pc_output_write_bytes(path, "a\0b", 3, why, sizeof why), 0);
+  assert_int_equal(pc_output_write_bytes(path, "a\0b", 3, &why), PERFCHECK_OK);
   assert_int_equal(stat(path, &sb), 0);
   assert_int_equal(sb.st_size, 3);
   unlink(path);

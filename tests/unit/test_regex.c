@@ -25,20 +25,23 @@ static double seconds(void) {
 
 static void refused(const char *pattern, const char *rule, size_t at) {
   size_t got = 99999;
-  char why[300] = "";
-  if (pc_regex_check(pattern, &got, why, sizeof why) == 0) fail_msg("\"%s\" passed the guard", pattern);
+  pc_err why;
+  if (pc_regex_check(pattern, &got, &why) == PERFCHECK_OK) fail_msg("\"%s\" passed the guard", pattern);
+  if (why.status != PERFCHECK_ERROR_INVALID_ARGUMENT) fail_msg("\"%s\": status %d", pattern, (int)why.status);
   char want[64];
   snprintf(want, sizeof want, "(rule \"%s\")", rule);
-  if (!strstr(why, want)) fail_msg("\"%s\": wanted %s, got \"%s\"", pattern, want, why);
-  if (got != at) fail_msg("\"%s\": offset %zu, wanted %zu (%s)", pattern, got, at, why);
+  if (!strstr(why.msg, want)) fail_msg("\"%s\": wanted %s, got \"%s\"", pattern, want, why.msg);
+  if (got != at) fail_msg("\"%s\": offset %zu, wanted %zu (%s)", pattern, got, at, why.msg);
 }
 
 static void passes(const char *pattern) {
   size_t at = 0;
-  char why[300] = "";
-  if (pc_regex_check(pattern, &at, why, sizeof why) != 0) fail_msg("\"%s\" refused: %s", pattern, why);
+  pc_err why;
+  if (pc_regex_check(pattern, &at, &why) != PERFCHECK_OK) fail_msg("\"%s\" refused: %s", pattern, why.msg);
   pc_regex re;
-  if (pc_regex_compile(&re, pattern, &at, why, sizeof why) != 0) fail_msg("\"%s\" does not compile: %s", pattern, why);
+  if (pc_regex_compile(&re, pattern, &at, &why) != PERFCHECK_OK)
+    fail_msg("\"%s\" does not compile: %s", pattern, why.msg);
+  assert_int_equal(why.status, PERFCHECK_OK);
   pc_regex_free(&re);
 }
 
@@ -91,12 +94,16 @@ static void test_rules(void **state) {
   /* regcomp's own refusals come through with its text. */
   pc_regex re;
   size_t at = 9;
-  char why[300];
-  assert_int_equal(pc_regex_compile(&re, "a{2,1}", &at, why, sizeof why), -1);
+  pc_err why;
+  assert_int_equal(pc_regex_compile(&re, "a{2,1}", &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(why.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_int_equal(at, 0);
-  assert_non_null(strstr(why, "\\{\\}"));
-  assert_int_equal(pc_regex_compile(&re, "(", &at, why, sizeof why), -1);
-  assert_int_equal(pc_regex_check(NULL, &at, why, sizeof why), -1);
+  assert_non_null(strstr(why.msg, "\\{\\}"));
+  assert_int_equal(pc_regex_compile(&re, "(", &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(pc_regex_check(NULL, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_string_equal(why.msg, "no pattern");
+  /* NULL: no detail wanted, the status still says it. */
+  assert_int_equal(pc_regex_compile(&re, "(", NULL, NULL), PERFCHECK_ERROR_INVALID_ARGUMENT);
 }
 
 /* The worst patterns the guard lets through, against an 8 KiB name: bounded
@@ -114,9 +121,9 @@ static void test_accepted_cost(void **state) {
   for (size_t i = 0; i < sizeof worst / sizeof worst[0]; i++) {
     pc_regex re;
     size_t at;
-    char why[300];
+    pc_err why;
     double t0 = seconds();
-    if (pc_regex_compile(&re, worst[i], &at, why, sizeof why) != 0) fail_msg("%s refused: %s", worst[i], why);
+    if (pc_regex_compile(&re, worst[i], &at, &why) != PERFCHECK_OK) fail_msg("%s refused: %s", worst[i], why.msg);
     int rc = pc_regex_match(&re, name);
     double dt = seconds() - t0;
     pc_regex_free(&re);
@@ -133,9 +140,10 @@ static void test_accepted_cost(void **state) {
 
 static int filter_matches(const char *spec, const char *name) {
   size_t at;
-  char why[300];
-  char *re_text = pc_kernel_filter_regex(spec, &at, why, sizeof why);
-  if (!re_text) fail_msg("filter \"%s\" refused: %s", spec, why);
+  pc_err why;
+  char *re_text = NULL;
+  if (pc_kernel_filter_regex(spec, &re_text, &at, &why) != PERFCHECK_OK)
+    fail_msg("filter \"%s\" refused: %s", spec, why.msg);
   regex_t re;
   assert_int_equal(regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB), 0);
   int m = regexec(&re, name, 0, NULL, 0) == 0;
@@ -172,16 +180,21 @@ static void test_kernel_filter(void **state) {
   assert_false(filter_matches("regex:^gemm$", "gemm2"));
 
   size_t at = 0;
-  char why[300];
-  assert_null(pc_kernel_filter_regex("", &at, why, sizeof why));
-  assert_non_null(strstr(why, "empty"));
-  assert_null(pc_kernel_filter_regex("regex:", &at, why, sizeof why));
+  pc_err why;
+  char *text = NULL;
+  assert_int_equal(pc_kernel_filter_regex("", &text, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_null(text);
+  assert_int_equal(why.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(why.msg, "empty"));
+  assert_int_equal(pc_kernel_filter_regex("regex:", &text, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_int_equal(at, 6);
-  assert_null(pc_kernel_filter_regex("regex:(x|xx)+\\1y", &at, why, sizeof why));
+  assert_int_equal(pc_kernel_filter_regex("regex:(x|xx)+\\1y", &text, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_int_equal(at, 6 + 7);
-  assert_non_null(strstr(why, "rule \"backref\""));
-  assert_null(pc_kernel_filter_regex("regex:[a", &at, why, sizeof why));
-  assert_null(pc_kernel_filter_regex("new\nline", &at, why, sizeof why));
+  assert_non_null(strstr(why.msg, "rule \"backref\""));
+  assert_int_equal(pc_kernel_filter_regex("regex:[a", &text, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(pc_kernel_filter_regex("new\nline", &text, &at, &why), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_string_equal(why.msg, "a control character (0x0a) in the kernel name");
+  assert_null(text);
   assert_int_equal(at, 3);
   /* A 2 KiB exact name needs no guard (it is our own literal regex). */
   char big[2048];
@@ -264,11 +277,11 @@ static void test_matcher_agrees_with_glibc(void **state) {
     if (regcomp(&g, pat, REG_EXTENDED | REG_NOSUB) != 0) continue;
     pc_regex ours;
     size_t at;
-    char why[300];
-    if (pc_regex_compile(&ours, pat, &at, why, sizeof why) != 0) {
+    pc_err why;
+    if (pc_regex_compile(&ours, pat, &at, &why) != PERFCHECK_OK) {
       regfree(&g);
-      if (strstr(why, "rule \"")) continue; /* the guard's, on purpose */
-      fail_msg("glibc reads \"%s\", we refuse it: %s", pat, why);
+      if (strstr(why.msg, "rule \"")) continue; /* the guard's, on purpose */
+      fail_msg("glibc reads \"%s\", we refuse it: %s", pat, why.msg);
     }
     patterns++;
     /* glibc lets a '$' before more pattern match before a '\n', and a '^'
@@ -326,8 +339,8 @@ static void test_matcher_cases(void **state) {
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     pc_regex re;
     size_t at;
-    char why[300];
-    if (pc_regex_compile(&re, c[i].re, &at, why, sizeof why) != 0) fail_msg("%s: %s", c[i].re, why);
+    pc_err why;
+    if (pc_regex_compile(&re, c[i].re, &at, &why) != PERFCHECK_OK) fail_msg("%s: %s", c[i].re, why.msg);
     int got = pc_regex_match(&re, c[i].name);
     pc_regex_free(&re);
     if (got != c[i].want) fail_msg("\"%s\" on \"%s\": %d, want %d", c[i].re, c[i].name, got, c[i].want);
@@ -335,7 +348,7 @@ static void test_matcher_cases(void **state) {
   /* A pattern whose DFA has 2^13 states, on a random name of a and b: the
    * cache of 4096 starts again on the way and the answers stay right. */
   pc_regex re;
-  assert_int_equal(pc_regex_compile(&re, "a[ab]{12}$", NULL, NULL, 0), 0);
+  assert_int_equal(pc_regex_compile(&re, "a[ab]{12}$", NULL, NULL), PERFCHECK_OK);
   char *name = malloc(200001);
   assert_non_null(name);
   for (int trial = 0; trial < 4; trial++) {
@@ -367,8 +380,8 @@ static void test_long_names(void **state) {
   for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
     pc_regex re;
     size_t at;
-    char why[300];
-    if (pc_regex_compile(&re, pats[i], &at, why, sizeof why) != 0) fail_msg("%s: %s", pats[i], why);
+    pc_err why;
+    if (pc_regex_compile(&re, pats[i], &at, &why) != PERFCHECK_OK) fail_msg("%s: %s", pats[i], why.msg);
     double t0 = seconds();
     int got = pc_regex_match(&re, name);
     print_message("%-22s on 1 MiB of 'a': %s in %.3f s\n", pats[i], got ? "match" : "no match", seconds() - t0);

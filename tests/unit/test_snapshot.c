@@ -485,7 +485,7 @@ static char *to_json(const pc_snapshot *s, size_t *len) {
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
-  assert_int_equal(pc_snapshot_write_json(s, f), PERFCHECK_OK);
+  assert_int_equal(pc_snapshot_write_json(s, f, NULL), PERFCHECK_OK);
   fclose(f);
   *len = n;
   return buf;
@@ -496,7 +496,7 @@ static char *report_json(const pc_report *r) {
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
-  assert_int_equal(pc_write_json(r, f), PERFCHECK_OK);
+  assert_int_equal(pc_write_json(r, f, NULL), PERFCHECK_OK);
   fclose(f);
   return buf;
 }
@@ -587,6 +587,19 @@ static void test_reader_rejects(void **state) {
     free(bad);
   }
   free(j);
+  /* A file that cannot be read: pc_read_file's status and text reach the
+   * caller's pc_err, and the thread's last error is not touched (one
+   * channel). */
+  pc_snapshot *s = NULL;
+  pc_err err = {0};
+  pc_clear_error();
+  assert_int_equal(pc_snapshot_load("/nonexistent/snap.json", &s, &err), PERFCHECK_ERROR_IO);
+  assert_null(s);
+  assert_int_equal(err.status, PERFCHECK_ERROR_IO);
+  assert_string_equal(err.msg, "/nonexistent/snap.json: cannot open: No such file or directory");
+  assert_string_equal(perfcheck_last_error_message(), "");
+  assert_int_equal(pc_snapshot_load("/", &s, &err), PERFCHECK_ERROR_IO);
+  assert_string_equal(err.msg, "/: is a directory");
 }
 
 /* An in-process report carries tool.cupti, tool.demangler and each kernel's

@@ -407,6 +407,20 @@ static void test_write_errors(void **state) {
   if (full) {
     for (int f = PERFCHECK_FORMAT_TEXT; f <= PERFCHECK_FORMAT_CSV; f++)
       assert_int_equal(perfcheck_report_write(r, (perfcheck_format)f, full), PERFCHECK_ERROR_IO);
+    /* The public call leaves the detail as the thread's last error; the
+     * internal writer fills the caller's pc_err and leaves that alone. */
+    clearerr(full);
+    assert_int_equal(perfcheck_report_write(r, PERFCHECK_FORMAT_HTML, full), PERFCHECK_ERROR_IO);
+    assert_string_equal(perfcheck_last_error_message(), "writing the HTML report failed");
+    pc_clear_error();
+    clearerr(full);
+    pc_err err;
+    assert_int_equal(pc_write_text(r, full, &err), PERFCHECK_ERROR_IO);
+    assert_int_equal(err.status, PERFCHECK_ERROR_IO);
+    assert_string_equal(err.msg, "writing the text report failed");
+    assert_string_equal(perfcheck_last_error_message(), "");
+    assert_int_equal(pc_write_json(NULL, full, &err), PERFCHECK_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.msg, "pc_write_json: NULL argument");
     fclose(full);
   } else {
     print_message("no /dev/full: the write-error case is not exercised\n");

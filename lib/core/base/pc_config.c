@@ -86,14 +86,13 @@ static void pc_config_escape(const char *v, char *out, size_t outlen) {
   out[n] = '\0';
 }
 
-/* One line: perfcheck: VAR="VALUE" WHY; using DEFAULT */
+/* One line: perfcheck: VAR="VALUE" WHY; using DEFAULT (pc_say_to: one
+ * write, so that lines of several processes do not interleave mid-line). */
 static void pc_config_warn(FILE *warn, const char *var, const char *value, const char *why, const char *dflt) {
   if (!warn) return;
-  char esc[512], line[1024];
+  char esc[512];
   pc_config_escape(value, esc, sizeof esc);
-  snprintf(line, sizeof line, "perfcheck: %s=\"%s\" %s; using %s\n", var, esc, why, dflt);
-  fputs(line, warn); /* one write, so that lines of several processes do not interleave mid-line */
-  fflush(warn);
+  pc_say_to(warn, "%s=\"%s\" %s; using %s", var, esc, why, dflt);
 }
 
 /* The variable's value, or NULL when unset or empty (both mean "default").
@@ -129,8 +128,9 @@ static int pc_config_metric_char(char c) {
 static int pc_config_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 /* A set name or a comma list of ncu names, items trimmed as pc_rp_plan_parse
- * trims them.  Returns 0, or -1 with the reason in why. */
-static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
+ * trims them.  Returns PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT with
+ * the reason in err. */
+static perfcheck_status pc_config_check_metrics(const char *spec, pc_err *err) {
   const char *p = spec;
   for (int item = 1;; item++) {
     const char *end = strchr(p, ',');
@@ -138,37 +138,32 @@ static int pc_config_check_metrics(const char *spec, char *why, size_t whylen) {
     while (a < b && pc_config_space(*a)) a++;
     while (b > a && pc_config_space(b[-1])) b--;
     size_t len = (size_t)(b - a);
-    if (len == 0) {
-      snprintf(why, whylen, "is not a metric list (item %d is empty)", item);
-      return -1;
-    }
+    if (len == 0) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "is not a metric list (item %d is empty)", item);
     if (!pc_metric_set_bit(a, len)) { /* pc_metrics.c: the set names */
       int has_unit_sep = 0;
       for (size_t i = 0; i < len; i++) {
-        if (!pc_config_metric_char(a[i])) {
-          snprintf(why, whylen, "is not a metric list (item %d has a character not allowed in a metric name)", item);
-          return -1;
-        }
+        if (!pc_config_metric_char(a[i]))
+          return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                            "is not a metric list (item %d has a character not allowed in a metric name)", item);
         if (i + 1 < len && a[i] == '_' && a[i + 1] == '_') has_unit_sep = 1;
       }
-      if (!has_unit_sep) {
-        snprintf(why, whylen, "is not a metric list (item %d is neither a set (%s) nor an ncu metric name)", item,
-                 pc_metric_set_names);
-        return -1;
-      }
+      if (!has_unit_sep)
+        return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                          "is not a metric list (item %d is neither a set (%s) nor an ncu metric name)", item,
+                          pc_metric_set_names);
     }
-    if (!end) return 0;
+    if (!end) return PERFCHECK_OK;
     p = end + 1;
   }
 }
 
-/* The placeholders pc_output_expand knows (pc_output.h).  Returns 0, or -1
- * with the reason in why. */
-static int pc_config_check_output(const char *pat, char *why, size_t whylen) {
-  char msg[128];
-  if (pc_output_check_pattern(pat, msg, sizeof msg) == 0) return 0;
-  snprintf(why, whylen, "is not an output pattern (%s)", msg);
-  return -1;
+/* The placeholders pc_output_expand knows (pc_output.h).  Returns
+ * PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT with the reason in err. */
+static perfcheck_status pc_config_check_output(const char *pat, pc_err *err) {
+  pc_err e;
+  perfcheck_status st = pc_output_check_pattern(pat, &e);
+  if (st == PERFCHECK_OK) return PERFCHECK_OK;
+  return pc_err_set(err, st, "is not an output pattern (%s)", e.msg);
 }
 
 /* Keeps a copy of v; on failure warns and returns NULL (counted as bad). */
@@ -189,11 +184,12 @@ static const pc_regex *pc_config_nvtx_regex(const char *expr, FILE *warn, int *b
   static size_t nkept;
   for (size_t i = 0; i < nkept; i++)
     if (strcmp(kept_expr[i], expr) == 0) return &kept[i];
-  char msg[240], why[300];
+  char why[300];
   size_t at = 0;
   pc_regex re;
-  if (!*expr || pc_regex_compile(&re, expr, &at, msg, sizeof msg) != 0) {
-    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", *expr ? msg : "empty after regex:");
+  pc_err e;
+  if (!*expr || pc_regex_compile(&re, expr, &at, &e) != PERFCHECK_OK) {
+    snprintf(why, sizeof why, "is not a usable POSIX extended regex (%.239s)", *expr ? e.msg : "empty after regex:");
     pc_config_warn(warn, "PERFCHECK_NVTX", expr - 6, why, "every range");
     (*bad)++;
     return NULL;
@@ -229,9 +225,9 @@ static void pc_config_mode(perfcheck_options *o, FILE *warn, int *bad) {
 static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_METRICS");
   if (!v) return;
-  char why[160];
-  if (pc_config_check_metrics(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_METRICS", v, why, "default");
+  pc_err why;
+  if (pc_config_check_metrics(v, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_METRICS", v, why.msg, "default");
     (*bad)++;
     return;
   }
@@ -243,14 +239,15 @@ static void pc_config_metrics(perfcheck_options *o, FILE *warn, int *bad) {
 static void pc_config_kernels(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_KERNELS");
   if (!v) return;
-  char msg[240], why[300];
+  char why[300];
   size_t at = 0;
-  char *re = pc_kernel_filter_regex(v, &at, msg, sizeof msg);
-  if (!re) {
+  char *re = NULL;
+  pc_err e;
+  if (pc_kernel_filter_regex(v, &re, &at, &e) != PERFCHECK_OK) {
     if (strncmp(v, "regex:", 6) == 0)
-      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%s)", msg);
+      snprintf(why, sizeof why, "is not a usable POSIX extended regex (%.239s)", e.msg);
     else
-      snprintf(why, sizeof why, "is not a kernel name (%s)", msg);
+      snprintf(why, sizeof why, "is not a kernel name (%.239s)", e.msg);
     pc_config_warn(warn, "PERFCHECK_KERNELS", v, why, "every kernel");
     (*bad)++;
     return;
@@ -288,9 +285,9 @@ static void pc_config_per_signature(perfcheck_options *o, FILE *warn, int *bad) 
 static void pc_config_output(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_OUTPUT");
   if (!v) return;
-  char why[160];
-  if (pc_config_check_output(v, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why, "the default (perfcheck-PID.txt)");
+  pc_err why;
+  if (pc_config_check_output(v, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_OUTPUT", v, why.msg, "the default (perfcheck-PID.txt)");
     (*bad)++;
     return;
   }
@@ -348,21 +345,22 @@ static void pc_config_nvtx_configs(const char *var, int include, FILE *warn, int
   if (!v) return;
   pc_nvtx_filter trial = pc_cfg_nvtx; /* added on a copy: all or nothing */
   const size_t before = trial.n;
-  char why[400], item[1024];
+  char item[1024];
+  pc_err why;
   for (const char *p = v; *p;) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     if (len && len < sizeof item) {
       memcpy(item, p, len);
       item[len] = '\0';
-      if (pc_nvtx_filter_add(&trial, include, item, why, sizeof why) != 0) {
+      if (pc_nvtx_filter_add(&trial, include, item, &why) != PERFCHECK_OK) {
         for (size_t i = before; i < trial.n; i++) { /* undo this variable's */
           pc_nvtx_filter one = {0};
           one.n = 1;
           one.p[0] = trial.p[i];
           pc_nvtx_filter_free(&one);
         }
-        pc_config_warn(warn, var, v, why, include ? "everywhere" : "nowhere");
+        pc_config_warn(warn, var, v, why.msg, include ? "everywhere" : "nowhere");
         (*bad)++;
         return;
       }
@@ -399,9 +397,9 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
     nvtx_kept = pc_config_store(warn, "PERFCHECK_NVTX", nvtx, "every range", &bad);
   }
   pc_nvtx_filter_free(&pc_cfg_nvtx);
-  char why[400];
-  if (nvtx_kept && pc_nvtx_filter_add_name(&pc_cfg_nvtx, nvtx_kept, why, sizeof why) != 0) {
-    pc_config_warn(warn, "PERFCHECK_NVTX", nvtx_kept, why, "every range");
+  pc_err why;
+  if (nvtx_kept && pc_nvtx_filter_add_name(&pc_cfg_nvtx, nvtx_kept, &why) != PERFCHECK_OK) {
+    pc_config_warn(warn, "PERFCHECK_NVTX", nvtx_kept, why.msg, "every range");
     bad++;
   }
   pc_config_nvtx_configs("PERFCHECK_NVTX_INCLUDE", 1, warn, &bad);
@@ -445,13 +443,16 @@ static int pc_job_int(const char *v, long min, int *out) {
   return 1;
 }
 
-void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, char *bad, size_t badlen) {
+perfcheck_status pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, pc_err *err) {
   static const char *const ranks[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
   static const char *const sizes[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
   static const char *const locals[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"};
   *rank = *world_size = *local_rank = -1;
-  if (bad && badlen) bad[0] = '\0';
+  pc_err_clear(err);
+  char *bad = err ? err->msg : NULL; /* the names of the values ignored, one list */
+  const size_t badlen = err ? sizeof err->msg : 0;
   size_t used = 0;
+  int ignored = 0;
   const struct {
     const char *const *names;
     size_t n;
@@ -461,15 +462,21 @@ void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, c
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
     for (size_t i = 0; i < groups[g].n && *groups[g].out < 0; i++) {
       const char *v = get ? get(groups[g].names[i]) : NULL;
-      if (pc_job_int(v, groups[g].min, groups[g].out) < 0 && bad && used + 1 < badlen) {
+      if (pc_job_int(v, groups[g].min, groups[g].out) >= 0) continue;
+      ignored = 1;
+      if (bad && used + 1 < badlen) {
         int k = snprintf(bad + used, badlen - used, "%s%s=%.40s", used ? ", " : "", groups[g].names[i], v);
         if (k > 0) used += (size_t)k < badlen - used ? (size_t)k : badlen - used - 1;
       }
     }
   if (*rank >= 0 && *world_size > 0 && *rank >= *world_size) {
+    ignored = 1;
     if (bad && used + 1 < badlen)
       snprintf(bad + used, badlen - used, "%srank %d is not below the world size %d", used ? ", " : "", *rank,
                *world_size);
     *world_size = -1;
   }
+  if (!ignored) return PERFCHECK_OK;
+  if (err) err->status = PERFCHECK_ERROR_INVALID_ARGUMENT;
+  return PERFCHECK_ERROR_INVALID_ARGUMENT;
 }

@@ -99,9 +99,11 @@ int pc_config_nvtx_match(const pc_env_config *c, const char *name);
  * rank from LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK.  `get` reads one
  * variable (the session passes secure_getenv).  Each is -1 when unset; a
  * value that is not a decimal number (a size of at least 1), or a rank not
- * below the world size (then the size is dropped), is named in `bad` ("" when
- * none). */
+ * below the world size (then the size is dropped), is ignored.  Returns
+ * PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT when a value was ignored,
+ * with err naming each ("RANK=one, WORLD_SIZE=0"); the place is filled
+ * either way. */
 typedef char *(*pc_env_get)(const char *name);
-void pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, char *bad, size_t badlen);
+perfcheck_status pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, pc_err *err);
 
 #endif /* PC_CONFIG_H */

@@ -22,14 +22,11 @@
 #include <stdio.h>
 
 #include "perfcheck.h"
+#include "base/pc_err.h" /* the one error channel: pc_err */
 
 #define PC_NULL ((double)NAN)
 static inline int pc_is_null(double v) { return isnan(v); }
 static inline int pc_has(double v) { return !isnan(v); }
-
-/* The internal error channel (defined with its helpers below, "Status,
- * errors, utilities"). */
-typedef struct pc_err pc_err;
 
 /* ==== Metric table (pc_metrics.c) ======================================== */
 
@@ -192,7 +189,10 @@ void pc_device_update_ridge(pc_device *d);
  * peak_fp32_flop_per_s, and optional device limits).  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_IO or PERFCHECK_ERROR_PARSE (err says where). */
 perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, pc_err *err);
-perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path);
+/* Writes d's ceilings file at path (pc_output_write_file).  Returns
+ * PERFCHECK_OK, or PERFCHECK_ERROR_IO ("PATH: why"), _INVALID_ARGUMENT,
+ * _OUT_OF_MEMORY with err set. */
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path, pc_err *err);
 
 /* ==== Occupancy model (pc_occupancy.c) =================================== */
 
@@ -681,10 +681,12 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
 
 /* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
 
-perfcheck_status pc_write_text(const pc_report *r, FILE *f);
-perfcheck_status pc_write_json(const pc_report *r, FILE *f);
-perfcheck_status pc_write_csv(const pc_report *r, FILE *f);
-perfcheck_status pc_write_html(const pc_report *r, FILE *f);
+/* Each returns PERFCHECK_OK; else PERFCHECK_ERROR_INVALID_ARGUMENT (r or f
+ * NULL), _OUT_OF_MEMORY or _IO (the stream failed), with err set. */
+perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_json(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err);
+perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err);
 
 /* The name a kernel is shown and paired by: its display name when the report
  * carries one, else `name` (never NULL). */
@@ -771,38 +773,18 @@ perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
     ;
 void pc_clear_error(void);
 
-/* The internal error channel: a failure's status and its detail, carried by
- * the caller's pc_err and set by one helper.  lib/gpu reports every failure
- * this way (its checked-call wrappers write the call and CUPTI's or the
- * driver's text into it); the session turns the first that matters into its
- * message and the thread's last error (pc_fail) at the API boundary. */
-typedef struct pc_err {
-  perfcheck_status status;      /* PERFCHECK_OK: nothing failed */
-  char msg[768];
-} pc_err;
-/* Sets *e (NULL is allowed: the detail is dropped) and returns st. */
-perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The same from a va_list, the text after `prefix` (NULL: none), e.g. the
- * "file:line:col: " of a parse error; the whole cut to fit msg. */
-perfcheck_status pc_err_vset(pc_err *e, perfcheck_status st, const char *prefix, const char *fmt, va_list ap)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 0)))
-#endif
-    ;
-static inline void pc_err_clear(pc_err *e) {
-  if (e) e->status = PERFCHECK_OK, e->msg[0] = '\0';
-}
+/* The internal error channel, pc_err (pc_err_set, pc_err_vset,
+ * pc_err_clear), is in base/pc_err.h, included above: a failure's status and
+ * its detail, carried by the caller's pc_err; the session turns the first
+ * that matters into its message and the thread's last error (pc_fail) at the
+ * API boundary. */
 
 char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
 /* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
- * than max_bytes; errors through pc_fail naming the path (and `what`, e.g.
- * "an ncu export").  Returns PERFCHECK_OK, _IO, _PARSE (too large),
- * _OUT_OF_MEMORY. */
-perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len);
+ * than max_bytes; errors in err naming the path (and `what`, e.g. "an ncu
+ * export").  Returns PERFCHECK_OK, _IO, _PARSE (too large), _OUT_OF_MEMORY. */
+perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len,
+                              pc_err *err);
 /* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
  * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
  * rename, the report on stderr with one line when the file cannot be

@@ -234,10 +234,12 @@ static int pc_device_ceilings_out(FILE *f, void *ctx) {
 
 /* Through the one output function (pc_output.h): a regular file replaced
  * whole, never a device or a symlink's target. */
-perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path) {
-  if (!d || !path) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_device_write_ceilings: no device or no path");
-  char why[600];
-  if (pc_output_write_file(path, pc_device_ceilings_out, (void *)(uintptr_t)d, why, sizeof why) != 0)
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: %s", path, why);
+perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path, pc_err *err) {
+  pc_err_clear(err);
+  if (!d || !path)
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_device_write_ceilings: no device or no path");
+  pc_err why;
+  perfcheck_status st = pc_output_write_file(path, pc_device_ceilings_out, (void *)(uintptr_t)d, &why);
+  if (st != PERFCHECK_OK) return pc_err_set(err, st, "%s: %s", path, why.msg);
   return PERFCHECK_OK;
 }

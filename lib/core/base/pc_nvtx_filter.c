@@ -1,6 +1,5 @@
 /* ncu's NVTX push/pop range filter (pc_nvtx_filter.h): parsing the
  * configurations and matching a thread's range stack incrementally. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,82 +23,68 @@ void pc_nvtx_filter_free(pc_nvtx_filter *f) {
 }
 
 /* One element: "*", regex:EXPR, or a name (unescaped already). */
-static int pc_nvtx_elem_set(pc_nvtx_elem *e, const char *text, int literal, char *why, size_t whylen) {
+static perfcheck_status pc_nvtx_elem_set(pc_nvtx_elem *e, const char *text, int literal, pc_err *err) {
   memset(e, 0, sizeof *e);
   if (!literal && strcmp(text, "*") == 0) {
     e->kind = 1;
-    return 0;
+    return PERFCHECK_OK;
   }
   if (!literal && strncmp(text, "regex:", 6) == 0) {
     size_t at = 0;
-    char msg[300];
-    if (!text[6]) {
-      snprintf(why, whylen, "regex: needs an expression");
-      return -1;
-    }
-    if (pc_regex_compile(&e->re, text + 6, &at, msg, sizeof msg) != 0) {
-      snprintf(why, whylen, "bad range regex \"%s\" (at character %zu): %s", text + 6, at + 1, msg);
-      return -1;
-    }
+    pc_err re;
+    if (!text[6]) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "regex: needs an expression");
+    if (pc_regex_compile(&e->re, text + 6, &at, &re) != PERFCHECK_OK)
+      return pc_err_set(err, re.status, "bad range regex \"%s\" (at character %zu): %s", text + 6, at + 1, re.msg);
     e->kind = 2;
   }
   if (!(e->name = malloc(strlen(text) + 1))) {
     if (e->kind == 2) pc_regex_free(&e->re);
-    snprintf(why, whylen, "out of memory");
-    return -1;
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   strcpy(e->name, text);
-  return 0;
+  return PERFCHECK_OK;
 }
 
-static int pc_nvtx_take(pc_nvtx_filter *f, pc_nvtx_pattern *p, char *why, size_t whylen) {
+static perfcheck_status pc_nvtx_take(pc_nvtx_filter *f, pc_nvtx_pattern *p, pc_err *err) {
   if (f->n == PC_NVTX_MAX_PATTERNS) {
     pc_nvtx_pattern_free(p);
-    snprintf(why, whylen, "more than %d --nvtx-include/--nvtx-exclude configurations", PC_NVTX_MAX_PATTERNS);
-    return -1;
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "more than %d --nvtx-include/--nvtx-exclude configurations",
+                      PC_NVTX_MAX_PATTERNS);
   }
   f->p[f->n++] = *p;
   if (p->include) f->ninclude++;
-  return 0;
+  return PERFCHECK_OK;
 }
 
-int pc_nvtx_filter_add_name(pc_nvtx_filter *f, const char *name, char *why, size_t whylen) {
-  if (!f || !name || !*name) {
-    snprintf(why, whylen, "an empty range name");
-    return -1;
-  }
+perfcheck_status pc_nvtx_filter_add_name(pc_nvtx_filter *f, const char *name, pc_err *err) {
+  pc_err_clear(err);
+  if (!f || !name || !*name) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "an empty range name");
   pc_nvtx_pattern p;
   memset(&p, 0, sizeof p);
   p.include = 1;
-  if (pc_nvtx_elem_set(&p.el[0], name, strncmp(name, "regex:", 6) != 0, why, whylen) != 0) return -1;
+  perfcheck_status st = pc_nvtx_elem_set(&p.el[0], name, strncmp(name, "regex:", 6) != 0, err);
+  if (st != PERFCHECK_OK) return st;
   p.n = 1;
-  return pc_nvtx_take(f, &p, why, whylen);
+  return pc_nvtx_take(f, &p, err);
 }
 
-int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char *why, size_t whylen) {
-  if (!f || !config) {
-    snprintf(why, whylen, "no configuration");
-    return -1;
-  }
+perfcheck_status pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, pc_err *err) {
+  pc_err_clear(err);
+  if (!f || !config) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no configuration");
   const char *s = config;
   const size_t len = strlen(s);
-  if (len == 0) {
-    snprintf(why, whylen, "an empty configuration");
-    return -1;
-  }
+  if (len == 0) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "an empty configuration");
   /* A domain: "D@..." (an unescaped '@' before any '/'). */
   for (const char *q = s; *q && *q != '/'; q++) {
     if (*q == '\\' && q[1] && strchr("/@[]", q[1])) {
       q++;
       continue;
     }
-    if (*q == '@') {
-      snprintf(why, whylen,
-               "\"%s\" names the NVTX domain \"%.*s\": perfcheck tracks the ranges of the default domain only "
-               "(write the range without \"domain@\")",
-               config, (int)(q - s), s);
-      return -1;
-    }
+    if (*q == '@')
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                        "\"%s\" names the NVTX domain \"%.*s\": perfcheck tracks the ranges of the default domain "
+                        "only (write the range without \"domain@\")",
+                        config, (int)(q - s), s);
   }
   pc_nvtx_pattern p;
   memset(&p, 0, sizeof p);
@@ -112,18 +97,14 @@ int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char 
   } else if (end > i && s[end - 1] == '/' && !(end >= 2 && s[end - 2] == '\\')) {
     end--;
   } else {
-    snprintf(why, whylen,
-             "\"%s\" is a start/end range in ncu's syntax (no trailing '/'); perfcheck sees push/pop ranges only: "
-             "write \"%s/\" for the push/pop range of that name",
-             config, config);
-    return -1;
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                      "\"%s\" is a start/end range in ncu's syntax (no trailing '/'); perfcheck sees push/pop ranges "
+                      "only: write \"%s/\" for the push/pop range of that name",
+                      config, config);
   }
   if (end > i && s[end - 1] == '/' && !(end >= 2 && s[end - 2] == '\\') && p.anchored_end) end--; /* "A/]" */
   char *buf = malloc(len + 1);
-  if (!buf) {
-    snprintf(why, whylen, "out of memory");
-    return -1;
-  }
+  if (!buf) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   while (i <= end) {
     /* One element up to an unescaped '/' or the end; "\/" is a '/'. */
     size_t k = 0;
@@ -138,29 +119,24 @@ int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char 
       buf[k++] = s[i++];
     }
     buf[k] = '\0';
-    if (k == 0) {
-      snprintf(why, whylen, "\"%s\": an empty range name between '/'", config);
+    perfcheck_status st = PERFCHECK_OK;
+    if (k == 0)
+      st = pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "\"%s\": an empty range name between '/'", config);
+    else if (p.n == PC_NVTX_MAX_ELEMS)
+      st = pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "\"%s\": more than %d ranges", config, PC_NVTX_MAX_ELEMS);
+    else
+      st = pc_nvtx_elem_set(&p.el[p.n], buf, escaped_any && strcmp(buf, "*") == 0, err);
+    if (st != PERFCHECK_OK) {
       free(buf);
       pc_nvtx_pattern_free(&p);
-      return -1;
-    }
-    if (p.n == PC_NVTX_MAX_ELEMS) {
-      snprintf(why, whylen, "\"%s\": more than %d ranges", config, PC_NVTX_MAX_ELEMS);
-      free(buf);
-      pc_nvtx_pattern_free(&p);
-      return -1;
-    }
-    if (pc_nvtx_elem_set(&p.el[p.n], buf, escaped_any && strcmp(buf, "*") == 0, why, whylen) != 0) {
-      free(buf);
-      pc_nvtx_pattern_free(&p);
-      return -1;
+      return st;
     }
     p.n++;
     if (i >= end) break;
     i++; /* the '/' */
   }
   free(buf);
-  return pc_nvtx_take(f, &p, why, whylen);
+  return pc_nvtx_take(f, &p, err);
 }
 
 static int pc_nvtx_elem_match(const pc_nvtx_elem *e, const char *name) {

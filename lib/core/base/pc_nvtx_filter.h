@@ -60,14 +60,16 @@ typedef struct pc_nvtx_state {
   uint32_t s[PC_NVTX_MAX_PATTERNS];
 } pc_nvtx_state;
 
-/* Adds a configuration (include != 0: --nvtx-include).  Returns 0, or -1
- * with why ("start/end ranges ... are not seen by perfcheck: write
- * \"train_step/\" for the push/pop range", "too many configurations", a
- * refused regex). */
-int pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, char *why, size_t whylen);
+/* Adds a configuration (include != 0: --nvtx-include).  Returns
+ * PERFCHECK_OK; else PERFCHECK_ERROR_INVALID_ARGUMENT ("\"train_step\" is a
+ * start/end range in ncu's syntax ...: write \"train_step/\" for the
+ * push/pop range of that name", "more than 8 ... configurations", a refused
+ * regex) or _OUT_OF_MEMORY, with err set and f as it was. */
+perfcheck_status pc_nvtx_filter_add(pc_nvtx_filter *f, int include, const char *config, pc_err *err);
 /* PERFCHECK_NVTX's older form: one range name (or regex:EXPR), taken
- * whole, at any depth (as the include "NAME/"). */
-int pc_nvtx_filter_add_name(pc_nvtx_filter *f, const char *name, char *why, size_t whylen);
+ * whole, at any depth (as the include "NAME/").  Returns as
+ * pc_nvtx_filter_add. */
+perfcheck_status pc_nvtx_filter_add_name(pc_nvtx_filter *f, const char *name, pc_err *err);
 void pc_nvtx_filter_free(pc_nvtx_filter *f);
 
 /* The state of an empty stack, and of `name` pushed onto `parent`. */

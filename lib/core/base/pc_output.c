@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +27,9 @@ static int pc_out_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-int pc_output_check_pattern(const char *pat, char *why, size_t whylen) {
-  if (why && whylen) why[0] = '\0';
-  if (!pat || !*pat) {
-    if (why && whylen) snprintf(why, whylen, "an empty output path");
-    return -1;
-  }
+perfcheck_status pc_output_check_pattern(const char *pat, pc_err *err) {
+  pc_err_clear(err);
+  if (!pat || !*pat) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "an empty output path");
   for (const char *s = pat; *s; s++) {
     if (*s != '%') continue;
     char c = s[1];
@@ -43,32 +39,22 @@ int pc_output_check_pattern(const char *pat, char *why, size_t whylen) {
     }
     if (c == 'q' && s[2] == '{') {
       const char *name = s + 3, *close = strchr(name, '}');
-      if (!close) {
-        if (why && whylen) snprintf(why, whylen, "%%q{ without its closing }");
-        return -1;
-      }
+      if (!close) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "%%q{ without its closing }");
       size_t len = (size_t)(close - name);
       int ok = len > 0 && len < 256 && !(name[0] >= '0' && name[0] <= '9');
       for (size_t i = 0; ok && i < len; i++) ok = pc_out_name_char(name[i]);
-      if (!ok) {
-        if (why && whylen) snprintf(why, whylen, "%%q{...} must hold an environment variable name");
-        return -1;
-      }
+      if (!ok) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "%%q{...} must hold an environment variable name");
       s = close;
       continue;
     }
-    if (!why || !whylen) return -1;
     if (c == '\0')
-      snprintf(why, whylen, "a lone %% at the end; write %%%% for a percent sign");
-    else if (c == 'q')
-      snprintf(why, whylen, "%%q must be followed by {VAR}");
-    else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
-      snprintf(why, whylen, "unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%", c);
-    else
-      snprintf(why, whylen, "unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%");
-    return -1;
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "a lone %% at the end; write %%%% for a percent sign");
+    if (c == 'q') return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "%%q must be followed by {VAR}");
+    if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "unknown %%%c; use %%p, %%h, %%q{VAR} or %%%%", c);
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%");
   }
-  return 0;
+  return PERFCHECK_OK;
 }
 
 /* ---- expansion ------------------------------------------------------------- */
@@ -159,15 +145,13 @@ char *pc_output_expand(const char *pattern, FILE *warn) {
           pc_out_add_pid(&b);
           has_pid = 1;
           if (warn) {
-            char line[1024], what[64];
+            char what[64];
             if (v && *v)
               snprintf(what, sizeof what, "%zu bytes long (at most %d)", vlen, PC_OUT_VALUE_MAX);
             else
               snprintf(what, sizeof what, "%s", v ? "empty" : "unset");
-            snprintf(line, sizeof line, "perfcheck: the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead\n",
-                     pattern, name, what, (long)getpid());
-            fputs(line, warn);
-            fflush(warn);
+            pc_say_to(warn, "the output path \"%.200s\" names %%q{%.200s}, which is %s; using the process id %ld instead",
+                      pattern, name, what, (long)getpid());
           }
         }
         s = close;
@@ -203,19 +187,6 @@ done:
 }
 
 /* ---- writing a file: the one output function ------------------------------------ */
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int pc_out_fail(char *why, size_t whylen, const char *fmt, ...) {
-  if (why && whylen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 static uint64_t pc_out_random(void) {
   uint64_t v = 0;
@@ -265,22 +236,24 @@ static mode_t pc_out_new_mode(void) {
   return um < 0 ? 0600 : (mode_t)(0666 & ~um);
 }
 
-/* The target as it is now: 0 when absent (*exists 0) or a regular file or
- * a symlink (replaced, never followed; *st filled); -1 with why when it is
- * something else, which is never touched. */
-static int pc_out_check_target(const char *path, struct stat *st, int *exists, char *why, size_t whylen) {
+/* The target as it is now: PERFCHECK_OK when absent (*exists 0) or a
+ * regular file or a symlink (replaced, never followed; *st filled);
+ * PERFCHECK_ERROR_IO with err set when it is something else, which is never
+ * touched. */
+static perfcheck_status pc_out_check_target(const char *path, struct stat *st, int *exists, pc_err *err) {
   *exists = 0;
   if (lstat(path, st) != 0) {
-    if (errno == ENOENT) return 0;
-    return pc_out_fail(why, whylen, "cannot look at %s: %s", path, strerror(errno));
+    if (errno == ENOENT) return PERFCHECK_OK;
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "cannot look at %s: %s", path, strerror(errno));
   }
   *exists = 1;
-  if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) return 0;
-  return pc_out_fail(why, whylen, "%s is %s, not a regular file: perfcheck writes only regular files (- is stdout)",
-                     path, pc_out_kind(st->st_mode));
+  if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) return PERFCHECK_OK;
+  return pc_err_set(err, PERFCHECK_ERROR_IO,
+                    "%s is %s, not a regular file: perfcheck writes only regular files (- is stdout)", path,
+                    pc_out_kind(st->st_mode));
 }
 
-static int pc_out_stream_to(FILE *f, pc_output_writer write, void *ctx, char *why, size_t whylen) {
+static perfcheck_status pc_out_stream_to(FILE *f, pc_output_writer write, void *ctx, pc_err *err) {
   errno = 0;
   int bad = write(f, ctx) != 0;
   int e = errno;
@@ -290,29 +263,30 @@ static int pc_out_stream_to(FILE *f, pc_output_writer write, void *ctx, char *wh
   }
   if (bad) {
     clearerr(f);
-    return pc_out_fail(why, whylen, "writing to stdout failed: %s", e ? strerror(e) : "write error");
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "writing to stdout failed: %s", e ? strerror(e) : "write error");
   }
-  return 0;
+  return PERFCHECK_OK;
 }
 
-int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, char *why, size_t whylen) {
-  if (why && whylen) why[0] = '\0';
-  if (!path || !*path || !write) return pc_out_fail(why, whylen, "no path");
-  if (strcmp(path, "-") == 0) return pc_out_stream_to(stdout, write, ctx, why, whylen);
+perfcheck_status pc_output_write_file(const char *path, pc_output_writer write, void *ctx, pc_err *err) {
+  pc_err_clear(err);
+  if (!path || !*path || !write) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no path");
+  if (strcmp(path, "-") == 0) return pc_out_stream_to(stdout, write, ctx, err);
   /* The folder, and the temporary's name in it: ".BASE.XXXXXXXXXXXX.tmp". */
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) : 0;
   const char *base = slash ? slash + 1 : path;
   if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-    return pc_out_fail(why, whylen, "%s is a folder, not a file name", path);
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s is a folder, not a file name", path);
   struct stat target;
   int exists = 0;
-  if (pc_out_check_target(path, &target, &exists, why, whylen) != 0) return -1;
+  perfcheck_status st = pc_out_check_target(path, &target, &exists, err);
+  if (st != PERFCHECK_OK) return st;
   size_t baselen = strlen(base);
   if (baselen > 200) baselen = 200; /* the temporary's name must fit NAME_MAX */
   size_t cap = dirlen + baselen + 40;
   char *tmp = malloc(cap);
-  if (!tmp) return pc_out_fail(why, whylen, "out of memory");
+  if (!tmp) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   int fd = -1;
   for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
     if (slash)
@@ -327,10 +301,10 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
   }
   if (fd < 0) {
     int e = errno;
-    int r = pc_out_fail(why, whylen, "cannot create a file in %.*s: %s", slash ? (int)(dirlen ? dirlen : 1) : 1,
-                        slash ? path : ".", strerror(e));
+    st = pc_err_set(err, PERFCHECK_ERROR_IO, "cannot create a file in %.*s: %s", slash ? (int)(dirlen ? dirlen : 1) : 1,
+                    slash ? path : ".", strerror(e));
     free(tmp);
-    return r;
+    return st;
   }
   FILE *f = fdopen(fd, "w");
   if (!f) {
@@ -338,7 +312,7 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
     close(fd);
     unlink(tmp);
     free(tmp);
-    return pc_out_fail(why, whylen, "%s", strerror(e));
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s", strerror(e));
   }
   errno = 0;
   int bad = write(f, ctx) != 0;
@@ -371,27 +345,27 @@ int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, ch
   if (bad) {
     unlink(tmp);
     free(tmp);
-    return pc_out_fail(why, whylen, "writing failed: %s", e ? strerror(e) : "write error");
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "writing failed: %s", e ? strerror(e) : "write error");
   }
   /* Again just before the rename, which would replace whatever is there: a
    * device or FIFO put at the name meanwhile is left alone.  A name that was
    * free is taken only if it still is (RENAME_NOREPLACE). */
   struct stat now;
-  int still = 0, refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+  int still = 0, refused = pc_out_check_target(path, &now, &still, err) != PERFCHECK_OK;
   int rc = -1;
   if (!refused) {
     rc = still ? rename(tmp, path) : renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
     if (rc != 0 && !still && (errno == EINVAL || errno == ENOSYS || errno == EEXIST)) {
       /* No RENAME_NOREPLACE on this file system, or a name taken meanwhile:
        * look once more, then replace. */
-      refused = pc_out_check_target(path, &now, &still, why, whylen) != 0;
+      refused = pc_out_check_target(path, &now, &still, err) != PERFCHECK_OK;
       rc = refused ? -1 : rename(tmp, path);
     }
-    if (rc != 0 && !refused) pc_out_fail(why, whylen, "cannot replace %s: %s", path, strerror(errno));
+    if (rc != 0 && !refused) pc_err_set(err, PERFCHECK_ERROR_IO, "cannot replace %s: %s", path, strerror(errno));
   }
   if (rc != 0) unlink(tmp);
   free(tmp);
-  return rc != 0 ? -1 : 0;
+  return rc != 0 ? PERFCHECK_ERROR_IO : PERFCHECK_OK;
 }
 
 typedef struct pc_out_bytes {
@@ -404,32 +378,13 @@ static int pc_out_write_bytes(FILE *f, void *ctx) {
   return b->size && fwrite(b->data, 1, b->size, f) != b->size ? -1 : 0;
 }
 
-int pc_output_write_bytes(const char *path, const void *data, size_t size, char *why, size_t whylen) {
-  if (!data && size) return pc_out_fail(why, whylen, "no data");
+perfcheck_status pc_output_write_bytes(const char *path, const void *data, size_t size, pc_err *err) {
+  if (!data && size) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no data");
   pc_out_bytes b = {data, size};
-  return pc_output_write_file(path, pc_out_write_bytes, &b, why, whylen);
+  return pc_output_write_file(path, pc_out_write_bytes, &b, err);
 }
 
 /* ---- the whole rule --------------------------------------------------------------- */
-
-static void pc_out_line(FILE *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void pc_out_line(FILE *err, const char *fmt, ...) {
-  char line[1200];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line - 1, fmt, ap);
-  va_end(ap);
-  size_t n = strlen(line);
-  line[n] = '\n';
-  line[n + 1] = '\0';
-  fputs(line, err); /* one write: lines of several processes do not interleave */
-  fflush(err);
-}
 
 static int pc_out_stream(FILE *f, pc_output_writer write, void *ctx) {
   int bad = write(f, ctx) != 0;
@@ -442,29 +397,28 @@ int pc_output_deliver(const char *pattern, pc_output_writer write, void *ctx, in
   if (!pattern || !write) return -1;
   char *path = pc_output_expand(pattern, quiet ? NULL : err);
   if (!path) {
-    pc_out_line(err, "perfcheck: out of memory expanding the output path \"%.300s\"; the report follows on stderr",
-                pattern);
+    pc_say_to(err, "out of memory expanding the output path \"%.300s\"; the report follows on stderr", pattern);
     return pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
   }
   int rc;
   if (strcmp(path, "-") == 0) {
     rc = pc_out_stream(stdout, write, ctx);
-    if (rc != 0 && !quiet) pc_out_line(err, "perfcheck: writing the report to stdout failed");
+    if (rc != 0 && !quiet) pc_say_to(err, "writing the report to stdout failed");
   } else if (strcmp(path, "stderr") == 0) {
     rc = pc_out_stream(stderr, write, ctx);
   } else if (pc_output_privileged()) {
     if (!quiet)
-      pc_out_line(err,
-                  "perfcheck: no report written to %.300s: this process runs with privileges its user does not have "
-                  "(setuid, setgid or file capabilities)",
-                  path);
+      pc_say_to(err,
+                "no report written to %.300s: this process runs with privileges its user does not have "
+                "(setuid, setgid or file capabilities)",
+                path);
     rc = -1;
   } else {
-    char why[700];
-    if (pc_output_write_file(path, write, ctx, why, sizeof why) == 0) {
+    pc_err why;
+    if (pc_output_write_file(path, write, ctx, &why) == PERFCHECK_OK) {
       rc = 0;
     } else {
-      pc_out_line(err, "perfcheck: cannot write the report to %.300s (%s); here it is on stderr instead", path, why);
+      pc_say_to(err, "cannot write the report to %.300s (%s); here it is on stderr instead", path, why.msg);
       rc = pc_out_stream(stderr, write, ctx) == 0 ? 1 : -1;
     }
   }

@@ -59,9 +59,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Checks a pattern's placeholders.  Returns 0, or -1 with why ("unknown %x;
- * use %p, %h, %q{VAR} or %%", ...). */
-int pc_output_check_pattern(const char *pattern, char *why, size_t whylen);
+#include "base/pc_err.h"
+
+/* Checks a pattern's placeholders.  Returns PERFCHECK_OK, or
+ * PERFCHECK_ERROR_INVALID_ARGUMENT with err set ("unknown %x; use %p, %h,
+ * %q{VAR} or %%", ...). */
+perfcheck_status pc_output_check_pattern(const char *pattern, pc_err *err);
 
 /* Expands a pattern for this process (rules above).  Returns a malloc'd path
  * ("-" and "stderr" come back as they are), or NULL when out of memory.
@@ -74,15 +77,17 @@ char *pc_output_expand(const char *pattern, FILE *warn);
 int pc_output_privileged(void);
 
 /* Writes what `write` writes (its return: 0 ok, nonzero failed) to `path`
- * by the rules above ("-": stdout).  Returns 0; or -1 with why ("/dev/full
- * is a character device, not a regular file: ...", "cannot create a file in
- * /x: No such file or directory", "writing failed: File too large") and
- * nothing left behind: the target is as it was and the temporary removed. */
+ * by the rules above ("-": stdout).  Returns PERFCHECK_OK; or
+ * PERFCHECK_ERROR_IO (_INVALID_ARGUMENT without a path, _OUT_OF_MEMORY)
+ * with err set ("/dev/full is a character device, not a regular file: ...",
+ * "cannot create a file in /x: No such file or directory", "writing failed:
+ * File too large") and nothing left behind: the target is as it was and the
+ * temporary removed. */
 typedef int (*pc_output_writer)(FILE *f, void *ctx);
-int pc_output_write_file(const char *path, pc_output_writer write, void *ctx, char *why, size_t whylen);
+perfcheck_status pc_output_write_file(const char *path, pc_output_writer write, void *ctx, pc_err *err);
 
 /* pc_output_write_file of `size` bytes at `data`. */
-int pc_output_write_bytes(const char *path, const void *data, size_t size, char *why, size_t whylen);
+perfcheck_status pc_output_write_bytes(const char *path, const void *data, size_t size, pc_err *err);
 
 /* The whole rule for a report: expands `pattern`, then "-" is stdout,
  * "stderr" stderr, a privileged process writes no file (one line), else

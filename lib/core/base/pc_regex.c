@@ -205,15 +205,12 @@ static size_t pc_rx_alternation(pc_rx *x, int depth_parens, int *nesting) {
   return total;
 }
 
-int pc_regex_check(const char *pattern, size_t *at, char *why, size_t whylen) {
+perfcheck_status pc_regex_check(const char *pattern, size_t *at, pc_err *err) {
   size_t dummy;
   if (!at) at = &dummy;
   *at = 0;
-  if (why && whylen) why[0] = '\0';
-  if (!pattern) {
-    if (why && whylen) snprintf(why, whylen, "no pattern");
-    return -1;
-  }
+  pc_err_clear(err);
+  if (!pattern) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no pattern");
   pc_rx x;
   memset(&x, 0, sizeof x);
   x.p = pattern;
@@ -234,10 +231,10 @@ int pc_regex_check(const char *pattern, size_t *at, char *why, size_t whylen) {
                    "%s%zu atoms once its repetitions are written out, more than %d",
                    size >= PC_RX_SAT ? "over " : "", size >= PC_RX_SAT ? PC_RX_SAT : size, PC_REGEX_MAX_EXPANSION);
   }
-  if (!x.rule) return 0;
+  if (!x.rule) return PERFCHECK_OK;
   *at = x.at;
-  if (why && whylen) snprintf(why, whylen, "refused by the regex guard (rule \"%s\"): %s", x.rule, x.detail);
-  return -1;
+  return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "refused by the regex guard (rule \"%s\"): %s", x.rule,
+                    x.detail);
 }
 
 /* ==== The matcher (pc_regex.h): pattern -> NFA program -> lazy DFA ========== */
@@ -979,19 +976,17 @@ static int pc_rx_starts(struct pc_rx_prog *g) {
   return rc;
 }
 
-/* The matcher's program for a pattern the guard and regcomp accepted.
- * NULL with why when out of memory (or, not expected, a construct the
- * parser does not know). */
-static struct pc_rx_prog *pc_rx_build(const char *pattern, char *why, size_t whylen) {
+/* The matcher's program for a pattern the guard and regcomp accepted, in
+ * *out.  PERFCHECK_ERROR_OUT_OF_MEMORY, or (not expected: a construct the
+ * parser does not know) PERFCHECK_ERROR_INTERNAL. */
+static perfcheck_status pc_rx_build(const char *pattern, struct pc_rx_prog **out, pc_err *err) {
+  *out = NULL;
   pc_rp r;
   memset(&r, 0, sizeof r);
   r.p = (const unsigned char *)pattern;
   r.n = strlen(pattern);
   r.prog = calloc(1, sizeof *r.prog);
-  if (!r.prog) {
-    if (why && whylen) snprintf(why, whylen, "out of memory");
-    return NULL;
-  }
+  if (!r.prog) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   /* (A ')' without its '(' is a literal at the top level: pc_rp_atom.) */
   uint32_t root = pc_rp_alt(&r, 0);
   if (r.i < r.n) r.bad = 1;
@@ -1001,70 +996,73 @@ static struct pc_rx_prog *pc_rx_build(const char *pattern, char *why, size_t why
   }
   free(r.nodes);
   if (r.bad || r.oom || pc_rx_classes(r.prog) != 0 || pc_rx_starts(r.prog) != 0) {
-    if (why && whylen)
-      snprintf(why, whylen, "%s", r.bad ? "a construct the matcher does not know (please report the pattern)"
-                                        : "out of memory");
     pc_rx_prog_free(r.prog);
-    return NULL;
+    if (r.bad)
+      return pc_err_set(err, PERFCHECK_ERROR_INTERNAL,
+                        "a construct the matcher does not know (please report the pattern)");
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  return r.prog;
+  *out = r.prog;
+  return PERFCHECK_OK;
 }
 
 /* regcomp's syntax check, then the matcher's program (the guard is the
  * caller's). */
-static int pc_regex_compile_checked(pc_regex *re, const char *pattern, size_t *at, char *why, size_t whylen) {
+static perfcheck_status pc_regex_compile_checked(pc_regex *re, const char *pattern, size_t *at, pc_err *err) {
   /* glibc's regcomp reads the syntax (its errors are the ones users know);
    * the guard bounds what that costs.  It is not used to match. */
   regex_t check;
   int rc = regcomp(&check, pattern, REG_EXTENDED | REG_NOSUB);
   if (rc != 0) {
     *at = 0;
-    if (why && whylen) regerror(rc, &check, why, whylen);
-    return -1;
+    if (err) {
+      regerror(rc, &check, err->msg, sizeof err->msg);
+      err->status = PERFCHECK_ERROR_INVALID_ARGUMENT;
+    }
+    return PERFCHECK_ERROR_INVALID_ARGUMENT;
   }
   regfree(&check);
-  re->prog = pc_rx_build(pattern, why, whylen);
-  if (!re->prog) {
-    *at = 0;
-    return -1;
-  }
-  return 0;
+  perfcheck_status st = pc_rx_build(pattern, &re->prog, err);
+  if (st != PERFCHECK_OK) *at = 0;
+  return st;
 }
 
-int pc_regex_compile(pc_regex *re, const char *pattern, size_t *at, char *why, size_t whylen) {
+perfcheck_status pc_regex_compile(pc_regex *re, const char *pattern, size_t *at, pc_err *err) {
   size_t dummy;
   if (!at) at = &dummy;
+  pc_err_clear(err);
   if (re) re->prog = NULL;
-  if (!re) return -1;
-  if (pc_regex_check(pattern, at, why, whylen) != 0) return -1;
-  return pc_regex_compile_checked(re, pattern, at, why, whylen);
+  if (!re) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_regex_compile: NULL argument");
+  perfcheck_status st = pc_regex_check(pattern, at, err);
+  if (st != PERFCHECK_OK) return st;
+  return pc_regex_compile_checked(re, pattern, at, err);
 }
 
-char *pc_kernel_filter_regex(const char *spec, size_t *at, char *why, size_t whylen) {
+perfcheck_status pc_kernel_filter_regex(const char *spec, char **out, size_t *at, pc_err *err) {
   size_t dummy;
   if (!at) at = &dummy;
   *at = 0;
-  if (why && whylen) why[0] = '\0';
-  if (!spec || !*spec) {
-    if (why && whylen) snprintf(why, whylen, "an empty kernel filter (give a function name or regex:EXPR)");
-    return NULL;
-  }
+  pc_err_clear(err);
+  if (!out) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_kernel_filter_regex: NULL argument");
+  *out = NULL;
+  if (!spec || !*spec)
+    return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT,
+                      "an empty kernel filter (give a function name or regex:EXPR)");
   if (strncmp(spec, "regex:", 6) == 0) {
     const char *expr = spec + 6;
     if (!*expr) {
-      if (why && whylen) snprintf(why, whylen, "\"regex:\" needs an expression after it");
       *at = 6;
-      return NULL;
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "\"regex:\" needs an expression after it");
     }
     pc_regex re;
-    if (pc_regex_compile(&re, expr, at, why, whylen) != 0) {
+    perfcheck_status st = pc_regex_compile(&re, expr, at, err);
+    if (st != PERFCHECK_OK) {
       *at += 6;
-      return NULL;
+      return st;
     }
     pc_regex_free(&re);
-    char *out = strdup(expr);
-    if (!out && why && whylen) snprintf(why, whylen, "out of memory");
-    return out;
+    if (!(*out = strdup(expr))) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+    return PERFCHECK_OK;
   }
   /* An exact function name: escaped, then anchored.  Built by us from
    * literal characters only, so it needs no guard (its DFA is a chain). */
@@ -1073,32 +1071,30 @@ char *pc_kernel_filter_regex(const char *spec, size_t *at, char *why, size_t why
     unsigned char c = (unsigned char)spec[i];
     if (c < 0x20 || c == 0x7f) {
       *at = i;
-      if (why && whylen) snprintf(why, whylen, "a control character (0x%02x) in the kernel name", c);
-      return NULL;
+      return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "a control character (0x%02x) in the kernel name", c);
     }
   }
   const int templated = strchr(spec, '<') != NULL;
   static const char head[] = "^(.*::)?", tail_plain[] = "(<.*)?$", tail_templated[] = "$";
   const char *tail = templated ? tail_templated : tail_plain;
-  char *out = malloc(sizeof head + 2 * n + sizeof tail_plain);
-  if (!out) {
-    if (why && whylen) snprintf(why, whylen, "out of memory");
-    return NULL;
-  }
+  char *text = malloc(sizeof head + 2 * n + sizeof tail_plain);
+  if (!text) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   size_t o = 0;
-  memcpy(out, head, sizeof head - 1);
+  memcpy(text, head, sizeof head - 1);
   o = sizeof head - 1;
   for (size_t i = 0; i < n; i++) {
-    if (strchr("\\.[]()*+?{}|^$", spec[i])) out[o++] = '\\';
-    out[o++] = spec[i];
+    if (strchr("\\.[]()*+?{}|^$", spec[i])) text[o++] = '\\';
+    text[o++] = spec[i];
   }
-  memcpy(out + o, tail, strlen(tail) + 1);
+  memcpy(text + o, tail, strlen(tail) + 1);
   pc_regex re;
   size_t at2 = 0;
-  if (pc_regex_compile_checked(&re, out, &at2, why, whylen) != 0) { /* not expected: every special character is escaped */
-    free(out);
-    return NULL;
+  perfcheck_status st = pc_regex_compile_checked(&re, text, &at2, err);
+  if (st != PERFCHECK_OK) { /* not expected: every special character is escaped */
+    free(text);
+    return st;
   }
   pc_regex_free(&re);
-  return out;
+  *out = text;
+  return PERFCHECK_OK;
 }

@@ -59,15 +59,18 @@
 
 #include <stddef.h>
 
+#include "base/pc_err.h"
+
 #define PC_REGEX_MAX_LEN 512
 #define PC_REGEX_MAX_COUNT 255
 #define PC_REGEX_MAX_NESTING 2
 #define PC_REGEX_MAX_EXPANSION 512
 
-/* Checks `pattern` against the rules above.  Returns 0 when it may go to
- * regcomp; else -1 with `why` naming the rule ("refused: back-reference \1
- * (...)") and *at the 0-based byte offset of the offending character. */
-int pc_regex_check(const char *pattern, size_t *at, char *why, size_t whylen);
+/* Checks `pattern` against the rules above.  Returns PERFCHECK_OK when it
+ * may go to regcomp; else PERFCHECK_ERROR_INVALID_ARGUMENT with err naming
+ * the rule ("refused by the regex guard (rule \"backref\"): ...") and *at
+ * the 0-based byte offset of the offending character. */
+perfcheck_status pc_regex_check(const char *pattern, size_t *at, pc_err *err);
 
 /* A compiled pattern: immutable once compiled, so any number of threads
  * may match it at once. */
@@ -76,10 +79,11 @@ typedef struct pc_regex {
 } pc_regex;
 
 /* The guard, then regcomp's syntax check, then the matcher's program.
- * Returns 0 with *re compiled (pc_regex_free it); else -1 with why (the
- * guard's rule, regerror's text, or "out of memory") and *at (0 when regcomp
- * refused).  *re is left empty on failure (pc_regex_free is a no-op on it). */
-int pc_regex_compile(pc_regex *re, const char *pattern, size_t *at, char *why, size_t whylen);
+ * Returns PERFCHECK_OK with *re compiled (pc_regex_free it); else
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (the guard's rule or regerror's text in
+ * err) or _OUT_OF_MEMORY, and *at (0 when regcomp refused).  *re is left
+ * empty on failure (pc_regex_free is a no-op on it). */
+perfcheck_status pc_regex_compile(pc_regex *re, const char *pattern, size_t *at, pc_err *err);
 
 /* Whether the pattern matches somewhere in `subject` (a search, as regexec
  * without REG_NEWLINE): 1 it does, 0 it does not, -1 out of memory (callers
@@ -106,9 +110,10 @@ extern unsigned pc_regex_dfa_state_limit;
  * The result is a POSIX extended regex for perfcheck_options.kernel_regex,
  * which is matched against the demangled name without its return type and
  * parameters (pc_kernel_short_name): NAME becomes ^(.*::)?NAME(<.*)?$ with
- * every special character escaped.  Returns a malloc'd string, or NULL with
- * why set (an empty NAME or EXPR, a refused or invalid EXPR, out of
- * memory); *at as pc_regex_check's, an offset into spec. */
-char *pc_kernel_filter_regex(const char *spec, size_t *at, char *why, size_t whylen);
+ * every special character escaped.  Returns PERFCHECK_OK with *out a
+ * malloc'd string; else PERFCHECK_ERROR_INVALID_ARGUMENT (an empty NAME or
+ * EXPR, a refused or invalid EXPR) or _OUT_OF_MEMORY with err set and *out
+ * NULL; *at as pc_regex_check's, an offset into spec. */
+perfcheck_status pc_kernel_filter_regex(const char *spec, char **out, size_t *at, pc_err *err);
 
 #endif /* PC_REGEX_H */

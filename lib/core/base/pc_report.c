@@ -217,7 +217,7 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (!quiet && pc_verbose()) fprintf(stderr, "perfcheck: warning: %s\n", buf);
+  if (!quiet && pc_verbose()) pc_say("warning: %s", buf);
   if (!r) return 0;
   if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings, sizeof *r->warnings)) return -1;
   char *d = pc_strdup(buf);

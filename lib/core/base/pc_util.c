@@ -34,31 +34,32 @@ double pc_median(const double *v, size_t n) {
 
 /* Reads a whole file (a pipe too), refusing more than max_bytes (a message
  * naming `what`, e.g. "an ncu export").  *data is malloc'd; not
- * NUL-terminated. */
-perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len) {
+ * NUL-terminated.  Failures fill err. */
+perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len,
+                              pc_err *err) {
+  pc_err_clear(err);
   *data = NULL;
   *len = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return pc_fail(PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (!f) return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat sb;
   memset(&sb, 0, sizeof sb);
   if (fstat(fileno(f), &sb) == 0) {
     if (S_ISDIR(sb.st_mode)) {
       fclose(f);
-      return pc_fail(PERFCHECK_ERROR_IO, "%s: is a directory", path);
+      return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: is a directory", path);
     }
     if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > max_bytes) {
       fclose(f);
-      return pc_fail(PERFCHECK_ERROR_PARSE,
-                     "%s:1: %llu bytes; %s larger than %llu MiB is refused", path,
-                     (unsigned long long)sb.st_size, what, (unsigned long long)(max_bytes >> 20));
+      return pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:1: %llu bytes; %s larger than %llu MiB is refused", path,
+                        (unsigned long long)sb.st_size, what, (unsigned long long)(max_bytes >> 20));
     }
   }
   size_t cap = (S_ISREG(sb.st_mode) && sb.st_size > 0) ? (size_t)sb.st_size + 1 : 65536;
   char *buf = malloc(cap);
   if (!buf) {
     fclose(f);
-    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
   size_t n = 0;
   for (;;) {
@@ -69,7 +70,7 @@ perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *wh
       if (!b) {
         free(buf);
         fclose(f);
-        return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
       }
       buf = b;
       cap = nc;
@@ -83,12 +84,12 @@ perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *wh
   fclose(f);
   if (failed) {
     free(buf);
-    return pc_fail(PERFCHECK_ERROR_IO, "%s: read error: %s", path, strerror(saved));
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "%s: read error: %s", path, strerror(saved));
   }
   if (n > max_bytes) {
     free(buf);
-    return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: more than %llu MiB; %s that large is refused", path,
-                   (unsigned long long)(max_bytes >> 20), what);
+    return pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:1: more than %llu MiB; %s that large is refused", path,
+                      (unsigned long long)(max_bytes >> 20), what);
   }
   *data = buf;
   *len = n;

@@ -840,7 +840,7 @@ static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
  * memory-heavy branch; its Decision 3 lists coalescing among the changes
  * for long_scoreboard.  When it returns 0, `why` says what the kernel does
  * instead. */
-static int pc_waits_on_memory(const pc_kernel *k, char *why, size_t n) {
+static int pc_waits_on_memory(const pc_kernel *k, char *why, size_t n) { /* one-channel-ok: a verdict's reason */
   const double mem = k->derived.memory_pct;
   if (pc_has(mem) && mem >= PC_T(PC_T_CEILING_HIGH_PCT)) return 1;
   const pc_stall *st = &k->diag.stall;

@@ -265,15 +265,14 @@ static perfcheck_status pc_parse_locked(const char *spec, pc_expectation *out, p
   if (!e.kernel) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (e.is_regex) {
     size_t at;
-    char why[200];
-    if (pc_regex_check(e.kernel, &at, why, sizeof why) != 0) { /* pc_regex.h: the one guard */
+    pc_err re;
+    if (pc_regex_check(e.kernel, &at, &re) != PERFCHECK_OK) { /* pc_regex.h: the one guard */
       free(e.kernel);
-      return pc_perr(err, ks + at + 1, "bad regular expression: %s", why);
+      return pc_perr(err, ks + at + 1, "bad regular expression: %s", re.msg);
     }
-    char msg[160];
-    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* regcomp's syntax check and the matcher */
+    if (pc_regex_compile(&e.re, e.kernel, &at, &re) != PERFCHECK_OK) { /* regcomp's syntax check and the matcher */
       free(e.kernel);
-      return pc_perr(err, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, msg);
+      return pc_perr(err, ks + 1, "bad regular expression \"%.*s\": %s", (int)(ke - ks), spec + ks, re.msg);
     }
   }
 
@@ -866,8 +865,10 @@ static const char *pc_failure_type(perfcheck_status st) {
 }
 
 /* JUnit XML: one testcase per result. */
-static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f) {
-  if (!set || !f) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const char *suite, FILE *f,
+                                              pc_err *err) {
+  pc_err_clear(err);
+  if (!set || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_expect_write_junit: NULL argument");
   if (!suite) suite = "perfcheck";
   size_t n = set->nresults, nf = set->failures;
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -901,7 +902,7 @@ static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const 
     fputs("</failure>\n    </testcase>\n", f);
   }
   fputs("  </testsuite>\n</testsuites>\n", f);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the JUnit XML failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the JUnit XML failed");
   return PERFCHECK_OK;
 }
 
@@ -1023,11 +1024,12 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_add_parts(perfcheck_expect
   }
   if (e.is_regex) {
     size_t at;
-    char msg[200];
-    if (pc_regex_compile(&e.re, e.kernel, &at, msg, sizeof msg) != 0) { /* pc_regex.h: the one guard */
+    pc_err re;
+    if (pc_regex_compile(&e.re, e.kernel, &at, &re) != PERFCHECK_OK) { /* pc_regex.h: the one guard */
       e.is_regex = 0; /* nothing compiled to free */
       pc_expectation_free(&e);
-      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel, msg);
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "%s: bad regular expression \"%s\": %s", fn, p->kernel,
+                     re.msg);
     }
   }
 
@@ -1102,7 +1104,9 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfchec
                                                                   const char *suite, FILE *stream) {
   if (!set || !stream)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_expectations_write_junit: NULL argument");
-  return pc_expect_write_junit(set, suite, stream);
+  pc_err e;
+  perfcheck_status st = pc_expect_write_junit(set, suite, stream, &e);
+  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", e.msg);
 }
 
 /* ---- One expectation at once (the test macros) --------------------------- */

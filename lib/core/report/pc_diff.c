@@ -533,17 +533,23 @@ PERFCHECK_API perfcheck_status perfcheck_diff_write(const perfcheck_diff *diff, 
                                                     FILE *stream) {
   if (!diff || !stream)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_diff_write: %s is NULL", diff ? "stream" : "diff");
+  pc_err e;
+  perfcheck_status st;
   switch (format) {
     case PERFCHECK_FORMAT_TEXT:
-      return pc_diff_write_text(diff, stream);
+      st = pc_diff_write_text(diff, stream, &e);
+      break;
     case PERFCHECK_FORMAT_JSON:
-      return pc_diff_write_json(diff, stream);
+      st = pc_diff_write_json(diff, stream, &e);
+      break;
     case PERFCHECK_FORMAT_HTML:
-      return pc_diff_write_html(diff, stream);
+      st = pc_diff_write_html(diff, stream, &e);
+      break;
     default:
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT,
                      "perfcheck_diff_write: a diff is written as text, json or html (format %d)", (int)format);
   }
+  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", e.msg); /* the boundary: the thread's last error */
 }
 
 PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff) { pc_diff_free(diff); }

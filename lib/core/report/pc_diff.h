@@ -132,8 +132,8 @@ perfcheck_status pc_diff_reports(const pc_report *a, const pc_report *b, const c
 void pc_diff_free(pc_diff *d);
 
 /* pc_write_diff.c */
-perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f);
-perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f);
-perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f);
+perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f, pc_err *err);
+perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err);
+perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f, pc_err *err);
 
 #endif /* PC_DIFF_H */

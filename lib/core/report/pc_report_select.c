@@ -30,16 +30,16 @@ PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *r
   if (out) *out = NULL;
   if (!report || !kernels || !out)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_select: NULL argument");
-  char why[300];
+  pc_err e;
   size_t at = 0;
-  char *pattern = pc_kernel_filter_regex(kernels, &at, why, sizeof why);
-  if (!pattern)
+  char *pattern = NULL;
+  if (pc_kernel_filter_regex(kernels, &pattern, &at, &e) != PERFCHECK_OK)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "bad kernel filter \"%s\" (at character %zu): %s", kernels,
-                   at + 1, why);
+                   at + 1, e.msg);
   pc_regex re;
-  if (pc_regex_compile(&re, pattern, &at, why, sizeof why) != 0) {
+  if (pc_regex_compile(&re, pattern, &at, &e) != PERFCHECK_OK) {
     free(pattern);
-    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "bad kernel filter \"%s\": %s", kernels, why);
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "bad kernel filter \"%s\": %s", kernels, e.msg);
   }
   free(pattern);
   pc_report *r = pc_report_new();

@@ -201,8 +201,9 @@ const pc_device *pc_snapshot_device(const pc_snapshot *s, int ordinal);
 
 /* Writes the snapshot as one JSON object.  Timestamps are written relative
  * to "origin_ns" (a decimal string), so that they stay exact as JSON
- * numbers.  Returns PERFCHECK_OK or PERFCHECK_ERROR_IO. */
-perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f);
+ * numbers.  Returns PERFCHECK_OK, or PERFCHECK_ERROR_IO (or
+ * _INVALID_ARGUMENT) with err set. */
+perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *err);
 /* Reads what pc_snapshot_write_json wrote.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_PARSE (err says where and what), PERFCHECK_ERROR_OUT_OF_MEMORY. */
 perfcheck_status pc_snapshot_from_json_text(const char *data, size_t len, const char *name, pc_snapshot **out,

@@ -274,8 +274,9 @@ static void pc_sw_profiled(const pc_sw *w, const pc_snapshot *s, const pc_snap_p
   fputc('}', f);
 }
 
-perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f) {
-  if (!s || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_snapshot_write_json: NULL argument");
+perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!s || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_snapshot_write_json: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_sw w = {f, pc_sw_origin(s)};
@@ -358,7 +359,7 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f) {
   }
   fputs("]\n}\n", f);
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing a snapshot failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing a snapshot failed");
   return PERFCHECK_OK;
 }
 
@@ -858,8 +859,8 @@ perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *e
   if (!path || !out) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   char *data = NULL;
   size_t n = 0;
-  perfcheck_status st = pc_read_file(path, (size_t)1 << 30, "a snapshot", &data, &n);
-  if (st != PERFCHECK_OK) return pc_err_set(err, st, "%s", perfcheck_last_error_message());
+  perfcheck_status st = pc_read_file(path, (size_t)1 << 30, "a snapshot", &data, &n, err);
+  if (st != PERFCHECK_OK) return st;
   st = pc_snapshot_from_json_text(data, n, path, out, err);
   free(data);
   return st;

@@ -15,19 +15,19 @@ static int pc_report_out_write(FILE *f, void *p) {
   perfcheck_status st;
   switch (c->format) {
     case PERFCHECK_FORMAT_JSON:
-      st = pc_write_json(c->r, f);
+      st = pc_write_json(c->r, f, NULL);
       break;
     case PERFCHECK_FORMAT_CSV:
-      st = pc_write_csv(c->r, f);
+      st = pc_write_csv(c->r, f, NULL);
       break;
     case PERFCHECK_FORMAT_HTML:
-      st = pc_write_html(c->r, f);
+      st = pc_write_html(c->r, f, NULL);
       break;
     default:
-      st = pc_write_text(c->r, f);
+      st = pc_write_text(c->r, f, NULL);
       break;
   }
-  return st == PERFCHECK_OK ? 0 : -1;
+  return st == PERFCHECK_OK ? 0 : -1; /* pc_output_deliver says why (errno) */
 }
 
 int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *pattern, int quiet) {
@@ -40,8 +40,8 @@ PERFCHECK_API perfcheck_status perfcheck_file_write(const char *path, const void
   if (!path || !*path || (!data && size))
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_file_write: %s",
                    !path || !*path ? "no path" : "data is NULL");
-  char why[800];
-  if (pc_output_write_bytes(path, data, size, why, sizeof why) != 0)
-    return pc_fail(PERFCHECK_ERROR_IO, "perfcheck_file_write: %s", why);
+  pc_err why;
+  perfcheck_status st = pc_output_write_bytes(path, data, size, &why);
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_file_write: %s", why.msg);
   return PERFCHECK_OK;
 }

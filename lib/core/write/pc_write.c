@@ -11,19 +11,26 @@ PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *re
   if (!report || !stream)
     return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_write: %s is NULL",
                    report ? "stream" : "report");
+  pc_err e;
+  perfcheck_status st;
   switch (format) {
     case PERFCHECK_FORMAT_TEXT:
-      return pc_write_text(report, stream);
+      st = pc_write_text(report, stream, &e);
+      break;
     case PERFCHECK_FORMAT_JSON:
-      return pc_write_json(report, stream);
+      st = pc_write_json(report, stream, &e);
+      break;
     case PERFCHECK_FORMAT_CSV:
-      return pc_write_csv(report, stream);
+      st = pc_write_csv(report, stream, &e);
+      break;
     case PERFCHECK_FORMAT_HTML:
-      return pc_write_html(report, stream);
+      st = pc_write_html(report, stream, &e);
+      break;
     default:
       return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_report_write: unknown format %d",
                      (int)format);
   }
+  return st == PERFCHECK_OK ? st : pc_fail(st, "%s", e.msg); /* the boundary: the thread's last error */
 }
 
 /* open_memstream (POSIX 2008) rather than a second set of writers into a

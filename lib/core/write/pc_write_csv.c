@@ -67,8 +67,9 @@ static const char *const pc_csv_columns[] = {
     /* Appended (issue 19): rank in its region, borderline mark, dominant stall. */
     "rank", "borderline", "runner_up", "stall", "stall_share"};
 
-perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
-  if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
+perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   size_t ncol = sizeof pc_csv_columns / sizeof pc_csv_columns[0];
@@ -143,6 +144,6 @@ perfcheck_status pc_write_csv(const pc_report *r, FILE *f) {
     fputc('\n', f);
   }
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the CSV report failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the CSV report failed");
   return PERFCHECK_OK;
 }

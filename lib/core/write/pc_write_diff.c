@@ -274,8 +274,9 @@ static void pc_text_one_side_everywhere(FILE *f, const pc_diff *d) {
   fputc('\n', f);
 }
 
-perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f) {
-  if (!d || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_text: NULL argument");
+perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!d || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_text: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   char p[32];
@@ -329,7 +330,7 @@ perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f) {
           d->count[PC_CHANGE_WORSE], d->count[PC_CHANGE_WORSE] == 1 ? "" : "s", d->count[PC_CHANGE_BETTER],
           d->count[PC_CHANGE_MOVED], d->count[PC_CHANGE_SAME], d->added, d->removed, rw, rw == 1 ? "" : "s");
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the diff failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the diff failed");
   return PERFCHECK_OK;
 }
 
@@ -403,8 +404,9 @@ static void pc_jdevice(FILE *f, const pc_device *d, const char *source) {
   fputs("}", f);
 }
 
-perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f) {
-  if (!d || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_json: NULL argument");
+perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!d || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_json: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   fputs("{\n  \"schema\": \"perfcheck-diff/1\",\n  \"tool\": {\"name\": \"perfcheck\", \"version\": \"" PERFCHECK_VERSION_STRING
@@ -497,7 +499,7 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f) {
   }
   fputs(d->nregions ? "\n  ]\n}\n" : "]\n}\n", f);
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the JSON diff failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the JSON diff failed");
   return PERFCHECK_OK;
 }
 
@@ -537,14 +539,15 @@ static void pc_html_metric_moves(FILE *f, const pc_diff *d, const pc_diff_kernel
   if (!shown && !one_side) fputs("-", f);
 }
 
-perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
-  if (!d || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_html: NULL argument");
+perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!d || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_diff_write_html: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_roof_point *pts = calloc(d->nkernels ? d->nkernels : 1, sizeof *pts);
   if (!pts) {
     pc_locale_end(&lg);
-    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_diff_write_html: out of memory");
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_diff_write_html: out of memory");
   }
   char a[64], b[64], t[400];
   pc_html_begin(f, "perfcheck diff");
@@ -676,7 +679,7 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f) {
   pc_html_end(f);
   free(pts);
   pc_locale_end(&lg);
-  if (roof != 0) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_diff_write_html: out of memory");
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the HTML diff failed");
+  if (roof != 0) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_diff_write_html: out of memory");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the HTML diff failed");
   return PERFCHECK_OK;
 }

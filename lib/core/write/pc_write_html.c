@@ -857,8 +857,9 @@ static void pc_html_header(FILE *f, const pc_report *r) {
   }
 }
 
-perfcheck_status pc_write_html(const pc_report *r, FILE *f) {
-  if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_html: NULL argument");
+perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_html: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   const size_t n = r->nkernels;
@@ -868,7 +869,7 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f) {
     free(labels);
     free(pts);
     pc_locale_end(&lg);
-    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
   }
   char title[200];
   snprintf(title, sizeof title, "perfcheck: %s, %zu kernel%s", r->device.name[0] ? r->device.name : "unknown device",
@@ -923,7 +924,7 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f) {
   free(labels);
   free(pts);
   pc_locale_end(&lg);
-  if (roof != 0) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the HTML report failed");
+  if (roof != 0) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the HTML report failed");
   return PERFCHECK_OK;
 }

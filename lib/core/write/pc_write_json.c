@@ -367,8 +367,9 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_close(w, '}');
 }
 
-perfcheck_status pc_write_json(const pc_report *r, FILE *f) {
-  if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_json: NULL argument");
+perfcheck_status pc_write_json(const pc_report *r, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_json: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_jw w;
@@ -420,6 +421,6 @@ perfcheck_status pc_write_json(const pc_report *r, FILE *f) {
   pc_locale_end(&lg);
 
   if (fflush(f) != 0 || ferror(f))
-    return pc_fail(PERFCHECK_ERROR_IO, "writing the JSON report failed");
+    return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the JSON report failed");
   return PERFCHECK_OK;
 }

@@ -334,15 +334,16 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
   }
 }
 
-perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
-  if (!r || !f) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_text: NULL argument");
+perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err) {
+  pc_err_clear(err);
+  if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_text: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
   pc_label *labels = calloc(r->nkernels ? r->nkernels : 1, sizeof *labels);
   if (!labels || pc_kernel_labels(r, labels) != 0) {
     free(labels);
     pc_locale_end(&lg);
-    return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_text: out of memory");
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_text: out of memory");
   }
   size_t width = PC_TEXT_NAME_MIN;
   for (size_t i = 0; i < r->nkernels; i++)
@@ -459,6 +460,6 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f) {
   for (size_t i = 0; i < r->nkernels; i++) free(labels[i].text);
   free(labels);
   pc_locale_end(&lg);
-  if (fflush(f) != 0 || ferror(f)) return pc_fail(PERFCHECK_ERROR_IO, "writing the text report failed");
+  if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the text report failed");
   return PERFCHECK_OK;
 }

@@ -47,8 +47,9 @@ int main(int argc, char **argv) {
     snprintf(d.name, sizeof d.name, "NVIDIA H200");
     d.peak_dram_bytes_per_s = 4.0e12;
     d.peak_fp32_flop_per_s = 6.0e13;
-    if (pc_device_write_ceilings(&d, argv[2]) != PERFCHECK_OK) {
-      fprintf(stderr, "fault_helper: %s\n", perfcheck_last_error_message());
+    pc_err err;
+    if (pc_device_write_ceilings(&d, argv[2], &err) != PERFCHECK_OK) {
+      fprintf(stderr, "fault_helper: %s\n", err.msg);
       return 1;
     }
     return 0;
