@@ -5,7 +5,10 @@
  * ENTER does SetConfig (auto range, kernel replay, one range) and Start;
  * CUPTI replays the kernel once per pass inside the launch call; EXIT does
  * Stop, Decode, evaluates the one range and re-initializes the counter data
- * image for the next launch.
+ * image for the next launch.  Rotation (PERFCHECK_REPLAY=rotate) profiles
+ * a launch with one group's one-pass config instead, under a user range and
+ * user replay; a context whose replay mode or config changes gets a fresh
+ * profiler object (pc_rp_on_launch_enter, docs/cupti.md §15).
  *
  * State: one host object and config image per chip (built at the first
  * profiled launch on a context of that chip, with that context's counter
@@ -733,16 +736,15 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   c->cold = 0;
   const int one_pass_group = L >= 0 && c->chip->gcfg[L].passes == 1;
   c->mode = one_pass_group && !rp->rot_kernel ? PC_RP_USER : PC_RP_KERNEL;
-  /* An object started under user replay, then configured for kernel replay
-   * (a rotation finished by kernel replay, gpu.rotation's second run), made
-   * CUPTI 13.0 fault inside its own cuLaunchKernel handling on the H200
-   * (2026-12-02: every frame of the SIGSEGV in libcupti, called from
-   * cuLaunchKernel).  A mode switch therefore gets a fresh object: Disable,
-   * then Enable (a few calls, only when the mode changes). */
-  /* The same for another config on one object: after rotation group 0's
-   * launch, groups 1-5 evaluated every metric to NaN with no error (H200,
-   * 2026-12-02, user and auto range alike), as if the object kept its first
-   * config.  So each config change gets a fresh object too. */
+  /* One range-profiler object per config (docs/cupti.md §15, H200,
+   * 2026-12-02).  Started under user replay and then configured for kernel
+   * replay (a rotation finished by kernel replay), an object made CUPTI 13.0
+   * fault inside its own cuLaunchKernel handling (every frame of the SIGSEGV
+   * in libcupti; a fresh object at the switch: no crash).  Given another
+   * one-pass config, it evaluated every metric to NaN with no error, as if it
+   * kept its first (rotation groups 1-5 after group 0; this part of the fix
+   * is not yet measured).  So a mode or config change gets a fresh object:
+   * Disable, then Enable.  Kernel replay alone never changes either. */
   const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
   if (((c->obj_mode >= 0 && c->obj_mode != c->mode) || reconfig) && !rp->no_reenable) {
     CUpti_RangeProfiler_Object *old = c->obj;
