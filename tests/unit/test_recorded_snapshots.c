@@ -169,6 +169,20 @@ static void test_streams(void **state) {
     assert_null(strstr(note->advice, "pipe"));
     assert_non_null(strstr(note->advice, "--set sol"));
   }
+  /* The text report prints it under each verdict it qualifies. */
+  {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+    assert_non_null(mf);
+    pc_err err = {0};
+    assert_int_equal(pc_write_text(x.report, mf, &err), PERFCHECK_OK);
+    fclose(mf);
+    int lines = 0;
+    for (const char *p = text; (p = strstr(p, "\n  not measured: \"No unit near its roof\" covers")) != NULL; p++) lines++;
+    assert_int_equal(lines, 2);
+    free(text);
+  }
   /* Two streams, one context, as the program launched them. */
   assert_int_equal(x.snap->nlaunches, 2);
   assert_int_not_equal(x.snap->launches[0].stream, x.snap->launches[1].stream);

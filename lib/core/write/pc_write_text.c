@@ -206,6 +206,12 @@ static void pc_put_verdict(FILE *f, const char *label, const pc_diagnosis *d) {
   if (d->borderline)
     fprintf(f, "  borderline: nudging one threshold by 5 points (10%% of a ratio) gives %s instead\n",
             perfcheck_cause_name(d->runner_up));
+  /* The roofs a "no unit is near its roof" verdict could not see (the
+   * checklist's step-2 note, docs/checklist.md step 2). */
+  if (d->verdict.cause != PERFCHECK_CAUSE_NOT_ASSESSED && d->verdict.step != 2)
+    for (size_t i = 0; i < d->nfindings && i < PC_MAX_FINDINGS; i++)
+      if (d->findings[i].step == 2 && d->findings[i].cause == PERFCHECK_CAUSE_NOT_ASSESSED && d->findings[i].advice[0])
+        fprintf(f, "  not measured: %s\n", d->findings[i].advice);
 }
 
 static void pc_put_device(FILE *f, const pc_report *r) {
