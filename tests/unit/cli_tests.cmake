@@ -121,6 +121,12 @@ pc_cli_test(nsys_step1 EXIT 0 FLAGS --no-stderr
   STDOUT "\nrun +450\\.000 +0\\.777 +7\\.654 +0\\.2 +4  not_the_slow_part\n"
          "\nregion run: step 1 not_the_slow_part: kernel_ns / wall_ns = 0\\.001726"
   ARGS diagnose --wall-time 450ms ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
+# The same from a real nsys export of the H200 (2026-12-02), with the plain
+# run's measured wall clock.
+pc_cli_test(nsys_step1_real EXIT 0 FLAGS --no-stderr
+  STDOUT "\nrun +506\\.756 +0\\.760 +8\\.034 +0\\.1 +4  not_the_slow_part\n"
+         "\nregion run: step 1 not_the_slow_part: kernel_ns / wall_ns = 0\\.001499"
+  ARGS diagnose --wall-time 506755682ns ${_pc_data}/nsys/mystery_kern_mem.h200-2026-12-02.csv)
 pc_cli_test(nsys_no_wall EXIT 0 FLAGS --no-stderr
   STDOUT "step 1 needs the run's wall clock, which an nsys summary does not hold: give it with --wall-time"
   ARGS diagnose ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)

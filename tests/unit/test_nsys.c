@@ -18,6 +18,12 @@
 #include "base/pc_core.h"
 
 #define FIXTURE PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.hand-made.csv"
+/* A real export: `nsys stats --report cuda_gpu_kern_sum --report
+ * cuda_gpu_mem_time_sum --format csv --output -` of kernels/mystery
+ * --profile on the H200 (2026-12-02, Nsight Systems 2025.3.1, driver
+ * 580.159.04; scripts/device/run.sh's nsys stage), saved as it came, with
+ * nsys's own "Generating SQLite" and "Processing" lines. */
+#define REAL PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.h200-2026-12-02.csv"
 
 static const pc_kernel *find(const pc_report *r, const char *name) {
   for (size_t i = 0; i < r->nkernels; i++)
@@ -78,6 +84,35 @@ static void test_kern_and_mem(void **state) {
   perfcheck_report_destroy(r);
 }
 
+/* The real export, with the plain run's wall clock measured beside it
+ * (506.755682 ms for the whole process, CUDA's start included): the
+ * kernels' 0.76 ms are 0.15% of it, the copies 8.03 ms; memsets apart. */
+static void test_real_export(void **state) {
+  (void)state;
+  const char *paths[] = {REAL};
+  perfcheck_report *r = NULL;
+  assert_int_equal(perfcheck_report_from_nsys_csv(paths, 1, 506755682.0, 1, &r), PERFCHECK_OK);
+  assert_int_equal(r->nregions, 1);
+  const pc_region *g = &r->regions[0];
+  assert_float_equal(g->kernel_ns, 369149 + 296478 + 94015, 0);
+  assert_float_equal(g->memcpy_ns, 6036730 + 1997363, 0);
+  assert_float_equal(g->memset_ns, 19040, 0);
+  assert_int_equal(g->launches, 4);
+  assert_int_equal(g->diag.verdict.cause, PERFCHECK_CAUSE_NOT_THE_SLOW_PART);
+  assert_float_equal(g->kernel_share, (369149.0 + 296478 + 94015) / 506755682.0, 1e-12);
+  assert_int_equal(r->nkernels, 3);
+  const pc_kernel *c = find(r, "mysteryC");
+  assert_int_equal(c->launches, 2);
+  assert_float_equal(c->dur_median_ns, 184574.5, 0);
+  assert_float_equal(c->dur_min_ns, 152159, 0);
+  assert_float_equal(c->dur_max_ns, 216990, 0);
+  assert_int_equal(c->rank, 1);
+  assert_int_equal(find(r, "mysteryB")->rank, 2);
+  assert_float_equal(find(r, "mysteryA")->total_ns, 94015, 0);
+  assert_false(has_warning(r, "wall clock"));
+  perfcheck_report_destroy(r);
+}
+
 /* Without a wall clock: step 1 of the run is not assessed, one warning
  * says how to give it; perfcheck_report_read finds the format itself. */
 static void test_no_wall_clock(void **state) {
@@ -133,7 +168,8 @@ static void test_two_files_other_unit(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_kern_and_mem), cmocka_unit_test(test_no_wall_clock),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_kern_and_mem), cmocka_unit_test(test_real_export),
+                                     cmocka_unit_test(test_no_wall_clock),
                                      cmocka_unit_test(test_two_files_other_unit)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
