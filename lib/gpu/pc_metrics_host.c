@@ -861,6 +861,21 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
       groups[g].xwant[item[k] - PC_M_COUNT] = 1;
     }
   }
+  /* The duration in every group where it still fits the one pass: the
+   * launches that fed an entry then carry their own durations, so
+   * counter_spread shows launches of one signature that did different work
+   * (a forward and a backward GEMM with one grid: 41 to 364 us on the H200,
+   * 2026-12-02), and each group's counts stand beside their own time. */
+  if (st == PERFCHECK_OK && plan->want[PC_M_DURATION]) {
+    const char *parts[2];
+    const int np = pc_plan_metric_parts(plan, PC_M_DURATION, parts);
+    for (size_t g = 0; g < ng && st == PERFCHECK_OK; g++) {
+      if (groups[g].want[PC_M_DURATION]) continue;
+      const int fits = pc_fits_one_pass(chip, avail, &gb[g], parts, np, err);
+      if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      if (fits == 1) groups[g].want[PC_M_DURATION] = 1;
+    }
+  }
   for (size_t g = 0; gb && g < nitems; g++) free(gb[g].names);
   free(gb);
   free(item);

@@ -6,9 +6,11 @@
  * CUPTI replays the kernel once per pass inside the launch call; EXIT does
  * Stop, Decode, evaluates the one range and re-initializes the counter data
  * image for the next launch.  Rotation (PERFCHECK_REPLAY=rotate) profiles
- * a launch with one group's one-pass config instead, under a user range and
- * user replay; a context whose replay mode or config changes gets a fresh
- * profiler object (pc_rp_on_launch_enter, docs/cupti.md §15).
+ * a launch with one group's one-pass config instead, under auto range and
+ * kernel replay of that one pass (the kernel runs once; a user range with
+ * user replay under PERFCHECK_ROTATE_RANGE=user); a context whose replay
+ * mode or config changes gets a fresh profiler object
+ * (pc_rp_on_launch_enter, docs/cupti.md §15).
  *
  * State: one host object and config image per chip (built at the first
  * profiled launch on a context of that chip, with that context's counter
@@ -131,9 +133,12 @@ struct pc_rp {
    * keeps one profiler object across replay-mode switches. */
   int no_flush;
   int no_reenable;
-  /* PERFCHECK_ROTATE_RANGE=kernel: a rotated launch is profiled with auto
-   * range and kernel replay of its one-pass group (the kernel runs once),
-   * not a user range with user replay. */
+  /* How a rotated launch is profiled: auto range and kernel replay of its
+   * one-pass group (the kernel runs once; the default), or, with
+   * PERFCHECK_ROTATE_RANGE=user, a user range with user replay.  On the H200
+   * (CUPTI 13.0, 2026-12-02) a user range returned the SASS-patched metrics
+   * as 0 and threads per instruction as NaN, with every hardware counter
+   * right; auto range returned all of them (gpu.rotation, docs/cupti.md §15). */
   int rot_kernel;
   void (*say)(const char *line);
   perfcheck_status status;
@@ -343,7 +348,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
   rp->no_reenable = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_RANGE");
-  rp->rot_kernel = env && strcmp(env, "kernel") == 0;
+  rp->rot_kernel = !(env && strcmp(env, "user") == 0);
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;

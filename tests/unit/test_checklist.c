@@ -253,6 +253,17 @@ static void test_derive_flops_and_ceilings(void **state) {
   pc_derive(&k, &d);
   assert_near(k.derived.memory_pct, 70, 0);
   assert_near(k.derived.compute_pct, 45, 1e-9);
+  /* A rate above throughput_pct_trusted_max (105%) is left out like a
+   * counter's: 2237 FLOP in 0.1 ns is 280% of 8 TFLOP/s (a count and a
+   * duration from launches that did different work, as rotation can mix). */
+  k.metric[PC_M_ISSUE_ACTIVE] = PC_NULL;
+  k.metric[PC_M_DURATION] = 0.1;
+  pc_derive(&k, &d);
+  assert_near(k.derived.gflops, 22370, 1e-6);
+  assert_true(isnan(k.derived.compute_pct));
+  k.metric[PC_M_ISSUE_ACTIVE] = 0.45;
+  pc_derive(&k, &d);
+  assert_near(k.derived.compute_pct, 45, 1e-9); /* the issue slots, not 280% */
   /* Zero duration or zero bytes: no division by zero. */
   k.metric[PC_M_DURATION] = 0;
   k.metric[PC_M_DRAM_BYTES_READ] = k.metric[PC_M_DRAM_BYTES_WRITE] = 0;

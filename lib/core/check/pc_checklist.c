@@ -444,15 +444,20 @@ static double pc_unit_pct(size_t i, const pc_kernel *k, const pc_device *d) {
     v = pc_has(v) ? v * u->scale : PC_NULL;
     return (pc_has(v) && v > PC_T(PC_T_PCT_TRUSTED_MAX)) ? PC_NULL : v;
   }
+  /* A rate (bytes or FLOPs over the duration) above the trusted maximum is
+   * left out like a counter's: under rotation its count and its duration can
+   * come from launches that did different work (a signature's forward and
+   * backward GEMM: 247% of the FP32 peak on the H200, 2026-12-02). */
+  double v = PC_NULL;
   if (u->id == PC_RATE_DRAM)
-    return (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
-               ? k->derived.dram_gbps * 1e9 / d->peak_dram_bytes_per_s * 100.0
-               : PC_NULL;
-  if (u->id == PC_RATE_FP32)
-    return (d && pc_has(k->derived.gflops) && pc_has(d->peak_fp32_flop_per_s) && d->peak_fp32_flop_per_s > 0)
-               ? k->derived.gflops * 1e9 / d->peak_fp32_flop_per_s * 100.0
-               : PC_NULL;
-  return PC_NULL;
+    v = (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
+            ? k->derived.dram_gbps * 1e9 / d->peak_dram_bytes_per_s * 100.0
+            : PC_NULL;
+  else if (u->id == PC_RATE_FP32)
+    v = (d && pc_has(k->derived.gflops) && pc_has(d->peak_fp32_flop_per_s) && d->peak_fp32_flop_per_s > 0)
+            ? k->derived.gflops * 1e9 / d->peak_fp32_flop_per_s * 100.0
+            : PC_NULL;
+  return (pc_has(v) && v > PC_T(PC_T_PCT_TRUSTED_MAX)) ? PC_NULL : v;
 }
 
 /* The busiest unit of a side (memory_side 1: memory levels; 0: compute);
