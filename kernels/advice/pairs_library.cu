@@ -161,13 +161,18 @@ ADVICE_PAIR("cub_reduce", CubReduce);
 // and lookback entries, the price of fewer live keys).  The next step down is
 // 75% at 40 registers, whose largest tile is 512x10 (3 blocks, 5120 keys:
 // 1.5x the tiles).
+//
+// On the H200 (2026-12-02) 256x7 ran 0.69x (docs/measurements/2026-12-02-h200/
+// cub_sort).  The changed variant is now the milder edit, 512x10 (ptxas: 40
+// registers, 21504 B, no spills; 3 blocks an SM, 75%), so the pair asks
+// whether any step of the occupancy ladder pays.
 constexpr int kCubSortN = 32 << 20;
 using CubSortOffset = cub::detail::choose_offset_t<int>;  // SortKeys's offset type for an int count
 using CubSortHub = cub::detail::radix::policy_hub<uint32_t, cub::NullType, CubSortOffset>;
 using CubSortOnesweep = CubSortHub::Policy900::OnesweepPolicy;
 static_assert(CubSortOnesweep::BLOCK_THREADS == 384 && CubSortOnesweep::ITEMS_PER_THREAD == 20,
               "CUB's sm_90 Onesweep tile for uint32 keys changed: recheck cub_sort's premise (README)");
-constexpr int kSortThreads = 256, kSortItems = 7;
+constexpr int kSortThreads = 512, kSortItems = 10;
 
 // Policy900 with the Onesweep tile replaced; everything else (histogram,
 // exclusive sum, and the policies sm_90 never runs) is CUB's own.

@@ -24,7 +24,7 @@ DATA = os.path.join(ROOT, "tests", "data", "advice", "h200-2026-12-01")
 
 FAULT_RIGHT_SHARE_MIN = 0.90  # issue 19: at least 90% of the changes that paid are named
 FAULT_RIGHT_MIN = 27          # the count on 2026-12-01 (27 of 28): a regression fails
-AT_ROOF_MIN = 11              # of 12 scored (colsum_grid's usual edit paid: premise broken)
+AT_ROOF_MIN = 11              # of 11 scored (cub_sort is a counterexample since 2026-12-02: no unit above 46%)
 
 
 def main():
@@ -65,8 +65,10 @@ def main():
     if t["fault_verdicts_right"] < FAULT_RIGHT_MIN or share < FAULT_RIGHT_SHARE_MIN:
         bad.append("fault verdicts naming a change that paid: %d of %d (at least %d and %.0f%% wanted)"
                    % (t["fault_verdicts_right"], t["fault_changes_paid"], FAULT_RIGHT_MIN, 100 * FAULT_RIGHT_SHARE_MIN))
-    if t["counterexamples_not_advised"] != t["counterexamples"] or t["counterexamples"] != 3:
-        bad.append("seed 000's counterexamples not advised: %d of %d (all 3 wanted)"
+    # Seed 000's three and cub_sort's occupancy edit (0.95x and 0.69x on the
+    # H200, 2026-12-02): none may be advised.
+    if t["counterexamples_not_advised"] != t["counterexamples"] or t["counterexamples"] != 4:
+        bad.append("counterexamples not advised: %d of %d (all 4 wanted)"
                    % (t["counterexamples_not_advised"], t["counterexamples"]))
     if t["at_roof_called_at_roof"] < AT_ROOF_MIN:
         bad.append("at_roof entries called at_roof: %d of %d (at least %d wanted)"

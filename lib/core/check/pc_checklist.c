@@ -1151,8 +1151,11 @@ static const char *pc_occupancy_advice(pc_limiter l) {
  * NVIDIA's triage guide gives for it (seed 004, Symptom 3.8.2).  A latency
  * stall waits on a result (more warps or more independent work hide it); a
  * throttle waits on a full queue or a busy pipe (more warps only queue up
- * behind it). */
-typedef enum { PC_STALL_LATENCY = 0, PC_STALL_THROTTLE = 1, PC_STALL_OTHER = 2 } pc_stall_kind;
+ * behind it); a synchronization stall waits on sibling warps or on memory
+ * ordering (seed 004: "caused by diverging code paths before the barrier";
+ * ncu's barrier rule: smaller blocks "increase eligible warps without
+ * affecting occupancy"), so more resident warps add waiters. */
+typedef enum { PC_STALL_LATENCY = 0, PC_STALL_THROTTLE = 1, PC_STALL_OTHER = 2, PC_STALL_SYNC = 3 } pc_stall_kind;
 
 typedef struct pc_stall_def {
   const char *reason;
@@ -1165,7 +1168,7 @@ static const pc_stall_def pc_stall_defs[] = {
     {"long_scoreboard", PC_M_STALL_LONG_SCOREBOARD, PC_STALL_LATENCY,
      "keep more bytes in flight per thread: issue several independent loads before using them (unroll, several "
      "elements a thread), load 16 bytes at a time, or prefetch into shared memory (cp.async, TMA)"},
-    {"barrier", PC_M_STALL_BARRIER, PC_STALL_LATENCY,
+    {"barrier", PC_M_STALL_BARRIER, PC_STALL_SYNC,
      "make the work between __syncthreads() even across the block's warps, or synchronize less often (fewer "
      "barriers, warp-level sync, smaller blocks)"},
     {"short_scoreboard", PC_M_STALL_SHORT_SCOREBOARD, PC_STALL_LATENCY,
@@ -1189,7 +1192,7 @@ static const pc_stall_def pc_stall_defs[] = {
      "keep the tensor cores fed: balance the TMA and wgmma pipeline stages (warps wait on warpgroup MMA)"},
     {"drain", PC_M_STALL_DRAIN, PC_STALL_OTHER,
      "store less at the kernel's end (reduce before storing): warps wait for their writes to drain before exiting"},
-    {"membar", PC_M_STALL_MEMBAR, PC_STALL_OTHER, "use fewer memory fences (__threadfence), or narrower scopes"},
+    {"membar", PC_M_STALL_MEMBAR, PC_STALL_SYNC, "use fewer memory fences (__threadfence), or narrower scopes"},
     {"imc_miss", PC_M_STALL_IMC_MISS, PC_STALL_OTHER,
      "read constant memory with the same address across a warp: the immediate-constant cache misses"},
     {"no_instruction", PC_M_STALL_NO_INSTRUCTION, PC_STALL_OTHER,
@@ -1328,6 +1331,12 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
   const double elig = k->derived.warps_eligible, starved = PC_T(PC_T_ELIGIBLE_STARVED);
   const pc_stall_def *sd = pc_stall_def_of(st->reason);
   const int throttled = sd && sd->kind == PC_STALL_THROTTLE && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE);
+  /* Warps waiting mostly on each other: the largest stall reason is a
+   * synchronization one.  CUB's Onesweep sort (barrier the largest, 27% of
+   * stall cycles, 0.8 eligible warps, registers the limit) ran 0.95x at twice
+   * the occupancy (barrier stalls per issue 3.0 to 8.1) and 0.69x at 100%
+   * (advice pair cub_sort, H200, 2026-12-02). */
+  const int synced = sd && sd->kind == PC_STALL_SYNC;
   if (near_roof) {
     pc_note(w, 5, cause, ach_name, ach, low,
             "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: more resident "
@@ -1347,6 +1356,11 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
     pc_note(w, 5, cause, st->metric, st->per_issue, PC_T(PC_T_STALL_DOMINANT_SHARE),
             "Occupancy is low (%.1f%% achieved) but warps stall mostly on %s (%.0f%% of stall cycles), a full queue "
             "or busy pipe: more warps would queue behind it.",
+            ach, st->reason, st->share * 100.0);
+  } else if (synced) {
+    pc_note(w, 5, cause, st->metric, st->per_issue, PC_NULL,
+            "Occupancy is low (%.1f%% achieved) but the largest stall is %s (%.0f%% of stall cycles): warps wait on "
+            "each other, and more resident warps would add waiters, not work.",
             ach, st->reason, st->share * 100.0);
   } else {
     char why[160];
