@@ -247,6 +247,11 @@ static void test_graph_signatures(void **state) {
   /* A stream capture open elsewhere: not now. */
   assert_int_equal(pc_select_decide(&p, &t, g1c2, 34, 34, PC_NP_CAPTURE), 0);
   assert_int_equal(t.sigs[g1c2].np, PC_NP_CAPTURE);
+  /* A graph whose records showed an NCCL kernel: not profiled again. */
+  t.sigs[g1c2].graph_comm = 1;
+  assert_int_equal(pc_select_decide(&p, &t, g1c2, 34, 34, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[g1c2].np, PC_NP_COMMUNICATION);
+  t.sigs[g1c2].graph_comm = 0;
   /* Under a kernel filter a graph is not profiled (its counters are all of
    * its kernels'), and does not count among -s/-c's matches. */
   pc_regex re;

@@ -27,7 +27,7 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uin
   /* A collective waits for its peers: under kernel replay it would run
    * again alone and could wait forever.  Never profiled, whatever -k says,
    * and not counted among -s/-c's matching launches. */
-  if (pc_sigtab_name_is_communication(t, s->name)) {
+  if (pc_sigtab_name_is_communication(t, s->name) || (s->is_graph && s->graph_comm)) {
     if (!s->prof_count) s->np = PC_NP_COMMUNICATION;
     return 0;
   }

@@ -53,6 +53,7 @@ typedef struct pc_sig {
                                    a graph signature: its kernels' graph id */
   uint64_t graph_node;
   uint8_t is_graph;             /* a CUDA graph exec's launches (pc_sigtab_graph), not a kernel */
+  uint8_t graph_comm;           /* is_graph: a communication kernel (NCCL's) was among its kernels */
   uint64_t graph_exec;          /* is_graph: the key it was made with (CUPTI's exec id, else the handle) */
   pc_attributes attr;
   char *attr_reason;
@@ -151,7 +152,10 @@ void pc_select_enter_region(pc_sig *s, uint32_t key);
  * gets PC_SEL_REST (a graph launch cannot be replayed): a later run of the
  * region name goes on with the next group.  kernel_regex selects kernels by
  * name; a graph launch's counters cover all of its kernels, so under a
- * kernel filter graph launches are not profiled (np PC_NP_FILTERED). */
+ * kernel filter graph launches are not profiled (np PC_NP_FILTERED).  A
+ * graph whose kernel records showed a communication kernel (graph_comm,
+ * set by the collector's join) is not profiled again (np
+ * PC_NP_COMMUNICATION): the range waits for its peers. */
 enum { PC_SEL_ROTATE = 1, PC_SEL_REST = 2 };
 int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
 
