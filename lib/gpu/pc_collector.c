@@ -93,6 +93,13 @@ void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc)
 
 void pc_collector_graph_groups(pc_collector *c) {
   if (atomic_load(&c->graph_groups_state) != 0) return;
+  pc_col_lock(c);
+  const int filtered = c->sel.kernel_regex != NULL; /* graphs are not profiled under -k: nothing to split */
+  pc_col_unlock(c);
+  if (filtered) {
+    atomic_store(&c->graph_groups_state, -1);
+    return;
+  }
   /* No profiled launch runs while the groups are split (the counter layer
    * publishes them): the exclusive gate, as a profiled launch holds it. */
   pthread_rwlock_wrlock(&c->gate);
