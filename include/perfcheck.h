@@ -720,7 +720,10 @@ PERFCHECK_API perfcheck_status perfcheck_measure_ceilings(int device, const char
  *             "ns::k"); every entry of that name is checked (one entry per
  *             launch signature); or "regex:PATTERN", a POSIX extended
  *             regular expression searched in the name (anchor it with ^ and
- *             $), and every entry it matches is checked.  PATTERN goes
+ *             $), and every entry it matches is checked (a CUDA graph's
+ *             entry, "graph 3 (2 kernels: a, b)", is seen by a regex as
+ *             "graph 3", so that a pattern for kernel names never catches
+ *             it; its exact name is matched whole).  PATTERN goes
  *             through the regex guard: at most 512 characters, counts up to
  *             255, counted repetition nested at most 2 deep, at most 512
  *             atoms once repetitions are written out, no back-references,

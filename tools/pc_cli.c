@@ -123,7 +123,9 @@ const pc_ncu_flag pc_ncu_unsupported[] = {
     {"app-replay-buffer", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
     {"app-replay-match", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
     {"app-replay-mode", 1, "perfcheck replays single kernels only (ncu's kernel replay); leave it out"},
-    {"graph-profiling", 1, "perfcheck profiles a graph's kernel nodes as kernels; leave it out"},
+    {"graph-profiling", 1, "perfcheck measures each CUDA graph launch as a whole, as ncu's --graph-profiling graph "
+                           "does (one entry per graph, its counters summed over its kernels; per node is not "
+                           "possible in process); leave it out"},
     {"kill", 1, "the program runs to its end under perfcheck; use -c N to bound the profiled launches"},
     {"section", 1, "use --set basic|detailed|full or --metrics LIST"},
     {"section-folder", 1, "use --set basic|detailed|full or --metrics LIST"},

@@ -35,10 +35,13 @@
  * <<<>>> launches (§11); it is kept as an opaque handle here and resolved
  * by pc_funcinfo at region end.
  *
- * Graph launches get a record {correlation id, GRAPH, region}; the graph's
- * kernels arrive as activity records that all carry that one correlation id
- * and are matched by name and geometry; their function handle comes from the
- * name table filled by earlier launch callbacks (stream capture included).
+ * Graph launches get a record {correlation id, graph signature, region,
+ * GRAPH}: the graph exec is a signature of its own (pc_sigtab_graph, keyed by
+ * CUPTI's exec id), whose report entry holds the graph's counters.  The
+ * graph's kernels arrive as activity records that all carry that one
+ * correlation id and are matched by name and geometry; their function
+ * handle comes from the name table filled by earlier launch callbacks
+ * (stream capture included).
  *
  * Counters.  The range profiler is context-level: while one launch is being
  * range-profiled with kernel replay no other kernel may run, or it would be
@@ -46,9 +49,14 @@
  * launch holds it exclusively from ENTER to EXIT, every other launch holds
  * it shared from ENTER to EXIT, and only while counters are on.  A
  * thread-local depth keeps a launch nested inside one of ours (e.g. issued
- * by a library from our own call) from taking it twice.  Graph launches are
- * never profiled (auto range + kernel replay left a graph kernel unwritten
- * on the H200).
+ * by a library from our own call) from taking it twice.  A graph launch is
+ * never kernel-replayed (auto range + kernel replay left a graph kernel
+ * unwritten on the H200, docs/cupti.md §11): whatever the replay mode, the
+ * k-th profiled launch of a graph exec collects one-pass group k under a
+ * user range around the whole launch (pc_rp_on_launch_enter with graph 1;
+ * docs/cupti.md §16), holding the gate exclusively like any profiled
+ * launch.  The groups are split at the first such launch in kernel-replay
+ * mode (pc_collector_graph_groups).
  *
  * Teardown safety.  Callbacks count themselves in pc_gpu_g.inflight while
  * they touch the collector; pc_gpu_stop uninstalls the collector, takes its
@@ -135,7 +143,7 @@ static void pc_prof_forget_locked(pc_collector *c, uint32_t corr) {
 /* ---- launch callbacks ------------------------------------------------------------- */
 
 typedef struct pc_launch_params {
-  void *f;
+  void *f;                      /* a graph launch: its CUgraphExec */
   CUstream stream;
   unsigned grid[3], block[3], smem;
   unsigned cluster[3];
@@ -192,6 +200,7 @@ static int pc_read_params(CUpti_CallbackId cbid, const void *params, pc_launch_p
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
       p->graph = 1;
+      p->f = (void *)((const cuGraphLaunch_params *)params)->hGraph;
       p->stream = ((const cuGraphLaunch_params *)params)->hStream;
       return 1;
     default:
@@ -217,6 +226,18 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
   const char *profile_name = NULL; /* stable until the collector is freed, which waits for us */
   const uint32_t corr = cb->correlationId;
   if (pc_read_params(cbid, cb->functionParams, &p)) {
+    /* A graph launch that may be profiled needs the set's one-pass groups,
+     * split once (host API) under the exclusive gate, before the lock. */
+    if (p.graph && atomic_load(&c->counters) && atomic_load(&c->cur_region) &&
+        atomic_load(&c->graph_groups_state) == 0)
+      pc_collector_graph_groups(c);
+    /* Its identity: CUPTI's id of the exec (never reused in the process,
+     * where the handle's address may be), else the handle. */
+    uint64_t exec_key = (uint64_t)(uintptr_t)p.f;
+    uint32_t exec_id = 0;
+    if (p.graph && p.f && pc_cupti.cuptiGetGraphExecId &&
+        PC_CUPTI(NULL, cuptiGetGraphExecId, (CUgraphExec)p.f, &exec_id) == CUPTI_SUCCESS)
+      exec_key = exec_id;
     const int counters = atomic_load(&c->counters);
     pc_col_lock(c);
     /* A launch into a stream being captured only adds a graph node: it runs
@@ -228,19 +249,27 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     const uint32_t ci = pc_sigtab_ctx(&c->tab, cb->context, cb->contextUid);
     if (ci != PC_NONE) {
       pc_launch rec = {corr, ci, region, PC_L_USED};
-      if (p.graph) {
-        rec.flags |= PC_L_GRAPH;
-      } else {
-        uint32_t name = pc_sigtab_handle(&c->tab, p.f, cb->symbolName);
-        uint32_t sig = name == PC_NONE ? PC_NONE : pc_sigtab_sig(&c->tab, name, ci, p.grid, p.block, p.smem, PC_SIG_MAX);
+      {
+        uint32_t name = PC_NONE, sig;
+        if (p.graph) {
+          /* A graph exec is a signature of its own: its entry holds the
+           * counters of whole graph launches (pc_sigtab_graph). */
+          rec.flags |= PC_L_GRAPH;
+          sig = pc_sigtab_graph(&c->tab, exec_key, ci, PC_SIG_MAX);
+        } else {
+          name = pc_sigtab_handle(&c->tab, p.f, cb->symbolName);
+          sig = name == PC_NONE ? PC_NONE : pc_sigtab_sig(&c->tab, name, ci, p.grid, p.block, p.smem, PC_SIG_MAX);
+        }
         if (sig == PC_NONE) {
           rec.flags = 0; /* out of memory: the launch goes unrecorded */
         } else {
           pc_sig *s = &c->tab.sigs[sig];
-          s->f = p.f;
-          s->seen_direct = 1;
-          if (captured) s->seen_captured = 1;
-          if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
+          if (!p.graph) {
+            s->f = p.f;
+            s->seen_direct = 1;
+            if (captured) s->seen_captured = 1;
+            if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
+          }
           rec.a = sig;
           if (region) {
             s->seen_run = region;
@@ -254,14 +283,16 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
               profile = pc_select_decide(&c->sel, &c->tab, sig, region, pc_regions_key(&c->regions, region), closed);
               /* With rotation the k-th profiled launch of the signature
                * collects group k; the rest of a rotation an earlier run
-               * left short comes by kernel replay of the whole set. */
-              turn = (profile == PC_SEL_ROTATE && c->sel.rotate_groups) ? (long)s->prof_count - 1 : -1;
+               * left short comes by kernel replay of the whole set.  A
+               * graph exec's launches always rotate (never replayed). */
+              turn = (profile == PC_SEL_ROTATE && (s->is_graph || c->sel.rotate_groups)) ? (long)s->prof_count - 1
+                                                                                         : -1;
             } else {
               pc_select_enter_region(s, pc_regions_key(&c->regions, region));
               if (!s->prof_count) s->np = PC_NP_TIMING;
             }
             if (profile) {
-              profile_name = c->tab.names[name].mangled;
+              profile_name = p.graph ? "CUDA graph" : c->tab.names[name].mangled;
               rec.flags |= PC_L_PROFILED;
               pc_prof pr;
               memset(&pr, 0, sizeof pr);
@@ -297,7 +328,8 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* Counted as one of our launches meanwhile: the L2 flush that a
          * rotated launch runs first is ours, not the program's. */
         pc_tl_depth++;
-        const int refused = !atomic_load(&c->counters) || pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name, turn);
+        const int refused = !atomic_load(&c->counters) ||
+                            pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name, turn, p.graph);
         pc_tl_depth--;
         if (!refused) {
           flags |= PC_CD_PROFILED;

@@ -80,10 +80,39 @@ void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc)
     c->sel.launch_count = cc->launch_count;
     c->sel.per_signature = cc->per_signature;
     c->sel.rotate_groups = cc->rotate_groups;
+    /* Rotation split the set at creation: graph launches use the same groups. */
+    c->sel.graph_groups = cc->rotate_groups;
   }
   if (c->sel.per_signature == 0) c->sel.per_signature = 1;
+  c->graph_note[0] = '\0';
+  c->graph_note_given = 0;
+  atomic_store(&c->graph_groups_state, c->sel.graph_groups ? 1 : 0);
   atomic_store(&c->counters, c->rp != NULL);
   pc_col_unlock(c);
+}
+
+void pc_collector_graph_groups(pc_collector *c) {
+  if (atomic_load(&c->graph_groups_state) != 0) return;
+  pc_col_lock(c);
+  const int filtered = c->sel.kernel_regex != NULL; /* graphs are not profiled under -k: nothing to split */
+  pc_col_unlock(c);
+  if (filtered) {
+    atomic_store(&c->graph_groups_state, -1);
+    return;
+  }
+  /* No profiled launch runs while the groups are split (the counter layer
+   * publishes them): the exclusive gate, as a profiled launch holds it. */
+  pthread_rwlock_wrlock(&c->gate);
+  if (atomic_load(&c->graph_groups_state) == 0 && atomic_load(&c->counters)) {
+    char note[600] = "";
+    const size_t n = pc_rp_graph_groups(c->rp, note, sizeof note);
+    pc_col_lock(c);
+    c->sel.graph_groups = (unsigned)n;
+    if (!n) snprintf(c->graph_note, sizeof c->graph_note, "%s", note);
+    pc_col_unlock(c);
+    atomic_store(&c->graph_groups_state, n ? 1 : -1);
+  }
+  pthread_rwlock_unlock(&c->gate);
 }
 
 /* ---- regions ----------------------------------------------------------------------------- */
@@ -205,11 +234,18 @@ int pc_collector_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec
   if (e.flags & PC_L_GRAPH) {
     bits |= PC_SNAP_GRAPH;
     /* One correlation id for all of the graph's kernels: keep the entry
-     * until the region ends, and find each kernel's signature by name. */
-    if (!rec->name) return 0;
+     * until the region ends, and find each kernel's signature by name; the
+     * entry names the graph signature, whose context is the kernels'. */
+    if (!rec->name || e.a >= c->tab.nsigs) return 0;
+    pc_sig *gs = &c->tab.sigs[e.a];
+    if (!gs->graph_id && rec->graph_id) gs->graph_id = rec->graph_id;
+    const uint32_t ctx = gs->ctx;
     uint32_t name = pc_sigtab_intern(&c->tab, rec->name);
     if (name == PC_NONE) return 0;
-    sig = pc_sigtab_sig(&c->tab, name, e.a, rec->grid, rec->block, rec->dynamic_smem, PC_SIG_MAX);
+    /* A collective in the graph: its later launches are not profiled (the
+     * range would wait for peers a gated thread may launch). */
+    if (pc_sigtab_name_is_communication(&c->tab, name)) c->tab.sigs[e.a].graph_comm = 1;
+    sig = pc_sigtab_sig(&c->tab, name, ctx, rec->grid, rec->block, rec->dynamic_smem, PC_SIG_MAX);
     if (sig == PC_NONE) return 0;
     pc_sig *s = &c->tab.sigs[sig];
     s->seen_graph = 1;
@@ -400,7 +436,9 @@ static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int d
   g->rec_static_smem = t->rec_static;
   g->rec_local = t->rec_local;
   g->graph_id = t->graph_id;
-  g->graph_node = t->graph_node;
+  g->graph_node = t->is_graph ? 0 : t->graph_node;
+  g->is_graph = t->is_graph;
+  g->graph_exec = t->graph_exec;
   /* Attributes: known ones now; the rest the caller asks outside the lock. */
   if (t->attr_state == PC_ATTR_OK) {
     g->attr_from = PC_SNAP_ATTR_DRIVER;
@@ -422,6 +460,25 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
   /* 1. The region leaves the stack: no record can arrive for it after this. */
   pc_regions_retire(&c->regions, g->id);
   pc_update_current_region(c);
+  if (c->graph_note[0] && !c->graph_note_given) {
+    pc_snapshot_add_note(s, "%s", c->graph_note);
+    c->graph_note_given = 1;
+  }
+  /* Its graph launches (their entries name the graph signature) before the
+   * purge: a graph entry's kernels are the rows that carry their ids. */
+  size_t ngl = 0;
+  for (size_t i = 0; i < c->launches.cap; i++) {
+    const pc_launch *e = &c->launches.e[i];
+    ngl += (e->flags & PC_L_USED) && (e->flags & PC_L_GRAPH) && e->region == g->id && e->a < c->tab.nsigs;
+  }
+  pc_launch *gl = ngl ? malloc(ngl * sizeof *gl) : NULL;
+  if (ngl && !gl) oom = 1;
+  ngl = 0;
+  for (size_t i = 0; gl && i < c->launches.cap; i++) {
+    const pc_launch *e = &c->launches.e[i];
+    if ((e->flags & PC_L_USED) && (e->flags & PC_L_GRAPH) && e->region == g->id && e->a < c->tab.nsigs)
+      gl[ngl++] = *e;
+  }
   s->missing_records = pc_ltab_purge(&c->launches, g->id);
   if (c->rp_dropped) {
     pc_snapshot_add_note(s, "counters of region \"%s\": CUPTI dropped %llu ranges", g->name,
@@ -452,17 +509,21 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
     if (PC_KSPAN_SIG(mine[i].group) > maxid) maxid = PC_KSPAN_SIG(mine[i].group);
   for (size_t i = 0; i < c->nprof; i++)
     if (c->prof[i].region == g->id && c->prof[i].sig > maxid) maxid = c->prof[i].sig;
-  unsigned char *use = (k || np) ? calloc((size_t)maxid + 1, 1) : NULL;
-  uint32_t *map = (k || np) ? malloc(((size_t)maxid + 1) * sizeof *map) : NULL;
+  for (size_t i = 0; i < ngl; i++)
+    if (gl[i].a > maxid) maxid = gl[i].a;
+  const int any = k || np || ngl;
+  unsigned char *use = any ? calloc((size_t)maxid + 1, 1) : NULL;
+  uint32_t *map = any ? malloc(((size_t)maxid + 1) * sizeof *map) : NULL;
   uint32_t *cmap = c->tab.nctxs ? malloc(c->tab.nctxs * sizeof *cmap) : NULL;
-  if ((k || np) && (!use || !map || (c->tab.nctxs && !cmap))) oom = 1;
+  if (any && (!use || !map || (c->tab.nctxs && !cmap))) oom = 1;
   for (size_t i = 0; cmap && i < c->tab.nctxs; i++) cmap[i] = UINT32_MAX;
   if (!oom) {
     for (size_t i = 0; i < k; i++)
       use[PC_KSPAN_SIG(mine[i].group)] |= (PC_KSPAN_FLAGS(mine[i].group) & PC_SNAP_INHERITED) ? 1 : 3;
     for (size_t i = 0; i < c->nprof; i++)
       if (c->prof[i].region == g->id) use[c->prof[i].sig] |= 1;
-    for (uint32_t gid = 0; (k || np) && gid <= maxid; gid++) {
+    for (size_t i = 0; i < ngl; i++) use[gl[i].a] |= 1; /* a graph: no attributes to read */
+    for (uint32_t gid = 0; any && gid <= maxid; gid++) {
       map[gid] = UINT32_MAX;
       if (!use[gid] || gid >= c->tab.nsigs) continue;
       map[gid] = pc_take_sig(c, s, gid, use[gid] & 2, &tk->sigs, &tk->nsigs, &tk->ctxs, &cmap);
@@ -491,6 +552,19 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
       s->nlaunches = k;
     }
   }
+  /* 5b. Its graph launches, each naming its graph signature. */
+  if (!oom && ngl) {
+    s->graph_launches = pc_snap_array(ngl, sizeof *s->graph_launches);
+    if (!s->graph_launches) {
+      oom = 1;
+    } else {
+      for (size_t i = 0; i < ngl; i++) {
+        s->graph_launches[i].correlation_id = gl[i].corr;
+        s->graph_launches[i].sig = map[gl[i].a];
+      }
+      s->ngraph_launches = ngl;
+    }
+  }
   /* 6. The profiled launches, with their counter values. */
   if (!oom && np) {
     s->profiled = pc_snap_array(np, sizeof *s->profiled);
@@ -517,6 +591,7 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
         d->passes = p->res.passes;
         d->group = p->res.group;
         d->groups = p->res.ngroups;
+        if (p->res.skipped) d->flags |= PC_SNAP_PROF_SKIPPED;
         memcpy(d->values, p->res.values, sizeof d->values);
         if (p->res.extra && s->nextra && (d->extra = malloc(s->nextra * sizeof *d->extra)))
           memcpy(d->extra, p->res.extra, s->nextra * sizeof *d->extra);
@@ -553,6 +628,7 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
     c->nkernels -= k;
   }
   pc_col_unlock(c);
+  free(gl);
   free(use);
   free(map);
   free(cmap);

@@ -114,6 +114,10 @@ typedef struct pc_collector {
   atomic_int fatal;             /* CUPTI reported a fatal error */
   atomic_uint cur_region;       /* innermost open region, 0: none */
   atomic_int capturing;         /* stream captures in progress in the process */
+  /* Graph launches' one-pass groups (sel.graph_groups): 0 not asked yet
+   * (they are split at the first graph launch that could be profiled, under
+   * the exclusive gate), 1 known, -1 not to be had (graph_note says why). */
+  atomic_int graph_groups_state;
   atomic_ullong dropped;        /* activity records lost (CUPTI's count and ours) */
   atomic_ullong zero_ts;        /* unprofiled kernel records without timestamps */
 
@@ -131,6 +135,8 @@ typedef struct pc_collector {
   int counters_asked;           /* counters were asked for (not timing mode) */
   char note[900];               /* why counters are off although asked for */
   char fatal_msg[300];
+  char graph_note[600];         /* why graph launches get no counters ("" none) */
+  int graph_note_given;         /* it went into a snapshot's notes */
   uint64_t rp_dropped;          /* ranges the counter layer lost */
 
   /* The activity store. */
@@ -188,6 +194,12 @@ typedef struct pc_collector_counters {
   unsigned per_signature;       /* >= 1 */
   unsigned rotate_groups;       /* rotation: profiled launches per set (pc_rp_groups); 0 kernel replay */
 } pc_collector_counters;
+/* Graph launches rotate over the set's one-pass groups in every replay
+ * mode (issue 21 item 4): with rotation on they are known at creation; in
+ * kernel-replay mode they are split at the first graph launch that could be
+ * profiled (pc_rp_graph_groups: host API, cached across processes), here,
+ * under the exclusive launch gate.  Call without the collector's lock. */
+void pc_collector_graph_groups(pc_collector *c);
 void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc);
 
 /* ---- regions (each takes mu) ------------------------------------------------------- */
@@ -280,7 +292,10 @@ typedef struct pc_kernel_record {
 
 /* Finds the launch of a kernel record.  Returns 1 with *group and *region
  * set when the launch was made inside a region whose records are still
- * accepted; 0 when the record is to be dropped. */
+ * accepted; 0 when the record is to be dropped.  A graph launch's entry
+ * (PC_L_GRAPH) names the graph signature (pc_sigtab_graph), whose context
+ * is its kernels'; it stays until the region ends (one correlation id for
+ * all of the graph's kernels). */
 int pc_collector_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec, uint32_t *group,
                                     uint32_t *region);
 /* Appends one kernel record, or one transfer span (memsets: 1 for a memset,

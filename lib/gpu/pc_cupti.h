@@ -34,6 +34,7 @@
   X(cuptiGetResultString)                         \
   X(cuptiGetTimestamp)                            \
   X(cuptiGetDeviceId)                             \
+  X(cuptiGetGraphExecId)                          \
   X(cuptiSubscribe_v2)                            \
   X(cuptiUnsubscribe)                             \
   X(cuptiEnableCallback)                          \

@@ -10,7 +10,13 @@
  * kernel replay of that one pass (the kernel runs once; a user range with
  * user replay under PERFCHECK_ROTATE_RANGE=user); a context whose replay
  * mode or config changes gets a fresh profiler object
- * (pc_rp_on_launch_enter, docs/cupti.md §15).
+ * (pc_rp_on_launch_enter, docs/cupti.md §15).  A graph launch is always
+ * profiled under a user range with user replay, in every replay mode
+ * (issue 21 item 4: auto range with kernel replay broke a graph on the
+ * H200): one group per graph launch, the range around the whole launch, its
+ * counters the sum over the graph's kernels (docs/cupti.md §16).  A user
+ * range returns the SASS-patched metrics as 0 (H200, 2026-12-02), so they
+ * are left null there.
  *
  * State: one host object and config image per chip (built at the first
  * profiled launch on a context of that chip, with that context's counter
@@ -103,6 +109,7 @@ typedef struct pc_rp_ctx {
    * new size query and initialize first (docs/cupti.md §11, the NaN trap). */
   uint8_t **imgs;
   size_t *img_sizes;
+  size_t nimgs;                     /* 1 + the groups when imgs was sized (graph groups may come later) */
   int layout;
   int img_fresh;                    /* the layout whose image EXIT reset last (-2 none) */
   int active;                       /* between a successful Start and EXIT */
@@ -111,6 +118,11 @@ typedef struct pc_rp_ctx {
   int obj_layout;                   /* the layout obj was last configured with (-3 none since Enable) */
   int group;                        /* the rotation group of this launch, -1 the whole set */
   int cold;                         /* the L2 was flushed before this launch */
+  int graph;                        /* this launch is a cuGraphLaunch */
+  /* A graph launch measured nothing (skip 1): its group needs skip_passes
+   * passes alone, or the chip has no group configs; EXIT says so. */
+  int skip, skip_passes;
+  char skip_note[300];
   uint32_t corr;
   /* The L2 flush of the cold group (a read of twice the L2 size, our own
    * kernel): flush_state 0 untried, 1 ready, -1 unavailable. */
@@ -553,13 +565,20 @@ static const pc_rp_sources *pc_rp_layout_src(const pc_rp_chip *ch, int L) {
  * docs/cupti.md §11); otherwise only the initialize, which resets it. */
 static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
   const size_t nlay = 1 + rp->ngroups;
-  if (!c->imgs) {
-    c->imgs = calloc(nlay, sizeof *c->imgs);
-    c->img_sizes = calloc(nlay, sizeof *c->img_sizes);
-    if (!c->imgs || !c->img_sizes) {
+  if (c->nimgs < nlay) { /* the first layout, or graph groups split since */
+    uint8_t **imgs = realloc(c->imgs, nlay * sizeof *imgs);
+    if (imgs) c->imgs = imgs;
+    size_t *sizes = imgs ? realloc(c->img_sizes, nlay * sizeof *sizes) : NULL;
+    if (sizes) c->img_sizes = sizes;
+    if (!imgs || !sizes) {
       pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for counter data images");
       return -1;
     }
+    for (size_t i = c->nimgs; i < nlay; i++) {
+      c->imgs[i] = NULL;
+      c->img_sizes[i] = 0;
+    }
+    c->nimgs = nlay;
   }
   pc_err e;
   CUptiResult r = CUPTI_SUCCESS;
@@ -722,9 +741,39 @@ static int pc_rp_flush(pc_rp_ctx *c) {
 
 size_t pc_rp_groups(const pc_rp *rp) { return rp ? rp->ngroups : 0; }
 
+size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
+  if (note && notelen) note[0] = '\0';
+  if (!rp) return 0;
+  if (rp->ngroups) return rp->ngroups; /* rotation split the set at creation */
+  pthread_mutex_lock(rp->lock);
+  const perfcheck_status st0 = rp->status;
+  pthread_mutex_unlock(rp->lock);
+  if (st0 != PERFCHECK_OK) return 0;
+  pc_rp_group *groups = NULL;
+  size_t n = 0;
+  pc_err e;
+  if (pc_rp_groups_load(rp->chips[0], &rp->plan, &groups, &n, &e) != PERFCHECK_OK || n == 0) {
+    pc_rp_groups_free(groups, n);
+    if (note && notelen)
+      snprintf(note, notelen, "graph launches get no counters: the metric set could not be split into one-pass "
+               "groups on %s (a graph launch carries one group, it is never replayed): %s", rp->chips[0],
+               n ? "no group" : e.msg);
+    return 0;
+  }
+  /* Published under the lock; no launch hook runs meanwhile (the caller
+   * holds the launch gate exclusively). */
+  pthread_mutex_lock(rp->lock);
+  snprintf(rp->rot_chip, sizeof rp->rot_chip, "%s", rp->chips[0]);
+  rp->groups = groups;
+  rp->ngroups = n;
+  pthread_mutex_unlock(rp->lock);
+  return n;
+}
+
 /* ==== Launch hooks ========================================================== */
 
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn) {
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn,
+                          int graph) {
   if (!rp || !ctx) return 1;
   pthread_mutex_lock(rp->lock);
   perfcheck_status st = rp->status;
@@ -739,8 +788,24 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   if (turn >= 0 && rp->ngroups && pc_rp_chip_rotation(rp, c->chip) == 0) L = (int)((size_t)turn % rp->ngroups);
   c->group = L;
   c->cold = 0;
+  c->graph = graph;
+  c->skip = 0;
   const int one_pass_group = L >= 0 && c->chip->gcfg[L].passes == 1;
-  c->mode = one_pass_group && !rp->rot_kernel ? PC_RP_USER : PC_RP_KERNEL;
+  if (graph && !one_pass_group) {
+    /* A graph launch is never kernel-replayed (docs/cupti.md §11): a turn
+     * without a one-pass group measures nothing, and EXIT says why. */
+    c->skip = 1;
+    c->skip_passes = L >= 0 ? c->chip->gcfg[L].passes : 0;
+    if (L >= 0)
+      snprintf(c->skip_note, sizeof c->skip_note,
+               "graph launch: group %d of %zu needs %d passes alone and a graph launch is never replayed: not "
+               "collected", L + 1, rp->ngroups, c->skip_passes);
+    else
+      snprintf(c->skip_note, sizeof c->skip_note,
+               "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
+    return 0;
+  }
+  c->mode = one_pass_group && (graph || !rp->rot_kernel) ? PC_RP_USER : PC_RP_KERNEL;
   /* One range-profiler object per config (docs/cupti.md §15, H200,
    * 2026-12-02).  Started under user replay and then configured for kernel
    * replay (a rotation finished by kernel replay), an object made CUPTI 13.0
@@ -817,8 +882,9 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   if (rp->progress) { /* through the session's one channel to stderr */
     char line[600];
     if (L >= 0)
-      snprintf(line, sizeof line, "profiling kernel %llu (%s): group %d of %zu, %d pass%s", (unsigned long long)ordinal,
-               kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups, passes, passes == 1 ? "" : "es");
+      snprintf(line, sizeof line, "profiling %s %llu (%s): group %d of %zu, %d pass%s", graph ? "graph launch" : "kernel",
+               (unsigned long long)ordinal, kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups, passes,
+               passes == 1 ? "" : "es");
     else
       snprintf(line, sizeof line, "profiling kernel %llu (%s): %d pass%s", (unsigned long long)ordinal,
                kernel_name ? kernel_name : "unnamed", passes, passes == 1 ? "" : "es");
@@ -857,6 +923,20 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
   pthread_mutex_unlock(rp->lock);
+  if (c && c->skip) { /* a graph launch whose turn measured nothing */
+    c->skip = 0;
+    if (!launch_ok) return 0;
+    memset(out, 0, sizeof *out);
+    out->passes = c->skip_passes;
+    out->group = c->group;
+    out->ngroups = c->group < 0 ? 0 : (int)rp->ngroups;
+    out->skipped = 1;
+    for (int i = 0; i < PC_M_COUNT; i++) out->values[i] = PC_NULL;
+    if (rp->plan.nextra && (out->extra = malloc(rp->plan.nextra * sizeof *out->extra)))
+      for (size_t i = 0; i < rp->plan.nextra; i++) out->extra[i] = PC_NULL;
+    out->note = pc_strdup(c->skip_note);
+    return 1;
+  }
   if (!c || !c->active || !c->obj) return 0; /* ENTER did not start a session */
   c->active = 0;
   pc_rp_chip *ch = c->chip;
@@ -882,6 +962,11 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   pc_err e;
   CUptiResult r = CUPTI_SUCCESS;
   if (c->mode == PC_RP_USER) {
+    /* The range must hold the launch's kernels: they run after the launch
+     * call returned (a graph's on its own stream).  Nothing else runs (we
+     * hold the launch gate), so waiting for the context waits for them. */
+    pc_err se;
+    if (launch_ok) (void)pc_ctx_synchronize((CUcontext)ctx, &se);
     CUpti_RangeProfiler_PopRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PopRange_Params);
     pp.pRangeProfilerObject = c->obj;
     r = PC_CUPTI(&e, cuptiRangeProfilerPopRange, &pp);
@@ -930,6 +1015,12 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
         if (r != CUPTI_SUCCESS) {
           res.note = pc_rp_note("counters not evaluated: %s", e.msg);
         } else {
+          /* A user range returned the SASS-patched counters as 0 with every
+           * hardware counter right (gpu.rotation, H200, 2026-12-02): they
+           * are not measured there, so null, never 0. */
+          if (c->mode == PC_RP_USER)
+            for (size_t k = 0; k < src->n; k++)
+              if (strstr(src->names[k], "__sass_")) vals[k] = PC_NULL;
           /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
           pc_rp_sources_apply(src, vals, res.values, res.extra);
           if (ip.numTotalRanges > 1 || dropped > 0)
@@ -963,7 +1054,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
 /* alive: the context still exists (session end), so the flush kernel's
  * module and buffers are given back; in CONTEXT_DESTROY_STARTING they go
  * with the context. */
-static void pc_rp_ctx_free(pc_rp *rp, pc_rp_ctx *c, int alive) {
+static void pc_rp_ctx_free(pc_rp_ctx *c, int alive) {
   CUpti_RangeProfiler_Object *obj = c->obj;
   c->obj = NULL;
   pc_rp_disable_obj(obj, c->active);
@@ -974,7 +1065,7 @@ static void pc_rp_ctx_free(pc_rp *rp, pc_rp_ctx *c, int alive) {
     CUcontext popped;
     (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
   }
-  for (size_t i = 0; c->imgs && i < 1 + rp->ngroups; i++) free(c->imgs[i]);
+  for (size_t i = 0; c->imgs && i < c->nimgs; i++) free(c->imgs[i]);
   free(c->imgs);
   free(c->img_sizes);
   free(c);
@@ -990,7 +1081,7 @@ void pc_rp_on_context_destroy(pc_rp *rp, void *ctx) {
     *pp = c->next;
   }
   pthread_mutex_unlock(rp->lock);
-  if (c) pc_rp_ctx_free(rp, c, 0);
+  if (c) pc_rp_ctx_free(c, 0);
 }
 
 perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
@@ -1028,7 +1119,7 @@ void pc_rp_destroy(pc_rp *rp) {
   /* Disable every context first, then the host objects, then the profiler. */
   while (ctxs) {
     pc_rp_ctx *next = ctxs->next;
-    pc_rp_ctx_free(rp, ctxs, 1);
+    pc_rp_ctx_free(ctxs, 1);
     ctxs = next;
   }
   while (chips) {

@@ -64,6 +64,7 @@ typedef struct pc_rp_result_store {
   int group;                    /* the rotation group these values are, -1 the whole set */
   int ngroups;                  /* groups of the set with rotation, 0 without */
   int cold;                     /* the DRAM counters of this launch started from a flushed L2 */
+  int skipped;                  /* a graph launch whose group needs more than one pass: nothing measured */
   double values[PC_M_COUNT];    /* NaN: not measured */
   double *extra;                /* the plan's nextra values (malloc'd), or NULL */
   char *note;                   /* why values are missing or doubtful, or NULL */
@@ -100,6 +101,17 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
  * many profiled launches for its whole set. */
 size_t pc_rp_groups(const pc_rp *rp);
 
+/* Graph launches (issue 21 item 4) rotate over the same groups in every
+ * replay mode: a graph launch cannot be kernel-replayed (auto range broke a
+ * graph on the H200, docs/cupti.md §11), so the k-th profiled launch of a
+ * graph exec collects group k under a user range, as a rotated kernel does.
+ * Returns the number of groups, splitting the set now for device 0's chip
+ * when rotation did not at creation (host API; the split is cached across
+ * processes, pc_config_cache.c); 0 when it cannot be split, with the reason
+ * in note.  The caller holds the collector's launch gate exclusively (the
+ * groups are published here) and not its lock. */
+size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen);
+
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch
  * is its own short profiler session, so ranges never need mapping back.
@@ -126,7 +138,16 @@ size_t pc_rp_groups(const pc_rp *rp);
  * or mangled) names the kernel in the progress line.  ENTER returns nonzero
  * if the launch will not be profiled after all (counters were refused: the
  * message is kept for pc_rp_status). */
-int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn);
+/* graph: a cuGraphLaunch (turn >= 0 required): always a user range with
+ * user replay around the whole graph launch, never kernel replay, whatever
+ * PERFCHECK_ROTATE_RANGE says; a turn that falls on a group needing more
+ * than one pass alone (a SOL row) measures nothing: ENTER returns 0 and
+ * EXIT returns a result marked `skipped` (the graph launch is not replayed).
+ * EXIT of a user range synchronizes the context before PopRange, so that
+ * the range holds every kernel the launch queued (a graph's kernels run on
+ * its stream after cuGraphLaunch returned). */
+int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn,
+                          int graph);
 int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
                          uint64_t *dropped);
 
@@ -136,9 +157,9 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
 perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg);
 
 /* Graph launches must never run under auto range + kernel replay (it left a
- * graph's second kernel unwritten on the H200, docs/cupti.md §11): the capture
- * layer never profiles a graph launch, and the graph's kernels are reported
- * with not_measured_reason set. */
+ * graph's second kernel unwritten on the H200, docs/cupti.md §11): a graph
+ * launch is profiled only as above (graph != 0: a user range, one one-pass
+ * group a launch), and its counters are the whole graph launch's. */
 
 /* Context destruction (CONTEXT_DESTROY_STARTING): disable the profiler on
  * ctx and free its images; results already evaluated are kept. */

@@ -24,7 +24,9 @@
 # build) bench21 (scripts/bench_overhead.sh alone, issue 21's figures, within
 # BENCH_BUDGET_S, default 360 s: `run.sh build bench21` is one call of about
 # 7.5 minutes) evidence (ncu's section and rule files, its --help, a plain
-# --set full export).
+# --set full export) graphs (issue 21 item 4: counters of CUDA graph
+# launches, gpu_test_graph_counters and a torch.compile reduce-overhead step
+# under perfcheck run; ~3 min after build; r/graphs/).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -58,8 +60,24 @@ export PATH="/usr/local/cuda/bin:$PATH"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 
+# crash_stack LOG RC WHAT: when a GPU test's own handler printed a stack in
+# LOG (tests/gpu/gpu_test.h), libperfcheck's frames (hidden symbols) are
+# turned into function and line with addr2line, into LOG's .stack.txt.
+crash_stack() {
+  local log=$1 rrc=$2 what=$3
+  grep -q '^CRASH: signal' "$log" || return 0
+  say "$what crashed (rc=$rrc): the stack, libperfcheck's frames resolved"
+  sed -n '/^CRASH: signal/,$p' "$log" | head -40 | while IFS= read -r l; do
+    echo "$l"
+    lib=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\1/p')
+    off=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\2/p')
+    [ -n "$lib" ] && [ -n "$off" ] && addr2line -f -C -i -e "$lib" "$off" 2>&1 | sed 's/^/      /'
+  done > "${log%.log}.stack.txt"
+  grep -c . "${log%.log}.stack.txt" | sed 's/^/stack lines: /' | tee -a "$OUT/summary.txt"
+}
+
 # rotation_run: gpu.rotation run directly (PERFCHECK_PROGRESS step lines in
-# r/rotation.log); a crash is run again under gdb for every thread's backtrace.
+# r/rotation.log); a crash's stack resolved by crash_stack.
 rotation_run() {
   # ROTATION_VARIANTS: extra runs with the rotation path's diagnostic
   # switches (docs/cupti.md §15), e.g. "REENABLE=0 REENABLE=0,FLUSH=0 FLUSH=0".
@@ -75,18 +93,7 @@ rotation_run() {
     env "${envs[@]}" timeout 120 "$BUILD/tests/gpu/gpu_test_rotation" > "$log" 2>&1
     rrc=$?
     echo "gpu_test_rotation ($v) rc=$rrc" >> "$log"
-    if grep -q '^CRASH: signal' "$log"; then
-      # The test's own handler printed the stack (tests/gpu/gpu_test.h):
-      # libperfcheck's frames, hidden symbols, to function and line.
-      say "rotation ($v) crashed (rc=$rrc): the stack, libperfcheck's frames resolved"
-      sed -n '/^CRASH: signal/,$p' "$log" | head -40 | while IFS= read -r l; do
-        echo "$l"
-        lib=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\1/p')
-        off=$(printf '%s' "$l" | sed -n 's/^\([^(]*libperfcheck[^(]*\)(+\(0x[0-9a-f]*\)).*/\2/p')
-        [ -n "$lib" ] && [ -n "$off" ] && addr2line -f -C -i -e "$lib" "$off" 2>&1 | sed 's/^/      /'
-      done > "${log%.log}.stack.txt"
-      grep -c . "${log%.log}.stack.txt" | sed 's/^/stack lines: /' | tee -a "$OUT/summary.txt"
-    fi
+    crash_stack "$log" "$rrc" "rotation ($v)"
     grep -E '^(PASS|FAIL|SKIP)|rc=' "$log" | tee -a "$OUT/summary.txt"
   done
 }
@@ -566,11 +573,66 @@ PY
       #     SKIP.  For the figures alone, stage bench21.
       say "issue21: gpu.rotation, the collector's GPU tests, scripts/bench_overhead.sh"
       rotation_run
-      timeout 240 ctest --test-dir build -R '^gpu\.(counters|threads|graph|graph_auto|streams|nested|inject_kernels|inject_nvtx|inject_torch)$' \
+      timeout 240 ctest --test-dir build -R '^gpu\.(counters|threads|graph|graph_auto|graph_counters|graph_counters_rotate|streams|nested|inject_kernels|inject_nvtx|inject_torch)$' \
         --output-on-failure > "$R/issue21-tests.log" 2>&1
       echo "ctest rc=$?" >> "$R/issue21-tests.log"
       grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|ctest rc=' "$R/issue21-tests.log" | tee -a "$OUT/summary.txt"
       bench21_run 300
+      ;;
+    graphs)
+      # Issue 21 item 4, counters for kernels in CUDA graphs (stage build
+      # first).  NOT YET RUN ON A GPU.  About 2-3 minutes; logs under
+      # r/graphs/.  Decisive lines: PASS/FAIL.
+      #  1. gpu_test_graph_counters run directly, in the default mode and
+      #     with PERFCHECK_REPLAY=rotate (~10 s each): a hand-captured graph
+      #     of 3 kernels launched 16 times; outputs right, one graph entry
+      #     with every group, exact FFMA and sector sums, DRAM from a
+      #     flushed L2 within 10%, the kernels naming graph, node and entry,
+      #     ordinary kernels still kernel-replayed, the snapshot's groups in
+      #     launch order; a crash prints its resolved stack;
+      #  2. gpu.graph and gpu.graph_auto (the graph entry; outputs right
+      #     with counters on);
+      #  3. tests/gpu/torch_compile_graphs.py (torch.compile
+      #     mode="reduce-overhead", 40 steps) under perfcheck run, counters,
+      #     default set and replay mode, its report checked by
+      #     tests/gpu/graphs_check.py (graph entries with every group,
+      #     their kernels pointing to them); the same script plain first,
+      #     for its wall time and its own result check.
+      G=$R/graphs
+      mkdir -p "$G"
+      say "graphs: gpu_test_graph_counters (default, rotate), gpu.graph(_auto), torch.compile reduce-overhead under perfcheck run"
+      for v in default rotate; do
+        log=$G/graph_counters.$v.log
+        arg=; [ "$v" = rotate ] && arg=rotate
+        timeout 180 "$BUILD/tests/gpu/gpu_test_graph_counters" $arg > "$log" 2>&1
+        rrc=$?
+        echo "gpu_test_graph_counters ($v) rc=$rrc" >> "$log"
+        crash_stack "$log" "$rrc" "graph_counters ($v)"
+        grep -E '^(PASS|FAIL|SKIP)|rc=' "$log" | tee -a "$OUT/summary.txt"
+      done
+      timeout 120 ctest --test-dir build -R '^gpu\.graph(_auto)?$' --output-on-failure > "$G/graph-tests.log" 2>&1
+      echo "ctest rc=$?" >> "$G/graph-tests.log"
+      grep -E '^(PASS|FAIL)|tests passed|tests failed|\(Failed\)|ctest rc=' "$G/graph-tests.log" | tee -a "$OUT/summary.txt"
+      export TORCHINDUCTOR_CACHE_DIR=/tmp/pc-inductor-cache
+      ts=$ROOT/tests/gpu/torch_compile_graphs.py
+      s0=$(date +%s.%N)
+      timeout 240 python3 "$ts" > "$G/torch-plain.log" 2>&1
+      echo "plain rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.1f", a - b}')" >> "$G/torch-plain.log"
+      s0=$(date +%s.%N)
+      timeout 300 "$BUILD/bin/perfcheck" run --mode counters --format json --output "$G/torch.json" -- python3 "$ts" \
+        > "$G/torch-perfcheck.log" 2>&1
+      echo "perfcheck run rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.1f", a - b}')" \
+        >> "$G/torch-perfcheck.log"
+      tail -3 "$G/torch-plain.log" "$G/torch-perfcheck.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
+      if [ -s "$G/torch.json" ]; then
+        python3 "$ROOT/tests/gpu/graphs_check.py" "$G/torch.json" > "$G/torch-check.txt" 2>&1
+        echo "graphs_check rc=$?" >> "$G/torch-check.txt"
+        "$BUILD/bin/perfcheck" report "$G/torch.json" > "$G/torch.txt" 2>&1
+        gzip -f "$G/torch.json"
+      else
+        echo "FAIL no report from perfcheck run" > "$G/torch-check.txt"
+      fi
+      cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
       ;;
     bench21)
       # Issue 21 item 7's figures alone (stage build first): sections C, A,

@@ -74,3 +74,32 @@ inline std::string rj_string(const std::string& js, const char* key) {
   const std::vector<std::string> v = rj_strings(js, key);
   return v.empty() ? std::string() : v[0];
 }
+
+// The text of each object of the array written for `key` (the first such
+// array), in order: a kernel entry's members, to read with the functions
+// above.  Strings are skipped whole, so braces inside names do not count.
+inline std::vector<std::string> rj_objects(const std::string& js, const char* key) {
+  std::vector<std::string> out;
+  const std::vector<size_t> at = rj_value_offsets(js, key);
+  if (at.empty() || at[0] >= js.size() || js[at[0]] != '[') return out;
+  int depth = 0;
+  size_t start = 0;
+  bool in_str = false;
+  for (size_t i = at[0] + 1; i < js.size(); ++i) {
+    const char c = js[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+    } else if (c == '{' || c == '[') {
+      if (depth++ == 0) start = i;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) break;  // the array's own ']'
+      if (--depth == 0) out.push_back(js.substr(start, i - start + 1));
+    }
+  }
+  return out;
+}

@@ -1,9 +1,12 @@
 // test_graph: a CUDA graph of two different kernels (stream-captured),
 // launched 3 times in a region: both kernels appear with 3 launches each and
-// both outputs are right.  On the H200, auto range + kernel replay over a
-// graph launch never wrote the second kernel's output (docs/cupti.md §11), so
-// this test also runs in auto mode (argument "auto"), where the counter layer
-// must not auto-range the graph.
+// both outputs are right, and the graph has an entry of its own (3 launches
+// of 2 kernels) that both kernels' entries name.  On the H200, auto range +
+// kernel replay over a graph launch never wrote the second kernel's output
+// (docs/cupti.md §11), so this test also runs in auto mode (argument "auto"),
+// where the counter layer profiles each graph launch under a user range
+// instead (one group a launch: 3 launches collect 3 groups of the set, the
+// rest are said missing) and the outputs must still be right.
 #include <string>
 #include <vector>
 
@@ -73,6 +76,39 @@ int main(int argc, char** argv) {
     std::printf("%s graph and node named: graph %g, nodes %g and %g\n",
                 ids.size() == 2 && nodes.size() == 2 && ids[0] == ids[1] && nodes[0] != nodes[1] ? "PASS" : "FAIL",
                 ids.empty() ? -1.0 : ids[0], nodes.empty() ? -1.0 : nodes[0], nodes.size() < 2 ? -1.0 : nodes[1]);
+  }
+
+  // The graph's entry (issue 21 item 4): 3 launches of 2 kernels, named by
+  // both kernels' entries; with counters, 3 of its groups.
+  {
+    const std::string js = rj_text(r);
+    const std::vector<std::string> ks = rj_objects(js, "kernels");
+    std::string g;
+    int ngraph = 0;
+    for (const std::string& k : ks)
+      if (k.find("\"graph_launch\": {") != std::string::npos) g = k, ++ngraph;
+    const std::vector<double> launches = rj_numbers(g, "launches"), kern = rj_numbers(g, "kernels");
+    const std::string name = rj_string(g, "name");
+    const std::vector<std::string> entries = rj_strings(js, "entry");
+    bool ok = ngraph == 1 && !launches.empty() && launches[0] == kGraphLaunches && !kern.empty() && kern[0] == 2 &&
+              entries.size() == 2 && entries[0] == name && entries[1] == name;
+    std::string counters = "no counters (timing mode)";
+    if (mode == PERFCHECK_MODE_AUTO) {
+      const std::vector<double> groups = rj_numbers(g, "groups"), collected = rj_numbers(g, "collected");
+      const bool got = !groups.empty() && !collected.empty() && groups[0] >= 2 &&
+                       collected[0] == std::fmin(groups[0], (double)kGraphLaunches) &&
+                       rj_string(g, "replay") == "rotate";
+      char b[160];
+      std::snprintf(b, sizeof b, "replay %s, %g of %g groups", rj_string(g, "replay").c_str(),
+                    collected.empty() ? -1.0 : collected[0], groups.empty() ? -1.0 : groups[0]);
+      counters = b;
+      ok = ok && got;
+    }
+    GT_EXPECT(ok, "graph entry: %d entries, \"%s\", %g launches, %g kernels, named by %zu kernel entries; %s", ngraph,
+              name.c_str(), launches.empty() ? -1.0 : launches[0], kern.empty() ? -1.0 : kern[0], entries.size(),
+              counters.c_str());
+    std::printf("%s graph entry: \"%s\", %g launches, named by both kernels; %s\n", ok ? "PASS" : "FAIL", name.c_str(),
+                launches.empty() ? -1.0 : launches[0], counters.c_str());
   }
 
   // a = 1, 2, 3 after each launch; b adds a each time: 1 + 2 + 3.

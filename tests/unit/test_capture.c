@@ -154,9 +154,12 @@ static uint32_t launch(uint32_t corr, void *f, const char *name, unsigned gx, un
   return corr;
 }
 
+#define EXEC ((CUgraphExec)(uintptr_t)0xE0) /* no CUPTI here: the handle is the exec's key */
+
 static void graph_launch(uint32_t corr) {
   cuGraphLaunch_params p;
   memset(&p, 0, sizeof p);
+  p.hGraph = EXEC;
   uint64_t cd = 0;
   CUpti_CallbackData cb;
   memset(&cb, 0, sizeof cb);
@@ -573,7 +576,18 @@ static void test_harvest(void **state) {
   assert_int_equal(pc_gpu_region_next_to_end(&nvtx_here), 0);
   assert_int_equal(so->launch_calls, 5); /* 2 + the inner region's 2 + the graph launch */
   assert_int_equal(so->nlaunches, 5);
-  assert_int_equal(so->nsigs, 3);
+  assert_int_equal(so->nsigs, 4); /* mysteryA 4x128 and 8x128, graph_only, and the graph exec */
+  /* The graph exec is a signature of its own, and its one launch is listed. */
+  size_t gexec = so->nsigs;
+  for (size_t i = 0; i < so->nsigs; i++)
+    if (so->sigs[i].is_graph) gexec = i;
+  assert_true(gexec < so->nsigs);
+  assert_int_equal(so->sigs[gexec].graph_exec, 0xE0);
+  assert_null(so->sigs[gexec].mangled);
+  assert_int_equal(so->sigs[gexec].not_profiled, PC_NP_TIMING);
+  assert_int_equal(so->ngraph_launches, 1);
+  assert_int_equal(so->graph_launches[0].correlation_id, 120);
+  assert_int_equal(so->graph_launches[0].sig, gexec);
   size_t inherited = 0, graph = 0;
   for (size_t i = 0; i < so->nlaunches; i++) {
     inherited += (so->launches[i].flags & PC_SNAP_INHERITED) != 0;
@@ -593,12 +607,34 @@ static void test_harvest(void **state) {
   pc_build_state_init(&bs, 1);
   assert_int_equal(pc_region_build(so, r, &bs), PERFCHECK_OK);
   assert_int_equal(r->nregions, 1);
-  assert_int_equal(r->nkernels, 2); /* mysteryA 4x128 (2 launches), graph_only (2) */
+  assert_int_equal(r->nkernels, 3); /* mysteryA 4x128 (2 launches), graph_only (2), the graph (1) */
   assert_true(r->regions[0].kernel_ns == 2000.0 + 2000.0 + 1000.0 + 900.0);
+  const pc_kernel *gk = NULL, *go = NULL;
   for (size_t i = 0; i < r->nkernels; i++) {
-    assert_int_equal(r->kernels[i].launches, 2);
-    assert_int_equal(r->kernels[i].device_ordinal, -1);
+    const pc_kernel *k = &r->kernels[i];
+    assert_int_equal(k->launches, k->is_graph ? 1 : 2);
+    assert_int_equal(k->device_ordinal, -1);
+    if (k->is_graph) gk = k;
+    if (k->mangled && strcmp(k->mangled, NAME_G) == 0) go = k;
   }
+  assert_non_null(gk);
+  assert_non_null(go);
+  /* Its two kernels are one signature: 2 a launch, 9000 to 9900 ns. */
+  char want[256]; /* the kernel's short name, demangled where a demangler is loaded */
+  snprintf(want, sizeof want, "graph exec 224 (2 kernels: %s)", go->display_name);
+  assert_string_equal(gk->name, want);
+  assert_int_equal(gk->graph_kernels, 2);
+  assert_int_equal(gk->graph_signatures, 1);
+  assert_true(gk->dur_median_ns == 900.0 && gk->total_ns == 900.0);
+  assert_true(pc_is_null(gk->time_share) && gk->rank == 0); /* its time is its kernels' */
+  assert_int_equal(gk->grid[0], 2);
+  assert_int_equal(gk->block[0], 64);
+  assert_non_null(gk->not_measured_reason);
+  assert_non_null(strstr(gk->not_measured_reason, "timing mode"));
+  /* The kernel points to it, and says why its counters are not its own. */
+  assert_string_equal(go->graph_entry, gk->name);
+  assert_non_null(strstr(go->not_measured_reason, want));
+  assert_true(go->time_share == 900.0 / (4000.0 + 900.0));
   pc_report_free(r);
   pc_snapshot_free(so);
   pc_activity_stop();

@@ -139,6 +139,29 @@ static pc_report *full_report(void) {
   k->extra_names = calloc(1, sizeof *k->extra_names);
   k->extra_values = calloc(1, sizeof *k->extra_values);
   k->extra_names[0] = strdup("smsp__inst_executed.sum");
+  /* A kernel of a CUDA graph and the graph's entry (issue 21 item 4), with a
+   * rotation left short, so that every graph and rotation field is written. */
+  k->graph_id = 3;
+  k->graph_node = 11;
+  k->graph_entry = strdup("graph 3 (1 kernel: mysteryA)");
+  pc_kernel *gk = pc_report_add_kernel(r);
+  gk->name = strdup("graph 3 (1 kernel: mysteryA)");
+  gk->display_name = strdup("graph 3 (1 kernel: mysteryA)");
+  gk->region = strdup("step");
+  gk->is_graph = 1;
+  gk->graph_id = 3;
+  gk->graph_exec = 41;
+  gk->graph_kernels = gk->graph_signatures = 1;
+  gk->ngraph_names = 1;
+  gk->graph_names = calloc(1, sizeof *gk->graph_names);
+  gk->graph_names[0] = strdup("mysteryA");
+  gk->launches = gk->profiled_launches = 4;
+  gk->passes = 1;
+  snprintf(gk->replay, sizeof gk->replay, "%s", "rotate");
+  gk->groups = 6;
+  gk->groups_collected = 4;
+  gk->groups_seen = 0xfu;
+  gk->rotation_note = strdup("groups 5 and 6 of 6 not collected: the graph was launched 4 times");
   pc_checklist_report(r);
   return r;
 }

@@ -433,6 +433,25 @@ static void test_regex_several(void **state) {
   assert_true(holds(r, "regex:^(myst(e)+r)+yA$:step==3"));
   assert_true(holds(r, "regex:^[[:alpha:]]+A$:step==3"));
 
+  /* A graph's entry lists its kernels in its name: a regex written for
+   * kernel names does not catch it (it sees "graph 3"), its exact name
+   * and ^graph do. */
+  pc_kernel *g = add_kernel(r, "graph 3 (2 kernels: mysteryA, mysteryB)", 0, 0, 0);
+  g->is_graph = 1;
+  g->graph_id = 3;
+  set_verdict(g, 2, PERFCHECK_CAUSE_NOT_ASSESSED, PERFCHECK_BOUND_MEMORY, "graph_launch.signatures", 2, 1, "Summed.");
+  set = check1(r, "regex:mystery:step>=0", &st, &failures);
+  assert_int_equal(perfcheck_expectations_result_count(set), 4);
+  perfcheck_expectations_destroy(set);
+  set = check1(r, "regex:^graph 3$:cause==not_assessed", &st, &failures);
+  assert_int_equal(perfcheck_expectations_result_count(set), 1);
+  assert_int_equal(failures, 0);
+  assert_string_equal(result(set, 0).kernel, "graph 3 (2 kernels: mysteryA, mysteryB)");
+  perfcheck_expectations_destroy(set);
+  assert_true(holds(r, "graph 3 (2 kernels: mysteryA, mysteryB):cause==not_assessed"));
+  r->nkernels--;
+  pc_kernel_free(&r->kernels[r->nkernels]);
+
   /* Regions are named in the label. */
   r->kernels[0].region = pc_strdup("solver");
   set = check1(r, "mysteryA:step==3", &st, &failures);

@@ -144,7 +144,7 @@ static void test_selection(void **state) {
   const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
   const uint32_t sa = pc_sigtab_sig(&t, na, ctx, G4, B128, 0, 100), sa8 = pc_sigtab_sig(&t, na, ctx, G8, B128, 0, 100);
   const uint32_t sc = pc_sigtab_sig(&t, nc, ctx, G4, B128, 0, 100);
-  pc_select p = {&re, 1, 2, 1, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
+  pc_select p = {&re, 1, 2, 1, 0, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
   /* The kernel regex sees the short demangled name (pc_names.c demangles
    * without the host's libstdc++), not the symbol. */
   assert_int_equal(pc_select_decide(&p, &t, sc, 7, 7, PC_NP_NONE), 0);
@@ -166,7 +166,7 @@ static void test_selection(void **state) {
   assert_int_equal(p.profiled, 2);
   /* Runs of one region name (key 9: runs 9, 10, 11) share the budget: the
    * second and third runs do not profile the signature again, and say why. */
-  pc_select q = {NULL, 0, 0, 1, 0, 0, 0};
+  pc_select q = {NULL, 0, 0, 1, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 1);
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[sc].np, PC_NP_NONE); /* this run has its counters */
@@ -182,7 +182,7 @@ static void test_selection(void **state) {
    * launches (its turns 0, 1, 2) per round; one launched only twice in a run
    * gets the rest of its set by kernel replay at its first launch of a later
    * run of the same name, and is done. */
-  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3};
+  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3, 0};
   for (int k = 0; k < 3; k++) {
     assert_int_equal(pc_select_decide(&rq, &t, sa, 20, 20, PC_NP_NONE), PC_SEL_ROTATE);
     assert_int_equal(t.sigs[sa].prof_count, (uint32_t)k + 1); /* the turn is prof_count - 1 */
@@ -195,6 +195,71 @@ static void test_selection(void **state) {
   assert_int_equal(pc_select_decide(&rq, &t, sa8, 21, 20, PC_NP_NONE), 0);
   assert_int_equal(pc_select_decide(&rq, &t, sa, 21, 20, PC_NP_NONE), 0); /* complete: nothing more */
   assert_int_equal(t.sigs[sa].np, PC_NP_EARLIER_RUN);
+  pc_regex_free(&re);
+  pc_sigtab_free(&t);
+}
+
+/* Graph execs (issue 21 item 4): a signature of their own per exec and
+ * context, with a name entry that has no string; their launches rotate over
+ * graph_groups in every replay mode, never by kernel replay. */
+static void test_graph_signatures(void **state) {
+  (void)state;
+  pc_sigtab t;
+  memset(&t, 0, sizeof t);
+  const uint32_t c1 = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1), c2 = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC1, 2);
+  const uint32_t na = pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm");
+  const uint32_t sa = pc_sigtab_sig(&t, na, c1, G4, B128, 0, 100);
+  const uint32_t g1 = pc_sigtab_graph(&t, 17, c1, 100), g2 = pc_sigtab_graph(&t, 18, c1, 100);
+  const uint32_t g1c2 = pc_sigtab_graph(&t, 17, c2, 100);
+  assert_int_equal(pc_sigtab_graph(&t, 17, c1, 100), g1); /* found again */
+  assert_true(g1 != g2 && g1 != g1c2 && g2 != g1c2 && g1 != sa);
+  assert_int_equal(t.nsigs, 4);
+  assert_true(t.sigs[g1].is_graph && !t.sigs[sa].is_graph);
+  assert_true(t.sigs[g1].graph_exec == 17 && t.sigs[g1].ctx == c1 && t.sigs[g1c2].ctx == c2);
+  assert_int_equal(t.sigs[g1].grid[0], 0);
+  assert_null(t.names[t.sigs[g1].name].mangled); /* never found by a kernel name */
+  assert_int_equal(pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm"), na);
+  assert_int_equal(pc_sigtab_graph(&t, 19, c1, 4), PC_NONE); /* past max signatures */
+
+  /* No groups yet (kernel replay before the first split): not profiled. */
+  pc_select p = {NULL, 0, 0, 1, 0, 0, 0, 0};
+  assert_int_equal(pc_select_decide(&p, &t, g1, 30, 30, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[g1].np, PC_NP_GRAPH_GROUPS);
+  /* Three groups: three launches, turns 0, 1, 2, whatever rotate_groups is
+   * (0: kernel replay for the kernels). */
+  p.graph_groups = 3;
+  for (int k = 0; k < 3; k++) {
+    assert_int_equal(pc_select_decide(&p, &t, g1, 30, 30, PC_NP_NONE), PC_SEL_ROTATE);
+    assert_int_equal(t.sigs[g1].prof_count, (uint32_t)k + 1);
+  }
+  assert_int_equal(pc_select_decide(&p, &t, g1, 30, 30, PC_NP_NONE), 0);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 30, 30, PC_NP_NONE), PC_SEL_ROTATE); /* a kernel: one launch, */
+  assert_int_equal(t.sigs[sa].prof_count, 1);
+  assert_int_equal(pc_select_decide(&p, &t, sa, 30, 30, PC_NP_NONE), 0); /* the whole set by kernel replay */
+  /* A graph launched twice in a run goes on with its third group at the
+   * next run of the same name: never PC_SEL_REST (no replay of a graph). */
+  assert_int_equal(pc_select_decide(&p, &t, g2, 31, 31, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(pc_select_decide(&p, &t, g2, 31, 31, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(pc_select_decide(&p, &t, g2, 32, 31, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(t.sigs[g2].prof_count, 3); /* its turn was 2 */
+  assert_int_equal(pc_select_decide(&p, &t, g2, 33, 31, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[g2].np, PC_NP_EARLIER_RUN);
+  /* A stream capture open elsewhere: not now. */
+  assert_int_equal(pc_select_decide(&p, &t, g1c2, 34, 34, PC_NP_CAPTURE), 0);
+  assert_int_equal(t.sigs[g1c2].np, PC_NP_CAPTURE);
+  /* A graph whose records showed an NCCL kernel: not profiled again. */
+  t.sigs[g1c2].graph_comm = 1;
+  assert_int_equal(pc_select_decide(&p, &t, g1c2, 34, 34, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[g1c2].np, PC_NP_COMMUNICATION);
+  t.sigs[g1c2].graph_comm = 0;
+  /* Under a kernel filter a graph is not profiled (its counters are all of
+   * its kernels'), and does not count among -s/-c's matches. */
+  pc_regex re;
+  assert_int_equal(pc_regex_compile(&re, "mystery", NULL, NULL), PERFCHECK_OK);
+  pc_select f = {&re, 0, 0, 1, 0, 0, 0, 3};
+  assert_int_equal(pc_select_decide(&f, &t, g1c2, 35, 35, PC_NP_NONE), 0);
+  assert_int_equal(t.sigs[g1c2].np, PC_NP_FILTERED);
+  assert_int_equal(f.matched, 0);
   pc_regex_free(&re);
   pc_sigtab_free(&t);
 }
@@ -265,6 +330,7 @@ int main(void) {
       cmocka_unit_test(test_map_collisions),
       cmocka_unit_test(test_names_signatures_contexts),
       cmocka_unit_test(test_selection),
+      cmocka_unit_test(test_graph_signatures),
       cmocka_unit_test(test_region_stack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

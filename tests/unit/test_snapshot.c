@@ -785,6 +785,305 @@ static void test_graph_node(void **state) {
   pc_snapshot_free(s);
 }
 
+/* ---- graph entries (issue 21 item 4): counters per graph launch ---------------------------- */
+
+/* A graph exec's signature, as the collector makes it: no name, grid 0. */
+static uint32_t add_graph_sig(pc_snapshot *s, uint64_t exec, uint32_t graph_id) {
+  pc_snap_sig *g = pc_snapshot_add_sig(s);
+  assert_non_null(g);
+  g->context = 0;
+  g->is_graph = 1;
+  g->graph_exec = exec;
+  g->graph_id = graph_id;
+  g->not_profiled = s->counters ? PC_NP_NONE : PC_NP_TIMING;
+  return (uint32_t)(s->nsigs - 1);
+}
+
+static void add_graph_launch(pc_snapshot *s, uint32_t corr, uint32_t sig) {
+  pc_snap_graph_launch *g = pc_snapshot_add_graph_launch(s);
+  assert_non_null(g);
+  g->correlation_id = corr;
+  g->sig = sig;
+}
+
+/* A graph of two kernels (first: 64 blocks of 256 threads, each one FFMA a
+ * thread, so 16384 a launch; second: reads 1 MiB) launched twice under a
+ * set of 3 one-pass groups: launch 1 collects group 0 (the DRAM group, from
+ * a flushed L2), launch 2 group 1 (the FFMA count); group 3 is never
+ * collected.  Each launch is profiled as the collector hands it over: a host
+ * interval of 2 ms (sync, flush, SetConfig before; Stop, Decode after), its
+ * kernels' records with their own times inside it. */
+static pc_snapshot *graph_snapshot(void) {
+  pc_snapshot *s = new_snap("step", 1);
+  const uint32_t a = add_sig(s, "_Z5firstPf", 64, 256, 0), b = add_sig(s, "_Z6secondPKfPf", 64, 256, 0);
+  const uint32_t g = add_graph_sig(s, 41, 3);
+  s->sigs[a].not_profiled = s->sigs[b].not_profiled = PC_NP_GRAPH;
+  s->sigs[a].graph_id = s->sigs[b].graph_id = 3;
+  s->sigs[a].graph_node = 11, s->sigs[b].graph_node = 12;
+  uint64_t t = T0;
+  for (uint32_t i = 0; i < 2; i++) {
+    const uint32_t corr = 500 + i;
+    add_graph_launch(s, corr, g);
+    add_launch(s, a, t + 100 * US, t + 120 * US, corr, PC_SNAP_GRAPH | PC_SNAP_CAPTURED);
+    add_launch(s, b, t + 121 * US, t + 141 * US, corr, PC_SNAP_GRAPH | PC_SNAP_CAPTURED);
+    pc_snap_profiled *p = add_profiled(s, g, corr, t, t + 2 * MS, PC_NULL);
+    p->passes = 1, p->groups = 3, p->group = (int)i;
+    p->values[PC_M_DURATION] = 41000.0; /* the range: first start to last end */
+    if (i == 0) {
+      p->flags |= PC_SNAP_PROF_COLD;
+      p->values[PC_M_DRAM_BYTES_READ] = 1048576.0 + 65536.0;
+    } else {
+      p->values[PC_M_FFMA] = 16384.0;
+      p->values[PC_M_WARPS_ACTIVE_PCT] = 40.0;
+    }
+    t += 3 * MS;
+  }
+  s->begin_ts = T0 - MS;
+  s->end_ts = t;
+  s->launch_calls = 2;
+  s->passes = 1;
+  return s;
+}
+
+static const pc_kernel *graph_entry(const pc_report *r) {
+  for (size_t i = 0; i < r->nkernels; i++)
+    if (r->kernels[i].is_graph) return &r->kernels[i];
+  fail_msg("no graph entry");
+  return NULL;
+}
+
+static int warned(const pc_report *r, const char *needle) {
+  int n = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) n += strstr(r->warnings[i], needle) != NULL;
+  return n;
+}
+
+static void test_graph_entries(void **state) {
+  (void)state;
+  pc_snapshot *s = graph_snapshot();
+  pc_report *r = build(s);
+  assert_int_equal(r->nkernels, 3);
+  const pc_kernel *k = graph_entry(r), *a = kernel(r, "first", -1), *b = kernel(r, "second", -1);
+  /* The entry: named for the user, two launches of two kernels. */
+  assert_string_equal(k->name, "graph 3 (2 kernels: first, second)");
+  assert_string_equal(k->display_name, "graph 3 (2 kernels: first, ...)");
+  assert_null(k->mangled);
+  assert_int_equal(k->graph_id, 3);
+  assert_true(k->graph_exec == 41);
+  assert_int_equal(k->graph_kernels, 2);
+  assert_int_equal(k->graph_signatures, 2);
+  assert_int_equal(k->ngraph_names, 2);
+  assert_string_equal(k->graph_names[1], "second");
+  assert_int_equal(k->launches, 2);
+  assert_string_equal(k->region, "step");
+  assert_int_equal(k->device_ordinal, 0);
+  /* Per launch: first kernel start to last kernel end (41 us); its time is
+   * its kernels', so no share and no rank of its own. */
+  assert_true(k->dur_median_ns == 41000.0 && k->total_ns == 82000.0);
+  assert_true(isnan(k->time_share) && k->rank == 0);
+  assert_int_equal(k->grid[0], 0); /* several kernels: no launch configuration */
+  /* Its counters: each group from the launch that collected it. */
+  assert_int_equal(k->profiled_launches, 2);
+  assert_string_equal(k->replay, "rotate");
+  assert_int_equal(k->passes, 1);
+  assert_int_equal(k->groups, 3);
+  assert_int_equal(k->groups_collected, 2);
+  assert_true(k->groups_seen == 3u);
+  assert_true(k->metric[PC_M_FFMA] == 16384.0);
+  assert_true(k->metric[PC_M_DRAM_BYTES_READ] == 1048576.0 + 65536.0);
+  assert_true(k->dram_cold);
+  assert_true(isnan(k->metric[PC_M_STALL_LONG_SCOREBOARD])); /* group 3's: never collected */
+  assert_null(k->not_measured_reason);
+  assert_non_null(k->rotation_note);
+  assert_non_null(strstr(k->rotation_note, "group 3 of 3 not collected"));
+  assert_non_null(strstr(k->rotation_note, "launched 2 times"));
+  /* Summed over two different kernels: no per-kernel verdict. */
+  assert_int_equal(k->diag.verdict.cause, PERFCHECK_CAUSE_NOT_ASSESSED);
+  assert_int_equal(k->diag.verdict.step, 2);
+  assert_string_equal(k->diag.verdict.metric, "graph_launch.signatures");
+  assert_true(k->diag.verdict.value == 2.0);
+  assert_non_null(strstr(k->diag.verdict.advice, "cannot split it by node"));
+  /* Its kernels keep their own times (the cuts are the host interval
+   * around them, not over them) and point to it for counters. */
+  assert_true(a->dur_median_ns == 20000.0 && a->total_ns == 40000.0);
+  assert_true(b->dur_median_ns == 20000.0);
+  assert_true(a->time_share == 0.5 && a->rank == 1);
+  assert_string_equal(a->graph_entry, k->name);
+  assert_string_equal(b->graph_entry, k->name);
+  assert_int_equal(a->graph_id, 3);
+  assert_true(a->graph_node == 11 && b->graph_node == 12);
+  assert_non_null(strstr(a->not_measured_reason, "counters are in the entry \"graph 3 (2 kernels: first, second)\""));
+  assert_int_equal(a->passes, 0);
+  /* The region: busy 80 us; the profiling cut is each launch's 2 ms but
+   * its kernels' 41 us. */
+  const pc_region *g = region(r, "step");
+  assert_float_equal(g->kernel_ns, 80e3, 0.5);
+  assert_float_equal(g->profiling_ns, 2.0 * (2 * MS - 41 * US), 0.5);
+  assert_int_equal(warned(r, "graphs: some graphs ran fewer times"), 1);
+  assert_int_equal(warned(r, "graphs: a graph entry's counters are summed"), 1);
+  assert_int_equal(warned(r, "counters of a launch whose kernel record never arrived"), 0);
+
+  /* The report's JSON: the entry, its kernels' pointers, read back whole. */
+  char *j = report_json(r);
+  assert_non_null(strstr(j, "\"graph_launch\": {"));
+  assert_non_null(strstr(j, "\"exec_id\": 41"));
+  assert_non_null(strstr(j, "\"signatures\": 2"));
+  assert_non_null(strstr(j, "\"entry\": \"graph 3 (2 kernels: first, second)\""));
+  assert_non_null(strstr(j, "\"missing\": [\n"));
+  perfcheck_report *back = NULL;
+  assert_int_equal(perfcheck_report_from_json_text(j, strlen(j), "g.json", 1, &back), PERFCHECK_OK);
+  const pc_report *rb = (const pc_report *)back;
+  const pc_kernel *kb = graph_entry(rb);
+  assert_true(kb->groups_seen == 3u && kb->graph_kernels == 2 && kb->graph_signatures == 2);
+  assert_string_equal(kb->rotation_note, k->rotation_note);
+  char *j2 = report_json(rb);
+  assert_string_equal(j, j2);
+  free(j), free(j2);
+  perfcheck_report_destroy(back);
+  /* The text report lists the graph with what is missing. */
+  char *txt = NULL;
+  size_t tn = 0;
+  FILE *f = open_memstream(&txt, &tn);
+  assert_int_equal(pc_write_text(r, f, NULL), PERFCHECK_OK);
+  fclose(f);
+  assert_non_null(strstr(txt, "CUDA graphs: counters per graph launch"));
+  assert_non_null(strstr(txt, "2 launches, 2 kernels a launch (2 distinct); counters: 2 of 3 groups"));
+  assert_non_null(strstr(txt, "    missing: group 3 of 3 not collected"));
+  free(txt);
+  /* The HTML page draws no roofline point for the graph: its legend says why. */
+  f = open_memstream(&txt, &tn);
+  assert_int_equal(perfcheck_report_write((const perfcheck_report *)r, PERFCHECK_FORMAT_HTML, f), PERFCHECK_OK);
+  fclose(f);
+  assert_non_null(strstr(txt, "its counters are every launch's sum over its 2 kernels"));
+  free(txt);
+  pc_report_free(r);
+  round_trip(s); /* the graph signature and its launches survive the file */
+  pc_snapshot_free(s);
+}
+
+/* A graph of one kernel signature in three nodes (a layer's three identical
+ * GEMV kernels, say), launched three times: the sum is that kernel's over
+ * its three launches, so the checklist judges it with the kernel's launch
+ * configuration.  The second launch's turn fell on a group that needs 8
+ * passes alone (a SOL row): never replayed, so not collected, and said. */
+static void test_graph_one_kernel(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("layer", 1);
+  const uint32_t c = add_sig(s, "_Z4gemvPKfS0_Pf", 132, 128, 0);
+  const uint32_t g = add_graph_sig(s, 9, 5);
+  s->sigs[c].not_profiled = PC_NP_GRAPH;
+  s->sigs[c].graph_id = 5;
+  uint64_t t = T0;
+  for (uint32_t i = 0; i < 3; i++) {
+    const uint32_t corr = 700 + i;
+    add_graph_launch(s, corr, g);
+    for (uint32_t n = 0; n < 3; n++)
+      add_launch(s, c, t + (100 + 30 * n) * US, t + (125 + 30 * n) * US, corr, PC_SNAP_GRAPH | PC_SNAP_CAPTURED);
+    pc_snap_profiled *p = add_profiled(s, g, corr, t, t + MS, PC_NULL);
+    p->passes = i == 1 ? 8 : 1, p->groups = 3, p->group = (int)i;
+    if (i == 1) p->flags |= PC_SNAP_PROF_SKIPPED;
+    if (i == 0) {
+      p->values[PC_M_DRAM_BYTES_READ] = 3 * 67108864.0; /* three 64 MiB matrices */
+      p->values[PC_M_DRAM_THROUGHPUT_PCT] = 91.0;
+      p->flags |= PC_SNAP_PROF_COLD;
+    }
+    if (i == 2) { /* 3 x 64 MiB read coalesced, 3 x 528 B written */
+      p->values[PC_M_ISSUE_ACTIVE] = 0.2;
+      p->values[PC_M_WARPS_ACTIVE_PCT] = 60.0;
+      p->values[PC_M_LD_SECTORS] = 3 * 2097152.0;
+      p->values[PC_M_LD_REQUESTS] = 3 * 524288.0;
+      p->values[PC_M_LD_BYTES_PER_SECTOR] = 32.0;
+      p->values[PC_M_ST_SECTORS] = 3 * 17.0;
+      p->values[PC_M_ST_REQUESTS] = 3 * 17.0;
+      p->values[PC_M_ST_BYTES_PER_SECTOR] = 31.1;
+      p->values[PC_M_LOCAL_LD_SECTORS] = p->values[PC_M_LOCAL_ST_SECTORS] = 0;
+      p->values[PC_M_SHARED_BANK_CONFLICTS_LD] = 0;
+      p->values[PC_M_SHARED_WAVEFRONTS_LD] = 3 * 4224.0;
+      p->values[PC_M_L2_ATOM_REQUESTS] = p->values[PC_M_L2_RED_REQUESTS] = 0;
+      p->values[PC_M_L2_REQUESTS] = 3 * 1572915.0;
+      p->values[PC_M_THREAD_INST_PER_INST] = p->values[PC_M_THREAD_INST_PRED_ON_PER_INST] = 31.9;
+    }
+    t += 2 * MS;
+  }
+  s->begin_ts = T0 - MS;
+  s->end_ts = t;
+  s->launch_calls = 3;
+  pc_report *r = build(s);
+  const pc_kernel *k = graph_entry(r), *kc = kernel(r, "gemv", -1);
+  assert_string_equal(k->name, "graph 5 (3 kernels: gemv)");
+  assert_int_equal(k->graph_kernels, 3);
+  assert_int_equal(k->graph_signatures, 1);
+  /* One signature: its configuration and attributes are the entry's. */
+  assert_int_equal(k->grid[0], 132);
+  assert_int_equal(k->block[0], 128);
+  assert_true(k->attr.registers_per_thread == kc->attr.registers_per_thread);
+  assert_int_equal(k->profiled_launches, 2); /* the skipped one measured nothing */
+  assert_int_equal(k->groups_collected, 2);
+  assert_true(k->groups_seen == 5u); /* groups 1 and 3 */
+  assert_non_null(strstr(k->rotation_note, "group 2 of 3 not collected"));
+  assert_non_null(strstr(k->rotation_note, "1 needs up to 8 passes alone"));
+  assert_null(strstr(k->rotation_note, "launched 3 times")); /* launches were not what was missing */
+  assert_true(k->metric[PC_M_DRAM_BYTES_READ] == 3 * 67108864.0);
+  /* Judged as that kernel: DRAM at 91% is its roof. */
+  assert_int_equal(k->diag.verdict.cause, PERFCHECK_CAUSE_AT_ROOF);
+  assert_int_equal(k->diag.bound, PERFCHECK_BOUND_MEMORY);
+  assert_true(k->dur_median_ns == 85000.0); /* 100 to 185 us */
+  assert_non_null(strstr(kc->not_measured_reason, "summed over the graph's 3 kernels"));
+  assert_int_equal(kc->launches, 9);
+  pc_report_free(r);
+  round_trip(s); /* the skipped flag survives the file */
+
+  /* Counters asked, but the set could not be split into one-pass groups:
+   * the entry says why, and so do its kernels. */
+  for (size_t i = 0; i < s->nprofiled; i++) free(s->profiled[i].extra);
+  s->nprofiled = 0;
+  s->sigs[g].not_profiled = PC_NP_GRAPH_GROUPS;
+  r = build(s);
+  k = graph_entry(r);
+  kc = kernel(r, "gemv", -1);
+  assert_int_equal(k->passes, 0);
+  assert_non_null(strstr(k->not_measured_reason, "could not be split into one-pass groups"));
+  assert_non_null(strstr(kc->not_measured_reason, "whose entry \"graph 5 (3 kernels: gemv)\" has no counters"));
+  pc_report_free(r);
+  round_trip(s); /* "graph_groups" is a reason the file knows */
+  pc_snapshot_free(s);
+}
+
+/* The snapshot reader checks what a graph launch names. */
+static void test_graph_reader(void **state) {
+  (void)state;
+  pc_snapshot *s = graph_snapshot();
+  size_t n = 0;
+  char *j = to_json(s, &n);
+  assert_non_null(strstr(j, "\"graph_exec\": \"41\""));
+  assert_non_null(strstr(j, "\"graph_launches\": [[500, 2], [501, 2]]"));
+  /* A graph launch naming a kernel signature is refused. */
+  char *bad = strdup(j);
+  char *at = strstr(bad, "[[500, 2]");
+  at[7] = '0';
+  pc_snapshot *x = NULL;
+  pc_err err = {0};
+  assert_int_equal(pc_snapshot_from_json_text(bad, strlen(bad), "bad.json", &x, &err), PERFCHECK_ERROR_PARSE);
+  assert_non_null(strstr(err.msg, "names no listed graph signature"));
+  free(bad);
+  /* A file from before graph counters (no graph_launches): no graph entry,
+   * its kernels say why they have no counters. */
+  char *old = strdup(j);
+  char *gl = strstr(old, ",\n  \"graph_launches\": [");
+  char *end = strstr(gl, "]],") + 2;
+  memmove(gl, end, strlen(end) + 1);
+  assert_int_equal(pc_snapshot_from_json_text(old, strlen(old), "old.json", &x, &err), PERFCHECK_OK);
+  assert_int_equal(x->ngraph_launches, 0);
+  pc_report *r = build(x);
+  assert_int_equal(r->nkernels, 2);
+  assert_non_null(strstr(kernel(r, "first", -1)->not_measured_reason, "lists no graph launch"));
+  pc_report_free(r);
+  pc_snapshot_free(x);
+  free(old);
+  free(j);
+  pc_snapshot_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_clock),          cmocka_unit_test(test_launch_loop_both_modes),
@@ -794,6 +1093,8 @@ int main(void) {
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
       cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_graph_node),
+      cmocka_unit_test(test_graph_entries),      cmocka_unit_test(test_graph_one_kernel),
+      cmocka_unit_test(test_graph_reader),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

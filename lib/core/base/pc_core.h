@@ -407,8 +407,25 @@ typedef struct pc_kernel {
    * one signature disagree; NaN when no metric was collected twice. */
   double counter_spread;
   int dram_cold;                /* its DRAM counters came from a launch that started from a flushed L2 */
-  uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none */
+  uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none
+                                   (a graph entry: its graph's id, node 0) */
   uint64_t graph_node;
+  char *graph_entry;            /* a graph kernel: the name of its graph's entry, which holds the counters; NULL none */
+  /* Rotation (issue 21): bit g set when group g fed this entry (groups < 64),
+   * and why the missing ones are missing (NULL when none is). */
+  uint64_t groups_seen;
+  char *rotation_note;
+  /* A graph entry (issue 21 item 4): not a kernel but a CUDA graph exec's
+   * launches in the region.  Its counters are each graph launch's, summed
+   * over all of its kernels (a user range around cuGraphLaunch, one group a
+   * launch); its kernels keep entries of their own with their timings.
+   * docs/report-contract.md, "Graph entries", says what it holds. */
+  int is_graph;
+  uint64_t graph_exec;          /* CUPTI's graph exec id */
+  uint32_t graph_kernels;       /* kernels per graph launch (the most one launch ran) */
+  uint32_t graph_signatures;    /* distinct kernel signatures among them */
+  size_t ngraph_names;
+  char **graph_names;           /* their short names, in the order they first ran */
   pc_derived derived;
   pc_unit_load busiest_pipe;    /* step 2: the busiest pipe (tensor, fma, alu, fp64, lsu, xu, uniform) */
   pc_unit_load busiest_memory;  /* step 2: the busiest memory level (dram, l2, l1) */

@@ -71,6 +71,10 @@ void pc_kernel_free(pc_kernel *k) {
   free(k->display_name);
   free(k->region);
   free(k->not_measured_reason);
+  free(k->graph_entry);
+  free(k->rotation_note);
+  for (size_t i = 0; i < k->ngraph_names; i++) free(k->graph_names[i]);
+  free(k->graph_names);
   for (size_t i = 0; i < k->nextra; i++) free(k->extra_names[i]);
   free(k->extra_names);
   free(k->extra_values);
@@ -82,6 +86,9 @@ void pc_kernel_free(pc_kernel *k) {
  * fields already copied). */
 static int pc_kernel_own(pc_kernel *dst, const pc_kernel *src) {
   dst->name = dst->mangled = dst->demangled = dst->display_name = dst->region = dst->not_measured_reason = NULL;
+  dst->graph_entry = dst->rotation_note = NULL;
+  dst->graph_names = NULL;
+  dst->ngraph_names = 0;
   dst->extra_names = NULL;
   dst->extra_values = NULL;
   dst->nextra = 0;
@@ -89,8 +96,16 @@ static int pc_kernel_own(pc_kernel *dst, const pc_kernel *src) {
       (src->demangled && !(dst->demangled = pc_strdup(src->demangled))) ||
       (src->display_name && !(dst->display_name = pc_strdup(src->display_name))) ||
       (src->region && !(dst->region = pc_strdup(src->region))) ||
-      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))))
+      (src->not_measured_reason && !(dst->not_measured_reason = pc_strdup(src->not_measured_reason))) ||
+      (src->graph_entry && !(dst->graph_entry = pc_strdup(src->graph_entry))) ||
+      (src->rotation_note && !(dst->rotation_note = pc_strdup(src->rotation_note))))
     return -1;
+  if (src->ngraph_names && src->graph_names) {
+    if (!(dst->graph_names = calloc(src->ngraph_names, sizeof *dst->graph_names))) return -1;
+    dst->ngraph_names = src->ngraph_names; /* freed up to ngraph_names: NULLs are fine */
+    for (size_t i = 0; i < src->ngraph_names; i++)
+      if (src->graph_names[i] && !(dst->graph_names[i] = pc_strdup(src->graph_names[i]))) return -1;
+  }
   if (src->nextra && src->extra_names) {
     dst->extra_names = calloc(src->nextra, sizeof *dst->extra_names);
     dst->extra_values = malloc(src->nextra * sizeof *dst->extra_values);

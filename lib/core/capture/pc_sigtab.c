@@ -100,6 +100,42 @@ uint32_t pc_sigtab_sig(pc_sigtab *t, uint32_t name, uint32_t ctx, const unsigned
   return id;
 }
 
+typedef struct pc_graphkey {
+  const pc_sigtab *t;
+  uint64_t exec;
+  uint32_t ctx;
+} pc_graphkey;
+
+static int pc_graph_eq(uint32_t id, const void *arg) {
+  const pc_graphkey *k = arg;
+  const pc_sig *s = &k->t->sigs[id];
+  return s->is_graph && s->graph_exec == k->exec && s->ctx == k->ctx;
+}
+
+uint32_t pc_sigtab_graph(pc_sigtab *t, uint64_t exec, uint32_t ctx, uint32_t max) {
+  const pc_graphkey k = {t, exec, ctx};
+  const uint32_t words[3] = {(uint32_t)exec, (uint32_t)(exec >> 32), ctx};
+  const uint64_t h = pc_hash_u32s(words, 3);
+  uint32_t id = pc_map_find(&t->graphs_by_key, h, pc_graph_eq, &k);
+  if (id != PC_NONE) return id;
+  if (t->nsigs >= max || pc_table_grow((void **)&t->sigs, &t->capsigs, t->nsigs, sizeof *t->sigs)) return PC_NONE;
+  const uint32_t name = pc_name_new(t, NULL); /* no string: never found by name or handle */
+  if (name == PC_NONE) return PC_NONE;
+  t->names[name].regex = 1;
+  t->names[name].comm = 0;
+  pc_sig *s = &t->sigs[t->nsigs];
+  memset(s, 0, sizeof *s);
+  s->name = name;
+  s->ctx = ctx;
+  s->is_graph = 1;
+  s->graph_exec = exec;
+  pc_attributes_init(&s->attr);
+  id = (uint32_t)t->nsigs;
+  if (pc_map_insert(&t->graphs_by_key, h, id)) return PC_NONE;
+  t->nsigs++;
+  return id;
+}
+
 uint32_t pc_sigtab_ctx(pc_sigtab *t, void *ctx, uint32_t uid) {
   for (size_t i = t->nctxs; i-- > 0;)
     if (t->ctxs[i].ctx == ctx && t->ctxs[i].uid == uid && t->ctxs[i].alive) return (uint32_t)i;
@@ -165,6 +201,7 @@ void pc_sigtab_free(pc_sigtab *t) {
   pc_map_free(&t->names_by_str);
   pc_map_free(&t->names_by_ptr);
   pc_map_free(&t->sigs_by_key);
+  pc_map_free(&t->graphs_by_key);
   free(t->ctxs);
   memset(t, 0, sizeof *t);
 }

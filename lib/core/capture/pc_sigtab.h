@@ -11,7 +11,12 @@
  *   signatures  one per (name, context, grid, block, dynamic shared memory):
  *               a report entry's identity;
  *   contexts    one entry per (CUcontext, unique id): a context re-created at
- *               the address of a destroyed one gets a new entry.
+ *               the address of a destroyed one gets a new entry;
+ *   graphs      a CUDA graph exec launched on a context is a signature too
+ *               (is_graph, keyed by the exec's id): its launches carry counters
+ *               for the whole graph (issue 21 item 4), and its report entry
+ *               is the graph's.  It has a name entry of its own, without a
+ *               string, so that names[s->name] is valid for every signature.
  */
 #ifndef PC_SIGTAB_H
 #define PC_SIGTAB_H
@@ -44,8 +49,12 @@ typedef struct pc_sig {
   uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
   uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
   unsigned rec_regs, rec_static, rec_local; /* from its first activity record */
-  uint32_t graph_id;            /* a graph kernel: the graph and node of its first record (0: none) */
+  uint32_t graph_id;            /* a graph kernel: the graph and node of its first record (0: none);
+                                   a graph signature: its kernels' graph id */
   uint64_t graph_node;
+  uint8_t is_graph;             /* a CUDA graph exec's launches (pc_sigtab_graph), not a kernel */
+  uint8_t graph_comm;           /* is_graph: a communication kernel (NCCL's) was among its kernels */
+  uint64_t graph_exec;          /* is_graph: the key it was made with (CUPTI's exec id, else the handle) */
   pc_attributes attr;
   char *attr_reason;
 } pc_sig;
@@ -64,6 +73,7 @@ typedef struct pc_sigtab {
   pc_sig *sigs;
   size_t nsigs, capsigs;
   pc_map sigs_by_key;
+  pc_map graphs_by_key;         /* (exec key, context) -> graph signature */
   pc_ctxent *ctxs;
   size_t nctxs, capctxs;
 } pc_sigtab;
@@ -80,6 +90,11 @@ uint32_t pc_sigtab_handle(pc_sigtab *t, void *f, const char *symbol);
  * sight with unknown attributes; PC_NONE on OOM or past `max` signatures. */
 uint32_t pc_sigtab_sig(pc_sigtab *t, uint32_t name, uint32_t ctx, const unsigned grid[3], const unsigned block[3],
                        unsigned smem, uint32_t max);
+/* The graph signature of graph exec `exec` (CUPTI's graph exec id, never
+ * reused in a process; the handle where CUPTI cannot say) launched on
+ * context entry `ctx`, created at first sight (is_graph, grid and block 0,
+ * a name entry without a string); PC_NONE on OOM or past `max` signatures. */
+uint32_t pc_sigtab_graph(pc_sigtab *t, uint64_t exec, uint32_t ctx, uint32_t max);
 /* The index of a live context entry, created at first sight; PC_NONE on OOM. */
 uint32_t pc_sigtab_ctx(pc_sigtab *t, void *ctx, uint32_t uid);
 /* Marks every entry of ctx dead (destroyed, or its synchronization failed). */
@@ -110,6 +125,11 @@ typedef struct pc_select {
   /* Rotation (issue 21): a signature's set takes this many profiled
    * launches (one group each); 0: kernel replay, one launch per set. */
   unsigned rotate_groups;
+  /* Graph launches (issue 21 item 4) rotate whatever the replay mode: a
+   * graph exec's k-th profiled launch collects group k of this many (the
+   * set's one-pass groups); 0: not known yet or not to be had, then graph
+   * launches are not profiled (np PC_NP_GRAPH_GROUPS). */
+  unsigned graph_groups;
 } pc_select;
 
 /* Resets a signature's per-region state when it is first seen under region
@@ -127,7 +147,15 @@ void pc_select_enter_region(pc_sig *s, uint32_t key);
  * by kernel replay) or PC_SEL_REST: a signature whose rotation an earlier
  * run of the region name left short of its groups (launched fewer times
  * than the set has groups) gets the whole set by kernel replay at its first
- * launch of a later run, and its turn count moves to the next full round. */
+ * launch of a later run, and its turn count moves to the next full round.
+ * A graph signature (is_graph) always rotates, over graph_groups, and never
+ * gets PC_SEL_REST (a graph launch cannot be replayed): a later run of the
+ * region name goes on with the next group.  kernel_regex selects kernels by
+ * name; a graph launch's counters cover all of its kernels, so under a
+ * kernel filter graph launches are not profiled (np PC_NP_FILTERED).  A
+ * graph whose kernel records showed a communication kernel (graph_comm,
+ * set by the collector's join) is not profiled again (np
+ * PC_NP_COMMUNICATION): the range waits for its peers. */
 enum { PC_SEL_ROTATE = 1, PC_SEL_REST = 2 };
 int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
 

@@ -1684,6 +1684,25 @@ static void pc_note_unmeasured_roofs(pc_kernel *k, const pc_device *d) {
                  list, n > 1 ? "were" : "was", n > 1 ? "them" : "it");
 }
 
+/* A graph entry (issue 21 item 4) whose launches ran more than one kernel
+ * signature: its counters are the sum over all of them (one range around
+ * each graph launch), so ratios and percentages are averages over kernels
+ * of different shapes and no launch configuration is its own.  Steps 3 to
+ * 5 would judge a kernel that does not exist: no verdict, the reason
+ * instead.  Step 2's bound still says which ceiling the graph as a whole
+ * was nearest.  A graph of one kernel signature (however many nodes) is
+ * that kernel's launches summed: judged like a kernel. */
+static int pc_kernel_is_mixed_graph(const pc_kernel *k) { return k->is_graph && k->graph_signatures != 1; }
+
+static void pc_mixed_graph_verdict(const pc_kernel *k, pc_finding *v) {
+  pc_finding_set(v, 2, PERFCHECK_CAUSE_NOT_ASSESSED, "graph_launch.signatures", (double)k->graph_signatures, 1,
+                 "A CUDA graph of %u kernels (%u distinct): its counters are each launch's sum over all of them (CUPTI "
+                 "measures a graph launch as one range and cannot split it by node), so no per-kernel verdict; each "
+                 "kernel's entry keeps its own timing, and a kernel launched on a stream (or ncu --graph-profiling "
+                 "node) gets a verdict of its own.",
+                 (unsigned)k->graph_kernels, (unsigned)k->graph_signatures);
+}
+
 static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   if (!k) return;
   pc_derive(k, d);
@@ -1691,6 +1710,11 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   pc_stall_compute(k, &k->diag.stall);
   if (pc_kernel_is_communication(k)) {
     pc_communication_verdict(k, &k->diag.verdict);
+    return;
+  }
+  if (pc_kernel_is_mixed_graph(k)) {
+    k->diag.bound = pc_walk_step2(k, d);
+    pc_mixed_graph_verdict(k, &k->diag.verdict);
     return;
   }
   k->diag.bound = pc_walk_step2(k, d);
@@ -1714,6 +1738,16 @@ void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region 
     steps[1].has_hit = 1;
     steps[1].state = PC_STEP_CATCHES;
     for (int st = 2; st <= 5; st++) steps[st].state = PC_STEP_SKIPPED;
+    return;
+  }
+  if (pc_kernel_is_mixed_graph(k)) { /* summed over kernels of several shapes: steps 3-5 do not apply */
+    pc_locale_guard lg;
+    pc_locale_begin(&lg);
+    pc_mixed_graph_verdict(k, &steps[2].missing);
+    pc_locale_end(&lg);
+    steps[2].has_missing = 1;
+    steps[1].state = PC_STEP_SKIPPED;
+    for (int st = 2; st <= 5; st++) steps[st].state = PC_STEP_NOT_ASSESSED;
     return;
   }
   pc_walk w;
@@ -1872,22 +1906,32 @@ static void pc_checklist_region_c(pc_region *g) {
   pc_region_borderline(g);
 }
 
+/* A graph entry's time is its kernels' time, which their own entries
+ * hold: it takes no share and no rank, and is not counted in the sum. */
 void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
   if (!k) return;
   double sum = 0;
-  size_t known = 0;
-  for (size_t i = 0; i < n; i++)
-    if (pc_has(pc_nonneg(k[i].total_ns))) sum += k[i].total_ns, known++;
+  size_t known = 0, counted = 0;
   for (size_t i = 0; i < n; i++) {
-    k[i].time_share = (known == n && sum > 0 && pc_has(pc_nonneg(k[i].total_ns))) ? k[i].total_ns / sum : PC_NULL;
+    if (k[i].is_graph) continue;
+    counted++;
+    if (pc_has(pc_nonneg(k[i].total_ns))) sum += k[i].total_ns, known++;
+  }
+  for (size_t i = 0; i < n; i++) {
     k[i].time_share_from_timeline = from_timeline;
+    if (k[i].is_graph) {
+      k[i].time_share = PC_NULL;
+      k[i].rank = 0;
+      continue;
+    }
+    k[i].time_share = (known == counted && sum > 0 && pc_has(pc_nonneg(k[i].total_ns))) ? k[i].total_ns / sum : PC_NULL;
     /* Rank by total time, longest first; ties share the better rank. */
     const double ti = pc_nonneg(k[i].total_ns);
     int rank = 0;
     if (pc_has(ti)) {
       rank = 1;
       for (size_t j = 0; j < n; j++)
-        if (pc_has(pc_nonneg(k[j].total_ns)) && k[j].total_ns > ti) rank++;
+        if (!k[j].is_graph && pc_has(pc_nonneg(k[j].total_ns)) && k[j].total_ns > ti) rank++;
     }
     k[i].rank = rank;
   }

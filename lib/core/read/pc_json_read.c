@@ -986,6 +986,20 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   if (rot && rot->type == PC_JSON_OBJECT) {
     PC_TRY(pc_jm_int(m, rot, "groups", 0, &k->groups));
     PC_TRY(pc_jm_int(m, rot, "collected", 0, &k->groups_collected));
+    /* Which groups: "missing" (since issue 21 item 4); without it the first
+     * `collected` groups stand for the ones collected. */
+    const pc_json *miss = pc_jm_array(m, rot, "missing", &st);
+    PC_TRY(st);
+    k->groups_seen = 0;
+    for (int g = 0; g < k->groups && g < 64; g++)
+      if (miss || g < k->groups_collected) k->groups_seen |= (uint64_t)1 << g;
+    for (size_t i = 0; miss && i < miss->n; i++) {
+      const pc_json *e = &miss->items[i];
+      if (e->type != PC_JSON_NUMBER || e->number != (double)(int)e->number || e->number < 1 || e->number > k->groups)
+        return pc_jm_type(m, e, "rotation.missing", "group numbers from 1 to rotation.groups");
+      if (e->number <= 64) k->groups_seen &= ~((uint64_t)1 << ((int)e->number - 1));
+    }
+    PC_TRY(pc_jm_strdup(m, rot, "missing_reason", &k->rotation_note));
   } else if (rot && rot->type != PC_JSON_NULL) {
     return pc_jm_type(m, rot, "rotation", "an object or null");
   }
@@ -997,8 +1011,35 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
     PC_TRY(pc_jm_intrange(m, gr, "node", 0, 9007199254740992.0, 0, &node));
     k->graph_id = (uint32_t)gid;
     k->graph_node = (uint64_t)node;
+    PC_TRY(pc_jm_strdup(m, gr, "entry", &k->graph_entry));
   } else if (gr && gr->type != PC_JSON_NULL) {
     return pc_jm_type(m, gr, "graph", "an object or null");
+  }
+  const pc_json *gl = pc_json_get(o, "graph_launch"); /* a graph entry (since issue 21 item 4) */
+  if (gl && gl->type == PC_JSON_OBJECT) {
+    double gid = 0, kn = 0, sg = 0;
+    k->is_graph = 1;
+    PC_TRY(pc_jm_intrange(m, gl, "graph_id", 1, 4294967295.0, 0, &gid));
+    PC_TRY(pc_jm_u64(m, gl, "exec_id", &k->graph_exec));
+    PC_TRY(pc_jm_intrange(m, gl, "kernels", 0, 4294967295.0, 0, &kn));
+    PC_TRY(pc_jm_intrange(m, gl, "signatures", 0, 4294967295.0, 0, &sg));
+    k->graph_id = (uint32_t)gid;
+    k->graph_node = 0;
+    k->graph_kernels = (uint32_t)kn;
+    k->graph_signatures = (uint32_t)sg;
+    const pc_json *names = pc_jm_array(m, gl, "kernel_names", &st);
+    PC_TRY(st);
+    if (names && names->n) {
+      if (!(k->graph_names = calloc(names->n, sizeof *k->graph_names))) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      for (size_t i = 0; i < names->n; i++) {
+        if (names->items[i].type != PC_JSON_STRING)
+          return pc_jm_type(m, &names->items[i], "graph_launch.kernel_names", "an array of strings");
+        if (!(k->graph_names[i] = pc_strdup(names->items[i].string))) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+        k->ngraph_names = i + 1;
+      }
+    }
+  } else if (gl && gl->type != PC_JSON_NULL) {
+    return pc_jm_type(m, gl, "graph_launch", "an object or null");
   }
   const pc_json *cold = pc_json_get(o, "dram_cold");
   if (cold && cold->type != PC_JSON_TRUE && cold->type != PC_JSON_FALSE) return pc_jm_type(m, cold, "dram_cold", "true or false");

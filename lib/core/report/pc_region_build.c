@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "report/pc_snapshot.h"
 
 void pc_build_state_init(pc_build_state *st, int quiet) {
@@ -120,8 +121,13 @@ static const pc_snap_profiled *pc_find_profiled(const pc_snapshot *s, uint32_t c
 static const char *pc_np_reason(const pc_snapshot *s, pc_not_profiled np) {
   switch (np) {
     case PC_NP_GRAPH:
-      return "launched by a CUDA graph: graph launches are never range-profiled (auto range with kernel replay "
-             "corrupted a graph's output on the H200); use a stream launch of the kernel for counters";
+      return "launched by a CUDA graph: a graph launch is measured as a whole (a user range around cuGraphLaunch; "
+             "the range profiler cannot split it by node), and this snapshot lists no graph launch to hold its "
+             "counters (a snapshot from before graph counters); launch the kernel on a stream for counters of "
+             "its own";
+    case PC_NP_GRAPH_GROUPS:
+      return "graph launches were not profiled: a graph launch carries one one-pass group of the metric set (it is "
+             "never replayed), and the set could not be split into one-pass groups (see warnings)";
     case PC_NP_FILTERED:
       return "not selected for counters: kernel_regex does not match its name";
     case PC_NP_SKIPPED:
@@ -218,30 +224,81 @@ static void pc_pick_device(const pc_snapshot *s, pc_report *r, pc_build_state *s
   }
 }
 
+/* A profiled launch that was not replayed (a rotation group or a graph
+ * launch under a user range) and the span of the kernel rows it ran, from
+ * their activity records: [lo, hi], hi 0 when none is timed. */
+typedef struct pc_run_span {
+  uint32_t corr;
+  uint64_t lo, hi;
+} pc_run_span;
+
+static int pc_run_span_cmp(const void *a, const void *b) {
+  const uint32_t x = ((const pc_run_span *)a)->corr, y = ((const pc_run_span *)b)->corr;
+  return x < y ? -1 : x > y;
+}
+
+static pc_run_span *pc_run_span_find(pc_run_span *v, size_t n, uint32_t corr) {
+  const pc_run_span key = {corr, 0, 0};
+  return n ? bsearch(&key, v, n, sizeof *v, pc_run_span_cmp) : NULL;
+}
+
+static void pc_add_cut(pc_cut *c, size_t *n, const pc_snapshot *s, uint64_t a, uint64_t end) {
+  if (s->begin_ts && a < s->begin_ts) a = s->begin_ts;
+  if (s->end_ts && end > s->end_ts) end = s->end_ts;
+  if (end > a) c[(*n)++] = (pc_cut){a, end, 0};
+}
+
 /* The cuts of the region: every profiled launch's host interval but its
- * kernel's run, clipped to the region.  Returns the count (*out malloc'd). */
+ * kernel's run, clipped to the region.  Under kernel replay the kernel's
+ * records have no timestamps and its run is its counted duration, placed
+ * at EXIT; a launch that was not replayed (rotation, a graph launch) ran
+ * once, when its records say: the cuts are the interval before its first
+ * kernel started and after its last one ended (the synchronize, the L2
+ * flush and SetConfig before; Stop, Decode and Evaluate after), so its
+ * kernels keep their own times.  Returns the count (*out malloc'd). */
 static size_t pc_region_cuts(const pc_snapshot *s, pc_cut **out, int *oom) {
   *out = NULL;
   if (!s->nprofiled) return 0;
-  pc_cut *c = malloc(s->nprofiled * sizeof *c);
-  if (!c) {
+  pc_cut *c = malloc(2 * s->nprofiled * sizeof *c);
+  size_t nrun = 0;
+  for (size_t i = 0; i < s->nprofiled; i++) nrun += s->profiled[i].group >= 0;
+  pc_run_span *run = nrun ? malloc(nrun * sizeof *run) : NULL;
+  if (!c || (nrun && !run)) {
+    free(c), free(run);
     *oom = 1;
     return 0;
+  }
+  nrun = 0;
+  for (size_t i = 0; i < s->nprofiled; i++)
+    if (s->profiled[i].group >= 0) run[nrun++] = (pc_run_span){s->profiled[i].correlation_id, 0, 0};
+  if (nrun) {
+    qsort(run, nrun, sizeof *run, pc_run_span_cmp);
+    for (size_t i = 0; i < s->nlaunches; i++) {
+      const pc_snap_launch *l = &s->launches[i];
+      pc_run_span *x;
+      if ((l->flags & PC_SNAP_NOTIME) || !(x = pc_run_span_find(run, nrun, l->correlation_id))) continue;
+      if (!x->hi || l->start < x->lo) x->lo = l->start;
+      if (l->end > x->hi) x->hi = l->end;
+    }
   }
   size_t n = 0;
   for (size_t i = 0; i < s->nprofiled; i++) {
     const pc_snap_profiled *p = &s->profiled[i];
     if (!p->enter_ts || !p->exit_ts || p->exit_ts <= p->enter_ts) continue;
+    const pc_run_span *x = p->group >= 0 ? pc_run_span_find(run, nrun, p->correlation_id) : NULL;
+    if (x && x->hi && x->lo >= p->enter_ts && x->hi <= p->exit_ts) {
+      pc_add_cut(c, &n, s, p->enter_ts, x->lo);
+      pc_add_cut(c, &n, s, x->hi, p->exit_ts);
+      continue;
+    }
     uint64_t dur = 0, end = p->exit_ts;
     if (pc_prof_duration(p, &dur)) {
       if (dur >= p->exit_ts - p->enter_ts) continue; /* no host cost to cut */
       end = p->exit_ts - dur;
     }
-    uint64_t a = p->enter_ts;
-    if (s->begin_ts && a < s->begin_ts) a = s->begin_ts;
-    if (s->end_ts && end > s->end_ts) end = s->end_ts;
-    if (end > a) c[n++] = (pc_cut){a, end, 0};
+    pc_add_cut(c, &n, s, p->enter_ts, end);
   }
+  free(run);
   n = pc_cuts_normalize(c, n);
   *out = c;
   return n;
@@ -374,6 +431,8 @@ typedef struct pc_acc {
   int rotated;                  /* a launch collected one rotation group */
   int groups;                   /* the set's groups with rotation */
   unsigned char seen[256];      /* rotation groups collected */
+  int skip_passes[256];         /* a graph launch's group that needs this many passes alone: not collected */
+  uint32_t skipped;             /* launches whose group was skipped so */
   int cold;                     /* DRAM values from launches that started from a flushed L2 */
 } pc_acc;
 
@@ -400,6 +459,13 @@ static int pc_accumulate(const pc_snapshot *s, uint32_t sig, pc_acc *a) {
   for (size_t i = 0; i < s->nprofiled; i++) {
     const pc_snap_profiled *p = &s->profiled[i];
     if (p->sig != sig || (p->flags & PC_SNAP_PROF_INHERITED) || !(p->flags & PC_SNAP_PROF_RESULT)) continue;
+    if (p->flags & PC_SNAP_PROF_SKIPPED) { /* a graph launch on a multi-pass group: nothing measured */
+      a->skipped++;
+      if (p->groups > a->groups) a->groups = p->groups;
+      if (p->group >= 0 && p->group < (int)(sizeof a->skip_passes / sizeof a->skip_passes[0]))
+        a->skip_passes[p->group] = p->passes;
+      continue;
+    }
     a->n++;
     if (p->passes > a->passes) a->passes = p->passes;
     if (p->group >= 0 && p->groups > 0) {
@@ -450,6 +516,9 @@ static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_ker
     memcpy(k->replay, e->replay, sizeof k->replay);
     k->groups = e->groups;
     k->groups_collected = e->groups_collected;
+    k->groups_seen = e->groups_seen;
+    free(k->rotation_note);
+    k->rotation_note = e->rotation_note ? pc_strdup(e->rotation_note) : NULL;
     k->counter_spread = e->counter_spread;
     k->dram_cold = e->dram_cold;
     if (e->nextra) {
@@ -480,14 +549,63 @@ static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_ker
   return 0;
 }
 
+/* The groups of a rotation that did not feed entry k, and why: "groups 4,
+ * 5 and 6 of 6 not collected: ...".  A kernel's come at the next run of its
+ * region name, by kernel replay; a graph's never do (a graph launch is not
+ * replayed: each launch carries one group).  NULL when none is missing. */
+static char *pc_rotation_note(const pc_kernel *k, const pc_acc *a, uint64_t launches) {
+  int missing = 0, skipped = 0, maxpass = 0;
+  for (int g = 0; g < k->groups && g < 64; g++)
+    if (!((k->groups_seen >> g) & 1u)) {
+      missing++;
+      if (g < (int)(sizeof a->skip_passes / sizeof a->skip_passes[0]) && a->skip_passes[g] > 1) {
+        skipped++;
+        if (a->skip_passes[g] > maxpass) maxpass = a->skip_passes[g];
+      }
+    }
+  if (!missing) return NULL;
+  pc_buf b = PC_BUF_INIT;
+  pc_buf_puts(&b, missing > 1 ? "groups " : "group ");
+  for (int g = 0, n = 0; g < k->groups && g < 64; g++)
+    if (!((k->groups_seen >> g) & 1u)) {
+      n++;
+      pc_buf_printf(&b, "%s%d", n == 1 ? "" : n == missing ? " and " : ", ", g + 1);
+    }
+  pc_buf_printf(&b, " of %d not collected: ", k->groups);
+  if (k->is_graph) {
+    if (skipped)
+      pc_buf_printf(&b, "%d need%s up to %d passes alone, and a graph launch is never replayed; ", skipped,
+                    skipped > 1 ? "" : "s", maxpass);
+    if (missing > skipped)
+      pc_buf_printf(&b,
+                    "the graph was launched %llu time%s in this region and each launch carries one group (a graph "
+                    "launch is never replayed); launch it at least %d times in one region for every group",
+                    (unsigned long long)launches, launches == 1 ? "" : "s", k->groups);
+    else
+      pc_buf_puts(&b, "the metric set's SOL rows cannot be measured on a graph launch");
+  } else {
+    pc_buf_printf(&b,
+                  "the kernel was launched %llu time%s, fewer than the set's %d groups; the next run of the same "
+                  "region name collects the rest by kernel replay at its first launch",
+                  (unsigned long long)launches, launches == 1 ? "" : "s", k->groups);
+  }
+  return pc_buf_take(&b);
+}
+
 static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_state *st, pc_kernel *k, const pc_acc *a,
                                uint64_t profiled_spans, pc_not_profiled np) {
   if (!a->n && !profiled_spans && np == PC_NP_EARLIER_RUN && pc_counters_from_earlier_run(r, st, k)) return;
   if (!a->n) {
     k->not_measured_reason =
-        pc_strdup(profiled_spans ? "the range profiler returned no result for this kernel's profiled launch (see "
-                                   "warnings)"
-                                 : pc_np_reason(s, np));
+        pc_strdup(a->skipped ? "each profiled launch of this graph fell on a group of the metric set that needs more "
+                               "than one pass alone (a SOL row), and a graph launch is never replayed: use the "
+                               "default set, or launch the graph more often in one region"
+                  : profiled_spans ? "the range profiler returned no result for this kernel's profiled launch (see "
+                                     "warnings)"
+                  : (k->is_graph && np == PC_NP_FILTERED)
+                      ? "not selected for counters: kernel_regex selects kernels by name, and a graph launch's "
+                        "counters are all of its kernels', so graph launches are not profiled under a kernel filter"
+                      : pc_np_reason(s, np));
     return;
   }
   k->profiled_launches = a->n;
@@ -508,8 +626,22 @@ static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_stat
   if (a->rotated) {
     k->groups = a->groups;
     k->groups_collected = 0;
-    for (int g = 0; g < a->groups && g < (int)sizeof a->seen; g++) k->groups_collected += a->whole || a->seen[g];
-    if (k->groups_collected < k->groups && !st->rotation_warned) {
+    k->groups_seen = 0;
+    for (int g = 0; g < a->groups && g < (int)sizeof a->seen; g++) {
+      const int got = a->whole || a->seen[g];
+      k->groups_collected += got;
+      if (got && g < 64) k->groups_seen |= (uint64_t)1 << g;
+    }
+    free(k->rotation_note);
+    k->rotation_note = pc_rotation_note(k, a, k->launches);
+    if (k->groups_collected < k->groups && k->is_graph && !st->graph_rotation_warned) {
+      st->graph_rotation_warned = 1;
+      pc_report_warn(r, 1,
+                     "graphs: some graphs ran fewer times than the metric set has groups, or hit a group that needs "
+                     "more than one pass (kernels[].rotation says which groups are missing and why): the metrics of "
+                     "the missing groups are null; a graph launch is never replayed, so only more launches of the "
+                     "graph in one region collect them");
+    } else if (k->groups_collected < k->groups && !k->is_graph && !st->rotation_warned) {
       st->rotation_warned = 1;
       pc_report_warn(r, 1,
                      "rotation: some kernels ran fewer times than the metric set has groups (kernels[].rotation "
@@ -663,6 +795,243 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   /* The walk runs once the region's time shares are known (pc_region_kernels). */
 }
 
+/* ---- graph entries (issue 21 item 4) ---------------------------------------------------------- */
+
+/* One graph launch of the region, with what its kernel rows say. */
+typedef struct pc_glaunch {
+  uint32_t corr, sig;           /* sig: the graph signature */
+  uint32_t nrows;               /* its kernel rows (the region's own) */
+  uint32_t untimed;             /* of those, rows without timestamps */
+  uint64_t lo, hi;              /* its timed rows' first start and last end, on the cut clock */
+} pc_glaunch;
+
+static int pc_glaunch_cmp(const void *a, const void *b) {
+  const uint32_t x = ((const pc_glaunch *)a)->corr, y = ((const pc_glaunch *)b)->corr;
+  return x < y ? -1 : x > y;
+}
+
+/* A graph kernel row: its graph launch, its signature, its start. */
+typedef struct pc_grow {
+  uint32_t launch;              /* index into the sorted launches */
+  uint32_t sig;
+  uint64_t start;
+} pc_grow;
+
+static int pc_grow_cmp(const void *a, const void *b) {
+  const pc_grow *x = a, *y = b;
+  if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
+static int pc_double_cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The graph entry's name: "graph 3 (5 kernels: a, b, c, ...)", up to `most`
+ * kernel names. */
+static char *pc_graph_name(uint32_t graph_id, uint64_t exec, uint32_t nk, char *const *names, size_t nnames,
+                           size_t most) {
+  pc_buf b = PC_BUF_INIT;
+  if (graph_id)
+    pc_buf_printf(&b, "graph %u (", (unsigned)graph_id);
+  else
+    pc_buf_printf(&b, "graph exec %llu (", (unsigned long long)exec);
+  pc_buf_printf(&b, "%u kernel%s", (unsigned)nk, nk == 1 ? "" : "s");
+  for (size_t i = 0; i < nnames && i < most; i++) pc_buf_printf(&b, "%s%s", i ? ", " : ": ", names[i]);
+  if (nnames > most) pc_buf_puts(&b, ", ...");
+  pc_buf_puts(&b, ")");
+  return pc_buf_take(&b);
+}
+
+/* A graph kernel's entry: where its counters are. */
+static void pc_link_graph_kernel(pc_kernel *k, const pc_kernel *gk) {
+  if (k->graph_entry) return; /* a kernel in several graphs names the first */
+  k->graph_entry = pc_strdup(gk->name);
+  if (k->passes > 0 || k->profiled_launches) return; /* counters of its own (a stream launch too) */
+  char *why = NULL;
+  pc_buf b = PC_BUF_INIT;
+  if (gk->passes > 0)
+    pc_buf_printf(&b,
+                  "launched by CUDA graph %u: a graph launch is measured as a whole (a user range around "
+                  "cuGraphLaunch; the range profiler cannot split it by node), so its counters are in the entry "
+                  "\"%s\", summed over the graph's %u kernels; launch the kernel on a stream for counters of its own",
+                  (unsigned)gk->graph_id, gk->name, (unsigned)gk->graph_kernels);
+  else
+    pc_buf_printf(&b, "launched by CUDA graph %u, whose entry \"%s\" has no counters: %s", (unsigned)gk->graph_id,
+                  gk->name, gk->not_measured_reason ? gk->not_measured_reason : "not measured");
+  why = pc_buf_take(&b);
+  if (why) {
+    free(k->not_measured_reason);
+    k->not_measured_reason = why;
+  }
+}
+
+/* One entry per graph signature launched in the region: its launches' kernel
+ * rows (those carrying a graph launch's correlation id) give its kernel
+ * count, names and per-launch time (first kernel start to last kernel end);
+ * its profiled launches give the counters, each the whole graph launch's.
+ * The graph's kernels' entries (kernels[first..], signatures in ksig) are
+ * pointed at it.  Appends each entry's device signature to *esig. */
+static void pc_region_graphs(const pc_snapshot *s, pc_report *r, pc_build_state *st, const pc_region *g,
+                             const pc_cut *cuts, size_t ncuts, size_t first, uint32_t *esig) {
+  const size_t nl = s->ngraph_launches;
+  if (!nl) return;
+  pc_glaunch *L = calloc(nl, sizeof *L);
+  size_t nrows = 0;
+  for (size_t i = 0; i < s->nlaunches; i++)
+    nrows += (s->launches[i].flags & (PC_SNAP_GRAPH | PC_SNAP_INHERITED)) == PC_SNAP_GRAPH;
+  pc_grow *rows = nrows ? malloc(nrows * sizeof *rows) : NULL;
+  if (!L || (nrows && !rows)) {
+    free(L), free(rows);
+    pc_warn(r, st, "out of memory: the graph entries of region \"%s\" were dropped", g->name);
+    return;
+  }
+  for (size_t i = 0; i < nl; i++) L[i] = (pc_glaunch){s->graph_launches[i].correlation_id, s->graph_launches[i].sig, 0, 0, 0, 0};
+  qsort(L, nl, sizeof *L, pc_glaunch_cmp);
+  size_t nr = 0;
+  for (size_t i = 0; i < s->nlaunches; i++) {
+    const pc_snap_launch *l = &s->launches[i];
+    if ((l->flags & (PC_SNAP_GRAPH | PC_SNAP_INHERITED)) != PC_SNAP_GRAPH) continue;
+    const pc_glaunch key = {l->correlation_id, 0, 0, 0, 0, 0};
+    pc_glaunch *x = bsearch(&key, L, nl, sizeof *L, pc_glaunch_cmp);
+    if (!x) continue;
+    x->nrows++;
+    uint64_t t = 0;
+    if (l->flags & PC_SNAP_NOTIME) {
+      x->untimed++;
+    } else {
+      const uint64_t a = pc_cut_map(cuts, ncuts, l->start), e = pc_cut_map(cuts, ncuts, l->end);
+      if (!x->hi || a < x->lo) x->lo = a;
+      if (e > x->hi) x->hi = e;
+      t = a;
+    }
+    rows[nr++] = (pc_grow){(uint32_t)(x - L), l->sig, t};
+  }
+  qsort(rows, nr, sizeof *rows, pc_grow_cmp);
+
+  for (uint32_t gs = 0; gs < s->nsigs; gs++) {
+    const pc_snap_sig *gsi = &s->sigs[gs];
+    if (!gsi->is_graph) continue;
+    uint64_t launches = 0, with_rows = 0, timed = 0;
+    uint32_t kmin = UINT32_MAX, kmax = 0;
+    for (size_t i = 0; i < nl; i++) {
+      if (L[i].sig != gs) continue;
+      launches++;
+      if (!L[i].nrows) continue;
+      with_rows++;
+      if (L[i].nrows < kmin) kmin = L[i].nrows;
+      if (L[i].nrows > kmax) kmax = L[i].nrows;
+      timed += !L[i].untimed && L[i].hi;
+    }
+    if (!launches) continue;
+    if (!with_rows) {
+      pc_warn(r, st, "region \"%s\": %llu launch%s of a CUDA graph got no kernel activity record: no entry for it",
+              g->name, (unsigned long long)launches, launches == 1 ? "" : "es");
+      continue;
+    }
+    /* Its kernels: distinct signatures in the order they first ran. */
+    uint32_t *ks = malloc(nr * sizeof *ks);
+    size_t nks = 0;
+    for (size_t i = 0; ks && i < nr; i++) {
+      if (L[rows[i].launch].sig != gs) continue;
+      size_t j = 0;
+      while (j < nks && ks[j] != rows[i].sig) j++;
+      if (j == nks) ks[nks++] = rows[i].sig;
+    }
+    /* Per-launch time: first kernel start to last kernel end. */
+    double *span = timed ? malloc(timed * sizeof *span) : NULL;
+    size_t nspan = 0;
+    for (size_t i = 0; span && i < nl; i++)
+      if (L[i].sig == gs && L[i].nrows && !L[i].untimed && L[i].hi) span[nspan++] = (double)(L[i].hi - L[i].lo);
+    char **names = nks ? calloc(nks, sizeof *names) : NULL;
+    pc_kernel *k = (ks && (!timed || span) && (!nks || names)) ? pc_report_add_kernel(r) : NULL;
+    if (!k) {
+      free(ks), free(span), free(names);
+      pc_warn(r, st, "out of memory: a graph entry of region \"%s\" was dropped", g->name);
+      continue;
+    }
+    const size_t at = (size_t)(k - r->kernels);
+    uint32_t graph_id = gsi->graph_id;
+    for (size_t j = 0; j < nks; j++) {
+      const pc_snap_sig *ksi = &s->sigs[ks[j]];
+      if (!graph_id) graph_id = ksi->graph_id;
+      const pc_kernel *ke = NULL; /* the kernel's own entry, for its short name */
+      for (size_t e = first; esig && e < at && !ke; e++)
+        if (esig[e - first] == ks[j] && !r->kernels[e].is_graph) ke = &r->kernels[e];
+      const char *nm = ke && ke->display_name ? ke->display_name : ksi->mangled ? ksi->mangled : "(unknown)";
+      names[j] = pc_strdup(nm);
+    }
+    k->is_graph = 1;
+    k->graph_id = graph_id;
+    k->graph_exec = gsi->graph_exec;
+    k->graph_kernels = kmax;
+    k->graph_signatures = (uint32_t)nks;
+    k->graph_names = names;
+    k->ngraph_names = nks;
+    k->name = pc_graph_name(graph_id, gsi->graph_exec, kmax, names, nks, 3);
+    k->display_name = pc_graph_name(graph_id, gsi->graph_exec, kmax, names, nks, 1);
+    k->region = s->program ? NULL : pc_strdup(g->name);
+    k->device_ordinal = gsi->context < s->ncontexts ? s->contexts[gsi->context].device : -1;
+    if (gsi->context < s->ncontexts)
+      snprintf(k->pci_bus_id, sizeof k->pci_bus_id, "%s", s->contexts[gsi->context].pci_bus_id);
+    k->launches = launches;
+    if (nspan) {
+      qsort(span, nspan, sizeof *span, pc_double_cmp);
+      k->dur_min_ns = span[0];
+      k->dur_max_ns = span[nspan - 1];
+      k->dur_median_ns = (nspan % 2) ? span[nspan / 2] : 0.5 * (span[nspan / 2 - 1] + span[nspan / 2]);
+      if (nspan == launches) {
+        double total = 0;
+        for (size_t i = 0; i < nspan; i++) total += span[i];
+        k->total_ns = total;
+      }
+    }
+    /* One kernel signature: its launch and attributes are the entry's, and
+     * the sum is that kernel's (over its launches in the graph), which the
+     * checklist can judge.  Several: no launch configuration of its own. */
+    if (nks == 1) {
+      const pc_snap_sig *ksi = &s->sigs[ks[0]];
+      memcpy(k->grid, ksi->grid, sizeof k->grid);
+      memcpy(k->block, ksi->block, sizeof k->block);
+      k->dynamic_smem = ksi->dynamic_smem;
+      for (size_t e = first; esig && e < at; e++)
+        if (esig[e - first] == ks[0] && !r->kernels[e].is_graph) k->attr = r->kernels[e].attr;
+    }
+    if (kmin != kmax)
+      pc_warn(r, st, "%s: its launches ran between %u and %u kernels (conditional nodes, or records lost): its "
+              "counters are averages over launches that differ", k->name, (unsigned)kmin, (unsigned)kmax);
+    pc_acc a;
+    if (pc_accumulate(s, gs, &a) == 0) {
+      pc_kernel_counters(s, r, st, k, &a, 0, gsi->not_profiled);
+    } else {
+      k->not_measured_reason = pc_strdup("out of memory adding up the counters");
+    }
+    free(a.xsum);
+    free(a.xcnt);
+    if (nks > 1 && k->passes > 0 && !st->graph_mixed_warned) {
+      st->graph_mixed_warned = 1;
+      pc_report_warn(r, 1,
+                     "graphs: a graph entry's counters are summed over all of its kernels (CUPTI's range profiler "
+                     "measures a graph launch as one range; it cannot split it by node), so a graph of several "
+                     "kernels gets no per-kernel verdict (not_assessed); its kernels' entries keep their own "
+                     "timings and point to it (kernels[].graph.entry)");
+    }
+    if (esig) esig[at - first] = gs;
+    for (size_t e = first; esig && e < at; e++)
+      for (size_t j = 0; j < nks; j++)
+        if (esig[e - first] == ks[j] && !r->kernels[e].is_graph) {
+          pc_link_graph_kernel(&r->kernels[e], k);
+          break;
+        }
+    free(ks);
+    free(span);
+  }
+  free(L);
+  free(rows);
+}
+
 /* ---- the whole region -------------------------------------------------------------------------- */
 
 static void pc_region_warnings(const pc_snapshot *s, pc_report *r, const pc_build_state *st, const pc_region *g) {
@@ -685,12 +1054,14 @@ static void pc_region_warnings(const pc_snapshot *s, pc_report *r, const pc_buil
  * each signature's together; within it, in runs by flags, each by
  * duration). */
 static void pc_region_kernels(const pc_snapshot *s, pc_report *r, pc_build_state *st, const pc_region *g,
-                              pc_span *v, size_t n) {
+                              pc_span *v, size_t n, const pc_cut *cuts, size_t ncuts) {
   /* Sort key: signature, then the flags that matter, then duration. */
   for (size_t i = 0; i < n; i++) v[i].group = (v[i].group << 3) | (v[i].tag & 7u);
   pc_span_sort(v, n, PC_SPAN_BY_GROUP_DURATION);
   const size_t first = r->nkernels;
-  uint32_t *sigs = malloc((n ? n : 1) * sizeof *sigs); /* each entry's signature */
+  size_t ngraphs = 0;
+  for (size_t i = 0; i < s->nsigs; i++) ngraphs += s->sigs[i].is_graph != 0;
+  uint32_t *sigs = malloc((n + ngraphs + 1) * sizeof *sigs); /* each entry's signature */
   for (size_t i = 0; i < n;) {
     const uint32_t sig = v[i].group >> 3;
     size_t off[8] = {0}, cnt[8] = {0};
@@ -706,6 +1077,8 @@ static void pc_region_kernels(const pc_snapshot *s, pc_report *r, pc_build_state
     if (r->nkernels > before && sigs) sigs[r->nkernels - 1 - first] = sig;
     i = j;
   }
+  /* The graphs launched in the region: one entry each, after their kernels'. */
+  pc_region_graphs(s, r, st, g, cuts, ncuts, first, sigs);
   /* Step 1 per kernel needs every entry's time: the shares of the region's
    * summed kernel time (from the timeline: in process), then the walk. */
   pc_kernel_time_shares(r->kernels + first, r->nkernels - first, 1);
@@ -719,6 +1092,7 @@ static void pc_region_kernels(const pc_snapshot *s, pc_report *r, pc_build_state
   for (size_t i = 0; i < s->nprofiled; i++) {
     const pc_snap_profiled *p = &s->profiled[i];
     if ((p->flags & PC_SNAP_PROF_INHERITED) || !(p->flags & PC_SNAP_PROF_RESULT)) continue;
+    if (p->sig < s->nsigs && s->sigs[p->sig].is_graph) continue; /* its rows are its kernels' (pc_region_graphs) */
     int seen = 0, first = 1;
     for (size_t q = 0; q < i && first; q++) /* once per signature */
       first = !(s->profiled[q].sig == p->sig && !(s->profiled[q].flags & PC_SNAP_PROF_INHERITED) &&
@@ -773,7 +1147,7 @@ perfcheck_status pc_region_build(const pc_snapshot *s, pc_report *r, pc_build_st
   size_t nd = 0;
   for (size_t i = 0; i < s->nlaunches; i++)
     if (!(spans[i].tag & PC_SNAP_INHERITED)) work[nd++] = spans[i];
-  pc_region_kernels(s, r, st, g, work, nd);
+  pc_region_kernels(s, r, st, g, work, nd, cuts, ncuts);
   free(cuts), free(spans), free(work);
   return PERFCHECK_OK;
 }

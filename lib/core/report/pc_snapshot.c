@@ -10,7 +10,7 @@
 
 static const char *const pc_np_names[PC_NP_COUNT_] = {"none",    "timing", "graph",   "filtered", "skipped",
                                                        "limit",   "failed", "capture", "nvtx",
-                                                       "earlier_run", "communication"};
+                                                       "earlier_run", "communication", "graph_groups"};
 
 const char *pc_not_profiled_name(pc_not_profiled np) {
   return (unsigned)np < PC_NP_COUNT_ ? pc_np_names[np] : NULL;
@@ -57,6 +57,7 @@ void pc_snapshot_free(pc_snapshot *s) {
   free(s->profiled);
   free(s->memcpys);
   free(s->memsets);
+  free(s->graph_launches);
   free(s);
 }
 
@@ -113,6 +114,10 @@ pc_snap_profiled *pc_snapshot_add_profiled(pc_snapshot *s) {
 
 pc_snap_launch *pc_snapshot_add_launch(pc_snapshot *s) {
   return pc_append((void **)&s->launches, &s->nlaunches, sizeof *s->launches);
+}
+
+pc_snap_graph_launch *pc_snapshot_add_graph_launch(pc_snapshot *s) {
+  return pc_append((void **)&s->graph_launches, &s->ngraph_launches, sizeof *s->graph_launches);
 }
 
 int pc_snapshot_add_transfer(pc_snapshot *s, int memset_kind, uint64_t start, uint64_t end, uint32_t kind) {

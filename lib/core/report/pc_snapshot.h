@@ -46,11 +46,13 @@ typedef enum pc_not_profiled {
   PC_NP_NVTX,                   /* outside the NVTX ranges of the counter gate (PERFCHECK_NVTX) */
   PC_NP_EARLIER_RUN,            /* profiled in an earlier run of a region of the same name */
   PC_NP_COMMUNICATION,          /* a communication kernel (NCCL's): never replayed */
+  PC_NP_GRAPH_GROUPS,           /* a graph launch: the set could not be split into one-pass groups */
   PC_NP_COUNT_
 } pc_not_profiled;
 
 /* "none", "timing", "graph", "filtered", "skipped", "limit", "failed",
- * "capture", "nvtx", "communication"; NULL out of range.  pc_not_profiled_parse: -1 unknown. */
+ * "capture", "nvtx", "earlier_run", "communication", "graph_groups"; NULL out
+ * of range.  pc_not_profiled_parse: -1 unknown. */
 const char *pc_not_profiled_name(pc_not_profiled np);
 int pc_not_profiled_parse(const char *word);
 
@@ -76,7 +78,11 @@ typedef struct pc_snap_launch {
 enum {
   PC_SNAP_PROF_INHERITED = 1u,  /* a nested region's: its interval is cut from this wall clock, no counters */
   PC_SNAP_PROF_RESULT = 2u,     /* the counter layer returned a result (values may still be NaN) */
-  PC_SNAP_PROF_COLD = 4u        /* the launch started from an L2 perfcheck flushed: its DRAM bytes are a cold run's */
+  PC_SNAP_PROF_COLD = 4u,       /* the launch started from an L2 perfcheck flushed: its DRAM bytes are a cold run's */
+  /* A graph launch whose turn fell on a group that needs more than one pass
+   * alone (a SOL row of `sol` or `full`): a graph launch is never replayed,
+   * so nothing was measured; `group` and `passes` say which and how many. */
+  PC_SNAP_PROF_SKIPPED = 8u
 };
 typedef struct pc_snap_profiled {
   uint32_t correlation_id;
@@ -127,9 +133,23 @@ typedef struct pc_snap_sig {
   char *attr_note;              /* NULL or "" when there is nothing to say */
   int rec_valid;                /* the activity record's facts below are known */
   unsigned rec_registers, rec_static_smem, rec_local;
-  uint32_t graph_id;            /* a graph kernel: CUPTI's graph id and node id of its first record; 0 none */
+  uint32_t graph_id;            /* a graph kernel: CUPTI's graph id and node id of its first record; 0 none
+                                   (a graph signature: its kernels' graph id, node 0) */
   uint64_t graph_node;
+  /* A graph signature (issue 21 item 4): not a kernel but a CUDA graph exec
+   * launched on `context` (grid and block 0, no name).  Its launches are
+   * listed in pc_snapshot.graph_launches, its kernels are the launch rows
+   * that carry their correlation ids, and its profiled launches hold
+   * counters of the whole graph launch (a user range around it). */
+  int is_graph;
+  uint64_t graph_exec;          /* CUPTI's graph exec id (else the handle): its identity in the process */
 } pc_snap_sig;
+
+/* One cuGraphLaunch of the region: its kernels' rows carry its correlation id. */
+typedef struct pc_snap_graph_launch {
+  uint32_t correlation_id;
+  uint32_t sig;                 /* index into sigs: a graph signature */
+} pc_snap_graph_launch;
 
 typedef struct pc_snapshot {
   /* The region. */
@@ -160,7 +180,7 @@ typedef struct pc_snapshot {
   size_t nnotes;
   char **notes;                 /* warnings from lib/gpu, in order */
 
-  size_t ncontexts, ndevices, nsigs, nlaunches, nprofiled, nmemcpys, nmemsets;
+  size_t ncontexts, ndevices, nsigs, nlaunches, nprofiled, nmemcpys, nmemsets, ngraph_launches;
   pc_snap_context *contexts;
   pc_snap_device *devices;
   pc_snap_sig *sigs;
@@ -168,6 +188,7 @@ typedef struct pc_snapshot {
   pc_snap_profiled *profiled;
   pc_span *memcpys;             /* start, end, group = copy kind */
   pc_span *memsets;             /* start, end */
+  pc_snap_graph_launch *graph_launches; /* the region's own graph launches (since issue 21 item 4) */
 
   /* Informational: where the numbers came from (not read by the builder). */
   char tool_version[32];
@@ -188,6 +209,7 @@ pc_snap_context *pc_snapshot_add_context(pc_snapshot *s);
 pc_snap_device *pc_snapshot_add_device(pc_snapshot *s);
 pc_snap_profiled *pc_snapshot_add_profiled(pc_snapshot *s);
 pc_snap_launch *pc_snapshot_add_launch(pc_snapshot *s);
+pc_snap_graph_launch *pc_snapshot_add_graph_launch(pc_snapshot *s);
 int pc_snapshot_add_transfer(pc_snapshot *s, int memset, uint64_t start, uint64_t end, uint32_t kind);
 int pc_snapshot_add_note(pc_snapshot *s, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -227,6 +249,8 @@ typedef struct pc_build_state {
   int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
   int dram_replay_warned;
   int rotation_warned;          /* the note on rotations left short is in the report */
+  int graph_rotation_warned;    /* the same for graph entries (never finished by replay) */
+  int graph_mixed_warned;       /* the note on graph entries that are not judged is in the report */
   size_t rejected_warned;       /* rejected metrics said so far */
 } pc_build_state;
 

@@ -15,11 +15,14 @@
  *     "contexts": [{"device", "pci_bus_id"}],
  *     "signatures": [{"mangled", "context", "grid", "block", "cluster", "dynamic_smem", "not_profiled",
  *                     "attributes_from": "driver"|"record"|"none", "attributes_new", "attributes": {...},
- *                     "attributes_note", "record": {"registers", "static_smem", "local_per_thread"} | null}],
+ *                     "attributes_note", "record": {"registers", "static_smem", "local_per_thread"} | null,
+ *                     "graph": {"id", "node"} (optional), "graph_exec": "E" (optional: a graph signature)}],
  *     "launches": {"columns": [...], "rows": [[start, end, signature, correlation, stream, "flags"], ...]},
  *     "profiled": [{"correlation", "signature", "inherited", "result", "enter", "exit", "passes",
  *                   "group" (rotation group, null: kernel replay), "groups", "cold" (optional, since issue 21),
+ *                   "skipped" (optional: a graph launch whose group needs more than one pass),
  *                   "metrics": {ncu name: value}, "extra": [...]}],
+ *     "graph_launches": [[correlation, signature], ...] (optional, since issue 21 item 4),
  *     "memcpys": [[start, end, kind], ...], "memsets": [[start, end], ...] }
  *
  * Times are signed nanoseconds from origin_ns, null when unknown: CUPTI's
@@ -231,6 +234,7 @@ static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
   else
     fputs("null", f);
   if (g->graph_id) fprintf(f, ", \"graph\": {\"id\": %u, \"node\": %llu}", (unsigned)g->graph_id, (unsigned long long)g->graph_node);
+  if (g->is_graph) fprintf(f, ", \"graph_exec\": \"%" PRIu64 "\"", g->graph_exec);
   fputc('}', f);
 }
 
@@ -252,8 +256,8 @@ static void pc_sw_profiled(const pc_sw *w, const pc_snapshot *s, const pc_snap_p
     fputs("null", f);
   else
     fprintf(f, "%d", p->group);
-  fprintf(f, ", \"groups\": %d, \"cold\": %s,\n     \"metrics\": {", p->groups,
-          (p->flags & PC_SNAP_PROF_COLD) ? "true" : "false");
+  fprintf(f, ", \"groups\": %d, \"cold\": %s,%s\n     \"metrics\": {", p->groups,
+          (p->flags & PC_SNAP_PROF_COLD) ? "true" : "false", (p->flags & PC_SNAP_PROF_SKIPPED) ? " \"skipped\": true," : "");
   int first = 1;
   for (int m = 0; m < PC_M_COUNT; m++)
     if (pc_has(p->values[m])) {
@@ -341,6 +345,10 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *e
     fputs(i ? ",\n" : "\n", f);
     pc_sw_profiled(&w, s, &s->profiled[i]);
   }
+  fputs("],\n  \"graph_launches\": [", f);
+  for (size_t i = 0; i < s->ngraph_launches; i++)
+    fprintf(f, "%s[%u, %u]", i ? ", " : "", (unsigned)s->graph_launches[i].correlation_id,
+            (unsigned)s->graph_launches[i].sig);
   fputs("],\n  \"memcpys\": [", f);
   for (size_t i = 0; i < s->nmemcpys; i++) {
     fputs(i ? ", [" : "[", f);
@@ -651,6 +659,38 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     PC_SR_TRY(pc_sr_int(r, v, "node", 0, 9007199254740992.0, PC_NULL, &d));
     g->graph_node = (uint64_t)d;
   }
+  if (pc_json_get(o, "graph_exec")) { /* since issue 21 item 4: a graph signature */
+    PC_SR_TRY(pc_sr_member(r, o, "graph_exec", PC_JSON_STRING, 0, &v));
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long e = strtoull(v->string, &end, 10);
+    if (errno || !end || *end || !v->string[0] || v->string[0] == '-')
+      return pc_sr_fail(r, v, "\"graph_exec\": a decimal graph exec id expected");
+    g->is_graph = 1;
+    g->graph_exec = (uint64_t)e;
+  }
+  return PERFCHECK_OK;
+}
+
+static perfcheck_status pc_sr_graph_launches(pc_sr *r, const pc_json *root) {
+  pc_snapshot *s = r->s;
+  if (!pc_json_get(root, "graph_launches")) return PERFCHECK_OK; /* written since issue 21 item 4 */
+  const pc_json *a;
+  PC_SR_TRY(pc_sr_member(r, root, "graph_launches", PC_JSON_ARRAY, 0, &a));
+  for (size_t i = 0; i < a->n; i++) {
+    const pc_json *row = &a->items[i];
+    if (row->type != PC_JSON_ARRAY || row->n != 2 || row->items[0].type != PC_JSON_NUMBER ||
+        row->items[1].type != PC_JSON_NUMBER || !pc_sr_is_int(row->items[0].number, 0, 4294967295.0) ||
+        !pc_sr_is_int(row->items[1].number, 0, 4294967295.0))
+      return pc_sr_fail(r, row, "a graph launch is [correlation, signature]");
+    const uint32_t sig = (uint32_t)row->items[1].number;
+    if (sig >= s->nsigs || !s->sigs[sig].is_graph)
+      return pc_sr_fail(r, &row->items[1], "a graph launch names no listed graph signature");
+    pc_snap_graph_launch *g = pc_snapshot_add_graph_launch(s);
+    if (!g) return pc_sr_oom(r);
+    g->correlation_id = (uint32_t)row->items[0].number;
+    g->sig = sig;
+  }
   return PERFCHECK_OK;
 }
 
@@ -719,6 +759,10 @@ static perfcheck_status pc_sr_profiled(pc_sr *r, const pc_json *o) {
     if (b) p->flags |= PC_SNAP_PROF_COLD;
     if (p->group >= 0 && p->group >= p->groups)
       return pc_sr_fail(r, pc_json_get(o, "group"), "\"group\" must be below \"groups\"");
+  }
+  if (pc_json_get(o, "skipped")) { /* since issue 21 item 4 */
+    PC_SR_TRY(pc_sr_bool(r, o, "skipped", &b));
+    if (b) p->flags |= PC_SNAP_PROF_SKIPPED;
   }
   const pc_json *m, *x;
   PC_SR_TRY(pc_sr_member(r, o, "metrics", PC_JSON_OBJECT, 0, &m));
@@ -830,6 +874,7 @@ static perfcheck_status pc_sr_document(pc_sr *r, const pc_json *root) {
   PC_SR_TRY(pc_sr_launches(r, root));
   PC_SR_TRY(pc_sr_member(r, root, "profiled", PC_JSON_ARRAY, 0, &v));
   for (size_t i = 0; i < v->n; i++) PC_SR_TRY(pc_sr_profiled(r, &v->items[i]));
+  PC_SR_TRY(pc_sr_graph_launches(r, root));
   PC_SR_TRY(pc_sr_transfers(r, root, "memcpys", 0));
   return pc_sr_transfers(r, root, "memsets", 1);
 }

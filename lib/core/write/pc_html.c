@@ -208,7 +208,12 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
   p->share = k->time_share;
   p->cause = k->diag.verdict.cause;
   const pc_derived *d = &k->derived;
-  if (pc_is_null(d->flops))
+  if (k->is_graph) { /* its time is its kernels': no share, and no point beside theirs */
+    p->ai = p->gflops = PC_NULL;
+    snprintf(p->why, sizeof p->why, "a CUDA graph's entry: its counters are every launch's sum over its %u kernels "
+             "(CUPTI cannot split a graph launch by node), so it is no point of its own",
+             (unsigned)k->graph_kernels);
+  } else if (pc_is_null(d->flops))
     snprintf(p->why, sizeof p->why, "FLOPs not measured (smsp__sass_thread_inst_executed_op_f*_pred_on.sum)");
   else if (pc_is_null(d->dram_bytes))
     snprintf(p->why, sizeof p->why, "DRAM bytes not measured (dram__bytes_read.sum, dram__bytes_write.sum)");

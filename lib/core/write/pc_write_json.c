@@ -347,18 +347,47 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
     pc_jw_open(w, "rotation", '{');
     pc_jw_int(w, "groups", k->groups);
     pc_jw_int(w, "collected", k->groups_collected);
+    pc_jw_open(w, "missing", '['); /* 1-based group numbers (the first 64 groups) */
+    for (int g = 0; g < k->groups && g < 64; g++)
+      if (!((k->groups_seen >> g) & 1u)) {
+        pc_jw_member(w, NULL);
+        fprintf(w->f, "%d", g + 1);
+      }
+    pc_jw_close(w, ']');
+    pc_jw_str(w, "missing_reason", k->rotation_note);
     pc_jw_close(w, '}');
   } else {
     pc_jw_str_or_null(w, "rotation", NULL);
   }
   pc_jw_num(w, "counter_spread", k->counter_spread);
-  if (k->graph_id) {
+  if (k->graph_id && !k->is_graph) {
     pc_jw_open(w, "graph", '{');
     pc_jw_int(w, "id", k->graph_id);
     pc_jw_int(w, "node", (long long)k->graph_node);
+    pc_jw_str(w, "entry", k->graph_entry);
     pc_jw_close(w, '}');
   } else {
     pc_jw_str_or_null(w, "graph", NULL);
+  }
+  if (k->is_graph) {
+    pc_jw_open(w, "graph_launch", '{');
+    pc_jw_member(w, "graph_id");
+    if (k->graph_id)
+      fprintf(w->f, "%u", (unsigned)k->graph_id);
+    else
+      fputs("null", w->f);
+    pc_jw_u64(w, "exec_id", k->graph_exec);
+    pc_jw_int(w, "kernels", k->graph_kernels);
+    pc_jw_int(w, "signatures", k->graph_signatures);
+    pc_jw_open(w, "kernel_names", '[');
+    for (size_t i = 0; i < k->ngraph_names; i++) {
+      pc_jw_member(w, NULL);
+      pc_json_write_string(w->f, k->graph_names[i]);
+    }
+    pc_jw_close(w, ']');
+    pc_jw_close(w, '}');
+  } else {
+    pc_jw_str_or_null(w, "graph_launch", NULL);
   }
   pc_jw_member(w, "dram_cold");
   fputs(k->dram_cold ? "true" : "false", w->f);

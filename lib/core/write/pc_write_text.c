@@ -340,6 +340,36 @@ static void pc_put_regions(FILE *f, const pc_report *r) {
   }
 }
 
+/* The CUDA graphs (issue 21 item 4): each graph entry, what its counters
+ * cover and which groups are missing; its kernels' entries point to it. */
+static void pc_put_graphs(FILE *f, const pc_report *r, const pc_label *labels) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->nkernels; i++) n += r->kernels[i].is_graph != 0;
+  if (!n) return;
+  fputs("\nCUDA graphs: counters per graph launch, summed over its kernels (one range around each launch; CUPTI "
+        "cannot split it by node); its kernels' rows above keep their own times\n",
+        f);
+  char line[2048];
+  for (size_t i = 0; i < r->nkernels; i++) {
+    const pc_kernel *k = &r->kernels[i];
+    if (!k->is_graph) continue;
+    fprintf(f, "  %s: %llu launch%s, %u kernel%s a launch (%u distinct)", labels[i].text,
+            (unsigned long long)k->launches, k->launches == 1 ? "" : "es", (unsigned)k->graph_kernels,
+            k->graph_kernels == 1 ? "" : "s", (unsigned)k->graph_signatures);
+    if (k->groups > 0)
+      fprintf(f, "; counters: %d of %d groups, %llu profiled launch%s", k->groups_collected, k->groups,
+              (unsigned long long)k->profiled_launches, k->profiled_launches == 1 ? "" : "es");
+    fputc('\n', f);
+    if (k->rotation_note) {
+      pc_fmt_printable(line, sizeof line, k->rotation_note, 500);
+      fprintf(f, "    missing: %s\n", line);
+    } else if (k->not_measured_reason) {
+      pc_fmt_printable(line, sizeof line, k->not_measured_reason, 500);
+      fprintf(f, "    no counters: %s\n", line);
+    }
+  }
+}
+
 perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err) {
   pc_err_clear(err);
   if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_text: NULL argument");
@@ -447,6 +477,7 @@ perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err) {
       fputc('\n', f);
     }
 
+    pc_put_graphs(f, r, labels);
     pc_put_regions(f, r);
     fputs("\nVerdicts\n", f);
     for (size_t i = 0; i < r->nkernels; i++) {
