@@ -22,10 +22,11 @@
 //      launches, replay "rotate", every group collected (none missing),
 //      one profiled launch per group;
 //   3. its counters, exact sums over the three kernels of one launch:
-//      FFMA 4,194,304, load sectors 532,480, store sectors 139,520; DRAM
+//      FFMA null (a user range counts no SASS-patched metric: 0 on the
+//      H200), load sectors 532,480, store sectors 139,520; DRAM
 //      bytes read from the cold group within 10% of 16.25 MiB (dram_cold);
-//      every metric the ordinary kernel-replayed kernel got is non-null
-//      there too (every group came back);
+//      every hardware metric the ordinary kernel-replayed kernel got is
+//      non-null there too (every group came back);
 //   4. the three kernels' entries: 16 launches each, their graph's id, three
 //      different nodes, "entry" naming the graph entry, no counters of their
 //      own and a reason that points to it;
@@ -259,12 +260,14 @@ int main(int argc, char** argv) {
     const double want_ffma = (double)kThreads * kIters, want_ld = kThreads * 4.0 / 32 + kBig / 32.0,
                  want_st = kThreads * 4.0 / 32 + kBlocks + kFill * 4.0 / 32, want_dram = kBig + kThreads * 4.0;
     const bool cold = gobj.find("\"dram_cold\": true") != std::string::npos;
-    const bool ok3 = ffma == want_ffma && ld == want_ld && stv == want_st && std::fabs(dram - want_dram) <= 0.1 * want_dram &&
-                     cold;
-    GT_EXPECT(ok3, "graph counters: ffma %.0f (want %.0f), ld sectors %.0f (want %.0f), st sectors %.0f (want %.0f), "
+    // A user range returns no SASS-patched counts (they came back 0 on the
+    // H200, 2026-12-02): the FFMA count must be null, never 0.
+    const bool ok3 = std::isnan(ffma) && ld == want_ld && stv == want_st &&
+                     std::fabs(dram - want_dram) <= 0.1 * want_dram && cold;
+    GT_EXPECT(ok3, "graph counters: ffma %.0f (want null; %.0f ran), ld sectors %.0f (want %.0f), st sectors %.0f (want %.0f), "
               "dram read %.0f (want %.0f +-10%%), dram_cold %d", ffma, want_ffma, ld, want_ld, stv, want_st, dram,
               want_dram, cold);
-    std::printf("%s graph sums: ffma %.0f / %.0f, ld sectors %.0f / %.0f, st sectors %.0f / %.0f, dram read %.0f B / "
+    std::printf("%s graph sums: ffma %.0f (null wanted; %.0f ran), ld sectors %.0f / %.0f, st sectors %.0f / %.0f, dram read %.0f B / "
                 "%.0f B (%+.1f%%), dram_cold %s\n",
                 ok3 ? "PASS" : "FAIL", ffma, want_ffma, ld, want_ld, stv, want_st, dram, want_dram,
                 100.0 * (dram - want_dram) / want_dram, cold ? "true" : "false");
@@ -276,7 +279,7 @@ int main(int argc, char** argv) {
     int compared = 0;
     const std::vector<std::pair<std::string, double>> am = metrics_of(aobj), gm = metrics_of(gobj);
     for (const auto& m : am) {
-      if (std::isnan(m.second)) continue;
+      if (std::isnan(m.second) || m.first.find("__sass_") != std::string::npos) continue;  // SASS: null under a user range
       ++compared;
       for (const auto& g : gm)
         if (g.first == m.first && std::isnan(g.second)) null_in_graph += (null_in_graph.empty() ? "" : ", ") + m.first;
