@@ -35,6 +35,7 @@
 #include "pc_call.h"
 #include "pc_collector.h"
 #include "pc_cupti.h"
+#include "pc_rangeprof.h" /* PC_RP_FLUSH_KERNEL */
 
 #define PC_ACT_BUF_SIZE ((size_t)4 << 20)
 #define PC_ACT_DECODE_AT 2 /* queued buffers that make the request callback decode */
@@ -67,6 +68,7 @@ static void pc_decode_buffer(pc_collector *c, uint8_t *buf, size_t valid) {
          * kernel, no device memory for them): the launch still counts, its
          * time does not. */
         const int timed = k->start != 0 && k->end != 0 && k->end >= k->start;
+        if (k->name && strcmp(k->name, PC_RP_FLUSH_KERNEL) == 0) break; /* perfcheck's own (pc_rangeprof.h) */
         pc_kernel_record kr;
         kr.correlation_id = k->correlationId;
         kr.name = k->name;

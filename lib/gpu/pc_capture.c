@@ -97,10 +97,10 @@ static _Atomic(int (*)(void)) pc_gate_fn;     /* PERFCHECK_NVTX's counter gate (
 #define PC_CD_MAGIC_MASK 0xffffffff00000000ull
 enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u };
 
-int pc_capture_cupti_unusable(char *holder, size_t len) {
-  const int dead = pc_cupti_blocked();
-  if (dead && holder && len) snprintf(holder, len, "%s", pc_cupti_holder());
-  return dead;
+perfcheck_status pc_capture_cupti_usable(pc_err *err) {
+  if (!pc_cupti_blocked()) return PERFCHECK_OK;
+  return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
+                    "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", pc_cupti_holder());
 }
 
 void pc_capture_internal(int on) { pc_tl_internal = on; }
@@ -715,10 +715,8 @@ void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, C
 
 perfcheck_status pc_capture_start(pc_err *err) {
   pc_err_clear(err);
-  char holder[128];
-  if (pc_capture_cupti_unusable(holder, sizeof holder))
-    return pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
-                      "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
+  perfcheck_status st = pc_capture_cupti_usable(err);
+  if (st != PERFCHECK_OK) return st;
   if (atomic_load(&pc_gpu_g.subscribed)) return PERFCHECK_OK; /* idempotent */
   if (pc_cupti_load(err) != PERFCHECK_OK) return PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
   (void)pc_demangler(); /* looked up once, outside callbacks */

@@ -15,12 +15,13 @@
 #include "base/pc_core.h"
 #include "pc_collector.h"
 
-/* Nonzero once CUPTI answered 39 (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) in
- * this process: another tool (ncu, nsys, compute-sanitizer, a framework
- * profiler) holds CUPTI, and any further CUPTI call may crash the host
- * program (docs/cupti.md §11: cuptiDeviceGetChipName segfaults).  `holder`
- * (may be NULL) gets the holder's name as CUPTI gave it. */
-int pc_capture_cupti_unusable(char *holder, size_t len);
+/* PERFCHECK_ERROR_CUPTI_IN_USE, with the holder CUPTI named in *err, once
+ * CUPTI answered 39 (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) in this process:
+ * another tool (ncu, nsys, compute-sanitizer, a framework profiler) holds
+ * CUPTI, and any further CUPTI call may crash the host program
+ * (docs/cupti.md §11: cuptiDeviceGetChipName segfaults).  PERFCHECK_OK
+ * otherwise. */
+perfcheck_status pc_capture_cupti_usable(pc_err *err);
 
 /* Subscribes ("libperfcheck", userdata &pc_gpu_g) and enables the launch,
  * resource and state callbacks.  Call only after pc_cuda_load() succeeded,

@@ -87,12 +87,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   }
   /* The driver first: CUPTI returns 999 or crashes without one. */
   if ((st = pc_cuda_load(err)) != PERFCHECK_OK) goto fail;
-  char holder[128];
-  if (pc_capture_cupti_unusable(holder, sizeof holder)) {
-    st = pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
-                    "CUPTI is in use by %s; perfcheck makes no further CUPTI call in this process", holder);
-    goto fail;
-  }
+  if ((st = pc_capture_cupti_usable(err)) != PERFCHECK_OK) goto fail;
   if (!(c = pc_collector_new())) {
     st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_create: out of memory");
     goto fail;
@@ -176,11 +171,11 @@ void pc_gpu_poll(pc_gpu_events *ev) {
     pc_col_unlock(c);
   }
   if (atomic_exchange(&c->refusal, 0) && c->rp) {
-    const char *m = NULL;
-    perfcheck_status st = pc_rp_status(c->rp, &m);
+    pc_err re;
+    perfcheck_status st = pc_rp_status(c->rp, &re);
     ev->refused = 1;
     snprintf(ev->refused_msg, sizeof ev->refused_msg, "counters refused (%s): %s", perfcheck_strerror(st),
-             m && *m ? m : "no detail");
+             re.msg[0] ? re.msg : "no detail");
     pc_col_lock(c);
     snprintf(c->note, sizeof c->note, "%s", ev->refused_msg);
     pc_col_unlock(c);

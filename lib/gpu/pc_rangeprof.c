@@ -650,7 +650,7 @@ static const char pc_flush_ptx[] =
     ".version 7.0\n"
     ".target sm_52\n"
     ".address_size 64\n"
-    ".visible .entry pc_flush(\n"
+    ".visible .entry " PC_RP_FLUSH_KERNEL "(\n"
     "\t.param .u64 pc_flush_src,\n"
     "\t.param .u64 pc_flush_n16,\n"
     "\t.param .u64 pc_flush_out\n"
@@ -710,7 +710,7 @@ static int pc_rp_flush_ready(pc_rp_ctx *c) {
     return -1;
   const size_t bytes = 2 * (size_t)l2;
   if (PC_CU(NULL, cuModuleLoadData, &c->flush_mod, pc_flush_ptx) != CUDA_SUCCESS) return -1;
-  if (PC_CU(NULL, cuModuleGetFunction, &c->flush_fn, c->flush_mod, "pc_flush") != CUDA_SUCCESS ||
+  if (PC_CU(NULL, cuModuleGetFunction, &c->flush_fn, c->flush_mod, PC_RP_FLUSH_KERNEL) != CUDA_SUCCESS ||
       PC_CU(NULL, cuMemAlloc, &c->flush_buf, bytes) != CUDA_SUCCESS) {
     (void)PC_CU(NULL, cuModuleUnload, c->flush_mod);
     c->flush_mod = NULL;
@@ -1084,17 +1084,14 @@ void pc_rp_on_context_destroy(pc_rp *rp, void *ctx) {
   if (c) pc_rp_ctx_free(c, 0);
 }
 
-perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg) {
-  if (!rp) {
-    if (msg) *msg = "no counter layer";
-    return PERFCHECK_ERROR_INVALID_ARGUMENT;
-  }
+perfcheck_status pc_rp_status(const pc_rp *rp, pc_err *err) {
+  pc_err_clear(err);
+  if (!rp) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no counter layer");
   pc_rp *m = (pc_rp *)rp; /* the lock is the only mutable part */
   pthread_mutex_lock(m->lock);
   perfcheck_status st = m->status;
   pthread_mutex_unlock(m->lock);
-  if (msg) *msg = st == PERFCHECK_OK ? "" : rp->msg; /* msg never changes once set */
-  return st;
+  return st == PERFCHECK_OK ? PERFCHECK_OK : pc_err_set(err, st, "%s", rp->msg); /* msg never changes once set */
 }
 
 int pc_rp_passes(const pc_rp *rp) {

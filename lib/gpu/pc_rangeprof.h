@@ -152,9 +152,15 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
                          uint64_t *dropped);
 
 /* PERFCHECK_OK while counters work; after a refusal at enable time
- * (privileges, busy, unsupported) the status and a one-line message with the
- * fix.  The capture layer stops asking for profiles then. */
-perfcheck_status pc_rp_status(const pc_rp *rp, const char **msg);
+ * (privileges, busy, unsupported) the status, with a one-line message with
+ * the fix in *err.  The capture layer stops asking for profiles then. */
+perfcheck_status pc_rp_status(const pc_rp *rp, pc_err *err);
+
+/* The name of perfcheck's own L2 flush kernel (rotation's cold group).  Its
+ * activity records are dropped: launched inside a graph launch's callback,
+ * CUPTI gave it the graph launch's correlation id and the graph entry
+ * counted it as a fifth kernel (H200, 2026-12-02). */
+#define PC_RP_FLUSH_KERNEL "__perfcheck_l2_flush"
 
 /* Graph launches must never run under auto range + kernel replay (it left a
  * graph's second kernel unwritten on the H200, docs/cupti.md §11): a graph

@@ -581,7 +581,8 @@ PY
       ;;
     graphs)
       # Issue 21 item 4, counters for kernels in CUDA graphs (stage build
-      # first).  NOT YET RUN ON A GPU.  About 2-3 minutes; logs under
+      # first).  First run on the H200 2026-12-02 (about 35 s with
+      # GRAPHS_SKIP_PLAIN=1, docs/measurements/2026-12-02-h200-b).  Logs under
       # r/graphs/.  Decisive lines: PASS/FAIL.
       #  1. gpu_test_graph_counters run directly, in the default mode and
       #     with PERFCHECK_REPLAY=rotate (~10 s each): a hand-captured graph
