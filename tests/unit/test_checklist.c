@@ -1331,7 +1331,9 @@ static void test_occupancy_not_behind_barriers(void **state) {
   k.attr.static_smem = 31744;
   k.attr.theoretical_occupancy_pct = 37.5, k.attr.blocks_per_sm = 2, k.attr.warps_per_sm = 24;
   k.attr.binding = PC_LIMIT_REGISTERS;
-  /* Every metric the in-process report measured (the default set, 4 passes). */
+  /* Every metric the in-process report measured (the default set, 4 passes):
+   * tests/data/advice/h200-2026-12-02-cub_sort/inproc.json.gz, region
+   * advice:cub_sort:orig, its DeviceRadixSortOnesweepKernel entry. */
   static const struct {
     const char *name;
     double value;
