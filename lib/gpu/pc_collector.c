@@ -237,6 +237,15 @@ int pc_collector_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec
      * until the region ends, and find each kernel's signature by name; the
      * entry names the graph signature, whose context is the kernels'. */
     if (!rec->name || e.a >= c->tab.nsigs) return 0;
+    /* Every kernel node of a graph carries the graph's id in its record.
+     * One with none under a graph launch's correlation id is a tool's kernel
+     * launched inside that launch's callback: CUPTI's "WaitNs" under a user
+     * range (H200, 2026-12-02: 5 records for 6 profiled launches, counted as
+     * a fourth kernel of a three-kernel graph).  It is not the program's. */
+    if (rec->graph_id == 0) {
+      c->tool_kernels++;
+      return 0;
+    }
     pc_sig *gs = &c->tab.sigs[e.a];
     if (!gs->graph_id && rec->graph_id) gs->graph_id = rec->graph_id;
     const uint32_t ctx = gs->ctx;

@@ -138,6 +138,7 @@ typedef struct pc_collector {
   char graph_note[600];         /* why graph launches get no counters ("" none) */
   int graph_note_given;         /* it went into a snapshot's notes */
   uint64_t rp_dropped;          /* ranges the counter layer lost */
+  uint64_t tool_kernels;        /* kernel records a tool launched inside a graph launch's callback, dropped */
 
   /* The activity store. */
   pc_kspan *kernels;

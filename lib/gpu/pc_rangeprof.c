@@ -57,9 +57,11 @@
 #define _GNU_SOURCE /* secure_getenv */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti_activity.h>
@@ -124,6 +126,7 @@ typedef struct pc_rp_ctx {
   int skip, skip_passes;
   char skip_note[300];
   uint32_t corr;
+  uint64_t t_started;               /* when ENTER returned with a started session (PC_PH_LAUNCH) */
   /* The L2 flush of the cold group (a read of twice the L2 size, our own
    * kernel): flush_state 0 untried, 1 ready, -1 unavailable. */
   int flush_state;
@@ -134,6 +137,32 @@ typedef struct pc_rp_ctx {
 } pc_rp_ctx;
 
 enum { PC_RP_KERNEL = 0, PC_RP_USER = 1 };
+
+/* Where a profiled launch's host time goes (issue 21: "find where the time
+ * goes"): wall time of each phase of ENTER and EXIT and of the launch call
+ * between them (the replays of kernel replay happen inside it), summed over
+ * the process and printed once at the end with PERFCHECK_PROGRESS (a
+ * clock_gettime pair a phase: tens of nanoseconds against milliseconds). */
+enum {
+  PC_PH_CHIP,      /* the chip's config images, rotation groups (first launch of a chip) */
+  PC_PH_ENABLE,    /* cuptiRangeProfilerEnable: first object, or a fresh one at a config or mode change */
+  PC_PH_SYNC,      /* waiting for the context before a user range */
+  PC_PH_FLUSH,     /* the cold group's L2 flush */
+  PC_PH_START,     /* layout, SetConfig, Start, PushRange */
+  PC_PH_LAUNCH,    /* the launch call itself (kernel replay's passes) */
+  PC_PH_END,       /* EXIT: wait, PopRange, Stop, DecodeData */
+  PC_PH_EVAL,      /* GetCounterDataInfo, EvaluateToGpuValues */
+  PC_PH_IMAGE,     /* re-initializing the counter data image */
+  PC_PH_COUNT
+};
+static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "enable", "sync", "flush", "start",
+                                                     "launch+replay", "stop+decode", "evaluate", "image init"};
+
+static uint64_t pc_rp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct pc_rp {
   pthread_mutex_t *lock;            /* borrowed: the collector's one lock */
@@ -167,7 +196,19 @@ struct pc_rp {
   pc_rp_group *groups;
   size_t ngroups;
   char rot_chip[64];
+  /* Phase times (see PC_PH_*): atomics, as launches on several threads can
+   * be in ENTER or EXIT at once. */
+  atomic_ullong ph_ns[PC_PH_COUNT];
+  atomic_ullong ph_n[PC_PH_COUNT];
 };
+
+/* Adds the time since *t0 to phase ph and restarts *t0. */
+static void pc_rp_phase(pc_rp *rp, int ph, uint64_t *t0) {
+  const uint64_t t = pc_rp_now();
+  atomic_fetch_add_explicit(&rp->ph_ns[ph], t - *t0, memory_order_relaxed);
+  atomic_fetch_add_explicit(&rp->ph_n[ph], 1, memory_order_relaxed);
+  *t0 = t;
+}
 
 /* Stops counter collection for the rest of the process (first failure wins). */
 static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...)
@@ -780,12 +821,21 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
   pthread_mutex_unlock(rp->lock);
   if (st != PERFCHECK_OK) return 1;
-  if (!c && !(c = pc_rp_ctx_new(rp, ctx))) return 1;
-  if (!c->obj && pc_rp_ctx_enable(rp, c) != 0) return 1;
+  uint64_t t0 = pc_rp_now();
+  if (!c) {
+    if (!(c = pc_rp_ctx_new(rp, ctx))) return 1;
+    pc_rp_phase(rp, PC_PH_CHIP, &t0);
+  }
+  if (!c->obj) {
+    if (pc_rp_ctx_enable(rp, c) != 0) return 1;
+    pc_rp_phase(rp, PC_PH_ENABLE, &t0);
+  }
 
   /* Which layout: the whole set (kernel replay), or this turn's group. */
   int L = -1;
+  const int rot_new = c->chip->rot_state == 0;
   if (turn >= 0 && rp->ngroups && pc_rp_chip_rotation(rp, c->chip) == 0) L = (int)((size_t)turn % rp->ngroups);
+  if (rot_new && c->chip->rot_state != 0) pc_rp_phase(rp, PC_PH_CHIP, &t0);
   c->group = L;
   c->cold = 0;
   c->graph = graph;
@@ -821,6 +871,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     c->obj = NULL;
     pc_rp_disable_obj(old, 0);
     if (pc_rp_ctx_enable(rp, c) != 0) return 1;
+    pc_rp_phase(rp, PC_PH_ENABLE, &t0);
   }
   if (c->mode == PC_RP_USER) {
     /* A user range counts every kernel of the context while it is open:
@@ -828,10 +879,14 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
      * later one starts).  Synchronizing is allowed inside callbacks. */
     pc_err se;
     (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+    pc_rp_phase(rp, PC_PH_SYNC, &t0);
   }
   /* The cold group of a one-pass rotation starts from a flushed L2 (the
    * flush waits for the context, so earlier kernels are done too). */
-  if (one_pass_group && rp->groups[L].cold && !rp->no_flush) c->cold = pc_rp_flush(c) == 0;
+  if (one_pass_group && rp->groups[L].cold && !rp->no_flush) {
+    c->cold = pc_rp_flush(c) == 0;
+    pc_rp_phase(rp, PC_PH_FLUSH, &t0);
+  }
   if (pc_rp_layout(rp, c, L) != 0) return 1;
   const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
   const size_t config_size = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;
@@ -858,6 +913,17 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     r = PC_CUPTI(&e, cuptiRangeProfilerStart, &sp);
   }
   if (r == CUPTI_SUCCESS && c->mode == PC_RP_USER) {
+    /* A user range counts whatever runs in the context while it is open.
+     * Under user replay CUPTI 13.0 launches a kernel of its own, "WaitNs"
+     * (one warp, about 80 us), on the profiled launches after the first of
+     * a graph exec (a config change: a fresh object): seen in the activity
+     * records on the H200, 2026-12-02, carrying the graph launch's
+     * correlation id.  Waiting here, before the range opens, keeps it (and
+     * anything Enable, SetConfig or Start queued) out of the range. */
+    pc_err se;
+    pc_rp_phase(rp, PC_PH_START, &t0);
+    (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+    pc_rp_phase(rp, PC_PH_SYNC, &t0);
     CUpti_RangeProfiler_PushRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PushRange_Params);
     pp.pRangeProfilerObject = c->obj;
     pp.pRangeName = "perfcheck";
@@ -876,6 +942,8 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   c->obj_mode = c->mode;
   c->obj_layout = L;
   c->corr = correlation_id;
+  pc_rp_phase(rp, PC_PH_START, &t0);
+  c->t_started = t0;
   pthread_mutex_lock(rp->lock);
   uint64_t ordinal = ++rp->nprofiled;
   pthread_mutex_unlock(rp->lock);
@@ -939,6 +1007,8 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   }
   if (!c || !c->active || !c->obj) return 0; /* ENTER did not start a session */
   c->active = 0;
+  uint64_t t0 = c->t_started;
+  pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
   pc_rp_chip *ch = c->chip;
   const int L = c->group;
   const pc_rp_sources *src = pc_rp_layout_src(ch, L);
@@ -983,6 +1053,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
     r = PC_CUPTI(&e, cuptiRangeProfilerDecodeData, &dp);
     dropped = dp.numOfRangeDropped;
   }
+  pc_rp_phase(rp, PC_PH_END, &t0);
   if (r != CUPTI_SUCCESS) {
     res.note = pc_rp_note("counters not collected: %s", e.msg);
     pc_rp_refuse_cupti(rp, r, "", &e);
@@ -1034,9 +1105,11 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
       }
     }
   }
+  pc_rp_phase(rp, PC_PH_EVAL, &t0);
   /* Ready for the next launch; a failure here stops collection. */
   pc_err e2;
   CUptiResult r2 = pc_rp_image_init(c, &e2);
+  pc_rp_phase(rp, PC_PH_IMAGE, &t0);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
   c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
 
@@ -1105,8 +1178,26 @@ int pc_rp_passes(const pc_rp *rp) {
 
 const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL; }
 
+/* One line: the host time of each phase of the profiled launches (with
+ * PERFCHECK_PROGRESS), so a slow counter run says where its time went. */
+static void pc_rp_say_phases(pc_rp *rp) {
+  if (!rp->progress || !rp->say || !rp->nprofiled) return;
+  char line[900];
+  size_t n = (size_t)snprintf(line, sizeof line, "counter layer, host time of %llu profiled launches:",
+                              (unsigned long long)rp->nprofiled);
+  for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++) {
+    const unsigned long long k = atomic_load(&rp->ph_n[i]);
+    if (!k) continue;
+    const double ms = (double)atomic_load(&rp->ph_ns[i]) / 1e6;
+    n += (size_t)snprintf(line + n, sizeof line - n, "%s %s %.1f ms (%llu, %.3f ms each)", i ? "," : "",
+                          pc_ph_names[i], ms, k, ms / (double)k);
+  }
+  rp->say(line);
+}
+
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;
+  pc_rp_say_phases(rp);
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *ctxs = rp->ctx_list;
   pc_rp_chip *chips = rp->chip_list;

@@ -26,7 +26,9 @@
 # 7.5 minutes) evidence (ncu's section and rule files, its --help, a plain
 # --set full export) graphs (issue 21 item 4: counters of CUDA graph
 # launches, gpu_test_graph_counters and a torch.compile reduce-overhead step
-# under perfcheck run; ~3 min after build; r/graphs/).
+# under perfcheck run; ~3 min after build; r/graphs/) phases (issue 21: the
+# counter layer's host time by phase under kernel replay and rotation,
+# mystery and torch_step; ~1 min after build; r/phases/).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -638,6 +640,34 @@ PY
         echo "FAIL no report from perfcheck run" > "$G/torch-check.txt"
       fi
       cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
+      ;;
+    phases)
+      # Issue 21, "find where the time goes": the counter layer's host time
+      # by phase (PERFCHECK_PROGRESS prints one "counter layer, host time
+      # of N profiled launches: ..." line at the end), for mystery --profile
+      # and torch_step.py (PHASES_STEPS steps, default 300) under perfcheck
+      # run, kernel replay and rotation, with each process's wall time.
+      # Stage build first; about 60 s.  Logs under r/phases/.
+      P=$R/phases; mkdir -p "$P"
+      say "phases: the counter layer's host time by phase, mystery and torch_step (${PHASES_STEPS:-300} steps), kernel and rotate"
+      for m in kernel rotate; do
+        for w in mystery torch; do
+          case $w in
+            mystery) cmd=("$BUILD/kernels/mystery" --profile) ;;
+            torch) cmd=(python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}") ;;
+          esac
+          s0=$(date +%s.%N)
+          PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=$m timeout 200 "$BUILD/bin/perfcheck" run --mode counters --format json \
+            --output "$P/$w.$m.json" -- "${cmd[@]}" > "$P/$w.$m.log" 2>&1
+          echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$m.log"
+          { tail -1 "$P/$w.$m.log"; grep -E 'counter layer, host time|^torch_step:' "$P/$w.$m.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
+          gzip -f "$P/$w.$m.json" 2>/dev/null
+        done
+      done
+      s0=$(date +%s.%N)
+      timeout 200 python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}" > "$P/torch.plain.log" 2>&1
+      echo "torch plain rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/torch.plain.log"
+      tail -2 "$P/torch.plain.log" | tee -a "$OUT/summary.txt"
       ;;
     bench21)
       # Issue 21 item 7's figures alone (stage build first): sections C, A,
