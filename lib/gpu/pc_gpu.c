@@ -57,6 +57,7 @@ static void pc_gpu_release(pc_collector *c) {
 /* The GPU side, undone in reverse order. */
 static void pc_gpu_teardown(pc_collector *c) {
   if (c) atomic_store(&c->active, 0);
+  if (c) pc_rp_say_phases(c->rp);
   if (atomic_load(&pc_gpu_g.keep)) { /* process exit under injection: see pc_gpu.h */
     pc_activity_flush(1);
     return;

@@ -1180,8 +1180,8 @@ const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp) { return rp ? &rp->plan : NULL
 
 /* One line: the host time of each phase of the profiled launches (with
  * PERFCHECK_PROGRESS), so a slow counter run says where its time went. */
-static void pc_rp_say_phases(pc_rp *rp) {
-  if (!rp->progress || !rp->say || !rp->nprofiled) return;
+void pc_rp_say_phases(pc_rp *rp) {
+  if (!rp || !rp->progress || !rp->say || !rp->nprofiled) return;
   char line[900];
   size_t n = (size_t)snprintf(line, sizeof line, "counter layer, host time of %llu profiled launches:",
                               (unsigned long long)rp->nprofiled);
@@ -1197,7 +1197,6 @@ static void pc_rp_say_phases(pc_rp *rp) {
 
 void pc_rp_destroy(pc_rp *rp) {
   if (!rp) return;
-  pc_rp_say_phases(rp);
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *ctxs = rp->ctx_list;
   pc_rp_chip *chips = rp->chip_list;

@@ -178,4 +178,10 @@ const pc_rp_plan *pc_rp_get_plan(const pc_rp *rp);
 
 void pc_rp_destroy(pc_rp *rp);
 
+/* With PERFCHECK_PROGRESS (or the progress option): one line through the
+ * session's `say`, the host time of each phase of the profiled launches so
+ * far (issue 21, where a counter run's time goes).  Called at teardown,
+ * before the injection runtime's process-exit path skips the rest. */
+void pc_rp_say_phases(pc_rp *rp);
+
 #endif /* PC_RANGEPROF_H */
