@@ -281,12 +281,12 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                                              : (gate && !gate())             ? PC_NP_NVTX
                                                                              : PC_NP_NONE;
               profile = pc_select_decide(&c->sel, &c->tab, sig, region, pc_regions_key(&c->regions, region), closed);
-              /* With rotation the k-th profiled launch of the signature
-               * collects group k; the rest of a rotation an earlier run
+              /* With rotation the launch collects the group the selection
+               * chose (the current config while the signature lacks it);
+               * the rest of a rotation an earlier run
                * left short comes by kernel replay of the whole set.  A
                * graph exec's launches always rotate (never replayed). */
-              turn = (profile == PC_SEL_ROTATE && (s->is_graph || c->sel.rotate_groups)) ? (long)s->prof_count - 1
-                                                                                         : -1;
+              turn = pc_select_turn(&c->sel, s, profile);
             } else {
               pc_select_enter_region(s, pc_regions_key(&c->regions, region));
               if (!s->prof_count) s->np = PC_NP_TIMING;
@@ -308,7 +308,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         c->launch_seq++;
         c->tab.ctxs[ci].last_launch = c->launch_seq;
       } else if (profile) { /* unrecorded launches are not profiled */
-        c->tab.sigs[rec.a].prof_count--;
+        pc_select_undo(&c->tab.sigs[rec.a]);
         c->sel.profiled--;
         pc_prof_forget_locked(c, corr);
         profile = 0;
@@ -344,7 +344,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           pc_prof_forget_locked(c, corr);
           uint32_t sig = at != SIZE_MAX ? c->launches.e[at].a : PC_NONE;
           if (sig != PC_NONE && sig < c->tab.nsigs) {
-            if (c->tab.sigs[sig].prof_count) c->tab.sigs[sig].prof_count--;
+            pc_select_undo(&c->tab.sigs[sig]);
             if (!c->tab.sigs[sig].prof_count) c->tab.sigs[sig].np = PC_NP_TIMING;
           }
           pc_col_unlock(c);
@@ -413,7 +413,7 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
       if ((e.flags & PC_L_PROFILED) && e.a < c->tab.nsigs) {
         pc_prof_forget_locked(c, e.corr);
         pc_sig *s = &c->tab.sigs[e.a];
-        if (s->prof_count) s->prof_count--;
+        pc_select_undo(s);
         if (!s->prof_count) s->np = PC_NP_FAILED;
       }
     }

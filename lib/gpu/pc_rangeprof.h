@@ -76,10 +76,12 @@ typedef struct pc_rp_config {
   int progress;                 /* a line per profiled launch (or PERFCHECK_PROGRESS=1) */
   void (*say)(const char *line); /* where that line goes; NULL: nowhere */
   /* Rotation (PERFCHECK_REPLAY=rotate): the metric set is split into groups
-   * of one pass each (pc_rp_plan_groups), and the k-th profiled launch of a
-   * signature collects group k with a user range around that launch (no
-   * replay); the group holding the DRAM counters starts from an L2 flushed
-   * by perfcheck's own read of twice the L2 size. */
+   * of one pass each (pc_rp_plan_groups), and each profiled launch of a
+   * signature collects one group it lacks, the current config first
+   * (pc_select_turn), by auto range and kernel replay of that one pass
+   * (PERFCHECK_ROTATE_RANGE=user: a user range); the group holding the DRAM
+   * counters starts from an L2 flushed by perfcheck's own read of twice the
+   * L2 size. */
   int rotate;
 } pc_rp_config;
 

@@ -4,15 +4,16 @@
 // after the first finds it there) and writes one float per block; it is
 // launched 12 times in region "rot", more than the default set has groups.
 // once is launched once.  What must hold:
-//   1. the k-th profiled launch of readAll collected group k: the snapshot
-//      (PERFCHECK_SNAPSHOT_DIR) lists its profiled launches with groups
-//      0, 1, ..., G-1 in launch order, then once's group 0;
+//   1. readAll, launched back to back, moved the config on at each launch:
+//      the snapshot (PERFCHECK_SNAPSHOT_DIR) lists its profiled launches
+//      with groups 0, 1, ..., G-1 in launch order, then once's G-1 (the
+//      current config, which once lacks: no config change for it);
 //   2. readAll's entry: replay "rotate", rotation {groups G, collected G},
 //      G profiled launches, every default metric but those the chip lacks;
 //   3. DRAM bytes from a flushed L2: dram__bytes_read.sum within 10% of the
 //      16 MiB the kernel reads (a warm L2 would give almost 0), dram_cold
 //      true, and the arithmetic intensity not null;
-//   4. once's entry: rotation {G, 1}; a metric of another group null; the
+//   4. once's entry: rotation {G, 1}; the
 //      report warns; a second run of "rot" finishes it by kernel replay
 //      (its entry there: replay "kernel", G passes... the whole set);
 //   5. the results are right (rotation replays nothing, flushes only L2).
@@ -203,10 +204,11 @@ int main() {
   bool ok1 = (int)g.size() == G + 1;
   for (size_t i = 0; i < g.size(); ++i) {
     seq += (i ? "," : "") + std::to_string((int)g[i]);
-    ok1 = ok1 && (int)g[i] == (i < (size_t)G ? (int)i : 0);
+    ok1 = ok1 && (int)g[i] == (i < (size_t)G ? (int)i : G - 1);
   }
-  GT_EXPECT(ok1, "snapshot groups in launch order: %s (want 0..%d then 0)", seq.c_str(), G - 1);
-  std::printf("%s k-th launch collects group k: snapshot groups %s\n", ok1 ? "PASS" : "FAIL", seq.c_str());
+  GT_EXPECT(ok1, "snapshot groups in launch order: %s (want 0..%d then %d)", seq.c_str(), G - 1, G - 1);
+  std::printf("%s back-to-back launches move the config on, a new kernel keeps it: snapshot groups %s\n",
+              ok1 ? "PASS" : "FAIL", seq.c_str());
 
   if (gt_failures) gt_print_report(r);
   std::printf("step: destroying the session\n");

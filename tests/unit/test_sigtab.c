@@ -144,7 +144,7 @@ static void test_selection(void **state) {
   const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
   const uint32_t sa = pc_sigtab_sig(&t, na, ctx, G4, B128, 0, 100), sa8 = pc_sigtab_sig(&t, na, ctx, G8, B128, 0, 100);
   const uint32_t sc = pc_sigtab_sig(&t, nc, ctx, G4, B128, 0, 100);
-  pc_select p = {&re, 1, 2, 1, 0, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
+  pc_select p = {&re, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
   /* The kernel regex sees the short demangled name (pc_names.c demangles
    * without the host's libstdc++), not the symbol. */
   assert_int_equal(pc_select_decide(&p, &t, sc, 7, 7, PC_NP_NONE), 0);
@@ -166,7 +166,7 @@ static void test_selection(void **state) {
   assert_int_equal(p.profiled, 2);
   /* Runs of one region name (key 9: runs 9, 10, 11) share the budget: the
    * second and third runs do not profile the signature again, and say why. */
-  pc_select q = {NULL, 0, 0, 1, 0, 0, 0, 0};
+  pc_select q = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 1);
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[sc].np, PC_NP_NONE); /* this run has its counters */
@@ -182,7 +182,7 @@ static void test_selection(void **state) {
    * launches (its turns 0, 1, 2) per round; one launched only twice in a run
    * gets the rest of its set by kernel replay at its first launch of a later
    * run of the same name, and is done. */
-  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3, 0};
+  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3, 0, 0, 0, 0};
   for (int k = 0; k < 3; k++) {
     assert_int_equal(pc_select_decide(&rq, &t, sa, 20, 20, PC_NP_NONE), PC_SEL_ROTATE);
     assert_int_equal(t.sigs[sa].prof_count, (uint32_t)k + 1); /* the turn is prof_count - 1 */
@@ -196,6 +196,79 @@ static void test_selection(void **state) {
   assert_int_equal(pc_select_decide(&rq, &t, sa, 21, 20, PC_NP_NONE), 0); /* complete: nothing more */
   assert_int_equal(t.sigs[sa].np, PC_NP_EARLIER_RUN);
   pc_regex_free(&re);
+  pc_sigtab_free(&t);
+}
+
+/* Rotation's group choice (issue 21): a new config costs CUPTI's Start about
+ * 150 ms with PyTorch loaded (H200, 2026-12-02: 198 profiled launches of a
+ * training step spent 8.3 s in Start with 57 config changes), so a launch
+ * collects the current group while its signature lacks it.  A loop of five
+ * launches a step (A, G, B, G, C: G twice) over 6 groups.  The k-th launch
+ * collecting group k changes the config at most launches; the current-group
+ * choice changes it once per step after the first. */
+static void test_rotation_keeps_the_config(void **state) {
+  (void)state;
+  pc_sigtab t;
+  memset(&t, 0, sizeof t);
+  const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
+  const char *names[3] = {"_Z1Av", "_Z1Gv", "_Z1Bv"};
+  uint32_t sig[4];
+  for (int i = 0; i < 3; i++) sig[i] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, names[i]), ctx, G4, B128, 0, 100);
+  sig[3] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Cv"), ctx, G4, B128, 0, 100);
+  const uint32_t step[5] = {sig[0], sig[1], sig[2], sig[1], sig[3]};
+  pc_select p = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0};
+  int changes = 0, selected = 0;
+  long last = -1;
+  unsigned seen[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 8; k++)
+    for (int i = 0; i < 5; i++) {
+      const int d = pc_select_decide(&p, &t, step[i], 40, 40, PC_NP_NONE);
+      if (!d) continue;
+      assert_int_equal(d, PC_SEL_ROTATE);
+      const long turn = pc_select_turn(&p, &t.sigs[step[i]], d);
+      assert_true(turn >= 0 && turn < 6);
+      for (int j = 0; j < 4; j++)
+        if (step[i] == sig[j]) {
+          assert_false(seen[j] & (1u << turn)); /* never a group it has */
+          seen[j] |= 1u << turn;
+        }
+      if (last >= 0 && turn != last) changes++;
+      last = turn;
+      selected++;
+    }
+  for (int j = 0; j < 4; j++) assert_int_equal(seen[j], 0x3fu); /* every signature every group */
+  assert_int_equal(selected, 24);
+  /* Group 0 for all four in the first step (G's second launch waits), then
+   * one group a step: 5 changes, where the k-th launch collecting group k
+   * made 15 (0 0 0 1 0 | 1 2 1 3 1 | ...). */
+  assert_int_equal(changes, 5);
+  printf("rotation over 6 groups, 4 signatures, 5 launches a step: %d config changes for %d profiled launches\n",
+         changes, selected);
+
+  /* Back to back: groups 0 .. 5 in six launches. */
+  pc_select b2b = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0};
+  const uint32_t sr = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Rv"), ctx, G8, B128, 0, 100);
+  for (long k = 0; k < 6; k++) {
+    assert_int_equal(pc_select_decide(&b2b, &t, sr, 43, 43, PC_NP_NONE), PC_SEL_ROTATE);
+    assert_int_equal(pc_select_turn(&b2b, &t.sigs[sr], PC_SEL_ROTATE), k);
+  }
+  assert_int_equal(pc_select_decide(&b2b, &t, sr, 43, 43, PC_NP_NONE), 0); /* complete */
+
+  /* A launch not profiled after all gives its group back. */
+  pc_select q = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0};
+  const uint32_t sx = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Xv"), ctx, G8, B128, 0, 100);
+  assert_int_equal(pc_select_decide(&q, &t, sx, 41, 41, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(pc_select_turn(&q, &t.sigs[sx], PC_SEL_ROTATE), 0);
+  pc_select_undo(&t.sigs[sx]);
+  assert_int_equal(t.sigs[sx].prof_count, 0);
+  assert_int_equal(t.sigs[sx].rot_mask, 0);
+  assert_int_equal(pc_select_decide(&q, &t, sx, 41, 41, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(pc_select_turn(&q, &t.sigs[sx], PC_SEL_ROTATE), 0); /* group 0 again */
+  /* Without rotation there is no turn. */
+  pc_select r = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  const uint32_t sy = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Yv"), ctx, G8, B128, 0, 100);
+  assert_int_equal(pc_select_decide(&r, &t, sy, 42, 42, PC_NP_NONE), PC_SEL_ROTATE);
+  assert_int_equal(pc_select_turn(&r, &t.sigs[sy], PC_SEL_ROTATE), -1);
   pc_sigtab_free(&t);
 }
 
@@ -222,7 +295,7 @@ static void test_graph_signatures(void **state) {
   assert_int_equal(pc_sigtab_graph(&t, 19, c1, 4), PC_NONE); /* past max signatures */
 
   /* No groups yet (kernel replay before the first split): not profiled. */
-  pc_select p = {NULL, 0, 0, 1, 0, 0, 0, 0};
+  pc_select p = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&p, &t, g1, 30, 30, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[g1].np, PC_NP_GRAPH_GROUPS);
   /* Three groups: three launches, turns 0, 1, 2, whatever rotate_groups is
@@ -256,7 +329,7 @@ static void test_graph_signatures(void **state) {
    * its kernels'), and does not count among -s/-c's matches. */
   pc_regex re;
   assert_int_equal(pc_regex_compile(&re, "mystery", NULL, NULL), PERFCHECK_OK);
-  pc_select f = {&re, 0, 0, 1, 0, 0, 0, 3};
+  pc_select f = {&re, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0};
   assert_int_equal(pc_select_decide(&f, &t, g1c2, 35, 35, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[g1c2].np, PC_NP_FILTERED);
   assert_int_equal(f.matched, 0);
@@ -330,6 +403,7 @@ int main(void) {
       cmocka_unit_test(test_map_collisions),
       cmocka_unit_test(test_names_signatures_contexts),
       cmocka_unit_test(test_selection),
+      cmocka_unit_test(test_rotation_keeps_the_config),
       cmocka_unit_test(test_graph_signatures),
       cmocka_unit_test(test_region_stack),
   };

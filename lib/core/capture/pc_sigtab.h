@@ -45,6 +45,11 @@ typedef struct pc_sig {
   void *f;                      /* handle of the latest launch; NULL for a graph-only kernel */
   uint32_t prof_region, prof_count; /* the selection's state per region key (pc_open_region.key) */
   uint32_t prof_run;            /* the region (run) of its last profiled launch */
+  /* Rotation (not graphs): the groups its launches collected in this round
+   * (bit g: group g) and the group its latest selected launch collects. */
+  uint32_t rot_mask;
+  uint32_t rot_turn;
+  uint32_t rot_epoch, rot_hits;  /* launches that had the current group (pc_select.cur_epoch) */
   uint32_t seen_run;            /* the region (run) it was last launched in */
   uint8_t np;                   /* pc_not_profiled, for the region it was last launched in */
   uint8_t seen_direct, seen_graph, seen_captured, attr_state, rec_valid, is_kernel;
@@ -130,6 +135,15 @@ typedef struct pc_select {
    * set's one-pass groups); 0: not known yet or not to be had, then graph
    * launches are not profiled (np PC_NP_GRAPH_GROUPS). */
   unsigned graph_groups;
+  /* Rotation: the group the counter layer was last configured for.  A
+   * launch collects it when its signature still lacks it, and only
+   * otherwise (pc_select.c, pc_select_group) the next group it lacks, which
+   * becomes current: a new config costs CUPTI's Start about 150 ms with
+   * PyTorch loaded (H200, 2026-12-02), so the config changes about once a
+   * loop iteration, not at every launch of another signature. */
+  unsigned cur_group;
+  uint32_t cur_epoch;           /* +1 at each change of cur_group */
+  uint32_t last_sig;            /* 1 + the signature of the latest rotated decision, 0: none */
 } pc_select;
 
 /* Resets a signature's per-region state when it is first seen under region
@@ -143,8 +157,8 @@ void pc_select_enter_region(pc_sig *s, uint32_t key);
  * open; PC_NP_NVTX: outside the counter gate), PC_NP_NONE otherwise.
  * Updates the counts and the signature's reason (np) as ncu would. */
 /* Returns 0 (not profiled), PC_SEL_ROTATE (with rotation: the launch
- * collects its turn, the signature's prof_count - 1; without: the whole set
- * by kernel replay) or PC_SEL_REST: a signature whose rotation an earlier
+ * collects its turn, pc_select_turn; without: the whole set by kernel
+ * replay) or PC_SEL_REST: a signature whose rotation an earlier
  * run of the region name left short of its groups (launched fewer times
  * than the set has groups) gets the whole set by kernel replay at its first
  * launch of a later run, and its turn count moves to the next full round.
@@ -158,5 +172,15 @@ void pc_select_enter_region(pc_sig *s, uint32_t key);
  * PC_NP_COMMUNICATION): the range waits for its peers. */
 enum { PC_SEL_ROTATE = 1, PC_SEL_REST = 2 };
 int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uint32_t key, pc_not_profiled closed);
+/* The turn of a launch pc_select_decide just selected (PC_SEL_ROTATE): with
+ * rotation, the group it collects (a kernel: the group chosen as
+ * pc_select.cur_group says; a graph exec: its prof_count - 1, the k-th
+ * launch collecting group k); -1 without rotation (kernel replay of the
+ * whole set) and for PC_SEL_REST. */
+long pc_select_turn(const pc_select *p, const pc_sig *s, int decided);
+/* A selected launch that was not profiled after all (not recorded, the
+ * counter layer refused it, the launch failed): its count and its group
+ * are given back. */
+void pc_select_undo(pc_sig *s);
 
 #endif /* PC_SIGTAB_H */
