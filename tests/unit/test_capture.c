@@ -156,7 +156,19 @@ static uint32_t launch(uint32_t corr, void *f, const char *name, unsigned gx, un
 
 #define EXEC ((CUgraphExec)(uintptr_t)0xE0) /* no CUPTI here: the handle is the exec's key */
 
+/* The correlation ids of graph launches: their kernels' activity records
+ * carry a graph id (GRAPH_ID), as CUPTI's do for every kernel node. */
+#define GRAPH_ID 5u
+static uint32_t graph_corrs[8];
+static size_t ngraph_corrs;
+static uint32_t graph_id_of(uint32_t corr) {
+  for (size_t i = 0; i < ngraph_corrs; i++)
+    if (graph_corrs[i] == corr) return GRAPH_ID;
+  return 0;
+}
+
 static void graph_launch(uint32_t corr) {
+  if (ngraph_corrs < sizeof graph_corrs / sizeof graph_corrs[0]) graph_corrs[ngraph_corrs++] = corr;
   cuGraphLaunch_params p;
   memset(&p, 0, sizeof p);
   p.hGraph = EXEC;
@@ -187,6 +199,7 @@ static int join(uint32_t corr, const char *name, unsigned gx, unsigned bx, unsig
   kr.dynamic_smem = smem;
   kr.registers = 32;
   kr.static_smem = 1024;
+  kr.graph_id = graph_id_of(corr);
   uint32_t group = 0;
   pc_col_lock(C);
   int ok = pc_collector_join_kernel_locked(C, &kr, &group, region);
@@ -273,6 +286,22 @@ static void test_launch_flow(void **state) {
   assert_int_equal(sig2, sig); /* same name, context, geometry: same signature */
   assert_int_equal(join(30, NAME_G, 2, 64, 0, &sig2, &reg), 1);
   assert_int_equal(join(30, NAME_G, 2, 64, 0, &sig2, &reg), 1); /* a second kernel record */
+  /* A tool's kernel launched inside the graph launch's callback (CUPTI's
+   * WaitNs on the H200): the graph launch's correlation id, no graph id.
+   * Not a node of the graph: dropped. */
+  {
+    pc_kernel_record kr;
+    memset(&kr, 0, sizeof kr);
+    kr.correlation_id = 30;
+    kr.name = "WaitNs";
+    kr.grid[0] = kr.grid[1] = kr.grid[2] = 1;
+    kr.block[0] = 32, kr.block[1] = kr.block[2] = 1;
+    uint32_t group = 0, region = 0;
+    pc_col_lock(C);
+    assert_int_equal(pc_collector_join_kernel_locked(C, &kr, &group, &region), 0);
+    assert_int_equal(C->tool_kernels, 1);
+    pc_col_unlock(C);
+  }
   assert_int_equal(sig_get(sig2, &si), 0);
   assert_int_equal(si.seen_graph, 1);
   assert_int_equal(si.seen_direct, 0);
@@ -512,6 +541,7 @@ static void record(uint32_t corr, const char *name, unsigned gx, unsigned bx, ui
   kr.grid[0] = gx, kr.grid[1] = kr.grid[2] = 1;
   kr.block[0] = bx, kr.block[1] = kr.block[2] = 1;
   kr.registers = 16;
+  kr.graph_id = graph_id_of(corr);
   uint32_t group = 0, region = 0;
   pc_col_lock(C);
   assert_int_equal(pc_collector_join_kernel_locked(C, &kr, &group, &region), 1);
@@ -621,7 +651,8 @@ static void test_harvest(void **state) {
   assert_non_null(go);
   /* Its two kernels are one signature: 2 a launch, 9000 to 9900 ns. */
   char want[256]; /* the kernel's short name, demangled where a demangler is loaded */
-  snprintf(want, sizeof want, "graph exec 224 (2 kernels: %s)", go->display_name);
+  /* Named by the graph id its kernels' records carry (GRAPH_ID). */
+  snprintf(want, sizeof want, "graph %u (2 kernels: %s)", GRAPH_ID, go->display_name);
   assert_string_equal(gk->name, want);
   assert_int_equal(gk->graph_kernels, 2);
   assert_int_equal(gk->graph_signatures, 1);
