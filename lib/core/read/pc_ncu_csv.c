@@ -1222,8 +1222,13 @@ static double pc_ncu_standin(pc_ncu *x, int si) {
 }
 
 /* Fills, from --set full's stand-ins, what the table's own columns did not
- * give (the header lacked them).  The first use in an export is said once. */
-static void pc_ncu_standins(pc_ncu *x, pc_kernel *k) {
+ * give: the header lacked them, or (the L2 atomics) this row's value was
+ * unusable: ncu wrote lts__t_requests_op_red.sum = -1 for a cuBLAS BF16 GEMM
+ * (nvjet, advice corpus, H200 2026-12-02), which left step 3 not_assessed,
+ * while lts__t_requests_srcunit_tex_op_red.sum in the same row read 0.  The
+ * three L2 counts are replaced together, so the share the rule reads comes
+ * from one source.  The first use in an export is said once. */
+static void pc_ncu_standins(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {
   const double cycles = pc_ncu_standin(x, PC_SI_CYCLES);
   int used = 0;
   for (size_t i = 0; i < sizeof pc_standin_rates / sizeof pc_standin_rates[0]; i++) {
@@ -1232,14 +1237,24 @@ static void pc_ncu_standins(pc_ncu *x, pc_kernel *k) {
     const double rate = pc_ncu_standin(x, pc_standin_rates[i].si);
     if (pc_has(rate) && pc_has(cycles)) k->metric[id] = nearbyint(rate * cycles), used |= 1;
   }
-  if (x->col_metric[PC_M_L2_ATOM_REQUESTS] < 0 && x->col_metric[PC_M_L2_RED_REQUESTS] < 0) {
+  const int absent = x->col_metric[PC_M_L2_ATOM_REQUESTS] < 0 && x->col_metric[PC_M_L2_RED_REQUESTS] < 0;
+  const int unusable = !absent && (!pc_has(k->metric[PC_M_L2_ATOM_REQUESTS]) ||
+                                   !pc_has(k->metric[PC_M_L2_RED_REQUESTS]) || !pc_has(k->metric[PC_M_L2_REQUESTS]));
+  if (absent || unusable) {
     const double alu = pc_ncu_standin(x, PC_SI_TEX_ATOM_ALU), cas = pc_ncu_standin(x, PC_SI_TEX_ATOM_CAS);
     const double red = pc_ncu_standin(x, PC_SI_TEX_RED), req = pc_ncu_standin(x, PC_SI_TEX_REQUESTS);
     if (pc_has(alu) && pc_has(red) && pc_has(req)) {
       k->metric[PC_M_L2_ATOM_REQUESTS] = alu + (pc_has(cas) ? cas : 0);
       k->metric[PC_M_L2_RED_REQUESTS] = red;
       k->metric[PC_M_L2_REQUESTS] = req;
-      used |= 2;
+      if (absent) {
+        used |= 2;
+      } else {
+        pc_ncu_warn(x, "%s:%zu: kernel %s: L2 atomics and reductions from the SMs' L2 requests "
+                       "(lts__t_requests_srcunit_tex_op_atom_dot_alu/_cas, _op_red, lts__t_requests_srcunit_tex): "
+                       "ncu's lts__t_requests_op_atom/_op_red or lts__t_requests value was unusable",
+                    x->name, line, label);
+      }
     }
   }
   if ((used & 1) && !(x->standins_said & 1)) {
@@ -1292,7 +1307,7 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
     k->metric[i] = v;
     k->metric_via_substitute[i] = x->metric_rank[i] == 1;
   }
-  pc_ncu_standins(x, k);
+  pc_ncu_standins(x, k, line, label);
   /* Sectors without requests cannot be right: the ratio step 3 reads would
    * divide by zero.  (No requests and no sectors is a kernel without such
    * accesses; its ratio is simply undefined.) */
