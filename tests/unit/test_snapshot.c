@@ -435,6 +435,62 @@ static void test_earlier_run_counters(void **state) {
   pc_report_free(r);
 }
 
+/* A launch outside the counter gate (PC_NP_NVTX), e.g. the whole program's
+ * entry of a kernel whose profiled launch was inside an NVTX range (the
+ * advice corpus under perfcheck run --nvtx-include, H200 2026-12-02: 55
+ * such entries said only "counters were not collected"): it carries the
+ * counters of the same signature's entry in the other region, with
+ * profiled_launches 0, said once; a kernel profiled nowhere keeps the
+ * gate's reason. */
+static void test_counters_from_another_region(void **state) {
+  (void)state;
+  pc_report *r = pc_report_new();
+  pc_build_state st;
+  pc_build_state_init(&st, 1);
+  pc_snapshot *s = new_snap("advice:transpose_ld:orig", 1);
+  s->begin_ts = T0;
+  uint32_t a = add_sig(s, "_Z9transposePf", 32, 256, 0);
+  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+  pc_snap_profiled *p = add_profiled(s, a, 1, T0 + US, T0 + 300 * US, 20000);
+  p->values[PC_M_LD_SECTORS] = 8192, p->values[PC_M_LD_REQUESTS] = 256;
+  s->end_ts = T0 + MS;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+
+  s = new_snap("program", 1);
+  s->program = 1;
+  s->begin_ts = T0 - MS;
+  a = add_sig(s, "_Z9transposePf", 32, 256, 0);
+  s->sigs[a].not_profiled = PC_NP_NVTX;
+  const uint32_t b = add_sig(s, "_Z5otherPf", 32, 256, 0);
+  s->sigs[b].not_profiled = PC_NP_NVTX;
+  add_launch(s, a, T0 - MS + US, T0 - MS + 21 * US, 2, 0);
+  add_launch(s, b, T0 - MS + 30 * US, T0 - MS + 50 * US, 3, 0);
+  s->end_ts = T0 + 2 * MS;
+  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+
+  const pc_kernel *gated = NULL, *other = NULL;
+  for (size_t i = 0; i < r->nkernels; i++) {
+    if (r->kernels[i].region) continue; /* the whole program's entries carry no region */
+    if (strstr(r->kernels[i].mangled, "transpose")) gated = &r->kernels[i];
+    if (strstr(r->kernels[i].mangled, "other")) other = &r->kernels[i];
+  }
+  assert_non_null(gated);
+  assert_non_null(other);
+  assert_int_equal(gated->profiled_launches, 0);
+  assert_float_equal(gated->metric[PC_M_LD_SECTORS], 8192, 0);
+  assert_float_equal(gated->derived.sectors_per_request_ld, 32, 0);
+  assert_null(gated->not_measured_reason);
+  assert_float_equal(gated->dur_median_ns, 20 * US, 0); /* its own launch's time */
+  assert_true(pc_is_null(other->metric[PC_M_LD_SECTORS]));
+  assert_non_null(strstr(other->not_measured_reason, "NVTX range filter"));
+  int said = 0;
+  for (size_t i = 0; i < r->nwarnings; i++) said += strstr(r->warnings[i], "profiled in another region") != NULL;
+  assert_int_equal(said, 1);
+  pc_report_free(r);
+}
+
 /* The report's device is the first region's; a kernel on another device
  * keeps its own device's facts and ordinal. */
 static void test_devices(void **state) {
@@ -1090,6 +1146,7 @@ int main(void) {
       cmocka_unit_test(test_mystery_verdicts),   cmocka_unit_test(test_nested_and_graph),
       cmocka_unit_test(test_profiled_without_result), cmocka_unit_test(test_devices),
       cmocka_unit_test(test_earlier_run_counters),
+      cmocka_unit_test(test_counters_from_another_region),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
       cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_graph_node),

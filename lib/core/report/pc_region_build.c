@@ -499,12 +499,16 @@ static int pc_same_str(const char *a, const char *b) { return a && b ? strcmp(a,
  * the same name profiled its signature: that run's counters (the last
  * entry of the same region name, names, grid, block, shared memory and
  * device that has counters, its own or copied).  Returns 1 when copied. */
-static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_kernel *k) {
+/* any_region 0: the nearest earlier entry of k's region name and signature
+ * (an earlier run of the name); 1: of k's signature in any region (a
+ * launch outside the counter gate, e.g. the whole program's entry of a
+ * kernel profiled inside an NVTX range). */
+static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_kernel *k, int any_region) {
   for (size_t i = r->nkernels; i-- > 0;) {
     const pc_kernel *e = &r->kernels[i];
     /* passes > 0: counters of its own or copied, so the nearest earlier run
      * answers (a long loop never scans back to the first run). */
-    if (e == k || e->passes <= 0 || !pc_same_str(e->region, k->region) ||
+    if (e == k || e->passes <= 0 || e->is_graph || (!any_region && !pc_same_str(e->region, k->region)) ||
         !pc_same_str(e->mangled, k->mangled) || !pc_same_str(e->name, k->name) ||
         memcmp(e->grid, k->grid, sizeof k->grid) || memcmp(e->block, k->block, sizeof k->block) ||
         !(e->dynamic_smem == k->dynamic_smem || (pc_is_null(e->dynamic_smem) && pc_is_null(k->dynamic_smem))) ||
@@ -537,7 +541,15 @@ static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_ker
         k->extra_values = NULL;
       }
     }
-    if (!st->earlier_run_noted) {
+    if (any_region) {
+      if (!st->other_region_noted) {
+        st->other_region_noted = 1;
+        pc_report_warn(r, 1,
+                       "kernels not profiled in their own region (launched outside the counter gate: "
+                       "--nvtx-include, --nvtx-exclude, PERFCHECK_NVTX) carry the counters of the same kernel "
+                       "signature profiled in another region (profiled_launches 0 there)");
+      }
+    } else if (!st->earlier_run_noted) {
       st->earlier_run_noted = 1;
       pc_report_warn(r, 1,
                      "kernels of a region's later runs carry the counters of the run that profiled them "
@@ -594,7 +606,13 @@ static char *pc_rotation_note(const pc_kernel *k, const pc_acc *a, uint64_t laun
 
 static void pc_kernel_counters(const pc_snapshot *s, pc_report *r, pc_build_state *st, pc_kernel *k, const pc_acc *a,
                                uint64_t profiled_spans, pc_not_profiled np) {
-  if (!a->n && !profiled_spans && np == PC_NP_EARLIER_RUN && pc_counters_from_earlier_run(r, st, k)) return;
+  if (!a->n && !profiled_spans && np == PC_NP_EARLIER_RUN && pc_counters_from_earlier_run(r, st, k, 0)) return;
+  /* Outside the counter gate (or left unprofiled with no recorded reason:
+   * a signature's reason is its latest region's, so the whole program's
+   * entry can lose it): the signature's counters from another region. */
+  if (!a->n && !profiled_spans && !k->is_graph && s->counters && (np == PC_NP_NVTX || np == PC_NP_NONE) &&
+      pc_counters_from_earlier_run(r, st, k, 1))
+    return;
   if (!a->n) {
     k->not_measured_reason =
         pc_strdup(a->skipped ? "each profiled launch of this graph fell on a group of the metric set that needs more "

@@ -247,6 +247,7 @@ typedef struct pc_build_state {
   int rank;                     /* the process's rank (regions[].rank); -1 unknown */
   int multi_device_warned;
   int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
+  int other_region_noted;       /* the note on counters from another region's entry is in the report */
   int dram_replay_warned;
   int rotation_warned;          /* the note on rotations left short is in the report */
   int graph_rotation_warned;    /* the same for graph entries (never finished by replay) */
