@@ -127,8 +127,6 @@ typedef struct pc_rp_ctx {
   char skip_note[300];
   uint32_t corr;
   uint64_t t_started;               /* when ENTER returned with a started session (PC_PH_LAUNCH) */
-  int set_layout, set_mode;         /* obj's last SetConfig (set_layout -3: none since Enable) */
-  const uint8_t *set_image;
   /* The L2 flush of the cold group (a read of twice the L2 size, our own
    * kernel): flush_state 0 untried, 1 ready, -1 unavailable. */
   int flush_state;
@@ -163,7 +161,7 @@ static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "enable",    
                                                      "flush",      "layout",        "setconfig",
                                                      "start",      "launch+replay", "stop+decode",
                                                      "evaluate",   "image init"};
-#define PC_PH_GROUPS 9 /* SetConfig by layout: the whole set, then groups 1..8 */
+
 
 static uint64_t pc_rp_now(void) {
   struct timespec ts;
@@ -188,10 +186,6 @@ struct pc_rp {
    * as 0 and threads per instruction as NaN, with every hardware counter
    * right; auto range returned all of them (gpu.rotation, docs/cupti.md §15). */
   int rot_kernel;
-  /* PERFCHECK_RP_SETCONFIG=once (a diagnostic of issue 21's cost): SetConfig
-   * only when the object's config, mode or image changed since its last
-   * SetConfig, not before every Start. */
-  int setconfig_once;
   void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
@@ -211,8 +205,6 @@ struct pc_rp {
    * be in ENTER or EXIT at once. */
   atomic_ullong ph_ns[PC_PH_COUNT];
   atomic_ullong ph_n[PC_PH_COUNT];
-  atomic_ullong set_ns[PC_PH_GROUPS]; /* SetConfig's time by layout */
-  atomic_ullong set_n[PC_PH_GROUPS];
 };
 
 /* Adds the time since *t0 to phase ph and restarts *t0. */
@@ -415,8 +407,6 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->no_reenable = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_RANGE");
   rp->rot_kernel = !(env && strcmp(env, "user") == 0);
-  env = secure_getenv("PERFCHECK_RP_SETCONFIG");
-  rp->setconfig_once = env && strcmp(env, "once") == 0;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
@@ -596,7 +586,6 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   c->obj = ep.pRangeProfilerObject;
   c->obj_mode = -1;
   c->obj_layout = -3;
-  c->set_layout = -3;
 
   c->layout = -2;
   c->img_fresh = -2;
@@ -923,21 +912,8 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   cp.passIndex = 0;
   cp.targetNestingLevel = 1;
   pc_err e;
-  CUptiResult r = CUPTI_SUCCESS;
-  if (!rp->setconfig_once || c->set_layout != L || c->set_mode != c->mode || c->set_image != c->image) {
-    r = PC_CUPTI(&e, cuptiRangeProfilerSetConfig, &cp);
-    c->set_layout = r == CUPTI_SUCCESS ? L : -3;
-    c->set_mode = c->mode;
-    c->set_image = c->image;
-  }
-  {
-    const uint64_t t_set = t0;
-    pc_rp_phase(rp, PC_PH_SETCONFIG, &t0);
-    if (L + 1 < PC_PH_GROUPS) {
-      atomic_fetch_add_explicit(&rp->set_ns[L + 1], t0 - t_set, memory_order_relaxed);
-      atomic_fetch_add_explicit(&rp->set_n[L + 1], 1, memory_order_relaxed);
-    }
-  }
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerSetConfig, &cp);
+  pc_rp_phase(rp, PC_PH_SETCONFIG, &t0);
   if (r == CUPTI_SUCCESS) {
     CUpti_RangeProfiler_Start_Params sp = PC_PARAMS(CUpti_RangeProfiler_Start_Params);
     sp.pRangeProfilerObject = c->obj;
@@ -1216,25 +1192,14 @@ void pc_rp_say_phases(pc_rp *rp) {
   char line[900];
   size_t n = (size_t)snprintf(line, sizeof line, "counter layer, host time of %llu profiled launches:",
                               (unsigned long long)rp->nprofiled);
+  const char *sep = " ";
   for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++) {
     const unsigned long long k = atomic_load(&rp->ph_n[i]);
     if (!k) continue;
     const double ms = (double)atomic_load(&rp->ph_ns[i]) / 1e6;
-    n += (size_t)snprintf(line + n, sizeof line - n, "%s %s %.1f ms (%llu, %.3f ms each)", i ? "," : "",
-                          pc_ph_names[i], ms, k, ms / (double)k);
-  }
-  rp->say(line);
-  n = (size_t)snprintf(line, sizeof line, "counter layer, SetConfig by layout:");
-  for (int g = 0; g < PC_PH_GROUPS && n < sizeof line; g++) {
-    const unsigned long long k = atomic_load(&rp->set_n[g]);
-    if (!k) continue;
-    const double ms = (double)atomic_load(&rp->set_ns[g]) / 1e6;
-    if (g == 0)
-      n += (size_t)snprintf(line + n, sizeof line - n, " the set %.1f ms (%llu)", ms, k);
-    else
-      n += (size_t)snprintf(line + n, sizeof line - n, " group %d %.1f ms (%llu, %d pass%s)", g, ms, k,
-                            rp->chip_list && rp->chip_list->gcfg ? rp->chip_list->gcfg[g - 1].passes : 0,
-                            rp->chip_list && rp->chip_list->gcfg && rp->chip_list->gcfg[g - 1].passes == 1 ? "" : "es");
+    n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.1f ms (%llu, %.3f ms each)", sep, pc_ph_names[i], ms, k,
+                          ms / (double)k);
+    sep = ", ";
   }
   rp->say(line);
 }

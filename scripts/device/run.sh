@@ -650,25 +650,16 @@ PY
       # Stage build first; about 60 s.  Logs under r/phases/.
       P=$R/phases; mkdir -p "$P"
       say "phases: the counter layer's host time by phase, mystery and torch_step (${PHASES_STEPS:-300} steps), kernel and rotate"
-      # PHASES_MODES (default "kernel rotate"): a mode NAME-once also sets
-      # PERFCHECK_RP_SETCONFIG=once (SetConfig only when the config changed);
-      # PHASES_WORK (default "mystery torch"); PHASES_TESTS: ctest names run
-      # with PERFCHECK_RP_SETCONFIG=once first (their PASS/FAIL lines).
-      if [ -n "${PHASES_TESTS:-}" ]; then
-        PERFCHECK_RP_SETCONFIG=once timeout 120 ctest --test-dir build -R "$PHASES_TESTS" --output-on-failure \
-          > "$P/tests-once.log" 2>&1
-        echo "ctest (PERFCHECK_RP_SETCONFIG=once) rc=$?" >> "$P/tests-once.log"
-        grep -E '^(PASS|FAIL)|tests passed|tests failed|rc=' "$P/tests-once.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
-      fi
+      # PHASES_MODES (default "kernel rotate"), PHASES_WORK (default
+      # "mystery torch").
       for m in ${PHASES_MODES:-kernel rotate}; do
         for w in ${PHASES_WORK:-mystery torch}; do
           case $w in
             mystery) cmd=("$BUILD/kernels/mystery" --profile) ;;
             torch) cmd=(python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}") ;;
           esac
-          once=; case $m in *-once) once=once ;; esac
           s0=$(date +%s.%N)
-          PERFCHECK_RP_SETCONFIG=$once PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=${m%-once} timeout 200 \
+          PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=$m timeout 200 \
             "$BUILD/bin/perfcheck" run --mode counters --format json \
             --output "$P/$w.$m.json" -- "${cmd[@]}" > "$P/$w.$m.log" 2>&1
           echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$m.log"
