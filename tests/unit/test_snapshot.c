@@ -373,6 +373,22 @@ static void test_profiled_without_result(void **state) {
   pc_snapshot_free(s);
 }
 
+/* Builds into r (with st) a region `name` from T0 to T0 + 1 ms whose one
+ * kernel `mangled` (gx x 256) had its one launch profiled: ld_sectors load
+ * sectors over ld_requests requests, 20 us. */
+static void build_profiled_region(pc_report *r, pc_build_state *st, const char *name, const char *mangled,
+                                  unsigned gx, double ld_sectors, double ld_requests) {
+  pc_snapshot *s = new_snap(name, 1);
+  s->begin_ts = T0;
+  const uint32_t a = add_sig(s, mangled, gx, 256, 0);
+  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
+  pc_snap_profiled *p = add_profiled(s, a, 1, T0 + US, T0 + 300 * US, 20000);
+  p->values[PC_M_LD_SECTORS] = ld_sectors, p->values[PC_M_LD_REQUESTS] = ld_requests;
+  s->end_ts = T0 + MS;
+  assert_int_equal(pc_region_build(s, r, st), PERFCHECK_OK);
+  pc_snapshot_free(s);
+}
+
 /* Two runs of one region name: the first profiles the kernel, the second
  * (np earlier_run, as the selection leaves it) carries the first's counters
  * with profiled_launches 0 and its own times; a kernel of another shape gets
@@ -382,19 +398,11 @@ static void test_earlier_run_counters(void **state) {
   pc_report *r = pc_report_new();
   pc_build_state st;
   pc_build_state_init(&st, 1);
-  pc_snapshot *s = new_snap("train_step", 1);
-  s->begin_ts = T0;
-  uint32_t a = add_sig(s, "_Z4stepPf", 132, 256, 0);
-  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
-  pc_snap_profiled *p = add_profiled(s, a, 1, T0 + US, T0 + 300 * US, 20000);
-  p->values[PC_M_LD_SECTORS] = 4096, p->values[PC_M_LD_REQUESTS] = 1024;
-  s->end_ts = T0 + MS;
-  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
-  pc_snapshot_free(s);
+  build_profiled_region(r, &st, "train_step", "_Z4stepPf", 132, 4096, 1024);
 
-  s = new_snap("train_step", 1);
+  pc_snapshot *s = new_snap("train_step", 1);
   s->begin_ts = T0 + 2 * MS;
-  a = add_sig(s, "_Z4stepPf", 132, 256, 0);
+  uint32_t a = add_sig(s, "_Z4stepPf", 132, 256, 0);
   s->sigs[a].not_profiled = PC_NP_EARLIER_RUN;
   const uint32_t b = add_sig(s, "_Z4stepPf", 264, 256, 0);
   s->sigs[b].not_profiled = PC_NP_EARLIER_RUN;
@@ -447,20 +455,12 @@ static void test_counters_from_another_region(void **state) {
   pc_report *r = pc_report_new();
   pc_build_state st;
   pc_build_state_init(&st, 1);
-  pc_snapshot *s = new_snap("advice:transpose_ld:orig", 1);
-  s->begin_ts = T0;
-  uint32_t a = add_sig(s, "_Z9transposePf", 32, 256, 0);
-  add_launch(s, a, 0, 0, 1, PC_SNAP_PROFILED | PC_SNAP_NOTIME);
-  pc_snap_profiled *p = add_profiled(s, a, 1, T0 + US, T0 + 300 * US, 20000);
-  p->values[PC_M_LD_SECTORS] = 8192, p->values[PC_M_LD_REQUESTS] = 256;
-  s->end_ts = T0 + MS;
-  assert_int_equal(pc_region_build(s, r, &st), PERFCHECK_OK);
-  pc_snapshot_free(s);
+  build_profiled_region(r, &st, "advice:transpose_ld:orig", "_Z9transposePf", 32, 8192, 256);
 
-  s = new_snap("program", 1);
+  pc_snapshot *s = new_snap("program", 1);
   s->program = 1;
   s->begin_ts = T0 - MS;
-  a = add_sig(s, "_Z9transposePf", 32, 256, 0);
+  const uint32_t a = add_sig(s, "_Z9transposePf", 32, 256, 0);
   s->sigs[a].not_profiled = PC_NP_NVTX;
   const uint32_t b = add_sig(s, "_Z5otherPf", 32, 256, 0);
   s->sigs[b].not_profiled = PC_NP_NVTX;
