@@ -162,7 +162,6 @@ static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "enable",    
                                                      "start",      "launch+replay", "stop+decode",
                                                      "evaluate",   "image init"};
 
-
 static uint64_t pc_rp_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -925,8 +924,10 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
      * (one warp, about 80 us), on the profiled launches after the first of
      * a graph exec (a config change: a fresh object): seen in the activity
      * records on the H200, 2026-12-02, carrying the graph launch's
-     * correlation id.  Waiting here, before the range opens, keeps it (and
-     * anything Enable, SetConfig or Start queued) out of the range. */
+     * correlation id.  Waiting here, before the range opens, lets what
+     * Enable, SetConfig or Start queued finish first; it did not remove the
+     * graph's 3 store sectors over its kernels' count (docs/cupti.md §15),
+     * so whether WaitNs ran inside the range is not known. */
     pc_err se;
     pc_rp_phase(rp, PC_PH_START, &t0);
     (void)pc_ctx_synchronize((CUcontext)ctx, &se);
