@@ -804,26 +804,12 @@ static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbu
   return fits;
 }
 
-static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *avail, const pc_rp_plan *plan,
-                                            pc_rp_group **out, size_t *nout, pc_err *err) {
-  *out = NULL;
-  *nout = 0;
-  /* The items, DRAM first (the group that holds them starts its launches
-   * from a flushed L2, and one such group is enough), then the table's
-   * order, then the extras. */
-  size_t nitems = 0, cap = PC_M_COUNT + plan->nextra;
-  int *item = malloc((cap ? cap : 1) * sizeof *item); /* id, or PC_M_COUNT + extra index */
-  if (!item) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < PC_M_COUNT; i++)
-      if (plan->want[i] && pc_is_dram(i) == (pass == 0)) item[nitems++] = i;
-  for (size_t i = 0; i < plan->nextra; i++)
-    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) item[nitems++] = PC_M_COUNT + (int)i;
-
-  pc_gbuild *gb = calloc(nitems ? nitems : 1, sizeof *gb);
-  pc_rp_group *groups = calloc(nitems ? nitems : 1, sizeof *groups);
+/* First fit of items[0..nitems) in that order into one-pass groups (gb,
+ * groups: nitems slots each, zeroed); *ng the groups made. */
+static perfcheck_status pc_first_fit(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, const int *item,
+                                     size_t nitems, pc_gbuild *gb, pc_rp_group *groups, size_t *ng_out, pc_err *err) {
   size_t ng = 0;
-  perfcheck_status st = (gb && groups) ? PERFCHECK_OK : pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  perfcheck_status st = PERFCHECK_OK;
   for (size_t k = 0; st == PERFCHECK_OK && k < nitems; k++) {
     const char *parts[2];
     int np = 1;
@@ -861,6 +847,69 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
       groups[g].xwant[item[k] - PC_M_COUNT] = 1;
     }
   }
+  *ng_out = ng;
+  return st;
+}
+
+static void pc_gbuild_free(pc_gbuild *gb, size_t n) {
+  for (size_t g = 0; gb && g < n; g++) free(gb[g].names);
+  free(gb);
+}
+
+static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *avail, const pc_rp_plan *plan,
+                                            pc_rp_group **out, size_t *nout, pc_err *err) {
+  *out = NULL;
+  *nout = 0;
+  /* The items, DRAM first (the group that holds them starts its launches
+   * from a flushed L2, and one such group is enough), then the table's
+   * order, then the extras. */
+  size_t nitems = 0, ndram = 0, cap = PC_M_COUNT + plan->nextra;
+  int *item = malloc((cap ? cap : 1) * sizeof *item); /* id, or PC_M_COUNT + extra index */
+  if (!item) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < PC_M_COUNT; i++)
+      if (plan->want[i] && pc_is_dram(i) == (pass == 0)) item[nitems++] = i;
+    if (pass == 0) ndram = nitems;
+  }
+  for (size_t i = 0; i < plan->nextra; i++)
+    if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) item[nitems++] = PC_M_COUNT + (int)i;
+
+  /* Two first fits, the table's order and the reverse of it after the DRAM
+   * items; the fewer groups win (the table's order on a tie).  The table
+   * ends with the counters the SM has few of (warp states, stall reasons,
+   * pipes): placed first, they spread over the groups instead of filling
+   * small ones of their own.  Host API on CUDA 13.0 (unit.passes): the
+   * default set 5 groups against 6 on GH100, GB100 and GA100 (6 on AD102
+   * both ways), sol 12 against 13, full 18 against 19; one group fewer is
+   * one profiled launch and one config change fewer per signature under
+   * rotation.  The split is cached per chip and list (pc_config_cache.c). */
+  perfcheck_status st = PERFCHECK_OK;
+  pc_gbuild *best_gb = NULL;
+  pc_rp_group *best = NULL;
+  size_t best_n = 0;
+  for (int order = 0; order < 2 && st == PERFCHECK_OK; order++) {
+    if (order == 1) /* reverse the items after the DRAM ones */
+      for (size_t i = ndram, j = nitems ? nitems - 1 : 0; i < j; i++, j--) {
+        const int t = item[i];
+        item[i] = item[j];
+        item[j] = t;
+      }
+    pc_gbuild *gb = calloc(nitems ? nitems : 1, sizeof *gb);
+    pc_rp_group *groups = calloc(nitems ? nitems : 1, sizeof *groups);
+    size_t ng = 0;
+    st = (gb && groups) ? pc_first_fit(chip, avail, plan, item, nitems, gb, groups, &ng, err)
+                        : pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (st == PERFCHECK_OK && (!best || ng < best_n)) {
+      pc_gbuild_free(best_gb, nitems);
+      pc_rp_groups_free(best, nitems);
+      best_gb = gb, best = groups, best_n = ng;
+    } else {
+      pc_gbuild_free(gb, nitems);
+      pc_rp_groups_free(groups, nitems);
+    }
+  }
+  /* The cold group first: the DRAM items are the first placed in either
+   * order, so group 0 holds them. */
   /* The duration in every group where it still fits the one pass: the
    * launches that fed an entry then carry their own durations, so
    * counter_spread shows launches of one signature that did different work
@@ -869,22 +918,21 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
   if (st == PERFCHECK_OK && plan->want[PC_M_DURATION]) {
     const char *parts[2];
     const int np = pc_plan_metric_parts(plan, PC_M_DURATION, parts);
-    for (size_t g = 0; g < ng && st == PERFCHECK_OK; g++) {
-      if (groups[g].want[PC_M_DURATION]) continue;
-      const int fits = pc_fits_one_pass(chip, avail, &gb[g], parts, np, err);
+    for (size_t g = 0; g < best_n && st == PERFCHECK_OK; g++) {
+      if (best[g].want[PC_M_DURATION]) continue;
+      const int fits = pc_fits_one_pass(chip, avail, &best_gb[g], parts, np, err);
       if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-      if (fits == 1) groups[g].want[PC_M_DURATION] = 1;
+      if (fits == 1) best[g].want[PC_M_DURATION] = 1;
     }
   }
-  for (size_t g = 0; gb && g < nitems; g++) free(gb[g].names);
-  free(gb);
+  pc_gbuild_free(best_gb, nitems);
   free(item);
   if (st != PERFCHECK_OK) {
-    pc_rp_groups_free(groups, nitems);
+    pc_rp_groups_free(best, nitems);
     return st;
   }
-  *out = groups;
-  *nout = ng;
+  *out = best;
+  *nout = best_n;
   return PERFCHECK_OK;
 }
 

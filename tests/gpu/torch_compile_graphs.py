@@ -7,7 +7,7 @@ for issue 21 item 4 (scripts/device/run.sh, stage graphs):
 It knows nothing of perfcheck.  After Inductor's warm-up and recording runs,
 each step replays the graphs with cudaGraphLaunch, so STEPS (default 40)
 steps launch each graph more often than perfcheck's default set has one-pass
-groups (6 on GH100): every group of every graph can be collected.  The
+groups (5 on GH100): every group of every graph can be collected.  The
 optimizer step runs eagerly, outside the graphs (ordinary launches: kernel
 replay in perfcheck's default mode).  Checks its own results: the compiled
 model's output equals the eager model's (same weights, TF32 off) and the loss
