@@ -28,7 +28,9 @@
 # launches, gpu_test_graph_counters and a torch.compile reduce-overhead step
 # under perfcheck run; ~3 min after build; r/graphs/) phases (issue 21: the
 # counter layer's host time by phase under kernel replay and rotation,
-# mystery and torch_step; ~1 min after build; r/phases/).
+# mystery and torch_step; ~1 min after build; r/phases/) l2break (ncu
+# breakdown of lts__throughput and dram__throughput, both cache-control modes,
+# on the torch ops whose in-process verdicts differ from ncu's; r/l2break/).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
@@ -501,6 +503,49 @@ PY
       # ADVICE_PAIRS (comma-separated), both variants, report kept.
       # ADVICE_PAIRS and ADVICE_VARIANT (orig|changed|both) narrow either.
       advice_stage "$s"
+      ;;
+    l2break)
+      # Issue 21 / the in-process rows that differ from ncu's (docs/measurements/
+      # 2026-12-02-h200-c/inproc-check.txt): which L2 sub-unit ncu's
+      # lts__throughput takes its 88% from, and what DRAM and L2 read with a
+      # flushed (all) and a warm (none) cache, beside perfcheck's own list; then
+      # the same ops in process.
+      say "l2break: ncu breakdown of lts__throughput and dram__throughput on the torch ops that differ in process"
+      L=$R/l2break
+      mkdir -p "$L"
+      ops=${L2_OPS:-index_select,embedding_f32,cross_entropy,add_mixed_dtype,add_f32}
+      mets="breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed,breakdown:dram__throughput.avg.pct_of_peak_sustained_elapsed,$("$BUILD/bin/perfcheck" metrics)"
+      for cc in all none; do
+        t=$(date +%s)
+        CORPUS_ONLY=$ops timeout -k 10 120 ncu --metrics "$mets" --nvtx --nvtx-include 'regex:corpus:torch_ops:.*/' \
+          --cache-control $cc --clock-control none --csv --page raw \
+          python3 "$ROOT/scripts/device/corpus/torch_ops.py" > "$L/torch-$cc.csv" 2> "$L/torch-$cc.log"
+        echo "ncu cache-control $cc: rc=$?, $(grep -c '^"[0-9]' "$L/torch-$cc.csv") kernel row(s), $(( $(date +%s) - t ))s" | tee -a "$OUT/summary.txt"
+      done
+      CORPUS_ONLY=layer_norm timeout -k 10 90 ncu --metrics "$mets" --nvtx --nvtx-include 'regex:corpus:triton_ops:.*/' \
+        --cache-control all --clock-control none --csv --page raw \
+        python3 "$ROOT/scripts/device/corpus/triton_ops.py" > "$L/triton-all.csv" 2> "$L/triton-all.log"
+      echo "ncu triton layer_norm: rc=$?" | tee -a "$OUT/summary.txt"
+      CORPUS_ONLY=$ops timeout -k 5 90 "$BUILD/bin/perfcheck" run --format json --output "$L/torch-inproc.json" \
+        -- python3 "$ROOT/scripts/device/corpus/torch_ops.py" > "$L/torch-inproc.log" 2>&1
+      echo "perfcheck run torch ops: rc=$?" | tee -a "$OUT/summary.txt"
+      python3 - "$L" <<'PY' | tee "$L/summary.txt" | tee -a "$OUT/summary.txt"
+import csv, sys, os
+d = sys.argv[1]
+for cc in ("all", "none"):
+    p = os.path.join(d, "torch-%s.csv" % cc)
+    if not os.path.exists(p): continue
+    rows = [r for r in csv.reader(l for l in open(p) if l.startswith('"'))]
+    if len(rows) < 3: continue
+    hdr = rows[0]
+    keep = [i for i, h in enumerate(hdr) if h.startswith(("lts__", "dram__")) and
+            ("pct_of_peak" in h or h.endswith("bytes_read.sum") or h == "lts__t_sectors.sum")]
+    ki = hdr.index("Kernel Name")
+    for r in rows[2:]:
+        top = sorted(((float(r[i].replace(",", "")), hdr[i]) for i in keep if r[i] not in ("", "n/a")
+                      and "pct" in hdr[i]), reverse=True)[:6]
+        print(cc, r[ki][:50], "; ".join("%s %.1f" % (h, v) for v, h in top))
+PY
       ;;
     evidence)
       # Issue 19: what ncu itself says, for the rules' sources and item 5.
