@@ -361,7 +361,7 @@ static long pc_plan_names(const pc_rp_plan *plan, const unsigned char *want, con
   if (!v) return -1;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i] || (want && !want[i])) continue;
-    const char *parts[2];
+    const char *parts[2] = {NULL, NULL};
     const int k = pc_plan_metric_parts(plan, i, parts);
     for (int j = 0; j < k; j++) v[n++] = parts[j];
   }
@@ -404,7 +404,7 @@ perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char 
   out->nextra = plan->nextra;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i] || (want && !want[i])) continue;
-    const char *parts[2];
+    const char *parts[2] = {NULL, NULL};
     const int k = pc_plan_metric_parts(plan, i, parts);
     out->a[i] = pc_name_index(out->names, out->n, parts[0]);
     if (k == 2) out->b[i] = pc_name_index(out->names, out->n, parts[1]);
@@ -512,7 +512,7 @@ static void pc_reject_reason(char *buf, size_t len, const char *name, const char
              "not a CUPTI metric (ncu computes it; perfcheck computes it from the launch attributes and reports "
              "it anyway)");
   else
-    snprintf(buf, len, "not collectable on %s (%s)", chip, what);
+    snprintf(buf, len, "not collectable on %.40s (%.200s)", chip, what); /* CUPTI's message, cut to fit */
 }
 
 static void pc_remove_extra(pc_rp_plan *plan, size_t i) {
@@ -527,7 +527,7 @@ static perfcheck_status pc_rp_plan_validate_u(CUpti_Profiler_Host_Object *host, 
   pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i]) continue;
-    const char *parts[2];
+    const char *parts[2] = {NULL, NULL};
     const int nparts = pc_plan_metric_parts(plan, i, parts);
     const char *name = parts[0];
     CUptiResult r = pc_metric_props(host, name, &e);
@@ -684,7 +684,7 @@ static perfcheck_status pc_rp_plan_configure_u(const char *chip, const uint8_t *
       nrej++;
       int table = 0; /* the table metrics collected from this name (a part of a ratio counts) */
       for (int id = 0; id < PC_M_COUNT; id++) {
-        const char *parts[2];
+        const char *parts[2] = {NULL, NULL};
         if (!plan->want[id]) continue;
         const int np = pc_plan_metric_parts(plan, id, parts);
         if (strcmp(parts[0], name) == 0 || (np == 2 && strcmp(parts[1], name) == 0)) {
@@ -811,7 +811,7 @@ static perfcheck_status pc_first_fit(const char *chip, const uint8_t *avail, con
   size_t ng = 0;
   perfcheck_status st = PERFCHECK_OK;
   for (size_t k = 0; st == PERFCHECK_OK && k < nitems; k++) {
-    const char *parts[2];
+    const char *parts[2] = {NULL, NULL};
     int np = 1;
     if (item[k] < PC_M_COUNT)
       np = pc_plan_metric_parts(plan, item[k], parts);
@@ -916,7 +916,7 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
    * (a forward and a backward GEMM with one grid: 41 to 364 us on the H200,
    * 2026-12-02), and each group's counts stand beside their own time. */
   if (st == PERFCHECK_OK && plan->want[PC_M_DURATION]) {
-    const char *parts[2];
+    const char *parts[2] = {NULL, NULL};
     const int np = pc_plan_metric_parts(plan, PC_M_DURATION, parts);
     for (size_t g = 0; g < best_n && st == PERFCHECK_OK; g++) {
       if (best[g].want[PC_M_DURATION]) continue;

@@ -105,8 +105,12 @@ static const pc_kernel *kernel(const pc_report *r, const char *name) {
 }
 
 static char *write_fmt(const pc_report *r, perfcheck_format fmt) {
-  char *buf = NULL;
-  size_t len = 0;
+  /* Static, not local: gcc 12's -Wdangling-pointer reads open_memstream's hold
+   * on a local's address as a dangling pointer in the callers. */
+  static char *buf;
+  static size_t len;
+  buf = NULL;
+  len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
   assert_int_equal(perfcheck_report_write(r, fmt, f), PERFCHECK_OK);

@@ -86,8 +86,8 @@ static void test_parse_sets(void **state) {
   pc_rp_plan_free(&plan);
   assert_int_equal(count_set(PC_SET_BASIC), 7);
   /* The table's sets as pc_metrics.c defines them today. */
-  assert_int_equal(count_set(PC_SET_DEFAULT), 40);
-  assert_int_equal(count_set(PC_SET_SOL), 53);
+  assert_int_equal(count_set(PC_SET_DEFAULT), 41);
+  assert_int_equal(count_set(PC_SET_SOL), 54);
   assert_int_equal(count_set(PC_SET_FULL), PC_M_COUNT);
 }
 
@@ -258,9 +258,9 @@ static void test_passes_other_chips(void **state) {
   static const struct {
     const char *chip;
     int def, def_l1tex, sol, full;
-    size_t lacks; /* table counters the chip does not have (TMA, GMMA, LDGSTS) */
-  } want[] = {{"TU102", 5, 6, 9, 12, 5}, {"GA100", 4, 6, 10, 13, 3}, {"AD102", 5, 5, 11, 14, 3},
-              {"GB100", 4, 5, 12, 15, 3}}; /* the GMMA rows are Hopper's */
+    size_t lacks; /* table counters the chip does not have (TMA, GMMA, LDGSTS, the L2 fabric) */
+  } want[] = {{"TU102", 5, 6, 9, 12, 6}, {"GA100", 4, 6, 10, 13, 3}, {"AD102", 5, 5, 11, 14, 4},
+              {"GB100", 4, 5, 12, 15, 4}}; /* the GMMA rows are Hopper's; one L2 fabric on GH100 and GA100 */
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     assert_int_equal(passes_for_ex("default", want[i].chip, want[i].lacks), want[i].def);
     assert_int_equal(passes_for_ex("default," L1TEX_REQUESTS, want[i].chip, want[i].lacks), want[i].def_l1tex);
@@ -334,7 +334,7 @@ static void test_rotation_groups(void **state) {
   check_groups("default", "GH100", 0, &n, &nd);
   assert_int_equal(n, 5);
   assert_int_equal(nd, 4); /* gpu__time_duration.sum fits 4 of the default set's 5 groups */
-  check_groups("default", "GB100", 0, &n, &nd);
+  check_groups("default", "GB100", 1, &n, &nd); /* no lts__ltcfabric2ltc on GB100 */
   assert_int_equal(n, 5);
   check_groups("default", "GA100", 3, &n, &nd);
   assert_int_equal(n, 5);

@@ -537,8 +537,12 @@ static void test_devices(void **state) {
 /* ---- files ------------------------------------------------------------------------------------- */
 
 static char *to_json(const pc_snapshot *s, size_t *len) {
-  char *buf = NULL;
-  size_t n = 0;
+  /* Static, not local: gcc 12's -Wdangling-pointer reads open_memstream's hold
+   * on a local's address as a dangling pointer in the callers. */
+  static char *buf;
+  static size_t n;
+  buf = NULL;
+  n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
   assert_int_equal(pc_snapshot_write_json(s, f, NULL), PERFCHECK_OK);
@@ -548,8 +552,12 @@ static char *to_json(const pc_snapshot *s, size_t *len) {
 }
 
 static char *report_json(const pc_report *r) {
-  char *buf = NULL;
-  size_t n = 0;
+  /* Static, not local: gcc 12's -Wdangling-pointer reads open_memstream's hold
+   * on a local's address as a dangling pointer in the callers. */
+  static char *buf;
+  static size_t n;
+  buf = NULL;
+  n = 0;
   FILE *f = open_memstream(&buf, &n);
   assert_non_null(f);
   assert_int_equal(pc_write_json(r, f, NULL), PERFCHECK_OK);

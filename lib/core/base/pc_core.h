@@ -71,6 +71,7 @@ typedef enum pc_metric_id {
   PC_M_TMA_INST,                /* sm__sass_inst_executed_op_tma.sum */
   PC_M_L2_REQUESTS,             /* lts__t_requests.sum: every L2 request, any source */
   PC_M_L2_SECTORS_PCT,          /* lts__t_sectors.avg.pct_of_peak_sustained_elapsed */
+  PC_M_L2_FABRIC_PCT,           /* lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed */
   PC_M_L1_WAVEFRONTS_PCT,       /* l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed */
   PC_M_L2_THROUGHPUT_PCT,       /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
   PC_M_L1_THROUGHPUT_PCT,       /* l1tex__throughput.avg.pct_of_peak_sustained_active */

@@ -104,6 +104,14 @@
   X(L2_REQUESTS, "lts__t_requests.sum", NULL, NULL, "request", 3, DEF, 1)                          \
   /* Memory levels: one counter each by default, ncu's SOL breakdown in sol. */  \
   X(L2_SECTORS_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, DEF, 0) \
+  /* The fabric between the two L2 halves (GH100, GA100): the sub-unit that   \
+   * ncu's lts__throughput took its 86-92% from on torch's gather, softmax and \
+   * float add while lts__t_sectors read 38-44% (ncu breakdown, H200,          \
+   * 2026-12-02, docs/measurements/2026-12-02-h200-d).  No pass of its own on  \
+   * GH100 or GA100; GB100 and AD102 lack it (left out there, as TMA is       \
+   * before Hopper). */                                                         \
+  X(L2_FABRIC_PCT, "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, \
+    DEF, 0)                                                                                        \
   X(L1_WAVEFRONTS_PCT, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
     "%", 2, DEF, 0)                                                                                \
   /* ncu's L2 speed-of-light row, in sol (4 passes alone): lts__t_sectors alone   \

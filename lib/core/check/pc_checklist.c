@@ -398,6 +398,8 @@ enum { PC_RATE_DRAM = -2, PC_RATE_FP32 = -3 };
   X("dram", PC_UNIT_MEMORY, PC_DRAM_RATE, PC_RATE_DRAM, 1)                                                     \
   X("l2", PC_UNIT_MEMORY, "lts__throughput.avg.pct_of_peak_sustained_elapsed", PC_M_L2_THROUGHPUT_PCT, 1)       \
   X("l2", PC_UNIT_MEMORY, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", PC_M_L2_SECTORS_PCT, 1)           \
+  X("l2", PC_UNIT_MEMORY, "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed",              \
+    PC_M_L2_FABRIC_PCT, 1)                                                                                     \
   X("l1", PC_UNIT_MEMORY, "l1tex__throughput.avg.pct_of_peak_sustained_active", PC_M_L1_THROUGHPUT_PCT, 1)      \
   X("l1", PC_UNIT_MEMORY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",                 \
     PC_M_L1_WAVEFRONTS_PCT, 1)                                                                                 \

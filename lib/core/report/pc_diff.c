@@ -354,13 +354,18 @@ static int pc_diff_region_fill(pc_diff_region *dr, const pc_region *a, const pc_
 /* ---- The diff ------------------------------------------------------------------------ */
 
 static int pc_diff_note(pc_diff *d, const char *fmt, const char *x, const char *y) {
-  char buf[512];
-  snprintf(buf, sizeof buf, fmt, x, y);
+  const int len = snprintf(NULL, 0, fmt, x, y);
+  if (len < 0) return -1;
+  char *buf = malloc((size_t)len + 1);
+  if (!buf) return -1;
+  snprintf(buf, (size_t)len + 1, fmt, x, y);
   char **p = realloc(d->notes, (d->nnotes + 1) * sizeof *p);
-  if (!p) return -1;
+  if (!p) {
+    free(buf);
+    return -1;
+  }
   d->notes = p;
-  if (!(d->notes[d->nnotes] = pc_strdup(buf))) return -1;
-  d->nnotes++;
+  d->notes[d->nnotes++] = buf;
   return 0;
 }
 
