@@ -343,8 +343,24 @@ static int pc_diff_region_fill(pc_diff_region *dr, const pc_region *a, const pc_
   dr->time = dr->verdict = PC_CHANGE_NOT_COMPARABLE;
   dr->overall = PC_CHANGE_SAME;
   if (dr->presence != PC_PAIRED) return 0;
-  /* A region's wall clock has no spread: the band alone. */
-  dr->time = pc_time_change(PC_NULL, a->wall_ns, PC_NULL, b->wall_ns, band, &dr->time_change_pct);
+  /* A region's wall clock has no spread: the band alone.  Counter replay is
+   * cut out of it (pc_region_build.c), but CUPTI's work outside the cut
+   * windows is not: where the cut is more than the band's share of the
+   * wall, what is left can move by more than the band between two runs of
+   * one program (the same program's region, replay cut out: 123 ms, then
+   * 163.5 ms; gpu.diff_runs on the H200, 2026-12-02), so the two walls are
+   * not compared; the kernels' own times still are. */
+  const double cut_a = pc_has(a->profiling_ns) ? a->profiling_ns : 0.0;
+  const double cut_b = pc_has(b->profiling_ns) ? b->profiling_ns : 0.0;
+  const double cut = cut_a > cut_b ? cut_a : cut_b;
+  const double wall_min = a->wall_ns < b->wall_ns ? a->wall_ns : b->wall_ns;
+  if (pc_has(wall_min) && wall_min > 0 && cut > wall_min * band / 100.0) {
+    dr->time = PC_CHANGE_NOT_COMPARABLE;
+    dr->time_change_pct = 100.0 * (b->wall_ns - a->wall_ns) / a->wall_ns;
+    dr->replay_dominated = 1;
+  } else {
+    dr->time = pc_time_change(PC_NULL, a->wall_ns, PC_NULL, b->wall_ns, band, &dr->time_change_pct);
+  }
   dr->verdict = pc_verdict_change(&a->diag.verdict, &b->diag.verdict);
   pc_fold(&dr->overall, dr->time);
   pc_fold(&dr->overall, dr->verdict);
@@ -461,6 +477,16 @@ static perfcheck_status pc_diff_build(pc_diff *d, const pc_report *a, const pc_r
     if (!ra_used[i]) fail = pc_diff_region_fill(&d->regions[d->nregions++], &a->regions[i], NULL, d->time_band_pct) != 0;
   free(ra_used);
   if (fail) goto done;
+  size_t nreplay = 0;
+  for (size_t i = 0; i < d->nregions; i++) nreplay += d->regions[i].replay_dominated;
+  if (nreplay) {
+    char what[64];
+    snprintf(what, sizeof what, "%zu region%s", nreplay, nreplay == 1 ? "" : "s");
+    if (pc_diff_note(d, "%s%s: wall clocks not compared (counter replay, cut out of them, was more than the "
+                        "noise band of the wall, and what CUPTI does outside the cut can move them by more): "
+                        "compare regions with --mode timing runs.", what, "") != 0)
+      goto done;
+  }
 
   for (size_t i = 0; i < d->nkernels; i++) {
     const pc_diff_kernel *k = &d->kernels[i];

@@ -102,6 +102,7 @@ typedef struct pc_diff_region {
   uint64_t launches_a, launches_b;
   double time_change_pct;
   pc_change time;
+  int replay_dominated; /* time not compared: counter replay cut out was more than the band of the wall */
   pc_finding verdict_a, verdict_b;
   pc_change verdict;
   pc_change overall;

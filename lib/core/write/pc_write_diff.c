@@ -246,7 +246,7 @@ static void pc_text_region(FILE *f, const pc_diff_region *g) {
   }
   fprintf(f, ": wall %s -> %s", pc_html_ns(a, sizeof a, g->wall_a), pc_html_ns(b, sizeof b, g->wall_b));
   if (pc_has(g->time_change_pct)) fprintf(f, " (%+.1f%%)", g->time_change_pct);
-  fprintf(f, ": %s", pc_time_word(g->time));
+  fprintf(f, ": %s%s", pc_time_word(g->time), g->replay_dominated ? " (counter replay, see the notes)" : "");
   if (g->verdict != PC_CHANGE_SAME)
     fprintf(f, "; step 1 %s -> %s: %s", perfcheck_cause_name(g->verdict_a.cause), perfcheck_cause_name(g->verdict_b.cause),
             pc_change_name(g->verdict));
