@@ -1641,7 +1641,8 @@ static void pc_kernel_borderline(const pc_kernel *k, const pc_device *d, pc_diag
  * see: a unit whose own throughput row (the first row of its name in
  * PC_UNIT_ROWS, ncu's) was not measured, either at all (the FMA, FP64, LSU,
  * XU and uniform pipes in the 4-pass default set) or only in part (L2 by its
- * sector throughput, L1 by its LSU wavefronts).  Measured on the H200
+ * sector throughput and, on GH100 and GA100, its fabric; L1 by its LSU
+ * wavefronts).  Measured on the H200
  * (docs/measurements/2026-12-02-h200 section 3): five production kernels
  * with L2's lts__throughput at 87-88% read 38-51% by lts__t_sectors in
  * process and got latency_bound where ncu's row is at_roof.  A note in the

@@ -3,6 +3,8 @@
  * tolerance of every value is the expectations' policy (pc_expect.c), not a
  * second copy of it. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -369,12 +371,19 @@ static int pc_diff_region_fill(pc_diff_region *dr, const pc_region *a, const pc_
 
 /* ---- The diff ------------------------------------------------------------------------ */
 
-static int pc_diff_note(pc_diff *d, const char *fmt, const char *x, const char *y) {
-  const int len = snprintf(NULL, 0, fmt, x, y);
-  if (len < 0) return -1;
-  char *buf = malloc((size_t)len + 1);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int pc_diff_note(pc_diff *d, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *buf = len < 0 ? NULL : malloc((size_t)len + 1);
+  if (buf) vsnprintf(buf, (size_t)len + 1, fmt, ap2);
+  va_end(ap2);
   if (!buf) return -1;
-  snprintf(buf, (size_t)len + 1, fmt, x, y);
   char **p = realloc(d->notes, (d->nnotes + 1) * sizeof *p);
   if (!p) {
     free(buf);
@@ -480,11 +489,9 @@ static perfcheck_status pc_diff_build(pc_diff *d, const pc_report *a, const pc_r
   size_t nreplay = 0;
   for (size_t i = 0; i < d->nregions; i++) nreplay += d->regions[i].replay_dominated;
   if (nreplay) {
-    char what[64];
-    snprintf(what, sizeof what, "%zu region%s", nreplay, nreplay == 1 ? "" : "s");
-    if (pc_diff_note(d, "%s%s: wall clocks not compared (counter replay, cut out of them, was more than the "
+    if (pc_diff_note(d, "%zu region%s: wall clocks not compared (counter replay, cut out of them, was more than the "
                         "noise band of the wall, and what CUPTI does outside the cut can move them by more): "
-                        "compare regions with --mode timing runs.", what, "") != 0)
+                        "compare regions with --mode timing runs.", nreplay, nreplay == 1 ? "" : "s") != 0)
       goto done;
   }
 
