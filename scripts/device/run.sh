@@ -538,12 +538,11 @@ for cc in ("all", "none"):
     rows = [r for r in csv.reader(l for l in open(p) if l.startswith('"'))]
     if len(rows) < 3: continue
     hdr = rows[0]
-    keep = [i for i, h in enumerate(hdr) if h.startswith(("lts__", "dram__")) and
-            ("pct_of_peak" in h or h.endswith("bytes_read.sum") or h == "lts__t_sectors.sum")]
+    keep = [i for i, h in enumerate(hdr) if h.startswith(("lts__", "dram__")) and "pct_of_peak" in h]
     ki = hdr.index("Kernel Name")
     for r in rows[2:]:
-        top = sorted(((float(r[i].replace(",", "")), hdr[i]) for i in keep if r[i] not in ("", "n/a")
-                      and "pct" in hdr[i]), reverse=True)[:6]
+        top = sorted(((float(r[i].replace(",", "")), hdr[i]) for i in keep if r[i] not in ("", "n/a")),
+                     reverse=True)[:6]
         print(cc, r[ki][:50], "; ".join("%s %.1f" % (h, v) for v, h in top))
 PY
       ;;

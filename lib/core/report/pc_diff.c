@@ -356,12 +356,10 @@ static int pc_diff_region_fill(pc_diff_region *dr, const pc_region *a, const pc_
   const double cut_b = pc_has(b->profiling_ns) ? b->profiling_ns : 0.0;
   const double cut = cut_a > cut_b ? cut_a : cut_b;
   const double wall_min = a->wall_ns < b->wall_ns ? a->wall_ns : b->wall_ns;
+  dr->time = pc_time_change(PC_NULL, a->wall_ns, PC_NULL, b->wall_ns, band, &dr->time_change_pct);
   if (pc_has(wall_min) && wall_min > 0 && cut > wall_min * band / 100.0) {
-    dr->time = PC_CHANGE_NOT_COMPARABLE;
-    dr->time_change_pct = 100.0 * (b->wall_ns - a->wall_ns) / a->wall_ns;
+    dr->time = PC_CHANGE_NOT_COMPARABLE; /* the change is still shown */
     dr->replay_dominated = 1;
-  } else {
-    dr->time = pc_time_change(PC_NULL, a->wall_ns, PC_NULL, b->wall_ns, band, &dr->time_change_pct);
   }
   dr->verdict = pc_verdict_change(&a->diag.verdict, &b->diag.verdict);
   pc_fold(&dr->overall, dr->time);
