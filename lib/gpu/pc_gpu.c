@@ -24,6 +24,43 @@
 
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
+/* lib/gpu's own host time at start and at teardown (issue 21, "find where the
+ * time goes"), said at teardown under progress, after the counter layer's
+ * phases.  Written by pc_gpu_start (one session per process) and read by the
+ * teardown that follows it. */
+enum { PC_SU_CHECK, PC_SU_DEVICE, PC_SU_CAPTURE, PC_SU_ACTIVITY, PC_SU_COUNTERS, PC_SU_COUNT };
+static struct {
+  uint64_t ns[PC_SU_COUNT];
+  int progress;
+  void (*say)(const char *line);
+} pc_gpu_su;
+
+static uint64_t pc_gpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the time since *t0 to *acc and restarts *t0. */
+static void pc_gpu_lap(uint64_t *acc, uint64_t *t0) {
+  const uint64_t t = pc_gpu_now();
+  *acc += t - *t0;
+  *t0 = t;
+}
+
+/* The one progress line of lib/gpu's own set-up and teardown times. */
+static void pc_gpu_say_times(const char *teardown) {
+  if (!pc_gpu_su.progress || !pc_gpu_su.say) return;
+  const uint64_t *v = pc_gpu_su.ns;
+  char line[600];
+  snprintf(line, sizeof line,
+           "lib/gpu host time: set-up %.1f ms (driver and CUPTI check %.1f, device attributes %.1f, launch "
+           "callbacks %.1f, activity %.1f, counter layer %.1f), %s",
+           (double)(v[0] + v[1] + v[2] + v[3] + v[4]) / 1e6, (double)v[0] / 1e6, (double)v[1] / 1e6,
+           (double)v[2] / 1e6, (double)v[3] / 1e6, (double)v[4] / 1e6, teardown);
+  pc_gpu_su.say(line);
+}
+
 void pc_gpu_keep_cupti(void) { atomic_store(&pc_gpu_g.keep, 1); }
 void pc_gpu_mark_exit(void) { atomic_store(&pc_gpu_g.exiting, 1); }
 int pc_gpu_exiting(void) { return atomic_load(&pc_gpu_g.exiting); }
@@ -58,20 +95,39 @@ static void pc_gpu_release(pc_collector *c) {
 static void pc_gpu_teardown(pc_collector *c) {
   if (c) atomic_store(&c->active, 0);
   if (c) pc_rp_say_phases(c->rp);
+  uint64_t t0 = pc_gpu_now(), flush = 0, release = 0, unsub = 0;
+  char what[200];
   if (atomic_load(&pc_gpu_g.keep)) { /* process exit under injection: see pc_gpu.h */
     pc_activity_flush(1);
+    pc_gpu_lap(&flush, &t0);
+    snprintf(what, sizeof what, "at exit: activity flush %.1f ms (CUPTI stays subscribed)", (double)flush / 1e6);
+    pc_gpu_say_times(what);
     return;
   }
   pc_activity_stop();
+  pc_gpu_lap(&flush, &t0);
   pc_gpu_release(c);
+  pc_gpu_lap(&release, &t0);
   pc_capture_unsubscribe();
   pc_funcinfo_reset();
+  pc_gpu_lap(&unsub, &t0);
+  snprintf(what, sizeof what,
+           "teardown %.1f ms (activity flush and stop %.1f, counter layer and collector %.1f, unsubscribe %.1f)",
+           (double)(flush + release + unsub) / 1e6, (double)flush / 1e6, (double)release / 1e6, (double)unsub / 1e6);
+  pc_gpu_say_times(what);
 }
 
 perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_err *err) {
   memset(out, 0, sizeof *out);
   pc_device_init(&out->device0);
   pc_err_clear(err);
+  memset(&pc_gpu_su, 0, sizeof pc_gpu_su);
+  {
+    const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* as the counter layer reads it */
+    pc_gpu_su.progress = cfg->progress || (env && env[0] && strcmp(env, "0") != 0);
+    pc_gpu_su.say = cfg->say;
+  }
+  uint64_t t0 = pc_gpu_now();
   const char *spec = cfg->metrics ? cfg->metrics : "default";
   /* The metric list is checked in every mode: a typo must not wait for the
    * day counters are switched on. */
@@ -89,6 +145,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   /* The driver first: CUPTI returns 999 or crashes without one. */
   if ((st = pc_cuda_load(err)) != PERFCHECK_OK) goto fail;
   if ((st = pc_capture_cupti_usable(err)) != PERFCHECK_OK) goto fail;
+  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_CHECK], &t0);
   if (!(c = pc_collector_new())) {
     st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_create: out of memory");
     goto fail;
@@ -98,9 +155,12 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
     pc_device_init(&out->device0);
     snprintf(out->device0_msg, sizeof out->device0_msg, "%s", e.msg);
   }
+  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_DEVICE], &t0);
   if ((st = pc_capture_start(err)) != PERFCHECK_OK) goto fail;
   started = 1;
+  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_CAPTURE], &t0);
   if ((st = pc_activity_start(err)) != PERFCHECK_OK) goto fail;
+  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_ACTIVITY], &t0);
   pc_rp *rp = NULL;
   char note[900] = "";
   if (cfg->mode != PERFCHECK_MODE_TIMING) {
@@ -123,6 +183,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
     }
   }
   pc_rp_plan_free(&plan);
+  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_COUNTERS], &t0);
   snprintf(out->counters_note, sizeof out->counters_note, "%s", note);
 
   pc_collector_counters cc;

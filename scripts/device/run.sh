@@ -694,8 +694,8 @@ PY
       # Stage build first; about 60 s.  Logs under r/phases/.
       P=$R/phases; mkdir -p "$P"
       say "phases: the counter layer's host time by phase, mystery and torch_step (${PHASES_STEPS:-300} steps), kernel and rotate"
-      # PHASES_MODES (default "kernel rotate"), PHASES_WORK (default
-      # "mystery torch").
+      # PHASES_MODES (default "kernel rotate"; "timing" runs --mode timing),
+      # PHASES_WORK (default "mystery torch").
       for m in ${PHASES_MODES:-kernel rotate}; do
         for w in ${PHASES_WORK:-mystery torch}; do
           case $w in
@@ -703,11 +703,12 @@ PY
             torch) cmd=(python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}") ;;
           esac
           s0=$(date +%s.%N)
+          mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
           PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=$m timeout 200 \
-            "$BUILD/bin/perfcheck" run --mode counters --format json \
+            "$BUILD/bin/perfcheck" run --mode $mode --format json \
             --output "$P/$w.$m.json" -- "${cmd[@]}" > "$P/$w.$m.log" 2>&1
           echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$m.log"
-          { tail -1 "$P/$w.$m.log"; grep -E 'counter layer, host time|^torch_step:' "$P/$w.$m.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
+          { tail -1 "$P/$w.$m.log"; grep -E 'counter layer, host time|lib/gpu host time|^torch_step:' "$P/$w.$m.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
           gzip -f "$P/$w.$m.json" 2>/dev/null
         done
       done
