@@ -704,12 +704,16 @@ PY
           esac
           s0=$(date +%s.%N)
           mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
-          PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=$m timeout 200 \
+          # "rotate:autouser": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=autouser;
+          # "kernel:presync": PERFCHECK_RP_PRESYNC=1 (the wait before Start apart).
+          rng=; pre=; case $m in *:presync) pre=1 ;; *:*) rng=${m#*:} ;; esac
+          t=${m/:/-}
+          PERFCHECK_PROGRESS=1 PERFCHECK_REPLAY=${m%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_RP_PRESYNC=$pre timeout 200 \
             "$BUILD/bin/perfcheck" run --mode $mode --format json \
-            --output "$P/$w.$m.json" -- "${cmd[@]}" > "$P/$w.$m.log" 2>&1
-          echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$m.log"
-          { tail -1 "$P/$w.$m.log"; grep -E 'counter layer, host time|lib/gpu host time|^torch_step:' "$P/$w.$m.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
-          gzip -f "$P/$w.$m.json" 2>/dev/null
+            --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
+          echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
+          { tail -1 "$P/$w.$t.log"; grep -E 'counter layer, host time|lib/gpu host time|^torch_step:' "$P/$w.$t.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
+          gzip -f "$P/$w.$t.json" 2>/dev/null
         done
       done
       s0=$(date +%s.%N)
