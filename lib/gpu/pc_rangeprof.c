@@ -196,6 +196,7 @@ struct pc_rp {
    * before SetConfig, so the "sync" phase holds the wait for the program's
    * queued work and "start" CUPTI's own cost alone. */
   int presync;
+  int progress_launches;            /* PERFCHECK_PROGRESS=2: each launch's phases at its EXIT */
   void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
@@ -217,9 +218,14 @@ struct pc_rp {
   atomic_ullong ph_n[PC_PH_COUNT];
 };
 
+/* This thread's profiled launch, phase by phase (PERFCHECK_PROGRESS=2: a
+ * line per launch at EXIT); ENTER and EXIT run on the launching thread. */
+static _Thread_local uint64_t pc_tl_ph[PC_PH_COUNT];
+
 /* Adds the time since *t0 to phase ph and restarts *t0. */
 static void pc_rp_phase(pc_rp *rp, int ph, uint64_t *t0) {
   const uint64_t t = pc_rp_now();
+  pc_tl_ph[ph] += t - *t0;
   atomic_fetch_add_explicit(&rp->ph_ns[ph], t - *t0, memory_order_relaxed);
   atomic_fetch_add_explicit(&rp->ph_n[ph], 1, memory_order_relaxed);
   *t0 = t;
@@ -411,6 +417,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
   rp->progress = (cfg->progress || (env && env[0] && strcmp(env, "0") != 0)) && cfg->say;
   rp->say = cfg->say;
+  rp->progress_launches = rp->progress && env && strcmp(env, "2") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_FLUSH");
   rp->no_flush = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
@@ -839,6 +846,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
   pthread_mutex_unlock(rp->lock);
   if (st != PERFCHECK_OK) return 1;
+  memset(pc_tl_ph, 0, sizeof pc_tl_ph);
   uint64_t t0 = pc_rp_now();
   if (!c) {
     if (!(c = pc_rp_ctx_new(rp, ctx))) return 1;
@@ -1137,6 +1145,14 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
   c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
 
+  if (rp->progress_launches) {
+    char line[600];
+    size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d:", L);
+    for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
+      if (pc_tl_ph[i]) n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
+    if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");
+    rp->say(line);
+  }
   if (dropped_out) *dropped_out = dropped;
   if (!launch_ok) {
     pc_rp_result_store_free(&res);
