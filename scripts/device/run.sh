@@ -685,6 +685,12 @@ PY
       fi
       cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
       ;;
+    passcost)
+      # Issue 21: one replayed pass's cost by metric (scripts/device/pass_cost.sh,
+      # mystery under kernel replay with one-pass lists; about 20 s).
+      say "passcost: launch+replay of one pass, by metric list (mystery)"
+      bash "$ROOT/scripts/device/pass_cost.sh" "$BUILD" "$R/passcost" | tee -a "$OUT/summary.txt"
+      ;;
     phases)
       # Issue 21, "find where the time goes": the counter layer's host time
       # by phase (PERFCHECK_PROGRESS prints one "counter layer, host time

@@ -4,7 +4,8 @@
 // after the first finds it there) and writes one float per block; it is
 // launched 12 times in region "rot", more than the default set has groups.
 // once is launched once.  What must hold:
-//   1. readAll, launched back to back, moved the config on at each launch:
+//   1. readAll, launched back to back, moved the config on at every second
+//      launch (a loop of one kernel: the step's head back twice in a row):
 //      the snapshot (PERFCHECK_SNAPSHOT_DIR) lists its profiled launches
 //      with groups 0, 1, ..., G-1 in launch order, then once's G-1 (the
 //      current config, which once lacks: no config change for it);

@@ -17,16 +17,27 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
 }
 
 /* Rotation's group for a launch of kernel signature s (groups groups): the
- * current one while s lacks it.  A launch whose signature has it waits
- * (not profiled; 0 returned) for its second such launch since the current
- * group was set, unless it follows a launch of its own signature: only
- * then does it take the next group it lacks, which becomes current.  In a
- * loop of N signatures a step the config then changes about once a step,
- * where the k-th launch collecting group k changed it at most launches
- * (unit.sigtab: 5 changes against 15 for a step A G B G C over 6 groups, 23
- * against 96 for 60 launches of 35 signatures), at the cost of a step of
- * waiting per group.  More than 32 groups: the k-th launch collects group k
- * (no mask).  1: profile it, with s->rot_turn set. */
+ * current one while s lacks it, so the config (a fresh profiler object:
+ * about 150 ms of CUPTI's first Start with PyTorch loaded, H200) changes
+ * about once a loop step.  The step is told by its head: the signature
+ * whose launch set the current group (at first, the first rotated
+ * decision).  A launch whose signature has the current group waits (not
+ * profiled; 0 returned) unless
+ *   - it is the head, back after another signature's launch (a step has
+ *     passed), or back twice in a row with nothing between (a loop of one
+ *     kernel: R R R ...), or
+ *   - its signature has had the current group four times since it was set
+ *     (the head never came back: a one-off kernel set it; a signature
+ *     launched two or three times a step does not move the config on);
+ * then it takes the next group it lacks, which becomes current, and it is
+ * the new head.  A signature launched twice in a row inside a longer step
+ * (B B in A B B C) so no longer moves the config on at its second launch:
+ * on the H200 (2026-12-02, a 300-step PyTorch step, PERFCHECK_PROGRESS=2)
+ * that rule ("follows itself") made 12 config changes where the step
+ * needed 5 groups.  unit.sigtab: 5 changes for A G B G C over 6 groups;
+ * 4 for a one-off pair N N then A B B C D D E F over 5 groups, where
+ * "follows itself" made 9.  More than 32 groups: the k-th launch collects
+ * group k (no mask).  1: profile it, with s->rot_turn set. */
 static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t groups) {
   if (groups > 32) {
     s->rot_turn = s->prof_count % groups;
@@ -35,14 +46,23 @@ static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t group
   const uint32_t full = groups == 32 ? 0xffffffffu : (1u << groups) - 1;
   if ((s->rot_mask & full) == full) s->rot_mask = 0; /* a new round (per_signature > 1) */
   uint32_t g = p->cur_group % groups;
-  const int after_itself = p->last_sig == sig + 1;
-  p->last_sig = sig + 1;
+  int head_due = 0;
+  if (!p->head_sig) {
+    p->head_sig = sig + 1;
+    p->head_gap = p->head_imm = 0;
+  } else if (p->head_sig == sig + 1) {
+    head_due = p->head_gap || ++p->head_imm >= 2;
+    p->head_gap = 0;
+  } else {
+    p->head_gap = 1;
+    p->head_imm = 0;
+  }
   if (s->rot_mask & (1u << g)) {
     if (s->rot_epoch != p->cur_epoch) {
       s->rot_epoch = p->cur_epoch;
       s->rot_hits = 0;
     }
-    if (++s->rot_hits < 2 && !after_itself) return 0;
+    if (++s->rot_hits < 4 && !head_due) return 0;
     for (uint32_t i = 1; i < groups; i++) {
       const uint32_t h = (g + i) % groups;
       if (!(s->rot_mask & (1u << h))) {
@@ -52,6 +72,8 @@ static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t group
     }
     p->cur_group = g;
     p->cur_epoch++;
+    p->head_sig = sig + 1;
+    p->head_gap = p->head_imm = 0;
   }
   s->rot_mask |= 1u << g;
   s->rot_turn = g;
@@ -115,6 +137,9 @@ int pc_select_decide(pc_select *p, pc_sigtab *t, uint32_t sig, uint32_t run, uin
     return PC_SEL_REST;
   }
   if (s->prof_count >= p->per_signature * groups) {
+    /* A head that has every group never reaches pc_select_group again: the
+     * next rotated decision is the head. */
+    if (groups > 1 && !s->is_graph && p->head_sig == sig + 1) p->head_sig = 0;
     if (s->prof_run != run) s->np = PC_NP_EARLIER_RUN;
     return 0;
   }

@@ -143,7 +143,12 @@ typedef struct pc_select {
    * loop iteration, not at every launch of another signature. */
   unsigned cur_group;
   uint32_t cur_epoch;           /* +1 at each change of cur_group */
-  uint32_t last_sig;            /* 1 + the signature of the latest rotated decision, 0: none */
+  /* The loop step's head (pc_select.c, pc_select_group): 1 + the signature
+   * whose launch set the current group (or the first rotated decision),
+   * 0 none; head_gap: another signature's rotated decision came since the
+   * head's last launch; head_imm: the head's launches in a row without one. */
+  uint32_t head_sig;
+  uint32_t head_gap, head_imm;
 } pc_select;
 
 /* Resets a signature's per-region state when it is first seen under region

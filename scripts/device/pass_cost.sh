@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# pass_cost.sh BUILD OUTDIR: what one replayed pass costs, by metric (issue 21,
+# "find where the time goes").  Under rotation the cold group's launch took
+# about 57 ms and the other one-pass groups about 4 ms (H200, 2026-12-02,
+# PERFCHECK_PROGRESS=2); this runs mystery --profile under perfcheck run with
+# one-pass metric lists, each the whole of that group or one part of it, and
+# prints each list's launch+replay per launch (launches 2-4; the first
+# carries CUPTI's first-Start cost) as "PASSCOST <list> <ms> ...".
+set -u
+BUILD=$1; O=$2; mkdir -p "$O"
+lists=(
+  gpu__time_duration.sum
+  dram__bytes_read.sum
+  dram__bytes_write.sum
+  dram__throughput.avg.pct_of_peak_sustained_elapsed
+  lts__t_sectors.sum
+  lts__t_requests.sum
+  lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed
+  l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
+  sm__warps_active.avg.pct_of_peak_sustained_active
+  smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+  smsp__warps_eligible.avg.per_cycle_active
+)
+i=0
+for l in "${lists[@]}"; do
+  i=$((i + 1))
+  PERFCHECK_PROGRESS=2 timeout 60 "$BUILD/bin/perfcheck" run --metrics "$l" --format json --output "$O/$i.json" \
+    -- "$BUILD/kernels/mystery" --profile > "$O/$i.log" 2>&1
+  ms=$(grep 'profiled launch, group' "$O/$i.log" | sed -n '2,$p' |
+       sed 's/.*launch+replay \([0-9.]*\).*/\1/' | tr '\n' ' ')
+  echo "PASSCOST $l $ms"
+done
