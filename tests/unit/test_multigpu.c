@@ -291,7 +291,7 @@ static void test_selection_skips_nccl(void **state) {
   const uint32_t nn = pc_sigtab_intern(&t, NCCL_ALLREDUCE), ng = pc_sigtab_intern(&t, "_Z4gemmv");
   const uint32_t sn = pc_sigtab_sig(&t, nn, ctx, g, b, 0, 100), sg = pc_sigtab_sig(&t, ng, ctx, g, b, 0, 100);
   for (int with_regex = 0; with_regex < 2; with_regex++) {
-    pc_select p = {with_regex ? &re : NULL, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* -c 1 */
+    pc_select p = {with_regex ? &re : NULL, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* -c 1 */
     const uint32_t region = 3 + (uint32_t)with_regex;
     assert_int_equal(pc_select_decide(&p, &t, sn, region, region, PC_NP_NONE), 0);
     assert_int_equal(t.sigs[sn].np, PC_NP_COMMUNICATION);

@@ -144,7 +144,7 @@ static void test_selection(void **state) {
   const uint32_t nc = pc_sigtab_intern(&t, "_Z8mysteryCPKfPfmi");
   const uint32_t sa = pc_sigtab_sig(&t, na, ctx, G4, B128, 0, 100), sa8 = pc_sigtab_sig(&t, na, ctx, G8, B128, 0, 100);
   const uint32_t sc = pc_sigtab_sig(&t, nc, ctx, G4, B128, 0, 100);
-  pc_select p = {&re, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
+  pc_select p = {&re, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* -k mystery[AB], -s 1, -c 2, one per signature */
   /* The kernel regex sees the short demangled name (pc_names.c demangles
    * without the host's libstdc++), not the symbol. */
   assert_int_equal(pc_select_decide(&p, &t, sc, 7, 7, PC_NP_NONE), 0);
@@ -166,7 +166,7 @@ static void test_selection(void **state) {
   assert_int_equal(p.profiled, 2);
   /* Runs of one region name (key 9: runs 9, 10, 11) share the budget: the
    * second and third runs do not profile the signature again, and say why. */
-  pc_select q = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  pc_select q = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 1);
   assert_int_equal(pc_select_decide(&q, &t, sc, 9, 9, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[sc].np, PC_NP_NONE); /* this run has its counters */
@@ -182,7 +182,7 @@ static void test_selection(void **state) {
    * launches (its turns 0, 1, 2) per round; one launched only twice in a run
    * gets the rest of its set by kernel replay at its first launch of a later
    * run of the same name, and is done. */
-  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0};
+  pc_select rq = {NULL, 0, 0, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0};
   /* Launched back to back (a loop of one kernel), every second launch moves
    * the config on: groups 0, 1, 2 at launches 1, 3, 5. */
   for (int k = 0; k < 5; k++) {
@@ -220,7 +220,7 @@ static void test_rotation_keeps_the_config(void **state) {
   for (int i = 0; i < 3; i++) sig[i] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, names[i]), ctx, G4, B128, 0, 100);
   sig[3] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Cv"), ctx, G4, B128, 0, 100);
   const uint32_t step[5] = {sig[0], sig[1], sig[2], sig[1], sig[3]};
-  pc_select p = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0};
+  pc_select p = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
   int changes = 0, selected = 0;
   long last = -1;
   unsigned seen[4] = {0, 0, 0, 0};
@@ -251,7 +251,7 @@ static void test_rotation_keeps_the_config(void **state) {
 
   /* Back to back (a loop of one kernel): groups 0 .. 5 at every second
    * launch (the head back twice in a row moves the config on). */
-  pc_select b2b = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0};
+  pc_select b2b = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
   const uint32_t sr = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Rv"), ctx, G8, B128, 0, 100);
   for (long k = 0; k < 11; k++) {
     const int d = pc_select_decide(&b2b, &t, sr, 43, 43, PC_NP_NONE);
@@ -270,7 +270,7 @@ static void test_rotation_keeps_the_config(void **state) {
    * the config on and is the head from then on.  Every loop signature gets
    * every group. */
   {
-    pc_select tp = {NULL, 0, 0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0};
+    pc_select tp = {NULL, 0, 0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0};
     const char *tn[7] = {"_Z1Nv", "_Z2Aav", "_Z2Bbv", "_Z2Ccv", "_Z2Ddv", "_Z2Eev", "_Z2Ffv"};
     uint32_t ts[7];
     for (int i = 0; i < 7; i++) ts[i] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, tn[i]), ctx, G4, B128, 0, 100);
@@ -292,9 +292,33 @@ static void test_rotation_keeps_the_config(void **state) {
            tchanges, tsel);
     assert_int_equal(tchanges, 4);
   }
+  /* A head launched twice a step (H X H Y: a GEMM signature of a forward
+   * and a backward pass) moves the config on once a step, not at its second
+   * launch (H200, 2026-12-02: 7 fresh objects for 5 groups without the
+   * wait).  5 groups, 4 changes. */
+  {
+    pc_select hp = {NULL, 0, 0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t hs[3];
+    const char *hn[3] = {"_Z1Hv", "_Z2Xxv", "_Z2Yyv"};
+    for (int i = 0; i < 3; i++) hs[i] = pc_sigtab_sig(&t, pc_sigtab_intern(&t, hn[i]), ctx, G4, B128, 0, 100);
+    const uint32_t hstep[4] = {hs[0], hs[1], hs[0], hs[2]};
+    int hchanges = 0;
+    long hlast = -1;
+    for (int k = 0; k < 8; k++)
+      for (int i = 0; i < 4; i++) {
+        const int d = pc_select_decide(&hp, &t, hstep[i], 45, 45, PC_NP_NONE);
+        if (!d) continue;
+        const long turn = pc_select_turn(&hp, &t.sigs[hstep[i]], d);
+        if (hlast >= 0 && turn != hlast) hchanges++;
+        hlast = turn;
+      }
+    for (int i = 0; i < 3; i++) assert_int_equal(t.sigs[hs[i]].rot_mask, 0x1fu);
+    printf("rotation over 5 groups, H X H Y: %d config changes\n", hchanges);
+    assert_int_equal(hchanges, 4);
+  }
 
   /* A launch not profiled after all gives its group back. */
-  pc_select q = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0};
+  pc_select q = {NULL, 0, 0, 1, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
   const uint32_t sx = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Xv"), ctx, G8, B128, 0, 100);
   assert_int_equal(pc_select_decide(&q, &t, sx, 41, 41, PC_NP_NONE), PC_SEL_ROTATE);
   assert_int_equal(pc_select_turn(&q, &t.sigs[sx], PC_SEL_ROTATE), 0);
@@ -304,7 +328,7 @@ static void test_rotation_keeps_the_config(void **state) {
   assert_int_equal(pc_select_decide(&q, &t, sx, 41, 41, PC_NP_NONE), PC_SEL_ROTATE);
   assert_int_equal(pc_select_turn(&q, &t.sigs[sx], PC_SEL_ROTATE), 0); /* group 0 again */
   /* Without rotation there is no turn. */
-  pc_select r = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  pc_select r = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   const uint32_t sy = pc_sigtab_sig(&t, pc_sigtab_intern(&t, "_Z1Yv"), ctx, G8, B128, 0, 100);
   assert_int_equal(pc_select_decide(&r, &t, sy, 42, 42, PC_NP_NONE), PC_SEL_ROTATE);
   assert_int_equal(pc_select_turn(&r, &t.sigs[sy], PC_SEL_ROTATE), -1);
@@ -334,7 +358,7 @@ static void test_graph_signatures(void **state) {
   assert_int_equal(pc_sigtab_graph(&t, 19, c1, 4), PC_NONE); /* past max signatures */
 
   /* No groups yet (kernel replay before the first split): not profiled. */
-  pc_select p = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  pc_select p = {NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&p, &t, g1, 30, 30, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[g1].np, PC_NP_GRAPH_GROUPS);
   /* Three groups: three launches, turns 0, 1, 2, whatever rotate_groups is
@@ -368,7 +392,7 @@ static void test_graph_signatures(void **state) {
    * its kernels'), and does not count among -s/-c's matches. */
   pc_regex re;
   assert_int_equal(pc_regex_compile(&re, "mystery", NULL, NULL), PERFCHECK_OK);
-  pc_select f = {&re, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0};
+  pc_select f = {&re, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0};
   assert_int_equal(pc_select_decide(&f, &t, g1c2, 35, 35, PC_NP_NONE), 0);
   assert_int_equal(t.sigs[g1c2].np, PC_NP_FILTERED);
   assert_int_equal(f.matched, 0);

@@ -23,9 +23,10 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
  * whose launch set the current group (at first, the first rotated
  * decision).  A launch whose signature has the current group waits (not
  * profiled; 0 returned) unless
- *   - it is the head, back after another signature's launch (a step has
- *     passed), or back twice in a row with nothing between (a loop of one
- *     kernel: R R R ...), or
+ *   - it is the head, back after another signature's launch and after a
+ *     launch that waited (a step has passed: the head of H X H Y, back
+ *     before anything waited, is still in its first step), or back twice
+ *     in a row with nothing between (a loop of one kernel: R R R ...), or
  *   - its signature has had the current group four times since it was set
  *     (the head never came back: a one-off kernel set it; a signature
  *     launched two or three times a step does not move the config on);
@@ -34,9 +35,10 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
  * (B B in A B B C) so no longer moves the config on at its second launch:
  * on the H200 (2026-12-02, a 300-step PyTorch step, PERFCHECK_PROGRESS=2)
  * that rule ("follows itself") made 12 config changes where the step
- * needed 5 groups.  unit.sigtab: 5 changes for A G B G C over 6 groups;
- * 4 for a one-off pair N N then A B B C D D E F over 5 groups, where
- * "follows itself" made 9.  More than 32 groups: the k-th launch collects
+ * needed 5 groups; the head without the wait made 7 (a GEMM signature
+ * launched twice a step, H X H).  unit.sigtab: 5 changes for A G B G C
+ * over 6 groups; 4 for a one-off pair N N then A B B C D D E F over 5
+ * groups, where "follows itself" made 9; 4 for H X H Y over 5.  More than 32 groups: the k-th launch collects
  * group k (no mask).  1: profile it, with s->rot_turn set. */
 static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t groups) {
   if (groups > 32) {
@@ -51,7 +53,7 @@ static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t group
     p->head_sig = sig + 1;
     p->head_gap = p->head_imm = 0;
   } else if (p->head_sig == sig + 1) {
-    head_due = p->head_gap || ++p->head_imm >= 2;
+    head_due = (p->head_gap && p->head_waits) || ++p->head_imm >= 2;
     p->head_gap = 0;
   } else {
     p->head_gap = 1;
@@ -62,7 +64,10 @@ static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t group
       s->rot_epoch = p->cur_epoch;
       s->rot_hits = 0;
     }
-    if (++s->rot_hits < 4 && !head_due) return 0;
+    if (++s->rot_hits < 4 && !head_due) {
+      p->head_waits++;
+      return 0;
+    }
     for (uint32_t i = 1; i < groups; i++) {
       const uint32_t h = (g + i) % groups;
       if (!(s->rot_mask & (1u << h))) {
@@ -73,7 +78,7 @@ static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t group
     p->cur_group = g;
     p->cur_epoch++;
     p->head_sig = sig + 1;
-    p->head_gap = p->head_imm = 0;
+    p->head_gap = p->head_imm = p->head_waits = 0;
   }
   s->rot_mask |= 1u << g;
   s->rot_turn = g;

@@ -146,9 +146,10 @@ typedef struct pc_select {
   /* The loop step's head (pc_select.c, pc_select_group): 1 + the signature
    * whose launch set the current group (or the first rotated decision),
    * 0 none; head_gap: another signature's rotated decision came since the
-   * head's last launch; head_imm: the head's launches in a row without one. */
+   * head's last launch; head_imm: the head's launches in a row without one;
+   * head_waits: launches that waited since the group was set. */
   uint32_t head_sig;
-  uint32_t head_gap, head_imm;
+  uint32_t head_gap, head_imm, head_waits;
 } pc_select;
 
 /* Resets a signature's per-region state when it is first seen under region
