@@ -115,7 +115,7 @@ typedef struct pc_rp_ctx {
   int layout;
   int img_fresh;                    /* the layout whose image EXIT reset last (-2 none) */
   int active;                       /* between a successful Start and EXIT */
-  int mode;                         /* PC_RP_KERNEL, PC_RP_USER, PC_RP_AUTOUSER: how this launch is profiled */
+  int mode;                         /* PC_RP_KERNEL, PC_RP_USER: how this launch is profiled */
   int obj_mode;                     /* the replay mode obj was last started in (-1 none since Enable) */
   int obj_layout;                   /* the layout obj was last configured with (-3 none since Enable) */
   int group;                        /* the rotation group of this launch, -1 the whole set */
@@ -136,9 +136,7 @@ typedef struct pc_rp_ctx {
   size_t flush_n16;
 } pc_rp_ctx;
 
-/* PC_RP_AUTOUSER: auto range, user replay, a one-pass config (the launch
- * is its own one pass; no replay, no push). */
-enum { PC_RP_KERNEL = 0, PC_RP_USER = 1, PC_RP_AUTOUSER = 2 };
+enum { PC_RP_KERNEL = 0, PC_RP_USER = 1 };
 
 /* Where a profiled launch's host time goes (issue 21: "find where the time
  * goes"): wall time of each phase of ENTER and EXIT and of the launch call
@@ -187,15 +185,6 @@ struct pc_rp {
    * as 0 and threads per instruction as NaN, with every hardware counter
    * right; auto range returned all of them (gpu.rotation, docs/cupti.md §15). */
   int rot_kernel;
-  /* PERFCHECK_ROTATE_RANGE=autouser (issue 21, measuring): auto range with
-   * user replay for a rotated launch's one-pass group, so CUPTI's kernel
-   * replay machinery (about 13 ms a launch on the H200 for one pass) is
-   * not engaged: the kernel runs once, in the program's own launch. */
-  int rot_autouser;
-  /* PERFCHECK_RP_PRESYNC=1 (issue 21, measuring): wait for the context
-   * before SetConfig, so the "sync" phase holds the wait for the program's
-   * queued work and "start" CUPTI's own cost alone. */
-  int presync;
   int progress_launches;            /* PERFCHECK_PROGRESS=2: each launch's phases at its EXIT */
   void (*say)(const char *line);
   perfcheck_status status;
@@ -424,9 +413,6 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->no_reenable = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_RANGE");
   rp->rot_kernel = !(env && strcmp(env, "user") == 0);
-  rp->rot_autouser = env && strcmp(env, "autouser") == 0;
-  env = secure_getenv("PERFCHECK_RP_PRESYNC");
-  rp->presync = env && strcmp(env, "1") == 0;
   rp->status = PERFCHECK_OK;
   *out = rp;
   return PERFCHECK_OK;
@@ -881,9 +867,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
                "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
     return 0;
   }
-  c->mode = one_pass_group && (graph || !rp->rot_kernel) ? PC_RP_USER
-           : one_pass_group && rp->rot_autouser          ? PC_RP_AUTOUSER
-                                                         : PC_RP_KERNEL;
+  c->mode = one_pass_group && (graph || !rp->rot_kernel) ? PC_RP_USER : PC_RP_KERNEL;
   /* One range-profiler object per config (docs/cupti.md §15, H200,
    * 2026-12-02).  Started under user replay and then configured for kernel
    * replay (a rotation finished by kernel replay), an object made CUPTI 13.0
@@ -901,7 +885,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     if (pc_rp_ctx_enable(rp, c) != 0) return 1;
     pc_rp_phase(rp, PC_PH_ENABLE, &t0);
   }
-  if (c->mode == PC_RP_USER || rp->presync) {
+  if (c->mode == PC_RP_USER) {
     /* A user range counts every kernel of the context while it is open:
      * earlier kernels must be done first (we hold the launch gate, so no
      * later one starts).  Synchronizing is allowed inside callbacks. */
@@ -928,7 +912,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   cp.counterDataImageSize = c->image_size;
   cp.pCounterDataImage = c->image;
   cp.range = c->mode == PC_RP_USER ? CUPTI_UserRange : CUPTI_AutoRange;
-  cp.replayMode = c->mode == PC_RP_KERNEL ? CUPTI_KernelReplay : CUPTI_UserReplay;
+  cp.replayMode = c->mode == PC_RP_USER ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cp.maxRangesPerPass = 1;
   cp.numNestingLevels = 1;
   cp.minNestingLevel = 1;

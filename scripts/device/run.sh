@@ -710,11 +710,11 @@ PY
           esac
           s0=$(date +%s.%N)
           mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
-          # "rotate:autouser": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=autouser;
-          # "kernel:presync": PERFCHECK_RP_PRESYNC=1 (the wait before Start apart).
-          rng=; pre=; case $m in *:presync) pre=1 ;; *:*) rng=${m#*:} ;; esac
+          # "rotate:user": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=user.
+          # PHASES_PROGRESS=2: a line per profiled launch with its phases.
+          rng=; case $m in *:*) rng=${m#*:} ;; esac
           t=${m/:/-}
-          PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_RP_PRESYNC=$pre timeout 200 \
+          PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m%%:*} PERFCHECK_ROTATE_RANGE=$rng timeout 200 \
             "$BUILD/bin/perfcheck" run --mode $mode --format json \
             --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
           echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
