@@ -185,7 +185,10 @@ else
   env_line "date" date -u '+%Y-%m-%d %H:%M:%S UTC'
   env_line "host" sh -c 'uname -nr; nproc'
   env_line "GPU (name, driver, bus, persistence, clocks sm/max sm/mem/max mem, power, temperature)" sh -c "$GPU_QUERY"
-  env_line "source" sh -c "git -C \"$ROOT\" rev-parse --short HEAD 2>/dev/null || echo 'no git metadata'"
+  # On the lent device the copy's git metadata is the session's first
+  # commit, not the working tree sent (2026-12-02: 42d4dc5 printed for a
+  # tree at 7007f9b): the measurement's README names the sender's commit.
+  env_line "source (git HEAD of this copy; may predate the working tree)" sh -c "git -C \"$ROOT\" rev-parse --short HEAD 2>/dev/null || echo 'no git metadata'"
   env_line "perfcheck" "$PC" --version
   env_line "default set passes (this device; GH100)" sh -c "\"$PC\" metrics --passes; \"$PC\" metrics --passes --chip GH100"
   env_line "ncu" sh -c "\"${NCU:-ncu}\" --version | tail -1"
