@@ -685,6 +685,15 @@ PY
       fi
       cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
       ;;
+    sessionprobe)
+      # docs/cupti.md §10 question 5: is the memory units' pass cost paid per
+      # session or per range?  tests/gpu/session_probe.cu drives CUPTI itself
+      # (stage build first; a few seconds).
+      say "sessionprobe: one session a launch against one session of 8 launches"
+      timeout 120 "$BUILD/tests/gpu/gpu_session_probe" > "$R/sessionprobe.log" 2>&1
+      echo "session_probe rc=$?" >> "$R/sessionprobe.log"
+      grep -E '^(PROBE|FAIL|SKIP)|rc=' "$R/sessionprobe.log" | cut -c1-600 | tee -a "$OUT/summary.txt"
+      ;;
     passcost)
       # Issue 21: one replayed pass's cost by metric (scripts/device/pass_cost.sh,
       # mystery under kernel replay with one-pass lists; about 20 s).
