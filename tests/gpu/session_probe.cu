@@ -12,6 +12,8 @@
 //   B  one session of 8 launches (auto range, kernel replay, 8 ranges a
 //      pass), as NVIDIA's injection sample keeps 10;
 //   D  one session of 8 launches under auto range and user replay;
+//   E  one user-replay session of 12 launches: a flush before each read,
+//      and a second stream (range order, a cold DRAM pass inside a session);
 //   C  one session: a launch, DecodeData before Stop (does it decode
 //      mid-session?), a second launch, Stop, DecodeData.
 // Each mode gets a fresh profiler object and a warm-up session first (the
@@ -340,6 +342,46 @@ int main() {
               "all passes %d, %zu ranges, %zu dropped\n",
               kLaunches, ds, join(la).c_str(), dsp, dd, all, pr.ranges(), ddrop);
   pr.values("D");
+
+  // E: what a session spanning a loop step would meet (user replay, one
+  // session of 12 launches): before each kernel a flush (a read of 128 MiB,
+  // more than twice the L2), then readAll on the default stream and a read
+  // of half the buffer on a second stream.  Ranges must come in launch
+  // order (4194304 L1TEX sectors for the flush, 524288, then 262144),
+  // and each readAll's DRAM reads must be a cold run's (about 16.8 MB).
+  {
+    const size_t fbytes = (size_t)128 << 20;
+    float4* fbuf = nullptr;
+    CU(cudaMalloc(&fbuf, fbytes));
+    CU(cudaMemset(fbuf, 0, fbytes));
+    cudaStream_t s2;
+    CU(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    CU(cudaDeviceSynchronize());
+    warm(true, kMaxRanges);
+    pr.setconfig(true, kMaxRanges);
+    const double es = pr.start();
+    la.clear();
+    for (int i = 0; i < 4; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      readAll<<<1056, 256>>>(fbuf, fbytes / sizeof(float4), pr.out);
+      readAll<<<264, 256>>>(pr.x, pr.n4, pr.out);
+      readAll<<<132, 256, 0, s2>>>(pr.x, pr.n4 / 2, pr.out);
+      CU(cudaGetLastError());
+      la.push_back(ms_since(t0));
+    }
+    int eall = 0;
+    const double esp = pr.stop(&eall);
+    double ed;
+    size_t edrop = 0;
+    CK(pr.decode(&ed, &edrop));
+    std::printf("PROBE E one session, 4 x (flush, readAll, half read on a second stream), user replay: start %.2f | "
+                "3 launches %s | stop %.2f | decode %.2f ms, all passes %d, %zu ranges, %zu dropped\n",
+                es, join(la).c_str(), esp, ed, eall, pr.ranges(), edrop);
+    pr.values("E");
+    pr.reset();
+    CU(cudaStreamDestroy(s2));
+    CU(cudaFree(fbuf));
+  }
 
   // C (last: it may leave the object in a state of CUPTI's own): DecodeData
   // before Stop, on a fresh object.
