@@ -95,7 +95,9 @@ static _Atomic(int (*)(void)) pc_gate_fn;     /* PERFCHECK_NVTX's counter gate (
  * acts only on launches whose ENTER it saw, and what ENTER did. */
 #define PC_CD_MAGIC 0x7063686b00000000ull /* "pchk" */
 #define PC_CD_MAGIC_MASK 0xffffffff00000000ull
-enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u };
+/* PC_CD_NOTED: a launch that is not profiled joined a session spanning
+ * launches as a range to drop (pc_rp_window_note). */
+enum { PC_CD_HOLD = 1u, PC_CD_PROFILED = 2u, PC_CD_RECORDED = 4u, PC_CD_NOTED = 8u };
 
 perfcheck_status pc_capture_cupti_usable(pc_err *err) {
   if (!pc_cupti_blocked()) return PERFCHECK_OK;
@@ -225,7 +227,9 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
   long turn = -1;
   const char *profile_name = NULL; /* stable until the collector is freed, which waits for us */
   const uint32_t corr = cb->correlationId;
+  int closes = 0; /* a launch that must not run inside a session spanning launches */
   if (pc_read_params(cbid, cb->functionParams, &p)) {
+    closes = p.graph;
     /* A graph launch that may be profiled needs the set's one-pass groups,
      * split once (host API) under the exclusive gate, before the lock. */
     if (p.graph && atomic_load(&c->counters) && atomic_load(&c->cur_region) &&
@@ -264,6 +268,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
           rec.flags = 0; /* out of memory: the launch goes unrecorded */
         } else {
           pc_sig *s = &c->tab.sigs[sig];
+          if (!p.graph && pc_sigtab_name_is_communication(&c->tab, s->name)) closes = 1;
           if (!p.graph) {
             s->f = p.f;
             s->seen_direct = 1;
@@ -331,6 +336,9 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         const int refused = !atomic_load(&c->counters) ||
                             pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name, turn, p.graph);
         pc_tl_depth--;
+        /* A session spanning launches that this launch closed left its
+         * launches' values to store. */
+        (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
         if (!refused) {
           flags |= PC_CD_PROFILED;
         } else {
@@ -352,6 +360,17 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       } else {
         pthread_rwlock_rdlock(&c->gate);
         flags |= PC_CD_HOLD;
+        /* A session spanning launches (PERFCHECK_ROTATE_SESSION=1) makes
+         * every kernel of its context a range, in launch order: launches
+         * then go one at a time, and this one is noted as a range to drop
+         * (or closes the session first: a graph launch, a collective).
+         * Checked under the gate: no session opens while we hold it. */
+        if (pc_rp_window_active(c->rp)) {
+          pthread_rwlock_unlock(&c->gate);
+          pthread_rwlock_wrlock(&c->gate);
+          if (atomic_load(&c->counters) && pc_rp_window_note(c->rp, cb->context, corr, closes)) flags |= PC_CD_NOTED;
+          (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+        }
       }
     }
   }
@@ -380,9 +399,11 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
     atomic_fetch_sub(&pc_gpu_g.inflight, 1);
     return;
   }
+  if ((v & PC_CD_NOTED) && !ok) pc_rp_window_unnote(c->rp, cb->context, cb->correlationId);
   if (v & PC_CD_PROFILED) {
     /* The counter layer stays alive while we hold the exclusive gate; its
-     * result goes straight into the collector's table. */
+     * result goes straight into the collector's table (in a session
+     * spanning launches, later: pc_rp_drain). */
     pc_rp_result_store res;
     uint64_t dropped = 0;
     const int have = pc_rp_on_launch_exit(c->rp, cb->context, cb->correlationId, ok, &res, &dropped);

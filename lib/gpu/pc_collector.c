@@ -365,6 +365,10 @@ int pc_collector_prof_store(pc_collector *c, uint32_t corr, pc_rp_result_store *
   return found;
 }
 
+int pc_collector_prof_store_cb(void *c, uint32_t corr, pc_rp_result_store *res) {
+  return pc_collector_prof_store((pc_collector *)c, corr, res);
+}
+
 /* ---- a region's end ----------------------------------------------------------------------------- */
 
 /* An array of n elements of size sz whose capacity suits pc_snapshot's

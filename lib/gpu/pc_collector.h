@@ -309,5 +309,7 @@ int pc_collector_store_transfer_locked(pc_collector *c, int memsets, const pc_sp
 /* Stores the counter layer's result for profiled launch corr (moved in: the
  * caller's copy is emptied).  -1 when no profiled launch has that id. */
 int pc_collector_prof_store(pc_collector *c, uint32_t corr, pc_rp_result_store *res);
+/* The same, as pc_rp_drain's store (arg: the collector). */
+int pc_collector_prof_store_cb(void *c, uint32_t corr, pc_rp_result_store *res);
 
 #endif /* PC_COLLECTOR_H */

@@ -93,6 +93,7 @@ typedef struct pc_rp_chip {
     uint8_t *config;
     size_t config_size;
     int passes;
+    int sass;                       /* it holds SASS-patched metrics (user replay returns them as 0) */
     pc_rp_sources src;
   } *gcfg;
 } pc_rp_chip;
@@ -126,6 +127,18 @@ typedef struct pc_rp_ctx {
   int skip, skip_passes;
   char skip_note[300];
   uint32_t corr;
+  /* A session spanning launches (PERFCHECK_ROTATE_SESSION=1, issue 21):
+   * one auto-range, user-replay session of group win_group, every kernel
+   * launched on this context meanwhile one range, in launch order (the
+   * capture layer launches one at a time while a session is open); slot i
+   * is range i: win_corr[i] its launch (0: perfcheck's flush), win_keep[i]
+   * 1 when that launch was profiled (its values are kept).  win_exit: the
+   * profiled launch whose EXIT comes next. */
+  int win_open, win_group, win_exit, win_cold;
+  size_t win_n, win_cap;
+  uint32_t *win_corr;
+  unsigned char *win_keep;
+  int layout_ranges;                /* ranges the current layout's image holds */
   uint64_t t_started;               /* when ENTER returned with a started session (PC_PH_LAUNCH) */
   /* The L2 flush of the cold group (a read of twice the L2 size, our own
    * kernel): flush_state 0 untried, 1 ready, -1 unavailable. */
@@ -136,7 +149,13 @@ typedef struct pc_rp_ctx {
   size_t flush_n16;
 } pc_rp_ctx;
 
-enum { PC_RP_KERNEL = 0, PC_RP_USER = 1 };
+/* PC_RP_WINDOW: a launch inside a session spanning launches (auto range,
+ * user replay, one pass; no Start or Stop of its own). */
+enum { PC_RP_KERNEL = 0, PC_RP_USER = 1, PC_RP_WINDOW = 2 };
+/* Ranges a spanning session holds before it is closed and a new one opened:
+ * a counter data image of about 200 KB a range for the cold group (18
+ * metrics; docs/cupti.md §11: 99 KB a range for 8). */
+#define PC_RP_WIN_CAP 64
 
 /* Where a profiled launch's host time goes (issue 21: "find where the time
  * goes"): wall time of each phase of ENTER and EXIT and of the launch call
@@ -155,12 +174,13 @@ enum {
   PC_PH_END,       /* EXIT: wait, PopRange, Stop, DecodeData */
   PC_PH_EVAL,      /* GetCounterDataInfo, EvaluateToGpuValues */
   PC_PH_IMAGE,     /* re-initializing the counter data image */
+  PC_PH_WCLOSE,    /* closing a spanning session: Stop, Decode, evaluating its ranges */
   PC_PH_COUNT
 };
 static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "enable",        "sync",
                                                      "flush",      "layout",        "setconfig",
                                                      "start",      "launch+replay", "stop+decode",
-                                                     "evaluate",   "image init"};
+                                                     "evaluate",   "image init",    "session close"};
 
 static uint64_t pc_rp_now(void) {
   struct timespec ts;
@@ -186,6 +206,20 @@ struct pc_rp {
    * right; auto range returned all of them (gpu.rotation, docs/cupti.md §15). */
   int rot_kernel;
   int progress_launches;            /* PERFCHECK_PROGRESS=2: each launch's phases at its EXIT */
+  /* PERFCHECK_ROTATE_SESSION=1: a rotated launch of a one-pass group
+   * without SASS-patched metrics joins a session spanning launches
+   * (pc_rp_ctx.win_*), which costs the memory units' pass once per session
+   * instead of once per launch (docs/cupti.md §17: about 40 ms a session
+   * against about 60 ms a launch for the cold group, H200). */
+  int rot_session;
+  atomic_int nwin;                  /* spanning sessions open (any context) */
+  /* Results of closed spanning sessions, until pc_rp_drain hands them over
+   * (under lock). */
+  struct pc_rp_pending {
+    uint32_t corr;
+    pc_rp_result_store res;
+  } *pend;
+  size_t npend, cappend;
   void (*say)(const char *line);
   perfcheck_status status;
   char msg[640];
@@ -407,6 +441,8 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->progress = (cfg->progress || (env && env[0] && strcmp(env, "0") != 0)) && cfg->say;
   rp->say = cfg->say;
   rp->progress_launches = rp->progress && env && strcmp(env, "2") == 0;
+  env = secure_getenv("PERFCHECK_ROTATE_SESSION");
+  rp->rot_session = env && strcmp(env, "1") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_FLUSH");
   rp->no_flush = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
@@ -560,7 +596,8 @@ static CUptiResult pc_rp_image_init(pc_rp_ctx *c, pc_err *e) {
   return PC_CUPTI(e, cuptiRangeProfilerCounterDataImageInitialize, &p);
 }
 
-static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L);
+static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L, size_t ranges);
+static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c);
 
 /* Enables the range profiler on c (its first profiled launch, or again after
  * another context of its device took the profiler). */
@@ -570,13 +607,22 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
   for (;;) {
     CUpti_RangeProfiler_Object *other = NULL;
     pthread_mutex_lock(rp->lock);
+    pc_rp_ctx *owin = NULL;
     for (pc_rp_ctx *o = rp->ctx_list; o; o = o->next)
       if (o != c && o->obj && (o->dev == c->dev || o->dev < 0 || c->dev < 0)) {
+        if (o->win_open) { /* its session's values first (the launch gate is held exclusively) */
+          owin = o;
+          break;
+        }
         other = o->obj;
         o->obj = NULL;
         break;
       }
     pthread_mutex_unlock(rp->lock);
+    if (owin) {
+      pc_rp_win_close(rp, owin);
+      continue;
+    }
     if (!other) break;
     pc_rp_disable_obj(other, 0);
   }
@@ -595,7 +641,7 @@ static int pc_rp_ctx_enable(pc_rp *rp, pc_rp_ctx *c) {
 
   c->layout = -2;
   c->img_fresh = -2;
-  if (pc_rp_layout(rp, c, -1) != 0) {
+  if (pc_rp_layout(rp, c, -1, 1) != 0) {
     pc_rp_disable_obj(c->obj, 0);
     c->obj = NULL;
     return -1;
@@ -615,7 +661,7 @@ static const pc_rp_sources *pc_rp_layout_src(const pc_rp_chip *ch, int L) {
  * object was for another list (the image is laid out for the last list
  * queried: another one in between turned values into NaN without an error,
  * docs/cupti.md §11); otherwise only the initialize, which resets it. */
-static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
+static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L, size_t ranges) {
   const size_t nlay = 1 + rp->ngroups;
   if (c->nimgs < nlay) { /* the first layout, or graph groups split since */
     uint8_t **imgs = realloc(c->imgs, nlay * sizeof *imgs);
@@ -634,14 +680,14 @@ static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
   }
   pc_err e;
   CUptiResult r = CUPTI_SUCCESS;
-  if (c->layout != L) {
+  if (c->layout != L || (size_t)c->layout_ranges != ranges) {
     const pc_rp_sources *src = pc_rp_layout_src(c->chip, L);
     CUpti_RangeProfiler_GetCounterDataSize_Params sp = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     sp.pRangeProfilerObject = c->obj;
     sp.pMetricNames = src->names;
     sp.numMetrics = src->n;
-    sp.maxNumOfRanges = 1;
-    sp.maxNumRangeTreeNodes = 1;
+    sp.maxNumOfRanges = ranges;
+    sp.maxNumRangeTreeNodes = (uint32_t)ranges;
     r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataSize, &sp);
     if (r == CUPTI_SUCCESS && sp.counterDataSize != c->img_sizes[L + 1]) {
       free(c->imgs[L + 1]);
@@ -653,7 +699,10 @@ static int pc_rp_layout(pc_rp *rp, pc_rp_ctx *c, int L) {
         return -1;
       }
     }
-    if (r == CUPTI_SUCCESS) c->layout = L;
+    if (r == CUPTI_SUCCESS) {
+      c->layout = L;
+      c->layout_ranges = (int)ranges;
+    }
   }
   const int fresh = c->image != c->imgs[L + 1] || r != CUPTI_SUCCESS || c->layout != L || c->img_fresh != L;
   c->image = c->imgs[L + 1];
@@ -686,6 +735,8 @@ static int pc_rp_chip_rotation(pc_rp *rp, pc_rp_chip *ch) {
         pc_rp_build_config(ch->name, ch->avail, gc->src.names, gc->src.n, &gc->host, &gc->config, &gc->config_size,
                            &gc->passes, &e) != PERFCHECK_OK)
       return -1; /* freed with the chip */
+    for (size_t k = 0; k < gc->src.n; k++)
+      if (strstr(gc->src.names[k], "__sass_")) gc->sass = 1;
   }
   ch->rot_state = 1;
   return 0;
@@ -822,6 +873,242 @@ size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
   return n;
 }
 
+/* ==== Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1) =============== */
+
+/* Whether a rotated launch of group L joins a spanning session: a one-pass
+ * group without SASS-patched metrics (user replay returns those as 0,
+ * docs/cupti.md §17), never a graph launch. */
+static int pc_rp_win_eligible(const pc_rp *rp, const pc_rp_ctx *c, int L, int graph) {
+  return rp->rot_session && !graph && L >= 0 && c->chip->gcfg && c->chip->gcfg[L].passes == 1 && !c->chip->gcfg[L].sass;
+}
+
+static void pc_rp_win_slot(pc_rp_ctx *c, uint32_t corr, unsigned char keep) {
+  if (c->win_n >= c->win_cap) return; /* the callers leave room */
+  c->win_corr[c->win_n] = corr;
+  c->win_keep[c->win_n] = keep;
+  c->win_n++;
+}
+
+/* A result for the caller of pc_rp_drain; freed here when it cannot be kept. */
+static void pc_rp_pend(pc_rp *rp, uint32_t corr, pc_rp_result_store *res) {
+  pthread_mutex_lock(rp->lock);
+  if (rp->npend == rp->cappend) {
+    const size_t cap = rp->cappend ? 2 * rp->cappend : 16;
+    struct pc_rp_pending *p = realloc(rp->pend, cap * sizeof *p);
+    if (!p) {
+      pthread_mutex_unlock(rp->lock);
+      pc_rp_result_store_free(res);
+      return;
+    }
+    rp->pend = p;
+    rp->cappend = cap;
+  }
+  rp->pend[rp->npend].corr = corr;
+  rp->pend[rp->npend].res = *res;
+  rp->npend++;
+  pthread_mutex_unlock(rp->lock);
+}
+
+static void pc_rp_res_init(const pc_rp *rp, pc_rp_result_store *res, int L, int passes) {
+  memset(res, 0, sizeof *res);
+  res->passes = passes;
+  res->group = L;
+  res->ngroups = L < 0 ? 0 : (int)rp->ngroups;
+  for (int i = 0; i < PC_M_COUNT; i++) res->values[i] = PC_NULL;
+  if (rp->plan.nextra && (res->extra = malloc(rp->plan.nextra * sizeof *res->extra)))
+    for (size_t i = 0; i < rp->plan.nextra; i++) res->extra[i] = PC_NULL;
+}
+
+static char *pc_rp_note(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Stop, Decode, and each profiled launch's range evaluated into a pending
+ * result (pc_rp_drain).  The ranges are the session's launches in launch
+ * order (H200, 2026-12-02: across streams too, docs/cupti.md §17); when
+ * their count is not the launches', none is used and each result says why.
+ * The caller holds the launch gate exclusively. */
+static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c) {
+  if (!c->win_open) return;
+  uint64_t t0 = pc_rp_now();
+  const int L = c->win_group;
+  c->win_open = 0;
+  atomic_fetch_sub(&rp->nwin, 1);
+  pc_err e;
+  CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  sp.pRangeProfilerObject = c->obj;
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerStop, &sp);
+  size_t dropped = 0, nr = 0;
+  if (r == CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_DecodeData_Params dp = PC_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    dp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(&e, cuptiRangeProfilerDecodeData, &dp);
+    dropped = dp.numOfRangeDropped;
+  }
+  if (r == CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    ip.pCounterDataImage = c->image;
+    ip.counterDataImageSize = c->image_size;
+    r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataInfo, &ip);
+    nr = ip.numTotalRanges;
+  }
+  const pc_rp_sources *src = &c->chip->gcfg[L].src;
+  CUpti_Profiler_Host_Object *host = c->chip->gcfg[L].host;
+  const int match = r == CUPTI_SUCCESS && nr == c->win_n && dropped == 0 && sp.isAllPassSubmitted;
+  double *vals = malloc((src->n ? src->n : 1) * sizeof *vals);
+  for (size_t i = 0; i < c->win_n; i++) {
+    if (!c->win_keep[i]) continue;
+    pc_rp_result_store res;
+    pc_rp_res_init(rp, &res, L, 1);
+    res.cold = c->win_keep[i] == 2;
+    if (r != CUPTI_SUCCESS) {
+      res.note = pc_rp_note("counters not collected: %s", e.msg);
+    } else if (!match) {
+      res.note = pc_rp_note("a session spanning %zu launches decoded %zu ranges (%zu dropped): ranges and launches "
+                            "cannot be matched, so none is used",
+                            c->win_n, nr, dropped);
+    } else if (!vals) {
+      res.note = pc_rp_note("out of memory evaluating the counters");
+    } else {
+      for (size_t k = 0; k < src->n; k++) vals[k] = PC_NULL;
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+      ev.pHostObject = host;
+      ev.pCounterDataImage = c->image;
+      ev.counterDataImageSize = c->image_size;
+      ev.rangeIndex = i;
+      ev.ppMetricNames = src->names;
+      ev.numMetrics = src->n;
+      ev.pMetricValues = vals;
+      pc_err ee;
+      if (PC_CUPTI(&ee, cuptiProfilerHostEvaluateToGpuValues, &ev) != CUPTI_SUCCESS)
+        res.note = pc_rp_note("counters not evaluated: %s", ee.msg);
+      else
+        pc_rp_sources_apply(src, vals, res.values, res.extra);
+    }
+    pc_rp_pend(rp, c->win_corr[i], &res);
+  }
+  free(vals);
+  if (r != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r, "closing a session spanning launches", &e);
+  c->win_n = 0;
+  pc_err e2;
+  const CUptiResult r2 = pc_rp_image_init(c, &e2);
+  if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
+  c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
+  pc_rp_phase(rp, PC_PH_WCLOSE, &t0);
+}
+
+/* Opens a spanning session of group L on c: a fresh object at a mode or
+ * config change (§15), the image laid out for PC_RP_WIN_CAP ranges,
+ * SetConfig (auto range, user replay), Start.  0, or -1 (refused: the
+ * status says why). */
+static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
+  if (!c->win_corr) {
+    c->win_corr = calloc(PC_RP_WIN_CAP, sizeof *c->win_corr);
+    c->win_keep = calloc(PC_RP_WIN_CAP, sizeof *c->win_keep);
+    if (!c->win_corr || !c->win_keep) {
+      pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a session spanning launches");
+      return -1;
+    }
+  }
+  c->win_cap = PC_RP_WIN_CAP;
+  const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
+  if (((c->obj_mode >= 0 && c->obj_mode != PC_RP_WINDOW) || reconfig) && !rp->no_reenable) {
+    CUpti_RangeProfiler_Object *old = c->obj;
+    c->obj = NULL;
+    pc_rp_disable_obj(old, 0);
+    if (pc_rp_ctx_enable(rp, c) != 0) return -1;
+    pc_rp_phase(rp, PC_PH_ENABLE, t0);
+  }
+  if (pc_rp_layout(rp, c, L, c->win_cap) != 0) return -1;
+  pc_rp_phase(rp, PC_PH_LAYOUT, t0);
+  CUpti_RangeProfiler_SetConfig_Params cp = PC_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  cp.pRangeProfilerObject = c->obj;
+  cp.configSize = c->chip->gcfg[L].config_size;
+  cp.pConfig = c->chip->gcfg[L].config;
+  cp.counterDataImageSize = c->image_size;
+  cp.pCounterDataImage = c->image;
+  cp.range = CUPTI_AutoRange;
+  cp.replayMode = CUPTI_UserReplay;
+  cp.maxRangesPerPass = c->win_cap;
+  cp.numNestingLevels = 1;
+  cp.minNestingLevel = 1;
+  cp.passIndex = 0;
+  cp.targetNestingLevel = 1;
+  pc_err e;
+  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerSetConfig, &cp);
+  pc_rp_phase(rp, PC_PH_SETCONFIG, t0);
+  if (r == CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_Start_Params stp = PC_PARAMS(CUpti_RangeProfiler_Start_Params);
+    stp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(&e, cuptiRangeProfilerStart, &stp);
+  }
+  pc_rp_phase(rp, PC_PH_START, t0);
+  if (r != CUPTI_SUCCESS) {
+    pc_rp_refuse_cupti(rp, r, "a session spanning launches", &e);
+    return -1;
+  }
+  c->obj_mode = PC_RP_WINDOW;
+  c->obj_layout = L;
+  c->win_open = 1;
+  c->win_group = L;
+  c->win_n = 0;
+  atomic_fetch_add(&rp->nwin, 1);
+  return 0;
+}
+
+int pc_rp_window_active(const pc_rp *rp) { return rp && atomic_load(&((pc_rp *)rp)->nwin) > 0; }
+
+int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes) {
+  if (!pc_rp_window_active(rp) || !ctx) return 0;
+  pthread_mutex_lock(rp->lock);
+  pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
+  pthread_mutex_unlock(rp->lock);
+  if (!c || !c->win_open) return 0;
+  if (closes || c->win_n + 1 > c->win_cap) {
+    pc_rp_win_close(rp, c);
+    return 0;
+  }
+  pc_rp_win_slot(c, corr, 0);
+  return 1;
+}
+
+void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr) {
+  if (!rp || !ctx) return;
+  pthread_mutex_lock(rp->lock);
+  pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
+  pthread_mutex_unlock(rp->lock);
+  if (c && c->win_open && c->win_n && c->win_corr[c->win_n - 1] == corr) c->win_n--;
+}
+
+void pc_rp_window_close_all(pc_rp *rp) {
+  if (!pc_rp_window_active(rp)) return;
+  for (;;) { /* the list only grows under the exclusive gate, which the caller holds */
+    pc_rp_ctx *open = NULL;
+    pthread_mutex_lock(rp->lock);
+    for (pc_rp_ctx *c = rp->ctx_list; c && !open; c = c->next)
+      if (c->win_open) open = c;
+    pthread_mutex_unlock(rp->lock);
+    if (!open) break;
+    pc_rp_win_close(rp, open);
+  }
+}
+
+size_t pc_rp_drain(pc_rp *rp, int (*store)(void *arg, uint32_t corr, pc_rp_result_store *res), void *arg) {
+  if (!rp) return 0;
+  pthread_mutex_lock(rp->lock);
+  struct pc_rp_pending *p = rp->pend;
+  const size_t n = rp->npend;
+  rp->pend = NULL;
+  rp->npend = rp->cappend = 0;
+  pthread_mutex_unlock(rp->lock);
+  for (size_t i = 0; i < n; i++)
+    if (!store || store(arg, p[i].corr, &p[i].res) != 0) pc_rp_result_store_free(&p[i].res);
+  free(p);
+  return n;
+}
+
 /* ==== Launch hooks ========================================================== */
 
 int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn,
@@ -848,6 +1135,44 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   const int rot_new = c->chip->rot_state == 0;
   if (turn >= 0 && rp->ngroups && pc_rp_chip_rotation(rp, c->chip) == 0) L = (int)((size_t)turn % rp->ngroups);
   if (rot_new && c->chip->rot_state != 0) pc_rp_phase(rp, PC_PH_CHIP, &t0);
+  /* A spanning session ends where this launch cannot join it: another
+   * group, a launch of the whole set, a graph launch, or no room left for
+   * a flush and a launch. */
+  const int win = pc_rp_win_eligible(rp, c, L, graph);
+  if (c->win_open && (!win || L != c->win_group || c->win_n + 2 > c->win_cap)) pc_rp_win_close(rp, c);
+  if (win) {
+    const int cold = rp->groups[L].cold && !rp->no_flush;
+    /* The flush's buffer is readied before the session opens: its memset
+     * must not become a range. */
+    if (cold && !c->win_open) (void)pc_rp_flush_ready(c);
+    c->mode = PC_RP_WINDOW;
+    c->group = L;
+    c->graph = 0;
+    c->skip = 0;
+    if (!c->win_open && pc_rp_win_open(rp, c, L, &t0) != 0) return 1;
+    unsigned char keep = 1;
+    if (cold) { /* the flush is a range of its own, dropped at close */
+      if (pc_rp_flush(c) == 0) {
+        pc_rp_win_slot(c, 0, 0);
+        keep = 2;
+      }
+      pc_rp_phase(rp, PC_PH_FLUSH, &t0);
+    }
+    pc_rp_win_slot(c, correlation_id, keep);
+    c->win_exit = 1;
+    c->corr = correlation_id;
+    c->t_started = t0;
+    pthread_mutex_lock(rp->lock);
+    const uint64_t ord = ++rp->nprofiled;
+    pthread_mutex_unlock(rp->lock);
+    if (rp->progress) {
+      char line[600];
+      snprintf(line, sizeof line, "profiling kernel %llu (%s): group %d of %zu, 1 pass, in a session spanning launches",
+               (unsigned long long)ord, kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups);
+      rp->say(line);
+    }
+    return 0;
+  }
   c->group = L;
   c->cold = 0;
   c->graph = graph;
@@ -899,7 +1224,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     c->cold = pc_rp_flush(c) == 0;
     pc_rp_phase(rp, PC_PH_FLUSH, &t0);
   }
-  if (pc_rp_layout(rp, c, L) != 0) return 1;
+  if (pc_rp_layout(rp, c, L, 1) != 0) return 1;
   pc_rp_phase(rp, PC_PH_LAYOUT, &t0);
   const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
   const size_t config_size = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;
@@ -1007,6 +1332,22 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
   pthread_mutex_unlock(rp->lock);
+  if (c && c->win_exit) { /* a launch in a spanning session: its values come at the session's close */
+    c->win_exit = 0;
+    if (!launch_ok && c->win_open && c->win_n && c->win_corr[c->win_n - 1] == correlation_id) c->win_n--;
+    uint64_t t0 = c->t_started;
+    pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
+    if (rp->progress_launches) {
+      char line[600];
+      size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d, in a session:", c->win_group);
+      for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
+        if (pc_tl_ph[i])
+          n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
+      if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");
+      rp->say(line);
+    }
+    return 0;
+  }
   if (c && c->skip) { /* a graph launch whose turn measured nothing */
     c->skip = 0;
     if (!launch_ok) return 0;
@@ -1151,10 +1492,15 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
 /* alive: the context still exists (session end), so the flush kernel's
  * module and buffers are given back; in CONTEXT_DESTROY_STARTING they go
  * with the context. */
-static void pc_rp_ctx_free(pc_rp_ctx *c, int alive) {
+static void pc_rp_ctx_free(pc_rp *rp, pc_rp_ctx *c, int alive) {
   CUpti_RangeProfiler_Object *obj = c->obj;
   c->obj = NULL;
-  pc_rp_disable_obj(obj, c->active);
+  const int was_open = c->win_open;
+  if (was_open) { /* its launches' values are lost with the context */
+    c->win_open = 0;
+    atomic_fetch_sub(&rp->nwin, 1);
+  }
+  pc_rp_disable_obj(obj, c->active || was_open);
   if (alive && c->flush_state > 0 && PC_CU(NULL, cuCtxPushCurrent, (CUcontext)c->ctx) == CUDA_SUCCESS) {
     (void)PC_CU(NULL, cuMemFree, c->flush_buf);
     (void)PC_CU(NULL, cuMemFree, c->flush_out);
@@ -1165,6 +1511,8 @@ static void pc_rp_ctx_free(pc_rp_ctx *c, int alive) {
   for (size_t i = 0; c->imgs && i < c->nimgs; i++) free(c->imgs[i]);
   free(c->imgs);
   free(c->img_sizes);
+  free(c->win_corr);
+  free(c->win_keep);
   free(c);
 }
 
@@ -1178,7 +1526,7 @@ void pc_rp_on_context_destroy(pc_rp *rp, void *ctx) {
     *pp = c->next;
   }
   pthread_mutex_unlock(rp->lock);
-  if (c) pc_rp_ctx_free(c, 0);
+  if (c) pc_rp_ctx_free(rp, c, 0);
 }
 
 perfcheck_status pc_rp_status(const pc_rp *rp, pc_err *err) {
@@ -1232,7 +1580,7 @@ void pc_rp_destroy(pc_rp *rp) {
   /* Disable every context first, then the host objects, then the profiler. */
   while (ctxs) {
     pc_rp_ctx *next = ctxs->next;
-    pc_rp_ctx_free(ctxs, 1);
+    pc_rp_ctx_free(rp, ctxs, 1);
     ctxs = next;
   }
   while (chips) {
@@ -1252,6 +1600,7 @@ void pc_rp_destroy(pc_rp *rp) {
   }
   pc_rp_groups_free(rp->groups, rp->ngroups);
   pc_rp_plan_free(&rp->plan);
+  (void)pc_rp_drain(rp, NULL, NULL);
   free(rp);
   pc_rp_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
 }

@@ -153,6 +153,34 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
 int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
                          uint64_t *dropped);
 
+/* Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1, issue 21): a
+ * rotated launch of a one-pass group without SASS-patched metrics joins an
+ * auto-range, user-replay session of its group on its context, opened at
+ * the first such launch and closed when a launch cannot join it (another
+ * group, the whole set, a graph launch) or it is full.  Every kernel
+ * launched on that context while it is open is one range, in launch order,
+ * so the capture layer launches one at a time meanwhile (the launch gate,
+ * exclusively) and tells the layer of each launch it does not profile:
+ *   pc_rp_window_active: a session is open on some context (a hint; the
+ *     caller re-checks under the gate);
+ *   pc_rp_window_note: a launch on ctx that is not profiled: 1 when it
+ *     joined the open session as a range to drop, 0 when none is open; with
+ *     `closes` (a graph launch, a collective) or no room, the session is
+ *     closed first and 0 returned;
+ *   pc_rp_window_unnote: that launch failed (no kernel, no range);
+ *   pc_rp_window_close_all: closes every open session (a region's end);
+ *   pc_rp_drain: hands over the results of closed sessions, each with the
+ *     correlation id of its launch, to store() (which takes the result and
+ *     returns 0, or returns nonzero and the result is freed here).
+ * A profiled launch in a session gets no result at its EXIT (0 returned);
+ * its result comes through pc_rp_drain after the session closes.  All but
+ * pc_rp_window_active and pc_rp_drain need the launch gate exclusively. */
+int pc_rp_window_active(const pc_rp *rp);
+int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes);
+void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr);
+void pc_rp_window_close_all(pc_rp *rp);
+size_t pc_rp_drain(pc_rp *rp, int (*store)(void *arg, uint32_t corr, pc_rp_result_store *res), void *arg);
+
 /* PERFCHECK_OK while counters work; after a refusal at enable time
  * (privileges, busy, unsupported) the status, with a one-line message with
  * the fix in *err.  The capture layer stops asking for profiles then. */

@@ -721,9 +721,11 @@ PY
           mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
           # "rotate:user": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=user.
           # PHASES_PROGRESS=2: a line per profiled launch with its phases.
-          rng=; case $m in *:*) rng=${m#*:} ;; esac
-          t=${m/:/-}
-          PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m%%:*} PERFCHECK_ROTATE_RANGE=$rng timeout 200 \
+          # "rotate+session": PERFCHECK_ROTATE_SESSION=1 (sessions spanning launches).
+          ses=; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
+          rng=; case $m0 in *:*) rng=${m0#*:} ;; esac
+          t=${m/:/-}; t=${t/+/-}
+          PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
             "$BUILD/bin/perfcheck" run --mode $mode --format json \
             --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
           echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
