@@ -72,6 +72,7 @@
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
 #include "pc_rp_internal.h"
+#include "capture/pc_rangewin.h"
 
 #define PC_RP_MAX_DEVICES 64
 
@@ -130,14 +131,11 @@ typedef struct pc_rp_ctx {
   /* A session spanning launches (PERFCHECK_ROTATE_SESSION=1, issue 21):
    * one auto-range, user-replay session of group win_group, every kernel
    * launched on this context meanwhile one range, in launch order (the
-   * capture layer launches one at a time while a session is open); slot i
-   * is range i: win_corr[i] its launch (0: perfcheck's flush), win_keep[i]
-   * 1 when that launch was profiled (its values are kept).  win_exit: the
+   * capture layer launches one at a time while a session is open): slot i
+   * of win is range i (lib/core/capture/pc_rangewin.h).  win_exit: the
    * profiled launch whose EXIT comes next. */
-  int win_open, win_group, win_exit, win_cold;
-  size_t win_n, win_cap;
-  uint32_t *win_corr;
-  unsigned char *win_keep;
+  int win_open, win_group, win_exit;
+  pc_rangewin win;
   int layout_ranges;                /* ranges the current layout's image holds */
   uint64_t t_started;               /* when ENTER returned with a started session (PC_PH_LAUNCH) */
   /* The L2 flush of the cold group (a read of twice the L2 size, our own
@@ -882,13 +880,6 @@ static int pc_rp_win_eligible(const pc_rp *rp, const pc_rp_ctx *c, int L, int gr
   return rp->rot_session && !graph && L >= 0 && c->chip->gcfg && c->chip->gcfg[L].passes == 1 && !c->chip->gcfg[L].sass;
 }
 
-static void pc_rp_win_slot(pc_rp_ctx *c, uint32_t corr, unsigned char keep) {
-  if (c->win_n >= c->win_cap) return; /* the callers leave room */
-  c->win_corr[c->win_n] = corr;
-  c->win_keep[c->win_n] = keep;
-  c->win_n++;
-}
-
 /* A result for the caller of pc_rp_drain; freed here when it cannot be kept. */
 static void pc_rp_pend(pc_rp *rp, uint32_t corr, pc_rp_result_store *res) {
   pthread_mutex_lock(rp->lock);
@@ -956,19 +947,19 @@ static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c) {
   }
   const pc_rp_sources *src = &c->chip->gcfg[L].src;
   CUpti_Profiler_Host_Object *host = c->chip->gcfg[L].host;
-  const int match = r == CUPTI_SUCCESS && nr == c->win_n && dropped == 0 && sp.isAllPassSubmitted;
+  const int match = r == CUPTI_SUCCESS && pc_rangewin_matches(&c->win, nr, dropped, sp.isAllPassSubmitted);
   double *vals = malloc((src->n ? src->n : 1) * sizeof *vals);
-  for (size_t i = 0; i < c->win_n; i++) {
-    if (!c->win_keep[i]) continue;
+  for (size_t i = 0; i < c->win.n; i++) {
+    if (c->win.keep[i] == PC_RW_DROP) continue;
     pc_rp_result_store res;
     pc_rp_res_init(rp, &res, L, 1);
-    res.cold = c->win_keep[i] == 2;
+    res.cold = c->win.keep[i] == PC_RW_COLD;
     if (r != CUPTI_SUCCESS) {
       res.note = pc_rp_note("counters not collected: %s", e.msg);
     } else if (!match) {
       res.note = pc_rp_note("a session spanning %zu launches decoded %zu ranges (%zu dropped): ranges and launches "
                             "cannot be matched, so none is used",
-                            c->win_n, nr, dropped);
+                            c->win.n, nr, dropped);
     } else if (!vals) {
       res.note = pc_rp_note("out of memory evaluating the counters");
     } else {
@@ -987,11 +978,11 @@ static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c) {
       else
         pc_rp_sources_apply(src, vals, res.values, res.extra);
     }
-    pc_rp_pend(rp, c->win_corr[i], &res);
+    pc_rp_pend(rp, c->win.corr[i], &res);
   }
   free(vals);
   if (r != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r, "closing a session spanning launches", &e);
-  c->win_n = 0;
+  pc_rangewin_clear(&c->win);
   pc_err e2;
   const CUptiResult r2 = pc_rp_image_init(c, &e2);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
@@ -1004,15 +995,10 @@ static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c) {
  * SetConfig (auto range, user replay), Start.  0, or -1 (refused: the
  * status says why). */
 static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
-  if (!c->win_corr) {
-    c->win_corr = calloc(PC_RP_WIN_CAP, sizeof *c->win_corr);
-    c->win_keep = calloc(PC_RP_WIN_CAP, sizeof *c->win_keep);
-    if (!c->win_corr || !c->win_keep) {
-      pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a session spanning launches");
-      return -1;
-    }
+  if (!c->win.cap && pc_rangewin_init(&c->win, PC_RP_WIN_CAP) != 0) {
+    pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a session spanning launches");
+    return -1;
   }
-  c->win_cap = PC_RP_WIN_CAP;
   const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
   if (((c->obj_mode >= 0 && c->obj_mode != PC_RP_WINDOW) || reconfig) && !rp->no_reenable) {
     CUpti_RangeProfiler_Object *old = c->obj;
@@ -1021,7 +1007,7 @@ static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
     if (pc_rp_ctx_enable(rp, c) != 0) return -1;
     pc_rp_phase(rp, PC_PH_ENABLE, t0);
   }
-  if (pc_rp_layout(rp, c, L, c->win_cap) != 0) return -1;
+  if (pc_rp_layout(rp, c, L, c->win.cap) != 0) return -1;
   pc_rp_phase(rp, PC_PH_LAYOUT, t0);
   CUpti_RangeProfiler_SetConfig_Params cp = PC_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   cp.pRangeProfilerObject = c->obj;
@@ -1031,7 +1017,7 @@ static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
   cp.pCounterDataImage = c->image;
   cp.range = CUPTI_AutoRange;
   cp.replayMode = CUPTI_UserReplay;
-  cp.maxRangesPerPass = c->win_cap;
+  cp.maxRangesPerPass = c->win.cap;
   cp.numNestingLevels = 1;
   cp.minNestingLevel = 1;
   cp.passIndex = 0;
@@ -1053,7 +1039,7 @@ static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
   c->obj_layout = L;
   c->win_open = 1;
   c->win_group = L;
-  c->win_n = 0;
+  pc_rangewin_clear(&c->win);
   atomic_fetch_add(&rp->nwin, 1);
   return 0;
 }
@@ -1066,12 +1052,11 @@ int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes) {
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
   pthread_mutex_unlock(rp->lock);
   if (!c || !c->win_open) return 0;
-  if (closes || c->win_n + 1 > c->win_cap) {
+  if (closes || !pc_rangewin_room(&c->win, 1)) {
     pc_rp_win_close(rp, c);
     return 0;
   }
-  pc_rp_win_slot(c, corr, 0);
-  return 1;
+  return pc_rangewin_add(&c->win, corr, PC_RW_DROP) == 0;
 }
 
 void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr) {
@@ -1079,7 +1064,7 @@ void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr) {
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
   pthread_mutex_unlock(rp->lock);
-  if (c && c->win_open && c->win_n && c->win_corr[c->win_n - 1] == corr) c->win_n--;
+  if (c && c->win_open) (void)pc_rangewin_pop(&c->win, corr);
 }
 
 void pc_rp_window_close_all(pc_rp *rp) {
@@ -1139,7 +1124,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
    * group, a launch of the whole set, a graph launch, or no room left for
    * a flush and a launch. */
   const int win = pc_rp_win_eligible(rp, c, L, graph);
-  if (c->win_open && (!win || L != c->win_group || c->win_n + 2 > c->win_cap)) pc_rp_win_close(rp, c);
+  if (c->win_open && (!win || L != c->win_group || !pc_rangewin_room(&c->win, 2))) pc_rp_win_close(rp, c);
   if (win) {
     const int cold = rp->groups[L].cold && !rp->no_flush;
     /* The flush's buffer is readied before the session opens: its memset
@@ -1150,15 +1135,15 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
     c->graph = 0;
     c->skip = 0;
     if (!c->win_open && pc_rp_win_open(rp, c, L, &t0) != 0) return 1;
-    unsigned char keep = 1;
+    unsigned char keep = PC_RW_KEEP;
     if (cold) { /* the flush is a range of its own, dropped at close */
       if (pc_rp_flush(c) == 0) {
-        pc_rp_win_slot(c, 0, 0);
-        keep = 2;
+        (void)pc_rangewin_add(&c->win, 0, PC_RW_DROP);
+        keep = PC_RW_COLD;
       }
       pc_rp_phase(rp, PC_PH_FLUSH, &t0);
     }
-    pc_rp_win_slot(c, correlation_id, keep);
+    (void)pc_rangewin_add(&c->win, correlation_id, keep); /* room for both was checked above */
     c->win_exit = 1;
     c->corr = correlation_id;
     c->t_started = t0;
@@ -1334,7 +1319,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
   pthread_mutex_unlock(rp->lock);
   if (c && c->win_exit) { /* a launch in a spanning session: its values come at the session's close */
     c->win_exit = 0;
-    if (!launch_ok && c->win_open && c->win_n && c->win_corr[c->win_n - 1] == correlation_id) c->win_n--;
+    if (!launch_ok && c->win_open) (void)pc_rangewin_pop(&c->win, correlation_id);
     uint64_t t0 = c->t_started;
     pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
     if (rp->progress_launches) {
@@ -1511,8 +1496,7 @@ static void pc_rp_ctx_free(pc_rp *rp, pc_rp_ctx *c, int alive) {
   for (size_t i = 0; c->imgs && i < c->nimgs; i++) free(c->imgs[i]);
   free(c->imgs);
   free(c->img_sizes);
-  free(c->win_corr);
-  free(c->win_keep);
+  pc_rangewin_free(&c->win);
   free(c);
 }
 
