@@ -102,6 +102,40 @@ rotation_run() {
   done
 }
 
+# phases_run: the body of stage phases (below), also run by stage rotsession.
+phases_run() {
+  P=$R/phases; mkdir -p "$P"
+  say "phases: the counter layer's host time by phase, mystery and torch_step (${PHASES_STEPS:-300} steps), kernel and rotate"
+  # PHASES_MODES (default "kernel rotate"; "timing" runs --mode timing),
+  # PHASES_WORK (default "mystery torch").
+  for m in ${PHASES_MODES:-kernel rotate}; do
+    for w in ${PHASES_WORK:-mystery torch}; do
+      case $w in
+        mystery) cmd=("$BUILD/kernels/mystery" --profile) ;;
+        torch) cmd=(python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}") ;;
+      esac
+      s0=$(date +%s.%N)
+      mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
+      # "rotate:user": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=user.
+      # PHASES_PROGRESS=2: a line per profiled launch with its phases.
+      # "rotate+session": PERFCHECK_ROTATE_SESSION=1 (sessions spanning launches).
+      ses=; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
+      rng=; case $m0 in *:*) rng=${m0#*:} ;; esac
+      t=${m/:/-}; t=${t/+/-}
+      PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
+        "$BUILD/bin/perfcheck" run --mode $mode --format json \
+        --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
+      echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
+      { tail -1 "$P/$w.$t.log"; grep -E 'counter layer, host time|lib/gpu host time|^torch_step:' "$P/$w.$t.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
+      gzip -f "$P/$w.$t.json" 2>/dev/null
+    done
+  done
+  s0=$(date +%s.%N)
+  timeout 200 python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}" > "$P/torch.plain.log" 2>&1
+  echo "torch plain rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/torch.plain.log"
+  tail -2 "$P/torch.plain.log" | tee -a "$OUT/summary.txt"
+}
+
 # bench21_run BUDGET_S: scripts/bench_overhead.sh (issue 21 item 7) within
 # BUDGET_S seconds (BENCH_BUDGET_S overrides it).  It prints each section's
 # FIGURE, PASS/FAIL and SKIP lines as the section ends; they reach
@@ -685,6 +719,25 @@ PY
       fi
       cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
       ;;
+    rotsession)
+      # Branch rotate-session (PERFCHECK_ROTATE_SESSION=1), its first run on
+      # a GPU (stage build first; about 4 minutes): gpu.rotation in both
+      # ways; the graph tests with it (graph launches close a session);
+      # the 300-step torch step's phases, rotation with and without it, a
+      # line per launch; then section E of the bench with it (the 1000-step
+      # step, rotation against kernel replay).  Decisive: the PASS lines,
+      # "ranges and launches cannot be matched" never in the logs, the
+      # session close phase, and E's rotate figure.
+      say "rotsession: sessions spanning launches (branch rotate-session)"
+      ROTATION_VARIANTS="SESSION=1" rotation_run
+      PERFCHECK_ROTATE_SESSION=1 timeout 120 ctest --test-dir build -R '^gpu\.(graph_counters_rotate|graph_auto|counters|threads|streams)$' \
+        --output-on-failure > "$R/rotsession-tests.log" 2>&1
+      echo "ctest rc=$?" >> "$R/rotsession-tests.log"
+      grep -E 'tests passed|tests failed|\(Failed\)|ctest rc=' "$R/rotsession-tests.log" | tee -a "$OUT/summary.txt"
+      PHASES_PROGRESS=2 PHASES_MODES="rotate rotate+session" PHASES_WORK="torch mystery" phases_run
+      grep -l "cannot be matched" "$R"/phases/*.log 2>/dev/null | sed 's/^/UNMATCHED in /' | tee -a "$OUT/summary.txt"
+      PERFCHECK_ROTATE_SESSION=1 SECTIONS=E BENCH_BUDGET_S=${BENCH_BUDGET_S:-240} bench21_run 240
+      ;;
     sessionprobe)
       # docs/cupti.md §10 question 5: is the memory units' pass cost paid per
       # session or per range?  tests/gpu/session_probe.cu drives CUPTI itself
@@ -707,36 +760,7 @@ PY
       # and torch_step.py (PHASES_STEPS steps, default 300) under perfcheck
       # run, kernel replay and rotation, with each process's wall time.
       # Stage build first; about 60 s.  Logs under r/phases/.
-      P=$R/phases; mkdir -p "$P"
-      say "phases: the counter layer's host time by phase, mystery and torch_step (${PHASES_STEPS:-300} steps), kernel and rotate"
-      # PHASES_MODES (default "kernel rotate"; "timing" runs --mode timing),
-      # PHASES_WORK (default "mystery torch").
-      for m in ${PHASES_MODES:-kernel rotate}; do
-        for w in ${PHASES_WORK:-mystery torch}; do
-          case $w in
-            mystery) cmd=("$BUILD/kernels/mystery" --profile) ;;
-            torch) cmd=(python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}") ;;
-          esac
-          s0=$(date +%s.%N)
-          mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
-          # "rotate:user": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=user.
-          # PHASES_PROGRESS=2: a line per profiled launch with its phases.
-          # "rotate+session": PERFCHECK_ROTATE_SESSION=1 (sessions spanning launches).
-          ses=; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
-          rng=; case $m0 in *:*) rng=${m0#*:} ;; esac
-          t=${m/:/-}; t=${t/+/-}
-          PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
-            "$BUILD/bin/perfcheck" run --mode $mode --format json \
-            --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
-          echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
-          { tail -1 "$P/$w.$t.log"; grep -E 'counter layer, host time|lib/gpu host time|^torch_step:' "$P/$w.$t.log" | cut -c1-900; } | tee -a "$OUT/summary.txt"
-          gzip -f "$P/$w.$t.json" 2>/dev/null
-        done
-      done
-      s0=$(date +%s.%N)
-      timeout 200 python3 "$ROOT/examples/python/torch_step.py" --plain --steps "${PHASES_STEPS:-300}" > "$P/torch.plain.log" 2>&1
-      echo "torch plain rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/torch.plain.log"
-      tail -2 "$P/torch.plain.log" | tee -a "$OUT/summary.txt"
+      phases_run
       ;;
     bench21)
       # Issue 21 item 7's figures alone (stage build first): sections C, A,
