@@ -608,6 +608,15 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
     if (atomic_load(&c->capturing) > 0) atomic_fetch_sub(&c->capturing, 1);
   }
   pc_col_unlock(c);
+  /* No session spanning launches stays open through a capture (the range
+   * profiler broke a capture on the H200; nothing is profiled while one is
+   * open, so none opens again until it ends). */
+  if (begin && c->rp && pc_rp_window_active(c->rp)) {
+    pthread_rwlock_wrlock(&c->gate);
+    pc_rp_window_close_all(c->rp);
+    pthread_rwlock_unlock(&c->gate);
+    (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+  }
   pc_leave();
 }
 
