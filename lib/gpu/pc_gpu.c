@@ -31,7 +31,7 @@
 enum { PC_SU_CHECK, PC_SU_DEVICE, PC_SU_CAPTURE, PC_SU_ACTIVITY, PC_SU_COUNTERS, PC_SU_COUNT };
 static struct {
   uint64_t ns[PC_SU_COUNT];
-  int progress;
+  int progress;                       /* 0 off, 1 the phase lines, 2 also a line per profiled launch */
   void (*say)(const char *line);
 } pc_gpu_su;
 
@@ -123,8 +123,10 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   pc_err_clear(err);
   memset(&pc_gpu_su, 0, sizeof pc_gpu_su);
   {
-    const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* as the counter layer reads it */
-    pc_gpu_su.progress = cfg->progress || (env && env[0] && strcmp(env, "0") != 0);
+    /* The one reading of PERFCHECK_PROGRESS; the counter layer gets the level. */
+    const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
+    const int on = env && env[0] && strcmp(env, "0") != 0;
+    pc_gpu_su.progress = on && strcmp(env, "2") == 0 ? 2 : on || cfg->progress ? 1 : 0;
     pc_gpu_su.say = cfg->say;
   }
   uint64_t t0 = pc_gpu_now();
@@ -168,7 +170,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
     snprintf(set, sizeof set, "%s", plan.set_name);
     /* PERFCHECK_REPLAY: kernel (the default) or rotate (pc_rangeprof.h). */
     const char *replay = secure_getenv("PERFCHECK_REPLAY");
-    const pc_rp_config rc = {cfg->progress, cfg->say, replay && strcmp(replay, "rotate") == 0};
+    const pc_rp_config rc = {pc_gpu_su.progress, cfg->say, replay && strcmp(replay, "rotate") == 0};
     if (replay && *replay && strcmp(replay, "rotate") != 0 && strcmp(replay, "kernel") != 0)
       snprintf(out->replay_note, sizeof out->replay_note,
                "PERFCHECK_REPLAY=%s is neither kernel nor rotate: kernel replay", replay);

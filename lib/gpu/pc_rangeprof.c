@@ -435,11 +435,10 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->lock = lock;
   rp->plan = *plan;
   memset(plan, 0, sizeof *plan);
-  const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
-  rp->progress = (cfg->progress || (env && env[0] && strcmp(env, "0") != 0)) && cfg->say;
+  rp->progress = cfg->progress > 0 && cfg->say;
   rp->say = cfg->say;
-  rp->progress_launches = rp->progress && env && strcmp(env, "2") == 0;
-  env = secure_getenv("PERFCHECK_ROTATE_SESSION");
+  rp->progress_launches = cfg->progress >= 2 && cfg->say;
+  const char *env = secure_getenv("PERFCHECK_ROTATE_SESSION"); /* a privileged process reads no variable */
   rp->rot_session = env && strcmp(env, "1") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_FLUSH");
   rp->no_flush = env && strcmp(env, "0") == 0;

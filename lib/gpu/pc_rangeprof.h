@@ -73,7 +73,8 @@ void pc_rp_result_store_free(pc_rp_result_store *r);
 
 /* How the counter layer runs. */
 typedef struct pc_rp_config {
-  int progress;                 /* a line per profiled launch (or PERFCHECK_PROGRESS=1) */
+  int progress;                 /* 1: a line per profiled launch and the phases at the end (PERFCHECK_PROGRESS=1);
+                                   2: also each launch's phases at its EXIT (PERFCHECK_PROGRESS=2) */
   void (*say)(const char *line); /* where that line goes; NULL: nowhere */
   /* Rotation (PERFCHECK_REPLAY=rotate): the metric set is split into groups
    * of one pass each (pc_rp_plan_groups), and each profiled launch of a

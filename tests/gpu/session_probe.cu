@@ -311,37 +311,36 @@ int main() {
   std::printf("PROBE A one session a launch: start %s | launch %s | stop %s | decode %s ms\n", join(st).c_str(),
               join(la).c_str(), join(sp).c_str(), join(de).c_str());
 
+  // One session on a fresh object (after its warm-up session): SetConfig,
+  // Start, launches() (it returns each launch's host time), Stop, Decode,
+  // then the figures and every range's values.
+  auto session = [&](const char* mode, const char* what, bool user, auto&& launches) {
+    warm(user, kMaxRanges);
+    pr.setconfig(user, kMaxRanges);
+    const double s0 = pr.start();
+    const std::vector<double> times = launches();
+    int all = 0;
+    const double sp0 = pr.stop(&all);
+    double d0;
+    size_t drop = 0;
+    CK(pr.decode(&d0, &drop));
+    std::printf("PROBE %s %s: start %.2f | launch %s | stop %.2f | decode %.2f ms, all passes %d, %zu ranges, %zu "
+                "dropped\n",
+                mode, what, s0, join(times).c_str(), sp0, d0, all, pr.ranges(), drop);
+    pr.values(mode);
+    pr.reset();
+  };
+  auto eight = [&]() {
+    std::vector<double> t;
+    for (int i = 0; i < kLaunches; ++i) t.push_back(pr.launch());
+    return t;
+  };
+
   // B: one session, 8 launches, kernel replay.
-  warm(false, kMaxRanges);
-  pr.setconfig(false, kMaxRanges);
-  const double bs = pr.start();
-  la.clear();
-  for (int i = 0; i < kLaunches; ++i) la.push_back(pr.launch());
-  const double bsp = pr.stop(nullptr);
-  double bd;
-  size_t bdrop = 0;
-  CK(pr.decode(&bd, &bdrop));
-  std::printf("PROBE B one session of %d launches (kernel replay): start %.2f | launch %s | stop %.2f | decode %.2f ms, "
-              "%zu ranges, %zu dropped\n",
-              kLaunches, bs, join(la).c_str(), bsp, bd, pr.ranges(), bdrop);
-  pr.values("B");
-  pr.reset();
+  session("B", "one session of 8 launches (kernel replay)", false, eight);
 
   // D: one session, 8 launches, user replay (one pass: nothing replayed).
-  warm(true, kMaxRanges);
-  pr.setconfig(true, kMaxRanges);
-  const double ds = pr.start();
-  la.clear();
-  for (int i = 0; i < kLaunches; ++i) la.push_back(pr.launch());
-  int all = 0;
-  const double dsp = pr.stop(&all);
-  double dd;
-  size_t ddrop = 0;
-  CK(pr.decode(&dd, &ddrop));
-  std::printf("PROBE D one session of %d launches (user replay): start %.2f | launch %s | stop %.2f | decode %.2f ms, "
-              "all passes %d, %zu ranges, %zu dropped\n",
-              kLaunches, ds, join(la).c_str(), dsp, dd, all, pr.ranges(), ddrop);
-  pr.values("D");
+  session("D", "one session of 8 launches (user replay)", true, eight);
 
   // E: what a session spanning a loop step would meet (user replay, one
   // session of 12 launches): before each kernel a flush (a read of 128 MiB,
@@ -357,28 +356,19 @@ int main() {
     cudaStream_t s2;
     CU(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
     CU(cudaDeviceSynchronize());
-    warm(true, kMaxRanges);
-    pr.setconfig(true, kMaxRanges);
-    const double es = pr.start();
-    la.clear();
-    for (int i = 0; i < 4; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      readAll<<<1056, 256>>>(fbuf, fbytes / sizeof(float4), pr.out);
-      readAll<<<264, 256>>>(pr.x, pr.n4, pr.out);
-      readAll<<<132, 256, 0, s2>>>(pr.x, pr.n4 / 2, pr.out);
-      CU(cudaGetLastError());
-      la.push_back(ms_since(t0));
-    }
-    int eall = 0;
-    const double esp = pr.stop(&eall);
-    double ed;
-    size_t edrop = 0;
-    CK(pr.decode(&ed, &edrop));
-    std::printf("PROBE E one session, 4 x (flush, readAll, half read on a second stream), user replay: start %.2f | "
-                "3 launches %s | stop %.2f | decode %.2f ms, all passes %d, %zu ranges, %zu dropped\n",
-                es, join(la).c_str(), esp, ed, eall, pr.ranges(), edrop);
-    pr.values("E");
-    pr.reset();
+    session("E", "one session, 4 x (flush, readAll, half read on a second stream), user replay (3 launches each)", true,
+            [&]() {
+              std::vector<double> t;
+              for (int i = 0; i < 4; ++i) {
+                auto t0 = std::chrono::steady_clock::now();
+                readAll<<<1056, 256>>>(fbuf, fbytes / sizeof(float4), pr.out);
+                readAll<<<264, 256>>>(pr.x, pr.n4, pr.out);
+                readAll<<<132, 256, 0, s2>>>(pr.x, pr.n4 / 2, pr.out);
+                CU(cudaGetLastError());
+                t.push_back(ms_since(t0));
+              }
+              return t;
+            });
     CU(cudaStreamDestroy(s2));
     CU(cudaFree(fbuf));
   }

@@ -38,8 +38,9 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
  * needed 5 groups; the head without the wait made 7 (a GEMM signature
  * launched twice a step, H X H).  unit.sigtab: 5 changes for A G B G C
  * over 6 groups; 4 for a one-off pair N N then A B B C D D E F over 5
- * groups, where "follows itself" made 9; 4 for H X H Y over 5.  More than 32 groups: the k-th launch collects
- * group k (no mask).  1: profile it, with s->rot_turn set. */
+ * groups, where "follows itself" made 9; 4 for H X H Y over 5.  More than
+ * 32 groups: the k-th launch collects group k (no mask).  1: profile it,
+ * with s->rot_turn set. */
 static int pc_select_group(pc_select *p, pc_sig *s, uint32_t sig, uint32_t groups) {
   if (groups > 32) {
     s->rot_turn = s->prof_count % groups;
