@@ -219,7 +219,8 @@ typedef struct perfcheck_options {
   uint64_t launch_count;    /* matching launches to profile at most; 0: no limit (ncu's -c) */
   unsigned per_signature;   /* profiled launches per distinct kernel signature in each region name
                                (all runs of one name share them); 0 means 1 */
-  int progress;             /* nonzero: "pass k/n, kernel i/m" lines on stderr */
+  int progress;             /* nonzero: "pass k/n, kernel i/m" lines on stderr and the host
+                               time by phase at the end; 2: also each profiled launch's phases */
   int emit_nvtx;            /* nonzero (default): regions also open an NVTX range */
   int quiet;                /* nonzero: no notes on stderr even with PERFCHECK_VERBOSE=1 (notes
                                are in the report and perfcheck_session_message; without

@@ -19,7 +19,8 @@
 #   B. timing, PyTorch: 4096 x.add_(1): plain, perfcheck run --mode timing,
 #      nsys.
 #   E. a training step: examples/python/torch_step.py --plain --steps 1000:
-#      plain, perfcheck run under rotate and under kernel replay; the process
+#      plain, perfcheck run under rotate and kernel replay (E_MODES="plain
+#      rotate session kernel" adds rotate with PERFCHECK_ROTATE_SESSION=1); the process
 #      wall and the loop's own time against plain, counter coverage, and
 #      whether rotation reaches kernel replay's verdicts.
 # Each timing section runs one untimed warm-up round (every mode once), then
@@ -112,7 +113,7 @@ declare -A MODES=(
   [A]="plain perfcheck nsys probe_plain probe_cb probe_act probe_cbact probe_perfcheck"
   [D]="ncu rotate kernel gemm_ncu gemm_rotate"
   [B]="plain perfcheck nsys"
-  [E]="plain rotate kernel")
+  [E]="${E_MODES:-plain rotate kernel}")
 declare -A WARMUP=([C]=1 [A]=1 [D]=0 [B]=1 [E]=1)
 declare -A SREPS=([C]=$REPS [A]=$REPS [D]=1 [B]=$REPS [E]=$REPS)
 # Seen on the H200: mystery plain 0.54 s, perfcheck run 1.6 s, ncu --metrics
@@ -125,7 +126,7 @@ declare -A EST=(
   [A.probe_perfcheck]=1
   [D.ncu]=4 [D.rotate]=2 [D.kernel]=2 [D.gemm_ncu]=10 [D.gemm_rotate]=8
   [B.plain]=7 [B.perfcheck]=9 [B.nsys]=15
-  [E.plain]=15 [E.rotate]=20 [E.kernel]=20)
+  [E.plain]=15 [E.rotate]=20 [E.session]=20 [E.kernel]=20)
 declare -A CAP=([C]=60 [A]=60 [D]=90 [B]=90 [E]=150)
 declare -A AVAIL=() WHY=()
 
@@ -307,7 +308,7 @@ keep_report() {  # keep_report SECTION MODE FILE: the first report of each mode,
 build_cmd() {
   local s=$1 m=$2 r=$3
   REPORT=; NSYSOUT=
-  case $m in kernel | rotate | gemm_rotate) REPORT=$SCR/reports/$s.$m.$r.json ;; esac
+  case $m in kernel | rotate | session | gemm_rotate) REPORT=$SCR/reports/$s.$m.$r.json ;; esac
   case $m in nsys) NSYSOUT=$SCR/nsys/$s.$r ;; esac
   local pcrun=("$PC" run --mode counters --format json --output "$REPORT" --)
   case $s.$m in
@@ -333,6 +334,7 @@ build_cmd() {
                  "$PY" "$SCR/add_loop.py") ;;
     E.plain) CMD=("$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.rotate) CMD=(env PERFCHECK_REPLAY=rotate "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
+    E.session) CMD=(env PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=1 "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.kernel) CMD=(env PERFCHECK_REPLAY=kernel "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     *) CMD=(false) ;;
   esac

@@ -247,8 +247,10 @@ def section_E(S, logs):
         return
     steps = next((r["steps"] for r in S.runs if r["steps"]), None)
     what = "%s-step" % steps if steps else "?-step"
-    for m, label in (("rotate", "rotate"), ("kernel", "kernel replay")):
+    for m, label in (("rotate", "rotate"), ("session", "rotate with sessions"), ("kernel", "kernel replay")):
         w, lm = S.med(m, "wall"), S.med(m, "value")
+        if w is None and not any(r["mode"] == m for r in S.runs):
+            continue  # the mode was not run (SECTIONS' MODES without it)
         if w is None:
             S.claim(None, "training step under %s: no timed run exited 0 (logs/E.%s.*.log)" % (label, m))
             continue
@@ -256,11 +258,12 @@ def section_E(S, logs):
               "the loop plain %s, %s %s (%s)" % (
                   what, S.n("plain", "wall"), S.n(m, "wall"), wp, label, w, ratio_text(w, wp),
                   "%.1f ms" % lp if lp else "-", label, "%.1f ms" % lm if lm else "-", ratio_text(lm, lp)))
-        if m == "rotate":
-            S.claim(w / wp <= 1.10, "rotation on the %s training step <= 1.10x plain, process wall (%.3fx)" % (what, w / wp))
+        if m in ("rotate", "session"):
+            who = "rotation" if m == "rotate" else "rotation with sessions"
+            S.claim(w / wp <= 1.10, "%s on the %s training step <= 1.10x plain, process wall (%.3fx)" % (who, what, w / wp))
             if lm and lp:
-                S.claim(lm / lp <= 1.10, "rotation on the %s training step <= 1.10x plain, the loop (%.3fx)" % (what, lm / lp))
-    reps = {m: load_report(logs, "E." + m) for m in ("rotate", "kernel")}
+                S.claim(lm / lp <= 1.10, "%s on the %s training step <= 1.10x plain, the loop (%.3fx)" % (who, what, lm / lp))
+    reps = {m: load_report(logs, "E." + m) for m in ("rotate", "session", "kernel")}
     for m, rep in reps.items():
         if rep is None:
             continue
@@ -273,13 +276,16 @@ def section_E(S, logs):
             kinds[k.get("replay")] = kinds.get(k.get("replay"), 0) + 1
         S.out("FIGURE torch_step under %s: %d kernel entries, %d with counters (%s), %d with every group" % (
             m, len(ks), len(have), ", ".join("%s %d" % kv for kv in sorted(kinds.items(), key=str)) or "none", len(full)))
-        if m == "rotate":
+        if m in ("rotate", "session"):
             S.claim(len(full) == len(ks) and ks != [],
-                    "every kernel signature has its counters under rotation (%d of %d entries complete)" % (len(full), len(ks)))
-    if reps["rotate"] and reps["kernel"]:
+                    "every kernel signature has its counters under %s (%d of %d entries complete)" % (
+                        "rotation" if m == "rotate" else "rotation with sessions", len(full), len(ks)))
+    for m in ("rotate", "session"):
+        if not reps[m] or not reps["kernel"]:
+            continue
         kern = {signature(k): k for k in reps["kernel"].get("kernels", []) if k.get("diagnosis")}
         same, differ = 0, []
-        for k in reps["rotate"].get("kernels", []):
+        for k in reps[m].get("kernels", []):
             other = kern.get(signature(k))
             if not other or not k.get("diagnosis"):
                 continue
@@ -287,13 +293,14 @@ def section_E(S, logs):
             if a == b:
                 same += 1
             else:
-                differ.append("%s: rotate %s, kernel %s, counter_spread %s" % (
-                    k.get("display_name") or k.get("name"), a, b, k.get("counter_spread")))
+                differ.append("%s: %s %s, kernel %s, counter_spread %s" % (
+                    k.get("display_name") or k.get("name"), m, a, b, k.get("counter_spread")))
+        who = "rotation" if m == "rotate" else "rotation with sessions"
         if same + len(differ) == 0:
-            S.claim(None, "rotation's verdicts against kernel replay's: no signature with a verdict in both reports")
+            S.claim(None, "%s's verdicts against kernel replay's: no signature with a verdict in both reports" % who)
         else:
-            S.claim(not differ, "rotation's verdicts are kernel replay's: %d of %d signatures the same%s" % (
-                same, same + len(differ), ("; differ: " + "; ".join(differ[:5])) if differ else ""))
+            S.claim(not differ, "%s's verdicts are kernel replay's: %d of %d signatures the same%s" % (
+                who, same, same + len(differ), ("; differ: " + "; ".join(differ[:5])) if differ else ""))
 
 
 SECTIONS = {"A": section_A, "B": section_B, "C": section_C, "D": section_D, "E": section_E}

@@ -123,10 +123,9 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   pc_err_clear(err);
   memset(&pc_gpu_su, 0, sizeof pc_gpu_su);
   {
-    /* The one reading of PERFCHECK_PROGRESS; the counter layer gets the level. */
-    const char *env = secure_getenv("PERFCHECK_PROGRESS"); /* a privileged process reads no variable */
-    const int on = env && env[0] && strcmp(env, "0") != 0;
-    pc_gpu_su.progress = on && strcmp(env, "2") == 0 ? 2 : on || cfg->progress ? 1 : 0;
+    /* The level comes from the options (PERFCHECK_PROGRESS is read with the
+     * others, in lib/core/base/pc_config.c); the counter layer gets it. */
+    pc_gpu_su.progress = cfg->progress >= 2 ? 2 : cfg->progress ? 1 : 0;
     pc_gpu_su.say = cfg->say;
   }
   uint64_t t0 = pc_gpu_now();

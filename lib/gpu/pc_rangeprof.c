@@ -872,11 +872,17 @@ size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
 
 /* ==== Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1) =============== */
 
-/* Whether a rotated launch of group L joins a spanning session: a one-pass
- * group without SASS-patched metrics (user replay returns those as 0,
- * docs/cupti.md §17), never a graph launch. */
+/* Whether a rotated launch of group L joins a spanning session: the cold
+ * group (the DRAM counters, with the L2 and L1TEX ones that share its pass)
+ * when it is one pass without SASS-patched metrics (user replay returns
+ * those as 0, docs/cupti.md §17), never a graph launch.  Only the cold group:
+ * on the H200 its pass cost about 60 ms a launch under rotation and a session
+ * pays it once, while the SM groups' passes cost about 4 ms a launch and a
+ * session of theirs cost about 80 ms more Start than it saved (2026-12-02,
+ * torch_step 300 steps, docs/measurements/2026-12-02-h200-f). */
 static int pc_rp_win_eligible(const pc_rp *rp, const pc_rp_ctx *c, int L, int graph) {
-  return rp->rot_session && !graph && L >= 0 && c->chip->gcfg && c->chip->gcfg[L].passes == 1 && !c->chip->gcfg[L].sass;
+  return rp->rot_session && !graph && L >= 0 && rp->groups[L].cold && c->chip->gcfg && c->chip->gcfg[L].passes == 1 &&
+         !c->chip->gcfg[L].sass;
 }
 
 /* A result for the caller of pc_rp_drain; freed here when it cannot be kept. */
@@ -1323,7 +1329,8 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
     pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
     if (rp->progress_launches) {
       char line[600];
-      size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d, in a session:", c->win_group);
+      size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu, in a session:",
+                                  c->win_group + 1, rp->ngroups);
       for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
         if (pc_tl_ph[i])
           n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
@@ -1456,7 +1463,8 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
 
   if (rp->progress_launches) {
     char line[600];
-    size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d:", L);
+    size_t n = L >= 0 ? (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu:", L + 1, rp->ngroups)
+                      : (size_t)snprintf(line, sizeof line, "profiled launch, every group:");
     for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
       if (pc_tl_ph[i]) n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
     if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");

@@ -724,8 +724,8 @@ PY
       # a GPU (stage build first; about 4 minutes): gpu.rotation in both
       # ways; the graph tests with it (graph launches close a session);
       # the 300-step torch step's phases, rotation with and without it, a
-      # line per launch; then section E of the bench with it (the 1000-step
-      # step, rotation against kernel replay).  Decisive: the PASS lines,
+      # line per launch; then section E of the bench with the mode
+      # "session" beside plain, rotate and kernel (the 1000-step step).  Decisive: the PASS lines,
       # "ranges and launches cannot be matched" never in the logs, the
       # session close phase, and E's rotate figure.
       say "rotsession: sessions spanning launches (branch rotate-session)"
@@ -736,7 +736,7 @@ PY
       grep -E 'tests passed|tests failed|\(Failed\)|ctest rc=' "$R/rotsession-tests.log" | tee -a "$OUT/summary.txt"
       PHASES_PROGRESS=2 PHASES_MODES="rotate rotate+session" PHASES_WORK="torch mystery" phases_run
       grep -l "cannot be matched" "$R"/phases/*.log 2>/dev/null | sed 's/^/UNMATCHED in /' | tee -a "$OUT/summary.txt"
-      PERFCHECK_ROTATE_SESSION=1 SECTIONS=E BENCH_BUDGET_S=${BENCH_BUDGET_S:-240} bench21_run 240
+      E_MODES="plain rotate session kernel" SECTIONS=E BENCH_BUDGET_S=${BENCH_BUDGET_S:-330} bench21_run 330
       ;;
     sessionprobe)
       # docs/cupti.md §10 question 5: is the memory units' pass cost paid per

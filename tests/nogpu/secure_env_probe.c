@@ -6,7 +6,7 @@
  * secure_getenv (the rank variables, as the session), pc_output_expand
  * (%q{VAR} and PERFCHECK_ROOT_PID), and getenv/secure_getenv of one control
  * variable (the setup works: getenv sees it, secure_getenv must not).  The
- * rest (PERFCHECK_SNAPSHOT_DIR, PERFCHECK_PROGRESS in lib/gpu, the ceilings
+ * rest (PERFCHECK_SNAPSHOT_DIR, the ceilings
  * cache's XDG_CACHE_HOME/HOME, nvtx3's NVTX_INJECTION64_PATH) needs a GPU
  * session to reach; build.one_output checks that libperfcheck.so imports no
  * getenv at all, so they too go through secure_getenv.

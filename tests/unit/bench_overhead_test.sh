@@ -166,9 +166,10 @@ case $1 in
     esac
     echo "RESULT mode=torch workload=add4096 wall_ms=$v" ;;
   */torch_step.py)
-    case ${STUB_UNDER:-plain}.${PERFCHECK_REPLAY:-} in
+    case ${STUB_UNDER:-plain}.${PERFCHECK_REPLAY:-}${PERFCHECK_ROTATE_SESSION:+.session} in
       plain.*) v=$(next ts.plain 9000 2600 2700 2650) ;;
       perfcheck.rotate) v=$(next ts.rotate 9000 2800 2850 2900) ;;
+      perfcheck.rotate.session) v=$(next ts.session 9000 2950 3000 2900) ;;
       *) v=$(next ts.kernel 9000 3200 3300 3250) ;;
     esac
     echo "torch_step: plain, 1000 steps in $v ms; step ms: first 3.00, median of the rest 2.60" ;;
@@ -184,7 +185,8 @@ export STUB_LIB=$S/lib.sh TMPDIR=$T/tmp
 export STUB_STATE=$T/state1
 mkdir -p "$STUB_STATE"
 O=$T/out1
-NSYS=$B/nsys NCU=$B/ncu PYTHON=$S/python3 BENCH_BUDGET_S=100000 bash "$BENCH" "$B" "$O" > "$T/run1.txt" 2>&1
+NSYS=$B/nsys NCU=$B/ncu PYTHON=$S/python3 BENCH_BUDGET_S=100000 E_MODES="plain rotate session kernel" \
+  bash "$BENCH" "$B" "$O" > "$T/run1.txt" 2>&1
 rc=$?
 check "full run exits 0 (rc $rc)" [ "$rc" = 0 ]
 F=$T/run1.txt
@@ -216,6 +218,9 @@ check "D: GEMM" has "$F" "PASS DRAM cuBLAS GEMM (rotate) cutlass_80_simt_sgemm_2
 # E
 check "E: the loop's medians" has "$F" "the loop plain 2650.0 ms, rotate 2850.0 ms (1.075x)"
 check "E: loop claim" has "$F" "PASS rotation on the 1000-step training step <= 1.10x plain, the loop (1.075x)"
+check "E: sessions' loop" has "$F" "the loop plain 2650.0 ms, rotate with sessions 2950.0 ms (1.113x)"
+check "E: sessions' loop claim" has "$F" "FAIL rotation with sessions on the 1000-step training step <= 1.10x plain, the loop (1.113x)"
+check "E: sessions' verdicts" has "$F" "FAIL rotation with sessions's verdicts are kernel replay's: 2 of 3 signatures the same; differ: elementwise: session latency_bound"
 check "E: coverage" has "$F" "FIGURE torch_step under rotate: 3 kernel entries, 3 with counters (rotate 3), 3 with every group"
 check "E: every signature" has "$F" "PASS every kernel signature has its counters under rotation (3 of 3 entries complete)"
 check "E: verdicts differ, with the spread" has "$F" "FAIL rotation's verdicts are kernel replay's: 2 of 3 signatures the same; differ: elementwise: rotate latency_bound, kernel memory_bound, counter_spread 0.31"
@@ -225,13 +230,13 @@ check "summary.txt holds the same FIGURE lines" [ "$(grep -c '^FIGURE' "$O/summa
 check "summary.txt holds ENV, PASS, FAIL" has "$O/summary.txt" "FAIL DRAM mystery (rotate) mysteryB"
 check "bench_overhead.md: sections in order" before "$O/bench_overhead.md" "## C. counters" "## A. timing, C++"
 check "bench_overhead.md: a table with the warm-up" has "$O/bench_overhead.md" "| plain | 3 (0,0,0) |"
-check "runs.txt: one RUN line a process" [ "$(grep -c '^RUN ' "$O/runs.txt")" = $(( 5 * 4 + 8 * 4 + 5 + 3 * 4 + 3 * 4 )) ]
+check "runs.txt: one RUN line a process" [ "$(grep -c '^RUN ' "$O/runs.txt")" = $(( 5 * 4 + 8 * 4 + 5 + 3 * 4 + 4 * 4 )) ]
 check "nsys made its files (8 runs)" [ "$(wc -l < "$STUB_STATE/nsys-made")" = 8 ]
 check "and none is left" [ -z "$(find "$O" "$T/tmp" -name '*.qdstrm' -o -name '*.nsys-rep')" ]
 check "the scratch folder removed" [ -z "$(ls -A "$T/tmp")" ]
 check "output under 1 MB" [ "$(du -sk "$O" | cut -f1)" -lt 1024 ]
 check "output two levels deep" [ -z "$(find "$O" -mindepth 3)" ]
-check "one report per section and mode kept" [ "$(find "$O/logs" -name '*.json*' | wc -l)" = 7 ]
+check "one report per section and mode kept" [ "$(find "$O/logs" -name '*.json*' | wc -l)" = 8 ]
 
 # ---- 2. a short budget, no nsys ------------------------------------------------
 # A's warm-up and one round fit in 30 s; E's and B's (about 110 s and 32 s by

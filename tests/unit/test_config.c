@@ -345,9 +345,11 @@ static void test_progress(void **state) {
   GOOD("PERFCHECK_PROGRESS", "0", assert_int_equal(o->progress, 0); assert_int_equal(x->progress, 0));
   GOOD("PERFCHECK_PROGRESS", "1", want_.progress = 1; assert_int_equal(o->progress, 1);
        assert_int_equal(x->progress, 1));
-  bad("PERFCHECK_PROGRESS", "yes", "is not 0 or 1", "0");
-  bad("PERFCHECK_PROGRESS", "2", "is not 0 or 1", "0");
-  bad("PERFCHECK_PROGRESS", "01", "is not 0 or 1", "0");
+  GOOD("PERFCHECK_PROGRESS", "2", want_.progress = 2; assert_int_equal(o->progress, 2);
+       assert_int_equal(x->progress, 2));
+  bad("PERFCHECK_PROGRESS", "yes", "is not 0, 1 or 2", "0");
+  bad("PERFCHECK_PROGRESS", "3", "is not 0, 1 or 2", "0");
+  bad("PERFCHECK_PROGRESS", "01", "is not 0, 1 or 2", "0");
 }
 
 /* ---- warnings: escaping, length, several at once ------------------------------- */

@@ -327,10 +327,10 @@ static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {
 static void pc_config_progress(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_PROGRESS");
   if (!v) return;
-  if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
-    o->progress = v[0] == '1';
+  if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strcmp(v, "2") == 0) {
+    o->progress = v[0] - '0'; /* 2: also each profiled launch's phases */
   } else {
-    pc_config_warn(warn, "PERFCHECK_PROGRESS", v, "is not 0 or 1", "0");
+    pc_config_warn(warn, "PERFCHECK_PROGRESS", v, "is not 0, 1 or 2", "0");
     (*bad)++;
   }
 }
