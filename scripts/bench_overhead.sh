@@ -20,7 +20,8 @@
 #      nsys.
 #   E. a training step: examples/python/torch_step.py --plain --steps 1000:
 #      plain, perfcheck run under rotate and kernel replay (E_MODES="plain
-#      rotate session kernel" adds rotate with PERFCHECK_ROTATE_SESSION=1); the process
+#      rotate session kernel" with E_ROTATE_SESSION=0 sets rotation without
+#      sessions, "rotate", beside rotation with them, "session"); the process
 #      wall and the loop's own time against plain, counter coverage, and
 #      whether rotation reaches kernel replay's verdicts.
 # Each timing section runs one untimed warm-up round (every mode once), then
@@ -333,7 +334,7 @@ build_cmd() {
     B.nsys) CMD=("$NSYS" profile --trace=cuda ${NSYS_OPTS[@]+"${NSYS_OPTS[@]}"} -o "$NSYSOUT" --force-overwrite true
                  "$PY" "$SCR/add_loop.py") ;;
     E.plain) CMD=("$PY" "$EX" --plain --steps "$E_STEPS") ;;
-    E.rotate) CMD=(env PERFCHECK_REPLAY=rotate "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
+    E.rotate) CMD=(env PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=${E_ROTATE_SESSION:-} "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.session) CMD=(env PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=1 "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.kernel) CMD=(env PERFCHECK_REPLAY=kernel "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     *) CMD=(false) ;;

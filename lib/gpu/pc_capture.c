@@ -360,7 +360,7 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
       } else {
         pthread_rwlock_rdlock(&c->gate);
         flags |= PC_CD_HOLD;
-        /* A session spanning launches (PERFCHECK_ROTATE_SESSION=1) makes
+        /* A session spanning launches (rotation's cold group) makes
          * every kernel of its context a range, in launch order: launches
          * then go one at a time, and this one is noted as a range to drop
          * (or closes the session first: a graph launch, a collective).

@@ -222,7 +222,7 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
   int first_ordinal = -1;
   const perfcheck_status st = pc_sync_contexts(c, g, fault, sizeof fault, &first_ordinal);
   const uint64_t end_ts = g->has_end ? g->end.ts : pc_gpu_timestamp();
-  /* Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1) end with the
+  /* Sessions spanning launches (rotation's cold group) end with the
    * region: their launches' values go into the collector before it is taken. */
   if (pc_rp_window_active(c->rp)) {
     pthread_rwlock_wrlock(&c->gate);

@@ -128,7 +128,7 @@ typedef struct pc_rp_ctx {
   int skip, skip_passes;
   char skip_note[300];
   uint32_t corr;
-  /* A session spanning launches (PERFCHECK_ROTATE_SESSION=1, issue 21):
+  /* A session spanning launches (rotation's cold group, issue 21):
    * one auto-range, user-replay session of group win_group, every kernel
    * launched on this context meanwhile one range, in launch order (the
    * capture layer launches one at a time while a session is open): slot i
@@ -204,11 +204,11 @@ struct pc_rp {
    * right; auto range returned all of them (gpu.rotation, docs/cupti.md §15). */
   int rot_kernel;
   int progress_launches;            /* PERFCHECK_PROGRESS=2: each launch's phases at its EXIT */
-  /* PERFCHECK_ROTATE_SESSION=1: a rotated launch of a one-pass group
-   * without SASS-patched metrics joins a session spanning launches
-   * (pc_rp_ctx.win_*), which costs the memory units' pass once per session
-   * instead of once per launch (docs/cupti.md §17: about 40 ms a session
-   * against about 60 ms a launch for the cold group, H200). */
+  /* Under rotation, unless PERFCHECK_ROTATE_SESSION=0: a rotated launch of
+   * the cold group (one pass, no SASS-patched metrics) joins a session
+   * spanning launches (pc_rp_ctx.win_*), which costs the memory units' pass
+   * once per session instead of once per launch (docs/cupti.md §17: about
+   * 40 ms a session against about 60 ms a launch, H200). */
   int rot_session;
   atomic_int nwin;                  /* spanning sessions open (any context) */
   /* Results of closed spanning sessions, until pc_rp_drain hands them over
@@ -439,7 +439,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   rp->say = cfg->say;
   rp->progress_launches = cfg->progress >= 2 && cfg->say;
   const char *env = secure_getenv("PERFCHECK_ROTATE_SESSION"); /* a privileged process reads no variable */
-  rp->rot_session = env && strcmp(env, "1") == 0;
+  rp->rot_session = !(env && strcmp(env, "0") == 0); /* on unless =0 (measured: docs/cupti.md §17) */
   env = secure_getenv("PERFCHECK_ROTATE_FLUSH");
   rp->no_flush = env && strcmp(env, "0") == 0;
   env = secure_getenv("PERFCHECK_ROTATE_REENABLE");
@@ -870,7 +870,7 @@ size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
   return n;
 }
 
-/* ==== Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1) =============== */
+/* ==== Sessions spanning launches (rotation; PERFCHECK_ROTATE_SESSION=0: none) = */
 
 /* Whether a rotated launch of group L joins a spanning session: the cold
  * group (the DRAM counters, with the L2 and L1TEX ones that share its pass)

@@ -154,7 +154,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
 int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
                          uint64_t *dropped);
 
-/* Sessions spanning launches (PERFCHECK_ROTATE_SESSION=1, issue 21): a
+/* Sessions spanning launches (rotation's cold group, issue 21): a
  * rotated launch of a one-pass group without SASS-patched metrics joins an
  * auto-range, user-replay session of its group on its context, opened at
  * the first such launch and closed when a launch cannot join it (another

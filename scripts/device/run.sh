@@ -118,8 +118,9 @@ phases_run() {
       mode=counters; [ "$m" = timing ] && mode=timing  # "timing": no counters, lib/gpu's own line only
       # "rotate:user": PERFCHECK_REPLAY=rotate with PERFCHECK_ROTATE_RANGE=user.
       # PHASES_PROGRESS=2: a line per profiled launch with its phases.
-      # "rotate+session": PERFCHECK_ROTATE_SESSION=1 (sessions spanning launches).
-      ses=; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
+      # "rotate": PERFCHECK_ROTATE_SESSION=0; "rotate+session": =1 (sessions
+      # spanning launches, the default under rotation since 2026-12-02).
+      ses=0; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
       rng=; case $m0 in *:*) rng=${m0#*:} ;; esac
       t=${m/:/-}; t=${t/+/-}
       PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
@@ -720,23 +721,25 @@ PY
       cut -c1-400 "$G/torch-check.txt" | tee -a "$OUT/summary.txt"
       ;;
     rotsession)
-      # Branch rotate-session (PERFCHECK_ROTATE_SESSION=1), its first run on
-      # a GPU (stage build first; about 4 minutes): gpu.rotation in both
-      # ways; the graph tests with it (graph launches close a session);
-      # the 300-step torch step's phases, rotation with and without it, a
-      # line per launch; then section E of the bench with the mode
-      # "session" beside plain, rotate and kernel (the 1000-step step).  Decisive: the PASS lines,
-      # "ranges and launches cannot be matched" never in the logs, the
-      # session close phase, and E's rotate figure.
-      say "rotsession: sessions spanning launches (branch rotate-session)"
-      ROTATION_VARIANTS="SESSION=1" rotation_run
-      PERFCHECK_ROTATE_SESSION=1 timeout 120 ctest --test-dir build -R '^gpu\.(graph_counters_rotate|graph_auto|counters|threads|streams)$' \
+      # Sessions spanning launches for rotation's cold group (the default
+      # under rotation since 2026-12-02; PERFCHECK_ROTATE_SESSION=0 turns
+      # them off), in one call (stage build first; about 6 minutes):
+      # gpu.rotation with them (default) and without (SESSION=0); the
+      # collector's and graph tests without them (the default run of the gpu
+      # label has them); the 300-step torch step's phases and mystery's,
+      # without and with, a line per launch; then section E of the bench,
+      # plain, rotate without sessions, with them ("session") and kernel
+      # replay.  Decisive: the PASS lines, "ranges and launches cannot be
+      # matched" never in the logs, the session close phase, E's figures.
+      say "rotsession: rotation with and without sessions spanning launches"
+      ROTATION_VARIANTS="SESSION=0" rotation_run
+      PERFCHECK_ROTATE_SESSION=0 timeout 120 ctest --test-dir build -R '^gpu\.(graph_counters_rotate|graph_auto|counters|threads|streams)$' \
         --output-on-failure > "$R/rotsession-tests.log" 2>&1
       echo "ctest rc=$?" >> "$R/rotsession-tests.log"
       grep -E 'tests passed|tests failed|\(Failed\)|ctest rc=' "$R/rotsession-tests.log" | tee -a "$OUT/summary.txt"
       PHASES_PROGRESS=2 PHASES_MODES="rotate rotate+session" PHASES_WORK="torch mystery" phases_run
       grep -l "cannot be matched" "$R"/phases/*.log 2>/dev/null | sed 's/^/UNMATCHED in /' | tee -a "$OUT/summary.txt"
-      E_MODES="plain rotate session kernel" SECTIONS=E BENCH_BUDGET_S=${BENCH_BUDGET_S:-330} bench21_run 330
+      E_ROTATE_SESSION=0 E_MODES="plain rotate session kernel" SECTIONS=E BENCH_BUDGET_S=${BENCH_BUDGET_S:-330} bench21_run 330
       ;;
     sessionprobe)
       # docs/cupti.md §10 question 5: is the memory units' pass cost paid per

@@ -1,6 +1,6 @@
 /*
  * pc_rangewin.h: the launches of a range-profiler session that spans
- * launches (PERFCHECK_ROTATE_SESSION=1, lib/gpu/pc_rangeprof.c), in launch
+ * launches (rotation's cold group, lib/gpu/pc_rangeprof.c), in launch
  * order: under auto range each kernel launched on the session's context is
  * one range, so slot i is range i.  Pure bookkeeping, no CUDA.
  */
