@@ -10,8 +10,10 @@
 #      added process wall time of each against plain, and the ratios.
 #   A. timing, C++: 4096 tiny launches (bench_launches tiny): plain, perfcheck
 #      timing (in process), nsys --trace=cuda; the host cost per launch
-#      (tests/bench/overhead_probe: plain, callbacks, activity, both,
-#      perfcheck).
+#      (tests/bench/overhead_probe, the median of 16 rounds of 4096 launches
+#      in each process: plain, callbacks, activity, activity with buffers
+#      zeroed off the launching thread, activity with pinned host record
+#      buffers, both, perfcheck, and the plain probe under nsys).
 #   D. DRAM bytes against ncu --cache-control all (dram__bytes_read/write.sum
 #      per kernel, within 10%?): mystery under rotate (and kernel replay, for
 #      contrast), and a cuBLAS GEMM (8 x torch.mm 4096^2 fp32) under rotate.
@@ -111,7 +113,7 @@ declare -A TITLE=(
   [E]="training step: torch_step.py --plain --steps $E_STEPS, rotation against kernel replay")
 declare -A MODES=(
   [C]="plain kernel rotate ncu ncufull"
-  [A]="plain perfcheck nsys probe_plain probe_cb probe_act probe_cbact probe_perfcheck"
+  [A]="plain perfcheck nsys probe_plain probe_cb probe_act probe_actz probe_actpin probe_cbact probe_perfcheck probe_nsys"
   [D]="ncu rotate kernel gemm_ncu gemm_rotate"
   [B]="plain perfcheck nsys"
   [E]="${E_MODES:-plain rotate kernel}")
@@ -124,7 +126,7 @@ declare -A SREPS=([C]=$REPS [A]=$REPS [D]=1 [B]=$REPS [E]=$REPS)
 declare -A EST=(
   [C.plain]=1 [C.kernel]=2 [C.rotate]=2 [C.ncu]=4 [C.ncufull]=12
   [A.plain]=1 [A.perfcheck]=1 [A.nsys]=8 [A.probe_plain]=1 [A.probe_cb]=1 [A.probe_act]=1 [A.probe_cbact]=1
-  [A.probe_perfcheck]=1
+  [A.probe_perfcheck]=1 [A.probe_actz]=1 [A.probe_actpin]=1 [A.probe_nsys]=8
   [D.ncu]=4 [D.rotate]=2 [D.kernel]=2 [D.gemm_ncu]=10 [D.gemm_rotate]=8
   [B.plain]=7 [B.perfcheck]=9 [B.nsys]=15
   [E.plain]=15 [E.rotate]=20 [E.session]=20 [E.kernel]=20)
@@ -256,9 +258,11 @@ for s in $SECTIONS; do
       [ -n "$NCU" ] || { drop C ncu "no ncu found"; drop C ncufull "no ncu found"; }
       [ -n "$NCU" ] && [ -z "$LIST" ] && drop C ncu "perfcheck metrics printed no list" ;;
     A)
-      [ -n "$NSYS" ] || drop A nsys "no nsys found"
+      [ -n "$NSYS" ] || { drop A nsys "no nsys found"; drop A probe_nsys "no nsys found"; }
       if [ ! -x "$PROBE" ]; then
-        for m in probe_plain probe_cb probe_act probe_cbact probe_perfcheck; do drop A $m "$PROBE is not built"; done
+        for m in probe_plain probe_cb probe_act probe_actz probe_actpin probe_cbact probe_perfcheck probe_nsys; do
+          drop A $m "$PROBE is not built"
+        done
       fi ;;
     D)
       [ -n "$NCU" ] || { WHY[$s]="no ncu found"; continue; }
@@ -322,6 +326,8 @@ build_cmd() {
     A.perfcheck) CMD=("$BL" timing tiny) ;;
     A.nsys) CMD=("$NSYS" profile --trace=cuda ${NSYS_OPTS[@]+"${NSYS_OPTS[@]}"} -o "$NSYSOUT" --force-overwrite true
                  "$BL" plain tiny) ;;
+    A.probe_nsys) CMD=("$NSYS" profile --trace=cuda ${NSYS_OPTS[@]+"${NSYS_OPTS[@]}"} -o "$NSYSOUT" --force-overwrite true
+                       "$PROBE" plain) ;;
     A.probe_*) CMD=("$PROBE" "${m#probe_}") ;;
     D.ncu) CMD=("$NCU" --cache-control all --clock-control none --print-units base
                 --metrics "$DRAM_METRICS" --csv --page raw "$MYSTERY" --profile) ;;

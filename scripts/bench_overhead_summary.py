@@ -140,14 +140,21 @@ def timing_section(S, host, claim_max, what):
 
 def section_A(S, logs):
     timing_section(S, "C++", 1.10, "4096 tiny launches")
-    names = [("plain", "plain"), ("cb", "callbacks"), ("act", "activity"), ("cbact", "both"), ("perfcheck", "perfcheck")]
+    names = [("plain", "plain"), ("cb", "callbacks"), ("act", "activity"), ("actz", "activity, zeroed buffers"),
+             ("actpin", "activity, pinned record buffers"), ("cbact", "both"), ("perfcheck", "perfcheck"),
+             ("nsys", "plain under nsys")]
     v = {m: S.med("probe_" + m, "value") for m, _ in names}
     if any(x is not None for x in v.values()):
-        S.out("FIGURE host cost per launch (overhead_probe, median of %d): %s%s" % (
-            max(S.n("probe_" + m, "value") for m, _ in names),
-            ", ".join("%s %s" % (label, "%.3f us" % v[m] if v[m] is not None else "-") for m, label in names),
-            "; perfcheck's own %.3f us" % (v["perfcheck"] - v["plain"])
-            if v["plain"] is not None and v["perfcheck"] is not None else ""))
+        diff = lambda a, b: v[a] - v[b] if v[a] is not None and v[b] is not None else None  # noqa: E731
+        notes = [(label, diff(a, b)) for label, a, b in (
+            ("perfcheck over plain", "perfcheck", "plain"),
+            ("perfcheck's own (over callbacks and activity)", "perfcheck", "cbact"),
+            ("nsys over plain", "nsys", "plain"))]
+        S.out("FIGURE host cost per launch (overhead_probe, median of %d processes, each the median of its rounds): "
+              "%s%s" % (
+                  max(S.n("probe_" + m, "value") for m, _ in names),
+                  ", ".join("%s %s" % (label, "%.3f us" % v[m] if v[m] is not None else "-") for m, label in names),
+                  "".join("; %s %+.3f us" % (label, d) for label, d in notes if d is not None)))
 
 
 def section_B(S, logs):

@@ -921,6 +921,23 @@ static char *pc_rp_note(const char *fmt, ...)
 #endif
     ;
 
+/* Range `index` of c's decoded counter data evaluated into vals (one per
+ * source metric, PC_NULL first, so a metric CUPTI leaves alone stays null).
+ * Shared by a launch's own session and a session spanning launches. */
+static CUptiResult pc_rp_eval_range(const pc_rp_ctx *c, CUpti_Profiler_Host_Object *host, size_t index,
+                                    const pc_rp_sources *src, double *vals, pc_err *e) {
+  for (size_t k = 0; k < src->n; k++) vals[k] = PC_NULL;
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+  ev.pHostObject = host;
+  ev.pCounterDataImage = c->image;
+  ev.counterDataImageSize = c->image_size;
+  ev.rangeIndex = index;
+  ev.ppMetricNames = src->names;
+  ev.numMetrics = src->n;
+  ev.pMetricValues = vals;
+  return PC_CUPTI(e, cuptiProfilerHostEvaluateToGpuValues, &ev);
+}
+
 /* Stop, Decode, and each profiled launch's range evaluated into a pending
  * result (pc_rp_drain).  The ranges are the session's launches in launch
  * order (H200, 2026-12-02: across streams too, docs/cupti.md §17); when
@@ -968,17 +985,8 @@ static void pc_rp_win_close(pc_rp *rp, pc_rp_ctx *c) {
     } else if (!vals) {
       res.note = pc_rp_note("out of memory evaluating the counters");
     } else {
-      for (size_t k = 0; k < src->n; k++) vals[k] = PC_NULL;
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-      ev.pHostObject = host;
-      ev.pCounterDataImage = c->image;
-      ev.counterDataImageSize = c->image_size;
-      ev.rangeIndex = i;
-      ev.ppMetricNames = src->names;
-      ev.numMetrics = src->n;
-      ev.pMetricValues = vals;
       pc_err ee;
-      if (PC_CUPTI(&ee, cuptiProfilerHostEvaluateToGpuValues, &ev) != CUPTI_SUCCESS)
+      if (pc_rp_eval_range(c, host, i, src, vals, &ee) != CUPTI_SUCCESS)
         res.note = pc_rp_note("counters not evaluated: %s", ee.msg);
       else
         pc_rp_sources_apply(src, vals, res.values, res.extra);
@@ -1421,16 +1429,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
       if (!vals) {
         res.note = pc_rp_note("out of memory evaluating the counters");
       } else {
-        for (size_t k = 0; k < src->n; k++) vals[k] = PC_NULL;
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = PC_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-        ev.pHostObject = host;
-        ev.pCounterDataImage = c->image;
-        ev.counterDataImageSize = c->image_size;
-        ev.rangeIndex = 0; /* the first range is this launch's kernel */
-        ev.ppMetricNames = src->names;
-        ev.numMetrics = src->n;
-        ev.pMetricValues = vals;
-        r = PC_CUPTI(&e, cuptiProfilerHostEvaluateToGpuValues, &ev);
+        r = pc_rp_eval_range(c, host, 0, src, vals, &e); /* the first range is this launch's kernel */
         if (r != CUPTI_SUCCESS) {
           res.note = pc_rp_note("counters not evaluated: %s", e.msg);
         } else {

@@ -416,6 +416,52 @@ PY
         "$ROOT/tests/data/corpus/h200-2026-12-01" "${args[@]}" > "$I/check.txt" 2>&1
       tail -25 "$I/check.txt" | tee -a "$OUT/summary.txt"
       ;;
+    jaxcrash)
+      # The jax_ops crash in process (SIGSEGV inside CUPTI and libnvperf_host
+      # under XLA's cuLaunchKernelEx, 2026-12-02): which CUPTI the process
+      # used, and whether it follows the replay mode or the CUPTI copy.  Each
+      # run prints the kernel being profiled at its ENTER (PERFCHECK_PROGRESS=1)
+      # and, on a crash, its C and Python stacks.
+      say "jaxcrash: jax_ops under perfcheck run, by replay mode and CUPTI copy"
+      J=$R/jaxcrash
+      mkdir -p "$J"
+      CS=/tmp/pc-crashstack.so
+      cc -shared -fPIC -O1 -o "$CS" "$ROOT/scripts/device/crashstack.c" 2>> "$J/crashstack.build.log" || CS=
+      { python3 -m pip list 2>/dev/null | grep -iE '^(jax|jaxlib|jax-cuda|nvidia-cuda-cupti|nvidia-cu)' 
+        for f in $(python3 -c 'import nvidia, os; [print(os.path.join(p, "cu13", "lib")) for p in nvidia.__path__]' 2>/dev/null) \
+                 /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64; do
+          for l in "$f"/libcupti.so* "$f"/libnvperf_host.so; do
+            [ -f "$l" ] && echo "$l $(stat -Lc %s "$l") B $(strings -a "$l" | grep -m1 -oE 'cuda_1[0-9]\.[0-9]+\.r1[0-9]\.[0-9]+/compiler\.[0-9_]+|CUPTI[^\n]{0,20}1[0-9]\.[0-9]+\.[0-9]+' )"
+          done
+        done; } > "$J/versions.txt" 2>&1
+      tee -a "$OUT/summary.txt" < "$J/versions.txt"
+      TKCUPTI=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 2>/dev/null | head -1)
+      for v in ${JAX_VARIANTS:-kernel rotate rotate-nosession timing kernel-tkcupti rotate-tkcupti}; do
+        envs=(PERFCHECK_PROGRESS=1 PYTHONFAULTHANDLER=1)
+        mode=counters pre=
+        case $v in
+          kernel*) envs+=(PERFCHECK_REPLAY=kernel) ;;
+          rotate-nosession) envs+=(PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=0) ;;
+          rotate*) envs+=(PERFCHECK_REPLAY=rotate) ;;
+          timing) mode=timing ;;
+        esac
+        case $v in *-tkcupti) pre=$TKCUPTI ;; esac
+        for i in $(seq 1 "${JAX_RUNS:-2}"); do
+          start=$(date +%s)
+          env "${envs[@]}" LD_PRELOAD="${CS}${pre:+:$pre}${LD_PRELOAD:+:$LD_PRELOAD}" CORPUS_DEADLINE_S=40 \
+            timeout -k 5 60 "$BUILD/bin/perfcheck" run --mode "$mode" --format json --output "$J/$v.$i.json" \
+            -- python3 "$ROOT/scripts/device/corpus/jax_ops.py" > "$J/$v.$i.log" 2>&1
+          rc=$?
+          cp=$(python3 -c 'import json,sys; c=(json.load(open(sys.argv[1])).get("tool") or {}).get("cupti") or {}; print(c.get("path"), c.get("version"))' "$J/$v.$i.json" 2>/dev/null)
+          echo "jaxcrash $v run $i: rc=$rc $(( $(date +%s) - start ))s cupti: ${cp:-no report}; profiled $(grep -c '^perfcheck: profiling' "$J/$v.$i.log")" \
+            | tee -a "$OUT/summary.txt"
+          if grep -qE '^CRASH: signal|^Fatal Python error' "$J/$v.$i.log"; then
+            grep '^perfcheck: profiling' "$J/$v.$i.log" | tail -3 | tee -a "$OUT/summary.txt"
+            grep -A12 -E '^CRASH: signal' "$J/$v.$i.log" | head -14 | tee -a "$OUT/summary.txt"
+          fi
+        done
+      done
+      ;;
     snapshots)
       say "snapshots: regions recorded in process (PERFCHECK_SNAPSHOT_DIR), for tests/data/snapshots/"
       S=$R/snapshots
