@@ -30,7 +30,13 @@
 # counter layer's host time by phase under kernel replay and rotation,
 # mystery and torch_step; ~1 min after build; r/phases/) l2break (ncu
 # breakdown of lts__throughput and dram__throughput, both cache-control modes,
-# on the torch ops whose in-process verdicts differ from ncu's; r/l2break/).
+# on the torch ops whose in-process verdicts differ from ncu's; r/l2break/)
+# jaxcrash (the corpus's jax_ops under perfcheck run for each of
+# JAX_VARIANTS, default "kernel rotate rotate-nosession timing kernel-tkcupti
+# rotate-tkcupti", JAX_RUNS times each (2): the CUPTI copies in the Python
+# environment and their sizes, which CUPTI the report names, the kernel being
+# profiled when a run crashed and its stack; *-tkcupti preloads the
+# toolkit's libcupti first; about 25 s a run; r/jaxcrash/).
 # TESTS_TIMEOUT_S bounds the tests stage (default 540).  Logs go under $OUT (one tarball plus summary.txt: at most 8
 # files come back).  snapshots records region snapshots
 # (PERFCHECK_SNAPSHOT_DIR) of the device's source build into snapshots/ of
