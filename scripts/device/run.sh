@@ -33,7 +33,8 @@
 # on the torch ops whose in-process verdicts differ from ncu's; r/l2break/)
 # jaxcrash (the corpus's jax_ops under perfcheck run for each of
 # JAX_VARIANTS, default "kernel rotate rotate-nosession timing kernel-tkcupti
-# rotate-tkcupti", JAX_RUNS times each (2): the CUPTI copies in the Python
+# rotate-tkcupti"; also kernel-nosass, kernel-sassonly, kernel-noautotune),
+# JAX_RUNS times each (2): the CUPTI copies in the Python
 # environment and their sizes, which CUPTI the report names, the kernel being
 # profiled when a run crashed and its stack; *-tkcupti preloads the
 # toolkit's libcupti first; about 25 s a run; r/jaxcrash/).
@@ -442,10 +443,19 @@ PY
         done; } > "$J/versions.txt" 2>&1
       tee -a "$OUT/summary.txt" < "$J/versions.txt"
       TKCUPTI=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 2>/dev/null | head -1)
+      DEFLIST=$("$BUILD/bin/perfcheck" metrics 2>/dev/null)
+      NOSASS=$(tr ',' '\n' <<< "$DEFLIST" | grep -v '__sass_' | paste -sd, -)
+      SASS=$(tr ',' '\n' <<< "$DEFLIST" | grep '__sass_' | paste -sd, -)
       for v in ${JAX_VARIANTS:-kernel rotate rotate-nosession timing kernel-tkcupti rotate-tkcupti}; do
         envs=(PERFCHECK_PROGRESS=1 PYTHONFAULTHANDLER=1)
         mode=counters pre=
+        # kernel-nosass: the default list without the SASS-patched metrics;
+        # kernel-sassonly: those alone; kernel-noautotune: XLA's autotuner off
+        # (no compiled-and-discarded GEMM variants).
         case $v in
+          kernel-nosass) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$NOSASS") ;;
+          kernel-sassonly) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$SASS") ;;
+          kernel-noautotune) envs+=(PERFCHECK_REPLAY=kernel "XLA_FLAGS=--xla_gpu_autotune_level=0${XLA_FLAGS:+ $XLA_FLAGS}") ;;
           kernel*) envs+=(PERFCHECK_REPLAY=kernel) ;;
           rotate-nosession) envs+=(PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=0) ;;
           rotate*) envs+=(PERFCHECK_REPLAY=rotate) ;;

@@ -10,6 +10,9 @@
 # nsys's files made and deleted; the output small and two levels deep; the
 # budget's SKIP lines; --dry-run's plan, which runs and writes nothing.
 set -u
+# The script's knobs come from the environment: a caller's (a device run
+# with SECTIONS=A, say) must not choose what this test checks.
+unset BENCH_BUDGET_S BENCH_LOG_MAX_KB E_MODES E_ROTATE_SESSION E_STEPS NCU NSYS NSYS_OPTS PYTHON REPS SECTIONS SKIP
 SRC=$(cd "${1:?usage: bench_overhead_test.sh SOURCE_DIR}" && pwd)
 BENCH=$SRC/scripts/bench_overhead.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/pc-bench-test.XXXXXX") || exit 1
