@@ -33,7 +33,8 @@
 # on the torch ops whose in-process verdicts differ from ncu's; r/l2break/)
 # jaxcrash (the corpus's jax_ops under perfcheck run for each of
 # JAX_VARIANTS, default "kernel rotate rotate-nosession timing kernel-tkcupti
-# rotate-tkcupti"; also kernel-nosass, kernel-sassonly, kernel-noautotune),
+# rotate-tkcupti"; also kernel-nosass, kernel-sassonly, kernel-noautotune,
+# kernel-nvtx),
 # JAX_RUNS times each (2): the CUPTI copies in the Python
 # environment and their sizes, which CUPTI the report names, the kernel being
 # profiled when a run crashed and its stack; *-tkcupti preloads the
@@ -448,13 +449,15 @@ PY
       SASS=$(tr ',' '\n' <<< "$DEFLIST" | grep '__sass_' | paste -sd, -)
       for v in ${JAX_VARIANTS:-kernel rotate rotate-nosession timing kernel-tkcupti rotate-tkcupti}; do
         envs=(PERFCHECK_PROGRESS=1 PYTHONFAULTHANDLER=1)
-        mode=counters pre=
-        # kernel-nosass: the default list without the SASS-patched metrics;
+        mode=counters pre= opts=()
+        # kernel-nvtx: counters only inside the script's own ranges (not in
+        # XLA's compile-time autotuning, outside them); kernel-nosass: the default list without the SASS-patched metrics;
         # kernel-sassonly: those alone; kernel-noautotune: XLA's autotuner off
         # (no compiled-and-discarded GEMM variants).
         case $v in
           kernel-nosass) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$NOSASS") ;;
           kernel-sassonly) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$SASS") ;;
+          kernel-nvtx) envs+=(PERFCHECK_REPLAY=kernel); opts=(--nvtx-include "regex:corpus:jax_ops:.*") ;;
           kernel-noautotune) envs+=(PERFCHECK_REPLAY=kernel "XLA_FLAGS=--xla_gpu_autotune_level=0${XLA_FLAGS:+ $XLA_FLAGS}") ;;
           kernel*) envs+=(PERFCHECK_REPLAY=kernel) ;;
           rotate-nosession) envs+=(PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=0) ;;
@@ -465,7 +468,7 @@ PY
         for i in $(seq 1 "${JAX_RUNS:-2}"); do
           start=$(date +%s)
           env "${envs[@]}" LD_PRELOAD="${CS}${pre:+:$pre}${LD_PRELOAD:+:$LD_PRELOAD}" CORPUS_DEADLINE_S=40 \
-            timeout -k 5 60 "$BUILD/bin/perfcheck" run --mode "$mode" --format json --output "$J/$v.$i.json" \
+            timeout -k 5 60 "$BUILD/bin/perfcheck" run --mode "$mode" ${opts[@]+"${opts[@]}"} --format json --output "$J/$v.$i.json" \
             -- python3 "$ROOT/scripts/device/corpus/jax_ops.py" > "$J/$v.$i.log" 2>&1
           rc=$?
           cp=$(python3 -c 'import json,sys; c=(json.load(open(sys.argv[1])).get("tool") or {}).get("cupti") or {}; print(c.get("path"), c.get("version"))' "$J/$v.$i.json" 2>/dev/null)

@@ -53,11 +53,11 @@ cat > "$B/bench/bench_launches" <<'SH'
 . "$STUB_LIB"
 case ${STUB_UNDER:-}$1 in
   plain) v=$(next bl.plain 100 20 30 10) ;;
-  timing) v=$(next bl.timing 200 21 22 21.5) ;;
+  timing) v=$(next bl.timing 200 21 22 21.5) end=1.5 ;;
   nsysplain) v=$(next bl.nsys 300 30 31 32) ;;
   *) echo "stub bench_launches: $*" >&2; exit 64 ;;
 esac
-echo "RESULT mode=$1 workload=$2 wall_ms=$v launches_expected=4096 launches_recorded=4096"
+echo "RESULT mode=$1 workload=$2 wall_ms=$v launches_expected=4096 launches_recorded=4096${end:+ end_ms=$end}"
 SH
 cat > "$B/bench/overhead_probe" <<'SH'
 #!/usr/bin/env bash
@@ -205,6 +205,7 @@ check "C's figures printed before A's runs start" before "$F" "FIGURE mystery --
 # A: medians of the timed rounds only (warm-ups 100/200/300 left out)
 check "A: medians, ratios, per launch" has "$F" "FIGURE timing C++, 4096 tiny launches (the loop's wall in the process, median of 3/3/3 runs plain/perfcheck/nsys): plain 20.00 ms (4.88 us a launch), perfcheck 21.50 ms (1.075x, +0.37 us a launch), nsys 31.00 ms (1.550x, +2.69 us a launch)"
 check "A: claim <= 1.10x" has "$F" "PASS timing C++ <= 1.10x plain (1.075x)"
+check "A: without perfcheck_session_end" has "$F" "FIGURE timing C++ without perfcheck_session_end (its flush, decoding and report, inside the timed part; median of 3 runs): perfcheck 20.00 ms (1.000x, +0.00 us a launch), nsys 31.00 ms (1.550x)"
 check "A: claim ahead of nsys (nsys rc 1 still counted)" has "$F" "PASS timing C++ ahead of nsys in the same run (perfcheck 21.50 ms, nsys 31.00 ms)"
 check "A: host cost per launch" has "$F" "FIGURE host cost per launch (overhead_probe, median of 3 processes, each the median of its rounds): plain 4.000 us, callbacks 5.000 us, activity 5.500 us, activity, zeroed buffers 5.250 us, activity, pinned record buffers 5.750 us, both 6.000 us, perfcheck 6.500 us, plain under nsys 4.800 us; perfcheck over plain +2.500 us; perfcheck's own (over callbacks and activity) +0.500 us; nsys over plain +0.800 us"
 # B
