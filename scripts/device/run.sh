@@ -457,7 +457,7 @@ PY
         case $v in
           kernel-nosass) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$NOSASS") ;;
           kernel-sassonly) envs+=(PERFCHECK_REPLAY=kernel "PERFCHECK_METRICS=$SASS") ;;
-          kernel-nvtx) envs+=(PERFCHECK_REPLAY=kernel); opts=(--nvtx-include "regex:corpus:jax_ops:.*") ;;
+          kernel-nvtx) envs+=(PERFCHECK_REPLAY=kernel); opts=(--nvtx-include "regex:corpus:jax_ops:.*/") ;;
           kernel-noautotune) envs+=(PERFCHECK_REPLAY=kernel "XLA_FLAGS=--xla_gpu_autotune_level=0${XLA_FLAGS:+ $XLA_FLAGS}") ;;
           kernel*) envs+=(PERFCHECK_REPLAY=kernel) ;;
           rotate-nosession) envs+=(PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=0) ;;
