@@ -4,14 +4,16 @@
  * pc_harvest.c; what a session measures is the collector (pc_collector.h),
  * created here at start and destroyed at stop.
  */
-#define _GNU_SOURCE /* secure_getenv */
+#define _GNU_SOURCE /* secure_getenv, dl_iterate_phdr */
 #include "pc_gpu.h"
 
+#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/pc_config.h"
 #include "pc_activity.h"
 #include "pc_call.h"
 #include "pc_capture.h"
@@ -46,6 +48,25 @@ static void pc_gpu_lap(uint64_t *acc, uint64_t *t0) {
   const uint64_t t = pc_gpu_now();
   *acc += t - *t0;
   *t0 = t;
+}
+
+/* XLA's CUDA plugin (xla_cuda_plugin.so, under jax_plugins) among the
+ * loaded objects: JAX loads it before its first CUDA call, so it is there
+ * when perfcheck run's session starts at cuInit (pc_config_replay_rotate). */
+static int pc_gpu_xla_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  const char *name = info->dlpi_name;
+  if (!name || !*name) return 0;
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  if (strncmp(base, "xla_cuda_plugin", 15) != 0) return 0;
+  *(int *)data = 1;
+  return 1; /* found: stop walking */
+}
+static int pc_gpu_xla_loaded(void) {
+  int found = 0;
+  dl_iterate_phdr(pc_gpu_xla_cb, &found);
+  return found;
 }
 
 /* The one progress line of lib/gpu's own set-up and teardown times. */
@@ -167,14 +188,15 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   if (cfg->mode != PERFCHECK_MODE_TIMING) {
     char set[sizeof plan.set_name];
     snprintf(set, sizeof set, "%s", plan.set_name);
-    /* PERFCHECK_REPLAY: kernel (the default) or rotate (pc_rangeprof.h). */
-    const char *replay = secure_getenv("PERFCHECK_REPLAY");
-    const pc_rp_config rc = {pc_gpu_su.progress, cfg->say, replay && strcmp(replay, "rotate") == 0};
-    if (replay && *replay && strcmp(replay, "rotate") != 0 && strcmp(replay, "kernel") != 0)
-      snprintf(out->replay_note, sizeof out->replay_note,
-               "PERFCHECK_REPLAY=%s is neither kernel nor rotate: kernel replay", replay);
-    st = pc_rp_create(&plan, &rc, &c->mu, &rp, out->replay_note[0] ? NULL : out->replay_note, sizeof out->replay_note,
+    /* PERFCHECK_REPLAY: kernel (the default; rotation when XLA is loaded)
+     * or rotate (pc_rangeprof.h, pc_config_replay_rotate). */
+    char why[sizeof out->replay_note];
+    const int rotate = pc_config_replay_rotate(secure_getenv("PERFCHECK_REPLAY"), pc_gpu_xla_loaded(), why, sizeof why);
+    const pc_rp_config rc = {pc_gpu_su.progress, cfg->say, rotate};
+    st = pc_rp_create(&plan, &rc, &c->mu, &rp, out->replay_note, sizeof out->replay_note,
                       &e); /* the plan moves in on success */
+    /* Rotation that could not be had says so itself; else why this mode. */
+    if (!out->replay_note[0] && why[0]) snprintf(out->replay_note, sizeof out->replay_note, "%s", why);
     if (st == PERFCHECK_OK && rp) {
       snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
       out->rotate_groups = (unsigned)pc_rp_groups(rp);

@@ -33,8 +33,8 @@
 # on the torch ops whose in-process verdicts differ from ncu's; r/l2break/)
 # jaxcrash (the corpus's jax_ops under perfcheck run for each of
 # JAX_VARIANTS, default "kernel rotate rotate-nosession timing kernel-tkcupti
-# rotate-tkcupti"; also kernel-nosass, kernel-sassonly, kernel-noautotune,
-# kernel-nvtx),
+# rotate-tkcupti"; also default (PERFCHECK_REPLAY unset), kernel-nosass,
+# kernel-sassonly, kernel-noautotune, kernel-nvtx),
 # JAX_RUNS times each (2): the CUPTI copies in the Python
 # environment and their sizes, which CUPTI the report names, the kernel being
 # profiled when a run crashed and its stack; *-tkcupti preloads the
@@ -472,7 +472,8 @@ PY
             -- python3 "$ROOT/scripts/device/corpus/jax_ops.py" > "$J/$v.$i.log" 2>&1
           rc=$?
           cp=$(python3 -c 'import json,sys; c=(json.load(open(sys.argv[1])).get("tool") or {}).get("cupti") or {}; print(c.get("path"), c.get("version"))' "$J/$v.$i.json" 2>/dev/null)
-          echo "jaxcrash $v run $i: rc=$rc $(( $(date +%s) - start ))s cupti: ${cp:-no report}; profiled $(grep -c '^perfcheck: profiling' "$J/$v.$i.log")" \
+          xn=$(grep -c "because XLA's CUDA plugin" "$J/$v.$i.json" 2>/dev/null)
+          echo "jaxcrash $v run $i: rc=$rc $(( $(date +%s) - start ))s cupti: ${cp:-no report}; profiled $(grep -c '^perfcheck: profiling' "$J/$v.$i.log"); XLA replay note: ${xn:-0}" \
             | tee -a "$OUT/summary.txt"
           if grep -qE '^CRASH: signal|^Fatal Python error' "$J/$v.$i.log"; then
             grep '^perfcheck: profiling' "$J/$v.$i.log" | tail -3 | tee -a "$OUT/summary.txt"

@@ -424,6 +424,35 @@ static void test_strings_outlive_environment(void **state) {
   done(&r2);
 }
 
+/* PERFCHECK_REPLAY and XLA: the named modes are obeyed; unset, empty or
+ * another value is kernel replay, or rotation with XLA loaded, and the
+ * note says which and why. */
+static void test_replay_choice(void **state) {
+  (void)state;
+  char note[400];
+  assert_int_equal(pc_config_replay_rotate("rotate", 0, note, sizeof note), 1);
+  assert_string_equal(note, "");
+  assert_int_equal(pc_config_replay_rotate("kernel", 1, note, sizeof note), 0); /* asked for: obeyed, no note */
+  assert_string_equal(note, "");
+  assert_int_equal(pc_config_replay_rotate(NULL, 0, note, sizeof note), 0);
+  assert_string_equal(note, "");
+  assert_int_equal(pc_config_replay_rotate("", 0, note, sizeof note), 0);
+  assert_string_equal(note, "");
+  assert_int_equal(pc_config_replay_rotate(NULL, 1, note, sizeof note), 1);
+  assert_non_null(strstr(note, "rotation, not kernel replay, because XLA's CUDA plugin (JAX) is loaded"));
+  assert_non_null(strstr(note, "PERFCHECK_REPLAY=kernel asks for kernel replay"));
+  assert_int_equal(pc_config_replay_rotate("", 1, note, sizeof note), 1);
+  assert_non_null(strstr(note, "because XLA's CUDA plugin"));
+  assert_int_equal(pc_config_replay_rotate("application", 0, note, sizeof note), 0);
+  assert_string_equal(note, "PERFCHECK_REPLAY=application is neither kernel nor rotate: kernel replay");
+  assert_int_equal(pc_config_replay_rotate("application", 1, note, sizeof note), 1);
+  assert_non_null(strstr(note, "PERFCHECK_REPLAY=application is neither kernel nor rotate: rotation, not kernel"));
+  char tiny[8];
+  assert_int_equal(pc_config_replay_rotate(NULL, 1, tiny, sizeof tiny), 1); /* cut, terminated */
+  assert_int_equal(strlen(tiny), sizeof tiny - 1);
+  assert_int_equal(pc_config_replay_rotate(NULL, 1, NULL, 0), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_unset_is_default, clear_env),
@@ -442,6 +471,7 @@ int main(void) {
       cmocka_unit_test_setup(test_escaped_value, clear_env),
       cmocka_unit_test_setup(test_several_bad, clear_env),
       cmocka_unit_test_setup(test_strings_outlive_environment, clear_env),
+      cmocka_unit_test(test_replay_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -421,6 +421,24 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
   return PERFCHECK_OK;
 }
 
+int pc_config_replay_rotate(const char *env, int xla_loaded, char *note, size_t len) {
+  if (note && len) note[0] = '\0';
+  if (env && strcmp(env, "rotate") == 0) return 1;
+  if (env && strcmp(env, "kernel") == 0) return 0;
+  static const char xla[] =
+      "rotation, not kernel replay, because XLA's CUDA plugin (JAX) is loaded: kernel replay of the default set "
+      "crashed inside CUPTI on XLA's GEMM autotuning (H200, CUPTI 13.0; docs/cupti.md section 18); "
+      "PERFCHECK_REPLAY=kernel asks for kernel replay";
+  if (env && *env) {
+    if (note && len)
+      snprintf(note, len, "PERFCHECK_REPLAY=%s is neither kernel nor rotate: %s", env,
+               xla_loaded ? xla : "kernel replay");
+  } else if (xla_loaded && note && len) {
+    snprintf(note, len, "%s", xla);
+  }
+  return xla_loaded ? 1 : 0;
+}
+
 int pc_config_nvtx_match(const pc_env_config *c, const char *name) {
   if (!c || !c->nvtx_include || !name) return 0;
   if (c->nvtx_regex) return pc_regex_match(c->nvtx_regex, name) == 1;
