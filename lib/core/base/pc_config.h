@@ -92,6 +92,16 @@ const char *pc_config_default_output(perfcheck_format f);
  * exactly, or, for regex:EXPR, EXPR found in it.  0 when c has none. */
 int pc_config_nvtx_match(const pc_env_config *c, const char *name);
 
+/* The counter layer's replay mode from PERFCHECK_REPLAY (`env`, NULL when
+ * unset) and whether XLA's CUDA plugin (JAX) is loaded in the process:
+ * 1 rotation, 0 kernel replay.  "rotate" and "kernel" are obeyed.  Unset,
+ * empty or another value: kernel replay, except with XLA loaded, where
+ * kernel replay of the default set crashed inside CUPTI on XLA's GEMM
+ * autotuning (H200, CUPTI 13.0, 3 of 3 runs) and rotation ran clean (3 of
+ * 3; docs/cupti.md §18).  `note` (len bytes) gets the sentence the report
+ * shows for another value or for the XLA choice, "" otherwise. */
+int pc_config_replay_rotate(const char *env, int xla_loaded, char *note, size_t len);
+
 /* The process's place in a parallel job, from its launcher's variables:
  * the rank from RANK (torchrun, torch.distributed), else
  * OMPI_COMM_WORLD_RANK (Open MPI), else PMI_RANK (MPICH, Intel MPI, Slurm);
@@ -103,16 +113,6 @@ int pc_config_nvtx_match(const pc_env_config *c, const char *name);
  * PERFCHECK_OK, or PERFCHECK_ERROR_INVALID_ARGUMENT when a value was ignored,
  * with err naming each ("RANK=one, WORLD_SIZE=0"); the place is filled
  * either way. */
-/* The counter layer's replay mode from PERFCHECK_REPLAY (`env`, NULL when
- * unset) and whether XLA's CUDA plugin (JAX) is loaded in the process:
- * 1 rotation, 0 kernel replay.  "rotate" and "kernel" are obeyed.  Unset,
- * empty or another value: kernel replay, except with XLA loaded, where
- * kernel replay of the default set crashed inside CUPTI on XLA's GEMM
- * autotuning (H200, CUPTI 13.0, 3 of 3 runs) and rotation ran clean (3 of
- * 3; docs/cupti.md §18).  `note` (len bytes) gets the sentence the report
- * shows for another value or for the XLA choice, "" otherwise. */
-int pc_config_replay_rotate(const char *env, int xla_loaded, char *note, size_t len);
-
 typedef char *(*pc_env_get)(const char *name);
 perfcheck_status pc_job_place(pc_env_get get, int *rank, int *world_size, int *local_rank, pc_err *err);
 
