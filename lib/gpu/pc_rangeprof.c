@@ -161,7 +161,8 @@ enum { PC_RP_KERNEL = 0, PC_RP_USER = 1, PC_RP_WINDOW = 2 };
  * the process and printed once at the end with PERFCHECK_PROGRESS (a
  * clock_gettime pair a phase: tens of nanoseconds against milliseconds). */
 enum {
-  PC_PH_CHIP,      /* the chip's config images, rotation groups (first launch of a chip) */
+  PC_PH_CHIP,      /* the chip's host object and config images, rotation groups (first launch of a chip) */
+  PC_PH_AVAIL,     /* the chip's counter availability image (cuptiProfilerGetCounterAvailability) */
   PC_PH_ENABLE,    /* cuptiRangeProfilerEnable: first object, or a fresh one at a config or mode change */
   PC_PH_SYNC,      /* waiting for the context before a user range */
   PC_PH_FLUSH,     /* the cold group's L2 flush */
@@ -175,7 +176,7 @@ enum {
   PC_PH_WCLOSE,    /* closing a spanning session: Stop, Decode, evaluating its ranges */
   PC_PH_COUNT
 };
-static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "enable",        "sync",
+static const char *const pc_ph_names[PC_PH_COUNT] = {"chip setup", "availability",  "enable",        "sync",
                                                      "flush",      "layout",        "setconfig",
                                                      "start",      "launch+replay", "stop+decode",
                                                      "evaluate",   "image init",    "session close"};
@@ -461,7 +462,7 @@ fail: /* the one cleanup path */
 
 /* Called from ENTER (serialized by the launch lock) for the first context of
  * a chip: availability image, host object, config image. */
-static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
+static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx, uint64_t *t0) {
   pthread_mutex_lock(rp->lock);
   pc_rp_chip *ch = rp->chip_list;
   while (ch && strcmp(ch->name, name) != 0) ch = ch->next;
@@ -488,6 +489,7 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx) {
       r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
     }
   }
+  pc_rp_phase(rp, PC_PH_AVAIL, t0);
   if (r != CUPTI_SUCCESS || !ch->avail) {
     free(ch->avail);
     free(ch);
@@ -534,7 +536,7 @@ static pc_rp_ctx *pc_rp_find_ctx_locked(pc_rp *rp, void *ctx) {
   return NULL;
 }
 
-static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
+static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx, uint64_t *t0) {
   pc_rp_ctx *c = calloc(1, sizeof *c);
   if (!c) {
     pc_rp_refuse(rp, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory for a context's profiler state");
@@ -556,7 +558,7 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx) {
     }
     chip = rp->chips[c->dev];
   }
-  c->chip = pc_rp_chip_get(rp, chip, ctx);
+  c->chip = pc_rp_chip_get(rp, chip, ctx, t0);
   if (!c->chip) {
     free(c);
     return NULL;
@@ -1120,7 +1122,7 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   memset(pc_tl_ph, 0, sizeof pc_tl_ph);
   uint64_t t0 = pc_rp_now();
   if (!c) {
-    if (!(c = pc_rp_ctx_new(rp, ctx))) return 1;
+    if (!(c = pc_rp_ctx_new(rp, ctx, &t0))) return 1;
     pc_rp_phase(rp, PC_PH_CHIP, &t0);
   }
   if (!c->obj) {

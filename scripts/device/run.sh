@@ -816,6 +816,20 @@ PY
       echo "session_probe rc=$?" >> "$R/sessionprobe.log"
       grep -E '^(PROBE|FAIL|SKIP)|rc=' "$R/sessionprobe.log" | cut -c1-600 | tee -a "$OUT/summary.txt"
       ;;
+    setupprobe)
+      # Issue 21 item 5: what a process pays before its first profiled launch,
+      # step by step, and whether another thread can pay it while the program
+      # works (tests/gpu/setup_probe.cu drives CUPTI itself; stage build
+      # first; about 15 s).  Modes alternate, 3 processes each.
+      say "setupprobe: the steps before the first profiled launch (order, noavail, early; 3 rounds)"
+      for round in 1 2 3; do
+        for m in order noavail early; do
+          timeout 60 "$BUILD/tests/gpu/gpu_setup_probe" $m > "$R/setupprobe.$m.$round.log" 2>&1
+          echo "setup_probe $m round $round rc=$?" >> "$R/setupprobe.$m.$round.log"
+          grep -E '^(SETUP|VALUES|FAIL|SKIP)|rc=' "$R/setupprobe.$m.$round.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
+        done
+      done
+      ;;
     passcost)
       # Issue 21: one replayed pass's cost by metric (scripts/device/pass_cost.sh,
       # mystery under kernel replay with one-pass lists; about 20 s).
