@@ -28,7 +28,9 @@
 # launches, gpu_test_graph_counters and a torch.compile reduce-overhead step
 # under perfcheck run; ~3 min after build; r/graphs/) phases (issue 21: the
 # counter layer's host time by phase under kernel replay and rotation,
-# mystery and torch_step; ~1 min after build; r/phases/) l2break (ncu
+# mystery and torch_step; ~1 min after build; r/phases/) setupprobe
+# (issue 21 item 5: tests/gpu/setup_probe.cu, the steps a process pays before
+# its first profiled launch, 3 rounds of 3 modes) l2break (ncu
 # breakdown of lts__throughput and dram__throughput, both cache-control modes,
 # on the torch ops whose in-process verdicts differ from ncu's; r/l2break/)
 # jaxcrash (the corpus's jax_ops under perfcheck run for each of
