@@ -18,6 +18,18 @@
  * name is in one.  A file that does not parse, or names a metric the plan
  * does not collect, or leaves one out, is ignored and rewritten.  Written through a temporary
  * file and a rename (pc_output_write_file); not in a privileged process.
+ *
+ * And the counter availability image of a device: avail-<CHIP>-<key>.bin,
+ * the key a hash over the device's name, PCI location and UUID (a MIG
+ * instance has its own), the kernel driver's version line
+ * (/proc/driver/nvidia/version) and the CUPTI version; its text a line
+ *   perfcheck-avail/1 CHIP KEY SIZE
+ * then SIZE bytes, the image as cuptiProfilerGetCounterAvailability gave it.
+ * That call costs about 70 ms every time (125 ms the first time in a process,
+ * of which about 55 ms then moves into the first Start when it is skipped)
+ * and gave the same 9184 bytes in nine processes on the H200
+ * (tests/gpu/setup_probe.cu, docs/cupti.md §19).  A file of another size or
+ * header is ignored and rewritten.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +38,8 @@
 #include <sys/stat.h>
 
 #include "base/pc_hash.h"
+#include "pc_call.h"
+#include "pc_cuda.h"
 #include "base/pc_output.h"
 #include "pc_ceilings.h"
 #include "pc_cupti.h"
@@ -175,4 +189,91 @@ perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_
   const pc_groups_out o = {chip, hash, plan, *out, *n};
   (void)pc_output_write_file(path, pc_groups_write, (void *)&o, NULL); /* a cache: failing is fine */
   return st;
+}
+
+/* ==== The counter availability image ======================================= */
+
+int pc_rp_avail_key(int ordinal, const char *chip, uint64_t *key) {
+  CUdevice dev;
+  char name[128] = "";
+  CUuuid uuid;
+  int dom = 0, bus = 0, slot = 0;
+  if (PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetName, name, (int)sizeof name, dev) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetUuid, &uuid, dev) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetAttribute, &dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetAttribute, &bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetAttribute, &slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) != CUDA_SUCCESS)
+    return -1;
+  name[sizeof name - 1] = '\0';
+  /* The kernel driver's version: a driver update can change what is
+   * available.  No line, no cache. */
+  char drv[256] = "";
+  FILE *f = fopen("/proc/driver/nvidia/version", "r");
+  if (!f) return -1;
+  const int got = fgets(drv, sizeof drv, f) != NULL;
+  fclose(f);
+  if (!got) return -1;
+  char s[768];
+  int n = snprintf(s, sizeof s, "%s|%s|%04x:%02x:%02x|%u|%s|", chip, name, (unsigned)dom, (unsigned)bus, (unsigned)slot,
+                   pc_cupti_version(), drv);
+  for (size_t i = 0; i < sizeof uuid.bytes && n > 0 && (size_t)n + 2 < sizeof s; i++)
+    n += snprintf(s + n, sizeof s - (size_t)n, "%02x", (unsigned char)uuid.bytes[i]);
+  if (n <= 0 || (size_t)n >= sizeof s) return -1;
+  *key = pc_hash_str(s);
+  return 0;
+}
+
+static int pc_avail_path(const char *chip, uint64_t key, char *out, size_t len) {
+  char dir[1024];
+  if (pc_ceilings_cache_dir(NULL, dir, sizeof dir)) return -1;
+  return snprintf(out, len, "%s/avail-%s-%016llx.bin", dir, chip, (unsigned long long)key) < (int)len ? 0 : -1;
+}
+
+/* The largest image we accept (9184 bytes on GH100). */
+#define PC_AVAIL_MAX (1u << 20)
+
+int pc_rp_avail_read(const char *chip, uint64_t key, uint8_t **img, size_t *size) {
+  char path[1400];
+  if (pc_avail_path(chip, key, path, sizeof path)) return -1;
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  char head[160], chip_in[64];
+  unsigned long long key_in = 0;
+  size_t n = 0;
+  uint8_t *buf = NULL;
+  int ok = fgets(head, sizeof head, f) && sscanf(head, "perfcheck-avail/1 %63s %llx %zu", chip_in, &key_in, &n) == 3 &&
+           strcmp(chip_in, chip) == 0 && key_in == key && n > 0 && n <= PC_AVAIL_MAX && (buf = malloc(n)) &&
+           fread(buf, 1, n, f) == n && fgetc(f) == EOF;
+  fclose(f);
+  if (!ok) {
+    free(buf);
+    return -1;
+  }
+  *img = buf;
+  *size = n;
+  return 0;
+}
+
+typedef struct pc_avail_out {
+  const char *chip;
+  uint64_t key;
+  const uint8_t *img;
+  size_t size;
+} pc_avail_out;
+
+static int pc_avail_write_fn(FILE *f, void *ctx) {
+  const pc_avail_out *o = ctx;
+  fprintf(f, "perfcheck-avail/1 %s %016llx %zu\n", o->chip, (unsigned long long)o->key, o->size);
+  if (fwrite(o->img, 1, o->size, f) != o->size) return -1;
+  return ferror(f) ? -1 : 0;
+}
+
+void pc_rp_avail_write(const char *chip, uint64_t key, const uint8_t *img, size_t size) {
+  char path[1400];
+  if (!img || !size || size > PC_AVAIL_MAX || pc_output_privileged() || pc_avail_path(chip, key, path, sizeof path))
+    return;
+  pc_mkdirs(path);
+  const pc_avail_out o = {chip, key, img, size};
+  (void)pc_output_write_file(path, pc_avail_write_fn, (void *)&o, NULL);
 }

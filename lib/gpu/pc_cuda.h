@@ -28,6 +28,7 @@
   X(cuDeviceGet)                                  \
   X(cuDeviceGetName)                              \
   X(cuDeviceGetAttribute)                         \
+  X(cuDeviceGetUuid)                              \
   X(cuDevicePrimaryCtxRetain)                     \
   X(cuDevicePrimaryCtxRelease)                    \
   X(cuCtxGetCurrent)                              \

@@ -225,6 +225,11 @@ struct pc_rp {
   int ndev;
   char chips[PC_RP_MAX_DEVICES][64];
   int uniform_chip;                 /* every device has chips[0] */
+  /* Each device's availability-image cache key (pc_rp_avail_key, at create:
+   * no driver call in the launch path); avail_keyed[d] 0: no cache. */
+  uint64_t avail_key[PC_RP_MAX_DEVICES];
+  unsigned char avail_keyed[PC_RP_MAX_DEVICES];
+  atomic_int avail_cached;          /* chips whose image came from the cache */
   pc_rp_chip *chip_list;
   pc_rp_ctx *ctx_list;
   uint64_t nprofiled;
@@ -402,6 +407,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
     }
     snprintf(rp->chips[d], sizeof rp->chips[d], "%s", cp.pChipName);
     if (strcmp(rp->chips[d], rp->chips[0]) != 0) rp->uniform_chip = 0;
+    rp->avail_keyed[d] = pc_rp_avail_key(d, rp->chips[d], &rp->avail_key[d]) == 0;
     rp->ndev = d + 1;
   }
 
@@ -462,7 +468,7 @@ fail: /* the one cleanup path */
 
 /* Called from ENTER (serialized by the launch lock) for the first context of
  * a chip: availability image, host object, config image. */
-static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx, uint64_t *t0) {
+static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx, int dev, uint64_t *t0) {
   pthread_mutex_lock(rp->lock);
   pc_rp_chip *ch = rp->chip_list;
   while (ch && strcmp(ch->name, name) != 0) ch = ch->next;
@@ -477,17 +483,29 @@ static pc_rp_chip *pc_rp_chip_get(pc_rp *rp, const char *name, void *ctx, uint64
   snprintf(ch->name, sizeof ch->name, "%s", name);
 
   /* The real availability image: MIG, vGPU and reduced SKUs can lack
-   * counters that the chip name alone promises. */
-  CUpti_Profiler_GetCounterAvailability_Params ap = PC_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-  ap.ctx = (CUcontext)ctx;
+   * counters that the chip name alone promises.  It is the device's (its
+   * cache key names the device, its UUID, the driver and CUPTI): an earlier
+   * process's copy saves the call's 70 ms (docs/cupti.md §19). */
+  const int keyed = dev >= 0 && dev < rp->ndev && rp->avail_keyed[dev];
+  size_t avail_size = 0;
+  CUptiResult r = CUPTI_SUCCESS;
   pc_err e;
-  CUptiResult r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
-  if (r == CUPTI_SUCCESS && ap.counterAvailabilityImageSize > 0) {
-    ch->avail = malloc(ap.counterAvailabilityImageSize);
-    if (ch->avail) {
-      ap.pCounterAvailabilityImage = ch->avail;
-      r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
+  pc_err_clear(&e);
+  if (keyed && pc_rp_avail_read(name, rp->avail_key[dev], &ch->avail, &avail_size) == 0) {
+    atomic_fetch_add(&rp->avail_cached, 1);
+  } else {
+    CUpti_Profiler_GetCounterAvailability_Params ap = PC_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    ap.ctx = (CUcontext)ctx;
+    r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
+    if (r == CUPTI_SUCCESS && ap.counterAvailabilityImageSize > 0) {
+      ch->avail = malloc(ap.counterAvailabilityImageSize);
+      if (ch->avail) {
+        ap.pCounterAvailabilityImage = ch->avail;
+        r = PC_CUPTI(&e, cuptiProfilerGetCounterAvailability, &ap);
+        avail_size = ap.counterAvailabilityImageSize;
+      }
     }
+    if (r == CUPTI_SUCCESS && ch->avail && keyed) pc_rp_avail_write(name, rp->avail_key[dev], ch->avail, avail_size);
   }
   pc_rp_phase(rp, PC_PH_AVAIL, t0);
   if (r != CUPTI_SUCCESS || !ch->avail) {
@@ -558,7 +576,7 @@ static pc_rp_ctx *pc_rp_ctx_new(pc_rp *rp, void *ctx, uint64_t *t0) {
     }
     chip = rp->chips[c->dev];
   }
-  c->chip = pc_rp_chip_get(rp, chip, ctx, t0);
+  c->chip = pc_rp_chip_get(rp, chip, ctx, c->dev, t0);
   if (!c->chip) {
     free(c);
     return NULL;
@@ -1558,6 +1576,10 @@ void pc_rp_say_phases(pc_rp *rp) {
                           ms / (double)k);
     sep = ", ";
   }
+  const int cached = atomic_load(&rp->avail_cached);
+  if (cached && n < sizeof line)
+    snprintf(line + n, sizeof line - n, "; the availability image of %d chip%s from an earlier process's cache", cached,
+             cached == 1 ? "" : "s");
   rp->say(line);
 }
 

@@ -107,6 +107,18 @@ void pc_rp_groups_free(pc_rp_group *g, size_t n);
  * now and cached for the next. */
 perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_rp_group **out, size_t *n,
                                    pc_err *err);
+/* The counter availability image of device `ordinal` (chip `chip`), cached
+ * across processes next to the ceilings (pc_config_cache.c): its key, from
+ * the driver (device name, PCI location and UUID, a MIG instance's own under
+ * MIG), the kernel driver's version line and the CUPTI version; computed at
+ * create, outside any callback (0 ok, -1 none: no cache then). */
+int pc_rp_avail_key(int ordinal, const char *chip, uint64_t *key);
+/* The cached image for (chip, key) (malloc'd into *img, *size), or -1. */
+int pc_rp_avail_read(const char *chip, uint64_t key, uint8_t **img, size_t *size);
+/* Caches an image for (chip, key); not in a privileged process.  A cache:
+ * failing is fine. */
+void pc_rp_avail_write(const char *chip, uint64_t key, const uint8_t *img, size_t size);
+
 /* A config image for exactly these counter names (a rotation group's): a
  * fresh host object (kept in *host_out when not NULL, for evaluation).
  * PERFCHECK_OK or the host API's status. */

@@ -13,7 +13,9 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pc_cuda.h"
 #include "pc_rangeprof.h"
@@ -437,12 +439,65 @@ static void test_public_metric_passes(void **state) {
   }
 }
 
+/* ==== The availability-image cache (pc_config_cache.c) ====================== */
+
+/* Written and read back byte for byte under a temporary XDG_CACHE_HOME; a
+ * file of another key, a truncated one and one with a byte too many are not
+ * used. */
+static void test_avail_cache(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pc-avail-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const char *old = getenv("XDG_CACHE_HOME");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("XDG_CACHE_HOME", dir, 1);
+
+  uint8_t img[9184];
+  for (size_t i = 0; i < sizeof img; i++) img[i] = (uint8_t)(i * 131u + 7u); /* NUL and newline bytes among them */
+  uint8_t *got = NULL;
+  size_t n = 0;
+  assert_int_equal(pc_rp_avail_read("GH100", 0x1234, &got, &n), -1); /* nothing yet */
+  pc_rp_avail_write("GH100", 0x1234, img, sizeof img);
+  assert_int_equal(pc_rp_avail_read("GH100", 0x1234, &got, &n), 0);
+  assert_int_equal(n, sizeof img);
+  assert_memory_equal(got, img, sizeof img);
+  free(got);
+  got = NULL;
+  assert_int_equal(pc_rp_avail_read("GH100", 0x1235, &got, &n), -1); /* another device or driver */
+  assert_int_equal(pc_rp_avail_read("GB100", 0x1234, &got, &n), -1);
+
+  char path[1200];
+  snprintf(path, sizeof path, "%s/perfcheck/avail-GH100-%016llx.bin", dir, 0x1234ull);
+  assert_int_equal(truncate(path, 40 + 9000), 0); /* cut short */
+  assert_int_equal(pc_rp_avail_read("GH100", 0x1234, &got, &n), -1);
+  pc_rp_avail_write("GH100", 0x1234, img, sizeof img); /* rewritten */
+  FILE *f = fopen(path, "ab");
+  assert_non_null(f);
+  fputc('x', f);
+  fclose(f);
+  assert_int_equal(pc_rp_avail_read("GH100", 0x1234, &got, &n), -1); /* a byte too many */
+  assert_null(got);
+
+  assert_int_equal(unlink(path), 0);
+  char sub[1100];
+  snprintf(sub, sizeof sub, "%s/perfcheck", dir);
+  assert_int_equal(rmdir(sub), 0);
+  assert_int_equal(rmdir(dir), 0);
+  if (saved) {
+    setenv("XDG_CACHE_HOME", saved, 1);
+    free(saved);
+  } else {
+    unsetenv("XDG_CACHE_HOME");
+  }
+}
+
 int main(void) {
   const struct CMUnitTest parsing[] = {
       cmocka_unit_test(test_parse_sets),
       cmocka_unit_test(test_parse_list_extras_and_duplicates),
       cmocka_unit_test(test_parse_substitutes_and_aliases),
       cmocka_unit_test(test_parse_errors),
+      cmocka_unit_test(test_avail_cache),
   };
   int failed = cmocka_run_group_tests_name("plan parsing", parsing, NULL, NULL);
   if (failed) return failed;
