@@ -130,10 +130,13 @@ phases_run() {
       # PHASES_PROGRESS=2: a line per profiled launch with its phases.
       # "rotate": PERFCHECK_ROTATE_SESSION=0; "rotate+session": =1 (sessions
       # spanning launches, the default under rotation since 2026-12-02).
+      # "+nocache": an empty XDG_CACHE_HOME (no availability image or
+      # rotation split from an earlier process; docs/cupti.md §19).
       ses=0; case $m in *+session*) ses=1; m0=${m/+session/} ;; *) m0=$m ;; esac
+      xdg=${XDG_CACHE_HOME:-}; case $m0 in *+nocache*) m0=${m0/+nocache/}; xdg=$(mktemp -d) ;; esac
       rng=; case $m0 in *:*) rng=${m0#*:} ;; esac
-      t=${m/:/-}; t=${t/+/-}
-      PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
+      t=${m/:/-}; t=${t//+/-}
+      XDG_CACHE_HOME=$xdg PERFCHECK_PROGRESS=${PHASES_PROGRESS:-1} PERFCHECK_REPLAY=${m0%%:*} PERFCHECK_ROTATE_RANGE=$rng PERFCHECK_ROTATE_SESSION=$ses timeout 200 \
         "$BUILD/bin/perfcheck" run --mode $mode --format json \
         --output "$P/$w.$t.json" -- "${cmd[@]}" > "$P/$w.$t.log" 2>&1
       echo "$w $m rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" >> "$P/$w.$t.log"
