@@ -362,6 +362,8 @@ perfcheck_status pc_gpu_inject_start(const pc_gpu_inject_hooks *hooks, pc_err *e
   return st;
 }
 
+void pc_gpu_counters_preload(void) { pc_rp_preload(); }
+
 perfcheck_status pc_gpu_nvtx_enable(int on, pc_err *err) { return pc_capture_nvtx_enable(on, err); }
 
 int pc_gpu_nvtx_initialize(int nvtx_version, void *get_export_table) {

@@ -30,6 +30,8 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,31 @@ perfcheck_status pc_rp_nvperf_load(pc_err *err) {
   pthread_once(&pc_nvperf_once, pc_nvperf_load_once);
   if (pc_nvperf_status != PERFCHECK_OK) pc_err_set(err, pc_nvperf_status, "%s", pc_nvperf_msg);
   return pc_nvperf_status;
+}
+
+static void *pc_nvperf_preload_main(void *arg) {
+  (void)arg;
+  (void)pthread_setname_np(pthread_self(), "perfcheck-load");
+  pc_err e;
+  (void)pc_rp_nvperf_load(&e); /* its status is kept for pc_rp_create to report */
+  return NULL;
+}
+
+void pc_rp_preload(void) {
+  static atomic_int started;
+  if (atomic_exchange(&started, 1)) return;
+  pthread_attr_t a;
+  if (pthread_attr_init(&a) != 0) return;
+  (void)pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  /* Every signal blocked in the new thread: the program's handlers run on
+   * its own threads only. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  (void)pthread_create(&t, &a, pc_nvperf_preload_main, NULL); /* failing: pc_rp_create loads it itself */
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy(&a);
 }
 
 

@@ -451,6 +451,9 @@ int pc_inject_initialize(int abi) {
     pc_rt_off(e.msg);
     return 1;
   }
+  /* The counter layer's host library loads while the driver creates the
+   * first context (the session starts at its creation, pc_rt_context_created). */
+  if (pc_rt_opt.mode != PERFCHECK_MODE_TIMING) pc_gpu_counters_preload();
   atexit(pc_rt_atexit_waiting);
   return 1;
 }
