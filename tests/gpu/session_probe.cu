@@ -21,61 +21,12 @@
 // (Start, each launch, Stop, Decode) and each range's values, which must be
 // the same in every mode: the kernel reads 524288 sectors through L1TEX.
 // Lines: "PROBE <mode> ..." and "VALUES <mode> range <i>: ...".
-#include <cuda.h>
-#include <cuda_runtime.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_target.h>
-#include <dlfcn.h>
-
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 #include <vector>
 
-#define P(type) \
-  type p;       \
-  std::memset(&p, 0, sizeof p); \
-  p.structSize = type##_STRUCT_SIZE
-#define CK(call)                                                                  \
-  do {                                                                            \
-    CUptiResult r_ = (call);                                                      \
-    if (r_ != CUPTI_SUCCESS) {                                                    \
-      const char* s_ = "?";                                                       \
-      cuptiGetResultString(r_, &s_);                                              \
-      std::printf("FAIL %s:%d %s: %d %s\n", __FILE__, __LINE__, #call, (int)r_, s_); \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
-#define CU(call)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (call);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
+#include "cupti_probe.cuh"
 
-__global__ void readAll(const float4* x, size_t n4, float* out) {
-  float acc = 0.f;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
-    const float4 v = x[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  if (acc == -1.f) out[blockIdx.x] = acc;  // never: keeps the loads
-}
-
-static const char* kNames[] = {"dram__bytes_read.sum", "lts__t_sectors.sum",
-                               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "gpu__time_duration.sum"};
-static const size_t kN = sizeof kNames / sizeof kNames[0];
 enum { kLaunches = 8, kMaxRanges = 16 };
-
-static double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Probe {
   CUcontext ctx = nullptr;
@@ -219,14 +170,7 @@ int main() {
     std::printf("FAIL no current context\n");
     return 1;
   }
-  // libcupti opens libnvperf_host.so by name: load the copy next to it.
-  Dl_info di;
-  if (dladdr((void*)&cuptiProfilerInitialize, &di) && di.dli_fname) {
-    std::string dir(di.dli_fname);
-    dir = dir.substr(0, dir.rfind('/'));
-    if (!dlopen((dir + "/libnvperf_host.so").c_str(), RTLD_NOW | RTLD_GLOBAL))
-      std::printf("note: %s/libnvperf_host.so: %s\n", dir.c_str(), dlerror());
-  }
+  load_nvperf_host();
   {
     P(CUpti_Profiler_Initialize_Params);
     CK(cuptiProfilerInitialize(&p));

@@ -21,63 +21,14 @@
 //            work overlap, and is the object then warm?
 // Lines: "SETUP <mode> <step> <ms>", "SETUP <mode> avail_hash <hex> <bytes>"
 // (is the image the same in every process?) and "VALUES <mode> ...".
-#include <cuda.h>
-#include <cuda_runtime.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_target.h>
-#include <dlfcn.h>
-
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 #include <thread>
 #include <vector>
 
-#define P(type) \
-  type p;       \
-  std::memset(&p, 0, sizeof p); \
-  p.structSize = type##_STRUCT_SIZE
-#define CK(call)                                                                  \
-  do {                                                                            \
-    CUptiResult r_ = (call);                                                      \
-    if (r_ != CUPTI_SUCCESS) {                                                    \
-      const char* s_ = "?";                                                       \
-      cuptiGetResultString(r_, &s_);                                              \
-      std::printf("FAIL %s:%d %s: %d %s\n", __FILE__, __LINE__, #call, (int)r_, s_); \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
-#define CU(call)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (call);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
-
-__global__ void readAll(const float4* x, size_t n4, float* out) {
-  float acc = 0.f;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
-    const float4 v = x[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  if (acc == -1.f) out[blockIdx.x] = acc;  // never: keeps the loads
-}
-
-static const char* kNames[] = {"dram__bytes_read.sum", "lts__t_sectors.sum",
-                               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "gpu__time_duration.sum"};
-static const size_t kN = sizeof kNames / sizeof kNames[0];
+#include "cupti_probe.cuh"
 
 using Clock = std::chrono::steady_clock;
-static double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 static const char* g_mode = "order";
 static void say(const char* step, double ms) { std::printf("SETUP %s %s %.2f\n", g_mode, step, ms); }
@@ -260,13 +211,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   t = Clock::now();
-  Dl_info di;  // libcupti opens libnvperf_host.so by name: load the copy next to it
-  if (dladdr((void*)&cuptiProfilerInitialize, &di) && di.dli_fname) {
-    std::string dir(di.dli_fname);
-    dir = dir.substr(0, dir.rfind('/'));
-    if (!dlopen((dir + "/libnvperf_host.so").c_str(), RTLD_NOW | RTLD_GLOBAL))
-      std::printf("note: %s/libnvperf_host.so: %s\n", dir.c_str(), dlerror());
-  }
+  load_nvperf_host();
   say("load_nvperf_host", ms_since(t));
   t = Clock::now();
   {
