@@ -49,41 +49,35 @@ static perfcheck_status pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
 static char pc_nvperf_msg[1024];
 static char pc_nvperf_where[512];
 
+/* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, and the
+ * sanitizers' dlopen interceptor aborts the whole process on that flag
+ * (google/sanitizers#611), already-loaded copy or not: the name of the
+ * sanitizer runtime loaded, or NULL. */
+static const char *pc_nvperf_sanitizer(void) {
+  static const char *const sanitizers[] = {"__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"};
+  for (size_t i = 0; i < sizeof sanitizers / sizeof sanitizers[0]; i++)
+    if (dlsym(RTLD_DEFAULT, sanitizers[i])) return sanitizers[i];
+  return NULL;
+}
+
 /* libcupti dlopens "libnvperf_host.so" by that name at its first host-API
  * call.  The toolkit's ld.so.conf entry usually makes it resolve; where it
  * does not (no ldconfig entry, no LD_LIBRARY_PATH, a pip-installed CUPTI),
  * loading it here by full path first makes libcupti's own dlopen find the
- * loaded copy by its SONAME.  The copy next to libcupti comes first: it is
- * the one of the same toolkit.  The handle is never closed. */
-static void pc_nvperf_load_once(void) {
-  /* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, and the
-   * sanitizers' dlopen interceptor aborts the whole process on that flag
-   * (google/sanitizers#611), already-loaded copy or not.  Refuse instead. */
-  static const char *const sanitizers[] = {"__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"};
-  for (size_t i = 0; i < sizeof sanitizers / sizeof sanitizers[0]; i++) {
-    if (dlsym(RTLD_DEFAULT, sanitizers[i])) {
-      snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
-               "a sanitizer runtime is loaded (%s): CUPTI opens libnvperf_host.so with RTLD_DEEPBIND, which the "
-               "sanitizer answers by aborting the process, so CUPTI's profiler host API is not used",
-               sanitizers[i]);
-      pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-      return;
-    }
-  }
-  pc_err le;
-  if (pc_cupti_load(&le) != PERFCHECK_OK) {
-    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
-    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-    return;
-  }
+ * loaded copy by its SONAME.  The copy next to libcupti (`cupti_path`) comes
+ * first: it is the one of the same toolkit.  The handle is never closed.
+ * No lock and no once of ours: pc_nvperf_load_once and the preload thread
+ * both call it, and the loader's own lock orders them (so a thread that
+ * holds the loader's lock, inside a library's constructor, never waits for
+ * the preload thread).  NULL when neither loads, with `msg` saying why. */
+static void *pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, char *msg, size_t mlen) {
   void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
   if (h) {
-    snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (already loaded)");
-    pc_nvperf_status = PERFCHECK_OK;
-    return;
+    snprintf(where, wlen, "libnvperf_host.so (already loaded)");
+    return h;
   }
   char dir[400] = "";
-  snprintf(dir, sizeof dir, "%s", pc_cupti_path());
+  snprintf(dir, sizeof dir, "%s", cupti_path);
   {
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -97,25 +91,45 @@ static void pc_nvperf_load_once(void) {
     snprintf(path, sizeof path, "%s/libnvperf_host.so", dir);
     h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (h) {
-      snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "%s", path);
-      pc_nvperf_status = PERFCHECK_OK;
-      return;
+      snprintf(where, wlen, "%s", path);
+      return h;
     }
     const char *e = dlerror();
     snprintf(first_err, sizeof first_err, "%s", e ? e : "not found");
   }
   h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
   if (h) {
-    snprintf(pc_nvperf_where, sizeof pc_nvperf_where, "libnvperf_host.so (loader path)");
-    pc_nvperf_status = PERFCHECK_OK;
-    return;
+    snprintf(where, wlen, "libnvperf_host.so (loader path)");
+    return h;
   }
   const char *e = dlerror();
-  snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
+  snprintf(msg, mlen,
            "libnvperf_host.so (CUPTI's profiler host library) was found neither next to libcupti (%s: %s) nor "
            "on the loader path (%s)",
            dir[0] ? dir : "libcupti's folder unknown", first_err[0] ? first_err : "-", e ? e : "not found");
-  pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+  return NULL;
+}
+
+static void pc_nvperf_load_once(void) {
+  const char *san = pc_nvperf_sanitizer();
+  if (san) { /* refuse instead of letting CUPTI's dlopen abort the process */
+    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
+             "a sanitizer runtime is loaded (%s): CUPTI opens libnvperf_host.so with RTLD_DEEPBIND, which the "
+             "sanitizer answers by aborting the process, so CUPTI's profiler host API is not used",
+             san);
+    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    return;
+  }
+  pc_err le;
+  if (pc_cupti_load(&le) != PERFCHECK_OK) {
+    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
+    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    return;
+  }
+  pc_nvperf_status = pc_nvperf_open(pc_cupti_path(), pc_nvperf_where, sizeof pc_nvperf_where, pc_nvperf_msg,
+                                    sizeof pc_nvperf_msg)
+                         ? PERFCHECK_OK
+                         : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
 }
 
 perfcheck_status pc_rp_nvperf_load(pc_err *err) {
@@ -124,19 +138,30 @@ perfcheck_status pc_rp_nvperf_load(pc_err *err) {
   return pc_nvperf_status;
 }
 
+/* The preload thread: loads the library and ends (pc_rp_create's
+ * pc_rp_nvperf_load then finds it loaded, or loads it itself meanwhile). */
 static void *pc_nvperf_preload_main(void *arg) {
-  (void)arg;
   (void)pthread_setname_np(pthread_self(), "perfcheck-load");
-  pc_err e;
-  (void)pc_rp_nvperf_load(&e); /* its status is kept for pc_rp_create to report */
+  char where[512], msg[1024];
+  (void)pc_nvperf_open((const char *)arg, where, sizeof where, msg, sizeof msg);
+  free(arg);
   return NULL;
 }
 
 void pc_rp_preload(void) {
   static atomic_int started;
   if (atomic_exchange(&started, 1)) return;
+  /* CUPTI is loaded by now (pc_gpu_inject_start), so its path is known; the
+   * thread gets a copy and reads nothing of ours. */
+  const char *cupti = pc_cupti_path();
+  if (!cupti[0] || pc_nvperf_sanitizer()) return;
+  char *arg = strdup(cupti);
+  if (!arg) return;
   pthread_attr_t a;
-  if (pthread_attr_init(&a) != 0) return;
+  if (pthread_attr_init(&a) != 0) {
+    free(arg);
+    return;
+  }
   (void)pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
   /* Every signal blocked in the new thread: the program's handlers run on
    * its own threads only. */
@@ -144,7 +169,7 @@ void pc_rp_preload(void) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
-  (void)pthread_create(&t, &a, pc_nvperf_preload_main, NULL); /* failing: pc_rp_create loads it itself */
+  if (pthread_create(&t, &a, pc_nvperf_preload_main, arg) != 0) free(arg); /* pc_rp_create loads it itself */
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&a);
 }

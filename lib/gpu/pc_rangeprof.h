@@ -100,10 +100,12 @@ typedef struct pc_rp_config {
 perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
                               char *note, size_t notelen, pc_err *err);
 
-/* Starts loading CUPTI's profiler host library (libnvperf_host.so, 58-77 ms
+/* Starts loading CUPTI's profiler host library (libnvperf_host.so, 58-89 ms
  * on the H200, docs/cupti.md §19) on a thread of its own, so that a later
- * pc_rp_create finds it loaded (pc_rp_nvperf_load waits for that load and
- * gives its status).  Once a process; nothing else runs on that thread. */
+ * pc_rp_create finds it loaded.  Nothing waits for that thread: a
+ * pc_rp_create that comes first loads the library itself, and the loader's
+ * own lock orders the two.  Once a process; nothing else runs on that
+ * thread.  CUPTI must be loaded already (its path names the copy to load). */
 void pc_rp_preload(void);
 
 /* The number of rotation groups (0: rotation off): a signature needs that
