@@ -69,12 +69,14 @@ static const char *pc_nvperf_sanitizer(void) {
  * No lock and no once of ours: pc_nvperf_load_once and the preload thread
  * both call it, and the loader's own lock orders them (so a thread that
  * holds the loader's lock, inside a library's constructor, never waits for
- * the preload thread).  NULL when neither loads, with `msg` saying why. */
-static void *pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, char *msg, size_t mlen) {
+ * the preload thread).  PERFCHECK_OK, or PERFCHECK_ERROR_CUPTI_UNAVAILABLE
+ * when neither loads, with *err saying why. */
+static perfcheck_status pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, pc_err *err) {
+  pc_err_clear(err);
   void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
   if (h) {
     snprintf(where, wlen, "libnvperf_host.so (already loaded)");
-    return h;
+    return PERFCHECK_OK;
   }
   char dir[400] = "";
   snprintf(dir, sizeof dir, "%s", cupti_path);
@@ -92,7 +94,7 @@ static void *pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, ch
     h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (h) {
       snprintf(where, wlen, "%s", path);
-      return h;
+      return PERFCHECK_OK;
     }
     const char *e = dlerror();
     snprintf(first_err, sizeof first_err, "%s", e ? e : "not found");
@@ -100,14 +102,13 @@ static void *pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, ch
   h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
   if (h) {
     snprintf(where, wlen, "libnvperf_host.so (loader path)");
-    return h;
+    return PERFCHECK_OK;
   }
   const char *e = dlerror();
-  snprintf(msg, mlen,
-           "libnvperf_host.so (CUPTI's profiler host library) was found neither next to libcupti (%s: %s) nor "
-           "on the loader path (%s)",
-           dir[0] ? dir : "libcupti's folder unknown", first_err[0] ? first_err : "-", e ? e : "not found");
-  return NULL;
+  return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+                    "libnvperf_host.so (CUPTI's profiler host library) was found neither next to libcupti (%s: %s) "
+                    "nor on the loader path (%s)",
+                    dir[0] ? dir : "libcupti's folder unknown", first_err[0] ? first_err : "-", e ? e : "not found");
 }
 
 static void pc_nvperf_load_once(void) {
@@ -126,10 +127,8 @@ static void pc_nvperf_load_once(void) {
     pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
     return;
   }
-  pc_nvperf_status = pc_nvperf_open(pc_cupti_path(), pc_nvperf_where, sizeof pc_nvperf_where, pc_nvperf_msg,
-                                    sizeof pc_nvperf_msg)
-                         ? PERFCHECK_OK
-                         : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+  pc_nvperf_status = pc_nvperf_open(pc_cupti_path(), pc_nvperf_where, sizeof pc_nvperf_where, &le);
+  if (pc_nvperf_status != PERFCHECK_OK) snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
 }
 
 perfcheck_status pc_rp_nvperf_load(pc_err *err) {
@@ -142,8 +141,8 @@ perfcheck_status pc_rp_nvperf_load(pc_err *err) {
  * pc_rp_nvperf_load then finds it loaded, or loads it itself meanwhile). */
 static void *pc_nvperf_preload_main(void *arg) {
   (void)pthread_setname_np(pthread_self(), "perfcheck-load");
-  char where[512], msg[1024];
-  (void)pc_nvperf_open((const char *)arg, where, sizeof where, msg, sizeof msg);
+  char where[512];
+  (void)pc_nvperf_open((const char *)arg, where, sizeof where, NULL); /* pc_rp_create reports its own */
   free(arg);
   return NULL;
 }
