@@ -286,7 +286,9 @@ for s in $stages; do
         timeout 200 ctest --test-dir build -L '^gpu$' -R '^gpu\.multigpu_' --output-on-failure > "$R/ctest-multigpu.log" 2>&1
         echo "ctest rc=$?" >> "$R/ctest-multigpu.log"
       fi
-      timeout ${TESTS_TIMEOUT_S:-300} ctest --test-dir build -L '^gpu$' -E '^gpu\.multigpu_' --output-on-failure > "$R/ctest-gpu.log" 2>&1
+      # GPU_TESTS_RE: only the gpu tests it matches (a call short of device time).
+      timeout ${TESTS_TIMEOUT_S:-300} ctest --test-dir build -L '^gpu$' -E '^gpu\.multigpu_' ${GPU_TESTS_RE:+-R "$GPU_TESTS_RE"} \
+        --output-on-failure > "$R/ctest-gpu.log" 2>&1
       echo "ctest rc=$?" >> "$R/ctest-gpu.log"
       for l in cpu multigpu gpu; do
         echo "-- $l: $(grep -E 'tests passed|tests failed' "$R/ctest-$l.log" | tail -1) $(tail -1 "$R/ctest-$l.log")"
