@@ -6,18 +6,21 @@
  * parsing tests pass.  The expected pass counts are those measured with the
  * CUDA 13.0 Update 1 toolkit (table in pc_metrics_host.c); a new toolkit that
  * changes them fails here, on purpose: re-measure and update both. */
+#define _GNU_SOURCE /* RTLD_DEFAULT, RTLD_NOLOAD */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pc_cuda.h"
+#include "pc_cupti.h"
 #include "pc_rangeprof.h"
 #include "pc_rp_internal.h"
 
@@ -491,6 +494,40 @@ static void test_avail_cache(void **state) {
   }
 }
 
+/* ==== perfcheck run's preload (pc_rp_preload) ============================== */
+
+/* 1: the preload thread alone loaded libnvperf_host.so (main, before anything
+ * else asked for it); 0: it did not within 10 s; -1: not tried (no CUPTI, a
+ * sanitizer, or the library already loaded). */
+static int preload_result = -1;
+
+static void try_preload(void) {
+  pc_err e;
+  if (pc_cupti_load(&e) != PERFCHECK_OK || dlsym(RTLD_DEFAULT, "__asan_init") || dlsym(RTLD_DEFAULT, "__tsan_init") ||
+      dlsym(RTLD_DEFAULT, "__msan_init") || dlsym(RTLD_DEFAULT, "__hwasan_init") ||
+      dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD))
+    return;
+  pc_rp_preload();
+  pc_rp_preload(); /* once a process: the second does nothing */
+  preload_result = 0;
+  for (int i = 0; i < 1000 && !preload_result; i++) {
+    if (dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD))
+      preload_result = 1;
+    else
+      usleep(10000);
+  }
+}
+
+/* The thread loaded the library by itself, and the counter layer's own load
+ * then finds it (no wait on the thread, no second copy). */
+static void test_preload(void **state) {
+  (void)state;
+  if (preload_result < 0) skip();
+  assert_int_equal(preload_result, 1);
+  pc_err e;
+  assert_int_equal(pc_rp_nvperf_load(&e), PERFCHECK_OK);
+}
+
 int main(void) {
   const struct CMUnitTest parsing[] = {
       cmocka_unit_test(test_parse_sets),
@@ -501,6 +538,8 @@ int main(void) {
   };
   int failed = cmocka_run_group_tests_name("plan parsing", parsing, NULL, NULL);
   if (failed) return failed;
+
+  try_preload(); /* before anything else loads libnvperf_host.so */
 
   /* Can the host API run here at all? */
   pc_rp_plan plan;
@@ -520,6 +559,7 @@ int main(void) {
       cmocka_unit_test(test_rotation_groups),
       cmocka_unit_test(test_rejected_names),     cmocka_unit_test(test_unknown_chip),
       cmocka_unit_test(test_public_metric_passes),
+      cmocka_unit_test(test_preload),
   };
   return cmocka_run_group_tests_name("pass counts (CUPTI host API)", host, NULL, NULL);
 }
