@@ -13,6 +13,11 @@
 /* The cache directory: `dir` when given, else $XDG_CACHE_HOME/perfcheck or
  * ~/.cache/perfcheck.  Returns 0, or -1 when none can be named (no HOME). */
 int pc_ceilings_cache_dir(const char *dir, char *out, size_t len);
+/* Device `ordinal`'s name and PCI location, "NVIDIA_H200-0000-17-00" (the
+ * name alone could be two identical cards): the ceilings file's key, and part
+ * of the availability image's (pc_rp_avail_key).  Returns 0, or -1 when the
+ * driver fails or out is too short. */
+int pc_device_key(int ordinal, char *out, size_t len);
 /* The cache file of device `ordinal`: the directory above +
  * "/ceilings-<name>-<pci>.txt".  Returns 0, or -1 when no directory can be
  * named or the driver fails. */

@@ -29,8 +29,7 @@ int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) {
   return -1;
 }
 
-/* "NVIDIA_H200-0000-17-00": the name alone could be two identical cards. */
-static int pc_device_key(int ordinal, char *out, size_t len) {
+int pc_device_key(int ordinal, char *out, size_t len) {
   CUdevice dev;
   if (PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS) return -1;
   char name[128] = "";

@@ -32,6 +32,7 @@
  * header is ignored and rewritten.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,30 +194,29 @@ perfcheck_status pc_rp_groups_load(const char *chip, const pc_rp_plan *plan, pc_
 
 /* ==== The counter availability image ======================================= */
 
+/* The kernel driver's version line, read once a process: a driver update can
+ * change what is available.  Empty when unreadable (no cache then). */
+static char pc_drv_line[256];
+static pthread_once_t pc_drv_once = PTHREAD_ONCE_INIT;
+
+static void pc_drv_read(void) {
+  FILE *f = fopen("/proc/driver/nvidia/version", "r");
+  if (!f) return;
+  if (!fgets(pc_drv_line, sizeof pc_drv_line, f)) pc_drv_line[0] = '\0';
+  fclose(f);
+}
+
 int pc_rp_avail_key(int ordinal, const char *chip, uint64_t *key) {
   CUdevice dev;
-  char name[128] = "";
   CUuuid uuid;
-  int dom = 0, bus = 0, slot = 0;
-  if (PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS ||
-      PC_CU(NULL, cuDeviceGetName, name, (int)sizeof name, dev) != CUDA_SUCCESS ||
-      PC_CU(NULL, cuDeviceGetUuid, &uuid, dev) != CUDA_SUCCESS ||
-      PC_CU(NULL, cuDeviceGetAttribute, &dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) != CUDA_SUCCESS ||
-      PC_CU(NULL, cuDeviceGetAttribute, &bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) != CUDA_SUCCESS ||
-      PC_CU(NULL, cuDeviceGetAttribute, &slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) != CUDA_SUCCESS)
+  char devkey[192];
+  if (pc_device_key(ordinal, devkey, sizeof devkey) || PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS ||
+      PC_CU(NULL, cuDeviceGetUuid, &uuid, dev) != CUDA_SUCCESS)
     return -1;
-  name[sizeof name - 1] = '\0';
-  /* The kernel driver's version: a driver update can change what is
-   * available.  No line, no cache. */
-  char drv[256] = "";
-  FILE *f = fopen("/proc/driver/nvidia/version", "r");
-  if (!f) return -1;
-  const int got = fgets(drv, sizeof drv, f) != NULL;
-  fclose(f);
-  if (!got) return -1;
+  (void)pthread_once(&pc_drv_once, pc_drv_read);
+  if (!pc_drv_line[0]) return -1;
   char s[768];
-  int n = snprintf(s, sizeof s, "%s|%s|%04x:%02x:%02x|%u|%s|", chip, name, (unsigned)dom, (unsigned)bus, (unsigned)slot,
-                   pc_cupti_version(), drv);
+  int n = snprintf(s, sizeof s, "%s|%s|%u|%s|", chip, devkey, pc_cupti_version(), pc_drv_line);
   for (size_t i = 0; i < sizeof uuid.bytes && n > 0 && (size_t)n + 2 < sizeof s; i++)
     n += snprintf(s + n, sizeof s - (size_t)n, "%02x", (unsigned char)uuid.bytes[i]);
   if (n <= 0 || (size_t)n >= sizeof s) return -1;

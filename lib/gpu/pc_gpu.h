@@ -189,6 +189,7 @@ perfcheck_status pc_gpu_inject_start(const pc_gpu_inject_hooks *hooks, pc_err *e
  * the counter layer's host library on a thread of its own while the driver
  * creates the first context (pc_rp_preload), off the first launch's path. */
 void pc_gpu_counters_preload(void);
+
 /* Turns the NVTX range callbacks on (or off), forwarded to the hooks.
  * PERFCHECK_OK or PERFCHECK_ERROR_CUPTI_UNAVAILABLE (*err says which call).
  * NVTX calls reach CUPTI only when NVTX_INJECTION64_PATH names libcupti or a

@@ -28,7 +28,10 @@
 # launches, gpu_test_graph_counters and a torch.compile reduce-overhead step
 # under perfcheck run; ~3 min after build; r/graphs/) phases (issue 21: the
 # counter layer's host time by phase under kernel replay and rotation,
-# mystery and torch_step; ~1 min after build; r/phases/) setupprobe
+# mystery and torch_step; ~1 min after build; r/phases/) foreach (issue 21:
+# ncu's rows for torch's foreach optimizer kernels, then perfcheck run kernel
+# and rotate on torch_step, verdicts compared by scripts/device/verdict_cmp.py;
+# ~90 s; r/foreach/) setupprobe
 # (issue 21 item 5: tests/gpu/setup_probe.cu, the steps a process pays before
 # its first profiled launch, 3 rounds of 3 modes) l2break (ncu
 # breakdown of lts__throughput and dram__throughput, both cache-control modes,
@@ -851,6 +854,35 @@ PY
       # run, kernel replay and rotation, with each process's wall time.
       # Stage build first; about 60 s.  Logs under r/phases/.
       phases_run
+      ;;
+    foreach)
+      # Issue 21, "the same verdicts as kernel replay (or a flag where they
+      # differ)": torch's foreach optimizer kernels (multi_tensor_apply_kernel)
+      # came out at_roof in one replay mode and grid_too_small in the other
+      # (2026-12-02).  ncu's rows for them, --cache-control all and none,
+      # give the expected verdict; then perfcheck run under kernel replay and
+      # rotation on the same script (FOREACH_STEPS, default 300), compared
+      # signature by signature by scripts/device/verdict_cmp.py.  About
+      # 90 s after build.  Logs under r/foreach/.
+      say "foreach: ncu on the foreach optimizer kernels, then perfcheck run kernel and rotate on torch_step, verdicts compared"
+      F=$R/foreach; mkdir -p "$F"
+      ex=$ROOT/examples/python/torch_step.py
+      mets=gpu__time_duration.sum,launch__grid_size,launch__waves_per_multiprocessor,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
+      for cc in all none; do
+        timeout -k 5 150 ncu --cache-control $cc --clock-control none -k regex:multi_tensor_apply --launch-skip 40 \
+          --launch-count 40 --metrics "$mets" --csv --page raw python3 "$ex" --plain --steps 10 \
+          > "$F/ncu-$cc.csv" 2> "$F/ncu-$cc.log"
+        echo "ncu cache-control $cc: rc=$?, $(grep -c '^"[0-9]' "$F/ncu-$cc.csv") row(s)" | tee -a "$OUT/summary.txt"
+      done
+      for m in kernel rotate; do
+        s0=$(date +%s.%N)
+        PERFCHECK_REPLAY=$m timeout 200 "$BUILD/bin/perfcheck" run --format json --output "$F/$m.json" \
+          -- python3 "$ex" --plain --steps "${FOREACH_STEPS:-300}" > "$F/$m.log" 2>&1
+        echo "perfcheck run $m: rc=$? wall_s=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN{printf "%.2f", a - b}')" | tee -a "$OUT/summary.txt"
+      done
+      python3 "$ROOT/scripts/device/verdict_cmp.py" "$F/kernel.json" "$F/rotate.json" "$F/ncu-all.csv" "$F/ncu-none.csv" \
+        --match multi_tensor_apply 2>&1 | tee "$F/summary.txt" | cut -c1-700 | tee -a "$OUT/summary.txt"
+      gzip -f "$F"/*.json 2>/dev/null
       ;;
     bench21)
       # Issue 21 item 7's figures alone (stage build first): sections C, A,

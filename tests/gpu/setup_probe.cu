@@ -255,41 +255,29 @@ int main(int argc, char** argv) {
     prepare(s, !noavail, false);
   }
 
-  // The first profiled launch (the object's first Start, unless early).
-  t = Clock::now();
-  if (early) s.layout();
-  s.setconfig();
-  s.start();
-  say(early ? "start_after_early" : "first_start", ms_since(t));
-  t = Clock::now();
-  readAll<<<264, 256>>>(x, bytes / sizeof(float4), out);
-  CU(cudaGetLastError());
-  say("launch_replay", ms_since(t));
-  t = Clock::now();
-  s.stop_decode();
-  say("stop_decode", ms_since(t));
-  s.values("first");
-
-  // A second session on the same object, then one on a fresh object.
-  t = Clock::now();
-  s.layout();
-  s.setconfig();
-  s.start();
-  say("second_start", ms_since(t));
-  readAll<<<264, 256>>>(x, bytes / sizeof(float4), out);
-  CU(cudaGetLastError());
-  s.stop_decode();
-  s.values("second");
-  t = Clock::now();
-  s.enable();
-  s.layout();
-  s.setconfig();
-  s.start();
-  say("fresh_object_start", ms_since(t));
-  readAll<<<264, 256>>>(x, bytes / sizeof(float4), out);
-  CU(cudaGetLastError());
-  s.stop_decode();
-  s.values("fresh");
+  // One profiled launch: (Enable,) layout, config, Start timed as
+  // start_label; the launch and Stop/Decode timed too when `timed`.
+  auto profiled = [&](const char* start_label, const char* what, bool enable, bool relayout, bool timed) {
+    auto t = Clock::now();
+    if (enable) s.enable();
+    if (relayout) s.layout();
+    s.setconfig();
+    s.start();
+    say(start_label, ms_since(t));
+    t = Clock::now();
+    readAll<<<264, 256>>>(x, bytes / sizeof(float4), out);
+    CU(cudaGetLastError());
+    if (timed) say("launch_replay", ms_since(t));
+    t = Clock::now();
+    s.stop_decode();
+    if (timed) say("stop_decode", ms_since(t));
+    s.values(what);
+  };
+  // The first profiled launch (the object's first Start, unless early), a
+  // second session on the same object, then one on a fresh object.
+  profiled(early ? "start_after_early" : "first_start", "first", false, early, true);
+  profiled("second_start", "second", false, true, false);
+  profiled("fresh_object_start", "fresh", true, true, false);
   {
     P(CUpti_RangeProfiler_Disable_Params);
     p.pRangeProfilerObject = s.obj;
