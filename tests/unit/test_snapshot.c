@@ -551,6 +551,17 @@ static char *to_json(const pc_snapshot *s, size_t *len) {
   return buf;
 }
 
+/* The text report, malloc'd. */
+static char *report_text(const pc_report *r) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  assert_non_null(f);
+  assert_int_equal(pc_write_text(r, f, NULL), PERFCHECK_OK);
+  assert_int_equal(fclose(f), 0);
+  return buf;
+}
+
 static char *report_json(const pc_report *r) {
   /* Static, not local: gcc 12's -Wdangling-pointer reads open_memstream's hold
    * on a local's address as a dangling pointer in the callers. */
@@ -800,6 +811,12 @@ static void test_rotation_entries(void **state) {
   assert_string_equal(j, j2);
   free(j), free(j2);
   perfcheck_report_destroy(back);
+  /* The text report says under each verdict where the counters came from. */
+  char *txt = report_text(r);
+  assert_non_null(strstr(txt, "  counters: rotation, 3 of 3 groups, 4 profiled launches; the launches that measured a "
+                              "metric twice or more differ by up to 19.0% of its mean (counter_spread 0.190)\n"));
+  assert_non_null(strstr(txt, "  counters: rotation, 1 of 3 groups, 1 profiled launch\n  missing: "));
+  free(txt);
   pc_report_free(r);
 
   /* A later run of the region name finished b by kernel replay: rotate+kernel. */
@@ -815,6 +832,11 @@ static void test_rotation_entries(void **state) {
   assert_int_equal(b->groups_collected, 3);
   assert_true(b->metric[PC_M_LD_SECTORS] == 4096);
   assert_true(b->metric[PC_M_DRAM_BYTES_READ] == 1.0e6);
+  txt = report_text(r);
+  assert_non_null(strstr(txt, "  counters: rotation finished by kernel replay in a later run of the region, 3 of 3 groups, "
+                              "2 profiled launches; the launches that measured a metric twice or more differ by up to "
+                              "2.0% of its mean (counter_spread 0.020)\n")); /* the duration, 5000 and 5100 ns */
+  free(txt);
   pc_report_free(r);
   round_trip(s); /* group, groups and cold survive the file */
   pc_snapshot_free(s);
