@@ -171,6 +171,10 @@ static void test_kernel_value(void **state) {
   check_value(&k, "step", PERFCHECK_OK, 3);
   check_value(&k, "duration_ns_median", PERFCHECK_OK, 449000);
   check_value(&k, "launches", PERFCHECK_OK, 3);
+  /* Known, not measured (no metric measured twice), then measured. */
+  check_value(&k, "counter_spread", PERFCHECK_ERROR_NOT_MEASURED, 0);
+  k.counter_spread = 0.13;
+  check_value(&k, "counter_spread", PERFCHECK_OK, 0.13);
   /* A metric the user added by name. */
   check_value(&k, "smsp__inst_executed.sum", PERFCHECK_OK, 1234);
   /* Unknown. */

@@ -102,6 +102,7 @@ static size_t pc_named_table(const pc_kernel *k, pc_named *out) {
       {"launches", (double)k->launches},
       {"profiled_launches", (double)k->profiled_launches},
       {"passes", (double)k->passes},
+      {"counter_spread", k->counter_spread}, /* launches of one signature disagreeing (rotation) */
       {"duration_ns.min", k->dur_min_ns},
       {"duration_ns.median", k->dur_median_ns},
       {"duration_ns.max", k->dur_max_ns},
