@@ -306,23 +306,36 @@ def section_E(S, logs):
         if not reps[m] or not reps["kernel"]:
             continue
         kern = {signature(k): k for k in reps["kernel"].get("kernels", []) if k.get("diagnosis")}
-        same, differ = 0, []
+        # A difference is flagged when either report marks its verdict
+        # borderline with the other's as the runner-up (the threshold sits
+        # between the two modes' values), or rotation left the entry short
+        # of groups (not_assessed, its missing groups named).
+        same, differ, flagged = 0, [], []
         for k in reps[m].get("kernels", []):
             other = kern.get(signature(k))
             if not other or not k.get("diagnosis"):
                 continue
-            a, b = k["diagnosis"].get("cause"), other["diagnosis"].get("cause")
+            da, db = k["diagnosis"], other["diagnosis"]
+            a, b = da.get("cause"), db.get("cause")
             if a == b:
                 same += 1
-            else:
-                differ.append("%s: %s %s, kernel %s, counter_spread %s" % (
-                    k.get("display_name") or k.get("name"), m, a, b, k.get("counter_spread")))
+                continue
+            rot = k.get("rotation") or {}
+            short = (rot.get("collected") or 0) < (rot.get("groups") or 0)
+            why = ("borderline" if (da.get("borderline") and da.get("runner_up") == b) or
+                   (db.get("borderline") and db.get("runner_up") == a) else "short of groups" if short else None)
+            (flagged if why else differ).append("%s: %s %s, kernel %s, counter_spread %s%s" % (
+                k.get("display_name") or k.get("name"), m, a, b, k.get("counter_spread"),
+                " (%s)" % why if why else ""))
         who = "rotation" if m == "rotate" else "rotation with sessions"
-        if same + len(differ) == 0:
+        n = same + len(differ) + len(flagged)
+        if n == 0:
             S.claim(None, "%s's verdicts against kernel replay's: no signature with a verdict in both reports" % who)
         else:
-            S.claim(not differ, "%s's verdicts are kernel replay's: %d of %d signatures the same%s" % (
-                who, same, same + len(differ), ("; differ: " + "; ".join(differ[:5])) if differ else ""))
+            S.claim(not differ, "%s's verdicts are kernel replay's or flagged where they differ: %d of %d signatures "
+                    "the same, %d differ flagged%s%s" % (
+                        who, same, n, len(flagged), ("; flagged: " + "; ".join(flagged[:5])) if flagged else "",
+                        ("; differ unflagged: " + "; ".join(differ[:5])) if differ else ""))
 
 
 SECTIONS = {"A": section_A, "B": section_B, "C": section_C, "D": section_D, "E": section_E}

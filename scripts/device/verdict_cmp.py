@@ -8,7 +8,7 @@ with their borderline mark and runner-up, counter_spread and the busiest
 memory level; a differing pair counts as flagged when either side is
 borderline with the other's verdict as its runner-up (rotation's
 counter_spread is printed beside it; the library sets no threshold on it).
-For the signatures matching --match, ncu's rows from the
+For the signatures matching --match, the same verdicts are printed too, and ncu's rows from the
 CSV exports (--csv --page raw, one per --cache-control mode) are printed
 beside them (medians over the launches ncu profiled): the expected verdict
 is written from those, never from perfcheck's.
@@ -92,6 +92,9 @@ def main(argv):
         va, vb = verdict(ka), verdict(kb)
         if va == vb:
             same += 1
+            if match and match.search(s[0] or ""):
+                print("SAME %s grid %s block %s: %s (kernel %s / rotate %s)" % (
+                    (s[0] or "?")[:70], list(s[1]), list(s[2]), va, mem(ka), mem(kb)))
             continue
         da, db = ka["diagnosis"], kb["diagnosis"]
         why = []

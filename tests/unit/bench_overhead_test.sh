@@ -85,9 +85,10 @@ STUB_UNDER=perfcheck "$@"
 rc=$?
 mode=${PERFCHECK_REPLAY:-kernel}
 rot='null'; [ "$mode" = rotate ] && rot='{"groups": 6, "collected": 6}'
-k() {  # k NAME CAUSE READ WRITE [SPREAD]
-  printf '{"name": "%s", "display_name": "%s", "region": null, "grid": [4096,1,1], "block": [256,1,1], "dynamic_smem_bytes": 0, "launches": 8, "replay": "%s", "rotation": %s, "counter_spread": %s, "dram_cold": %s, "metrics": {"dram__bytes_read.sum": %s, "dram__bytes_write.sum": %s}, "diagnosis": {"step": 1, "cause": "%s"}}' \
-    "$1" "$1" "$mode" "$rot" "${5:-null}" "$([ "$mode" = rotate ] && echo true || echo false)" "$3" "$4" "$2"
+k() {  # k NAME CAUSE READ WRITE [SPREAD [RUNNER_UP]]: a runner-up marks the verdict borderline
+  printf '{"name": "%s", "display_name": "%s", "region": null, "grid": [4096,1,1], "block": [256,1,1], "dynamic_smem_bytes": 0, "launches": 8, "replay": "%s", "rotation": %s, "counter_spread": %s, "dram_cold": %s, "metrics": {"dram__bytes_read.sum": %s, "dram__bytes_write.sum": %s}, "diagnosis": {"step": 1, "cause": "%s", "borderline": %s, "runner_up": %s}}' \
+    "$1" "$1" "$mode" "$rot" "${5:-null}" "$([ "$mode" = rotate ] && echo true || echo false)" "$3" "$4" "$2" \
+    "$([ -n "${6:-}" ] && echo true || echo false)" "$([ -n "${6:-}" ] && echo "\"$6\"" || echo null)"
 }
 case $* in
   *mystery*)
@@ -99,9 +100,9 @@ case $* in
   *dram_gemm*) ks="$(k cutlass_80_simt_sgemm_256x128_8x4_nn_align1 at_roof 203000000 67108864)" ;;
   *torch_step*)
     if [ "$mode" = rotate ]; then
-      ks="$(k sgemm at_roof 1 1), $(k elementwise latency_bound 1 1 0.31), $(k adam memory_bound 1 1)"
+      ks="$(k sgemm at_roof 1 1), $(k elementwise latency_bound 1 1 0.31), $(k adam memory_bound 1 1), $(k foreach at_roof 1 1 0.06 grid_too_small)"
     else
-      ks="$(k sgemm at_roof 1 1), $(k elementwise memory_bound 1 1), $(k adam memory_bound 1 1)"
+      ks="$(k sgemm at_roof 1 1), $(k elementwise memory_bound 1 1), $(k adam memory_bound 1 1), $(k foreach grid_too_small 1 1 null at_roof)"
     fi ;;
   *) ks= ;;
 esac
@@ -225,10 +226,10 @@ check "E: the loop's medians" has "$F" "the loop plain 2650.0 ms, rotate 2850.0 
 check "E: loop claim" has "$F" "PASS rotation on the 1000-step training step <= 1.10x plain, the loop (1.075x)"
 check "E: sessions' loop" has "$F" "the loop plain 2650.0 ms, rotate with sessions 2950.0 ms (1.113x)"
 check "E: sessions' loop claim" has "$F" "FAIL rotation with sessions on the 1000-step training step <= 1.10x plain, the loop (1.113x)"
-check "E: sessions' verdicts" has "$F" "FAIL rotation with sessions's verdicts are kernel replay's: 2 of 3 signatures the same; differ: elementwise: session latency_bound"
-check "E: coverage" has "$F" "FIGURE torch_step under rotate: 3 kernel entries, 3 with counters (rotate 3), 3 with every group"
-check "E: every signature" has "$F" "PASS every kernel signature has its counters under rotation (3 of 3 entries complete)"
-check "E: verdicts differ, with the spread" has "$F" "FAIL rotation's verdicts are kernel replay's: 2 of 3 signatures the same; differ: elementwise: rotate latency_bound, kernel memory_bound, counter_spread 0.31"
+check "E: sessions' verdicts" has "$F" "FAIL rotation with sessions's verdicts are kernel replay's or flagged where they differ: 2 of 4 signatures the same, 1 differ flagged; flagged: foreach: session at_roof, kernel grid_too_small, counter_spread 0.06 (borderline); differ unflagged: elementwise: session latency_bound"
+check "E: coverage" has "$F" "FIGURE torch_step under rotate: 4 kernel entries, 4 with counters (rotate 4), 4 with every group"
+check "E: every signature" has "$F" "PASS every kernel signature has its counters under rotation (4 of 4 entries complete)"
+check "E: verdicts differ, one borderline both ways (flagged), one not" has "$F" "FAIL rotation's verdicts are kernel replay's or flagged where they differ: 2 of 4 signatures the same, 1 differ flagged; flagged: foreach: rotate at_roof, kernel grid_too_small, counter_spread 0.06 (borderline); differ unflagged: elementwise: rotate latency_bound, kernel memory_bound, counter_spread 0.31"
 check "END line" has "$F" "rounds done per section: C:3/3 A:3/3 D:1/1 B:3/3 E:3/3"
 # output
 check "summary.txt holds the same FIGURE lines" [ "$(grep -c '^FIGURE' "$O/summary.txt")" = "$(grep -c '^FIGURE' "$F")" ]
