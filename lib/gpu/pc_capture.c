@@ -368,8 +368,15 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         if (pc_rp_window_active(c->rp)) {
           pthread_rwlock_unlock(&c->gate);
           pthread_rwlock_wrlock(&c->gate);
-          if (atomic_load(&c->counters) && pc_rp_window_note(c->rp, cb->context, corr, closes)) flags |= PC_CD_NOTED;
+          uint64_t t0 = 0, t1 = 0;
+          if (PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
+          const int w = atomic_load(&c->counters) ? pc_rp_window_note(c->rp, cb->context, corr, closes) : 0;
+          if (w == 1) flags |= PC_CD_NOTED;
           (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+          /* It closed the session (Stop, Decode) inside the program's
+           * launch: perfcheck's time, cut from the region's clock. */
+          if (w == 2 && PC_CUPTI(NULL, cuptiGetTimestamp, &t1) == CUPTI_SUCCESS)
+            pc_collector_host_cut(c, region, t0, t1);
         }
       }
     }
@@ -612,10 +619,14 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
    * profiler broke a capture on the H200; nothing is profiled while one is
    * open, so none opens again until it ends). */
   if (begin && c->rp && pc_rp_window_active(c->rp)) {
+    uint64_t t0 = 0, t1 = 0;
     pthread_rwlock_wrlock(&c->gate);
+    if (PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
     pc_rp_window_close_all(c->rp);
     pthread_rwlock_unlock(&c->gate);
     (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+    if (PC_CUPTI(NULL, cuptiGetTimestamp, &t1) == CUPTI_SUCCESS)
+      pc_collector_host_cut(c, atomic_load(&c->cur_region), t0, t1); /* inside the program's BeginCapture */
   }
   pc_leave();
 }

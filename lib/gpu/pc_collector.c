@@ -369,6 +369,16 @@ int pc_collector_prof_store_cb(void *c, uint32_t corr, pc_rp_result_store *res) 
   return pc_collector_prof_store((pc_collector *)c, corr, res);
 }
 
+void pc_collector_host_cut(pc_collector *c, uint32_t region, uint64_t t0, uint64_t t1) {
+  if (!c || !region || !t0 || t1 <= t0) return;
+  pc_prof pr;
+  memset(&pr, 0, sizeof pr);
+  pr.region = region, pr.cut_only = 1, pr.enter_ts = t0, pr.exit_ts = t1;
+  pc_col_lock(c);
+  if (pc_table_grow((void **)&c->prof, &c->capprof, c->nprof, sizeof *c->prof) == 0) c->prof[c->nprof++] = pr;
+  pc_col_unlock(c);
+}
+
 /* ---- a region's end ----------------------------------------------------------------------------- */
 
 /* An array of n elements of size sz whose capacity suits pc_snapshot's
@@ -521,7 +531,7 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
   for (size_t i = 0; i < k; i++)
     if (PC_KSPAN_SIG(mine[i].group) > maxid) maxid = PC_KSPAN_SIG(mine[i].group);
   for (size_t i = 0; i < c->nprof; i++)
-    if (c->prof[i].region == g->id && c->prof[i].sig > maxid) maxid = c->prof[i].sig;
+    if (c->prof[i].region == g->id && !c->prof[i].cut_only && c->prof[i].sig > maxid) maxid = c->prof[i].sig;
   for (size_t i = 0; i < ngl; i++)
     if (gl[i].a > maxid) maxid = gl[i].a;
   const int any = k || np || ngl;
@@ -534,7 +544,7 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
     for (size_t i = 0; i < k; i++)
       use[PC_KSPAN_SIG(mine[i].group)] |= (PC_KSPAN_FLAGS(mine[i].group) & PC_SNAP_INHERITED) ? 1 : 3;
     for (size_t i = 0; i < c->nprof; i++)
-      if (c->prof[i].region == g->id) use[c->prof[i].sig] |= 1;
+      if (c->prof[i].region == g->id && !c->prof[i].cut_only) use[c->prof[i].sig] |= 1;
     for (size_t i = 0; i < ngl; i++) use[gl[i].a] |= 1; /* a graph: no attributes to read */
     for (uint32_t gid = 0; any && gid <= maxid; gid++) {
       map[gid] = UINT32_MAX;
@@ -593,8 +603,10 @@ perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view 
     if (!oom && s->profiled) {
       pc_snap_profiled *d = &s->profiled[kp++];
       d->correlation_id = p->corr;
-      d->sig = map[p->sig];
-      d->flags = p->inherited ? PC_SNAP_PROF_INHERITED : 0;
+      /* A host cut is listed as an inherited launch of no signature: its
+       * interval only (pc_region_build cuts it). */
+      d->sig = p->cut_only ? UINT32_MAX : map[p->sig];
+      d->flags = p->inherited || p->cut_only ? PC_SNAP_PROF_INHERITED : 0;
       d->enter_ts = p->enter_ts;
       d->exit_ts = p->exit_ts;
       d->group = -1;

@@ -80,6 +80,8 @@ typedef struct pc_kspan {
 typedef struct pc_prof {
   uint32_t corr, sig, region;
   uint32_t inherited;           /* handed up by a nested region: its interval only */
+  uint32_t cut_only;            /* not a launch: perfcheck's host time inside the program's
+                                   call (pc_collector_host_cut); corr 0, sig unused */
   uint64_t enter_ts, exit_ts;   /* cuptiGetTimestamp around the counter layer's work */
   int has_result;
   pc_rp_result_store res;       /* the counter result, once the EXIT evaluated it */
@@ -311,5 +313,14 @@ int pc_collector_store_transfer_locked(pc_collector *c, int memsets, const pc_sp
 int pc_collector_prof_store(pc_collector *c, uint32_t corr, pc_rp_result_store *res);
 /* The same, as pc_rp_drain's store (arg: the collector). */
 int pc_collector_prof_store_cb(void *c, uint32_t corr, pc_rp_result_store *res);
+/* perfcheck's own host time [t0, t1] (cuptiGetTimestamp) inside a call of
+ * the program that profiled nothing: a session spanning launches closed in
+ * a launch that is not profiled, at a stream capture's begin, or at a
+ * nested region's end (Stop, Decode: 10-14 ms on the H200).  It is cut from
+ * the clock of `region` and of the regions around it, as a profiled
+ * launch's host time is: the region's snapshot lists it as a profiled
+ * launch of no signature, inherited (correlation 0).  Nothing for region 0,
+ * an empty interval or out of memory. */
+void pc_collector_host_cut(pc_collector *c, uint32_t region, uint64_t t0, uint64_t t1);
 
 #endif /* PC_COLLECTOR_H */

@@ -1087,7 +1087,7 @@ int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes) {
   if (!c || !c->win_open) return 0;
   if (closes || !pc_rangewin_room(&c->win, 1)) {
     pc_rp_win_close(rp, c);
-    return 0;
+    return 2;
   }
   return pc_rangewin_add(&c->win, corr, PC_RW_DROP) == 0;
 }

@@ -175,7 +175,8 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
  *   pc_rp_window_note: a launch on ctx that is not profiled: 1 when it
  *     joined the open session as a range to drop, 0 when none is open; with
  *     `closes` (a graph launch, a collective) or no room, the session is
- *     closed first and 0 returned;
+ *     closed first (Stop, Decode: perfcheck's time inside the program's
+ *     launch, which the caller cuts from the region's clock) and 2 returned;
  *   pc_rp_window_unnote: that launch failed (no kernel, no range);
  *   pc_rp_window_close_all: closes every open session (a region's end);
  *   pc_rp_drain: hands over the results of closed sessions, each with the

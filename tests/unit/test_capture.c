@@ -585,11 +585,25 @@ static void test_harvest(void **state) {
   launch(110, fa, NAME_A, 8, 128, 0, 0);
   record(110, NAME_A, 8, 128, 7000, 8000, 13);
   launch(111, fa, NAME_A, 8, 128, 0, 0); /* its record never comes */
+  /* perfcheck's host time inside a launch that profiled nothing (a session
+   * closed there): a cut of the inner region's clock, and of the outer's;
+   * none without a region or with an empty interval. */
+  pc_collector_host_cut(C, inner, 6200, 6800); /* between kernels: busy time stays */
+  pc_collector_host_cut(C, 0, 6200, 6800);
+  pc_collector_host_cut(C, inner, 6800, 6800);
+  pc_collector_host_cut(C, inner, 0, 6800);
 
   pc_snapshot *si = NULL;
   pc_err e;
   assert_int_equal(pc_gpu_region_harvest(inner, &si, &e), PERFCHECK_OK);
   assert_non_null(si);
+  /* Listed as an inherited profiled launch of no signature: its interval only. */
+  assert_int_equal(si->nprofiled, 1);
+  assert_int_equal(si->profiled[0].sig, UINT32_MAX);
+  assert_int_equal(si->profiled[0].correlation_id, 0);
+  assert_int_equal(si->profiled[0].flags, PC_SNAP_PROF_INHERITED);
+  assert_int_equal(si->profiled[0].enter_ts, 6200);
+  assert_int_equal(si->profiled[0].exit_ts, 6800);
   pc_snapshot *none = NULL;
   assert_int_equal(pc_gpu_region_harvest(inner, &none, &e), PERFCHECK_ERROR_NO_REGION); /* it left the stack */
   assert_null(none);
@@ -600,11 +614,19 @@ static void test_harvest(void **state) {
   graph_launch(120);
   record(120, NAME_G, 2, 64, 9000, 9500, 15);
   record(120, NAME_G, 2, 64, 9500, 9900, 15);
+  pc_collector_host_cut(C, outer, 8500, 8700);
   pc_snapshot *so = NULL;
   assert_int_equal(pc_gpu_region_next_to_end(&nvtx_here), outer);
   assert_int_equal(pc_gpu_region_harvest(outer, &so, &e), PERFCHECK_OK);
   assert_int_equal(pc_gpu_region_next_to_end(&nvtx_here), 0);
   assert_int_equal(so->launch_calls, 5); /* 2 + the inner region's 2 + the graph launch */
+  /* The inner region's cut, handed up, and the outer's own. */
+  assert_int_equal(so->nprofiled, 2);
+  for (size_t i = 0; i < so->nprofiled; i++) {
+    assert_int_equal(so->profiled[i].sig, UINT32_MAX);
+    assert_true(so->profiled[i].flags & PC_SNAP_PROF_INHERITED);
+    assert_true(so->profiled[i].enter_ts == 6200 || so->profiled[i].enter_ts == 8500);
+  }
   assert_int_equal(so->nlaunches, 5);
   assert_int_equal(so->nsigs, 4); /* mysteryA 4x128 and 8x128, graph_only, and the graph exec */
   /* The graph exec is a signature of its own, and its one launch is listed. */

@@ -303,6 +303,43 @@ static void test_mystery_verdicts(void **state) {
 
 /* ---- nesting, graphs, missing results ------------------------------------------------------- */
 
+/* perfcheck's host time inside a launch that profiled nothing (rotation's
+ * session closed there: Stop and Decode) comes as an inherited profiled
+ * launch of no signature: cut from the wall clock like a profiled launch's,
+ * with no entry and no kernel of its own; the same through the file. */
+static void round_trip(pc_snapshot *s);
+
+static void test_host_cut(void **state) {
+  (void)state;
+  pc_snapshot *s = new_snap("step", 1);
+  s->begin_ts = T0;
+  const uint32_t a = add_sig(s, "_Z4stepPf", 1024, 256, 0);
+  add_launch(s, a, T0 + 1 * MS, T0 + 2 * MS, 1, 0);
+  add_launch(s, a, T0 + 16 * MS, T0 + 17 * MS, 3, 0);
+  pc_snap_profiled *p = pc_snapshot_add_profiled(s);
+  assert_non_null(p);
+  p->correlation_id = 0;
+  p->sig = UINT32_MAX;
+  p->flags = PC_SNAP_PROF_INHERITED;
+  p->enter_ts = T0 + 3 * MS; /* the close inside the program's launch of corr 3 */
+  p->exit_ts = T0 + 15 * MS;
+  p->group = -1;
+  for (int m = 0; m < PC_M_COUNT; m++) p->values[m] = PC_NULL;
+  s->end_ts = T0 + 18 * MS;
+  s->launch_calls = 2;
+  pc_report *r = build(s);
+  const pc_region *g = region(r, "step");
+  assert_float_equal(g->profiling_ns, (double)(12 * MS), 0.5);
+  assert_float_equal(g->wall_ns, (double)(6 * MS), 0.5); /* 18 ms less the 12 ms close */
+  assert_float_equal(g->kernel_ns, (double)(2 * MS), 0.5);
+  assert_int_equal(r->nkernels, 1);
+  assert_int_equal(r->kernels[0].launches, 2);
+  assert_int_equal(r->kernels[0].profiled_launches, 0);
+  pc_report_free(r);
+  round_trip(s);
+  pc_snapshot_free(s);
+}
+
 static void test_nested_and_graph(void **state) {
   (void)state;
   /* The inner region ended first: its kernels come to the outer one as
@@ -1179,7 +1216,7 @@ int main(void) {
       cmocka_unit_test(test_counters_from_another_region),
       cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_report_tool_fields), cmocka_unit_test(test_file_names),
-      cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_graph_node),
+      cmocka_unit_test(test_rotation_entries),   cmocka_unit_test(test_host_cut),   cmocka_unit_test(test_graph_node),
       cmocka_unit_test(test_graph_entries),      cmocka_unit_test(test_graph_one_kernel),
       cmocka_unit_test(test_graph_reader),
   };

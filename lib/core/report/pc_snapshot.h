@@ -86,7 +86,10 @@ enum {
 };
 typedef struct pc_snap_profiled {
   uint32_t correlation_id;
-  uint32_t sig;                 /* index into sigs; UINT32_MAX for an inherited one not listed */
+  uint32_t sig;                 /* index into sigs; UINT32_MAX for an inherited one not listed, and
+                                   for perfcheck's host time in a call that profiled nothing (a
+                                   session closed there: correlation 0, inherited, no result):
+                                   an interval to cut, nothing else */
   uint32_t flags;               /* PC_SNAP_PROF_* */
   /* ENTER before the counter layer's work (first enable, SetConfig, Start)
    * and EXIT after it (Stop, Decode, Evaluate): everything in between,
