@@ -31,7 +31,9 @@
 # mystery and torch_step; ~1 min after build; r/phases/) foreach (issue 21:
 # ncu's rows for torch's foreach optimizer kernels, then perfcheck run kernel
 # and rotate on torch_step, verdicts compared by scripts/device/verdict_cmp.py;
-# ~90 s; r/foreach/) setupprobe
+# ~90 s; r/foreach/) hostcut (session closes in calls that profiled
+# nothing, cut from the region's clock: gpu_test_graph_counters rotate and
+# torch.compile under rotation with snapshots; ~60 s; r/hostcut/) setupprobe
 # (issue 21 item 5: tests/gpu/setup_probe.cu, the steps a process pays before
 # its first profiled launch, 3 rounds of 3 modes) l2break (ncu
 # breakdown of lts__throughput and dram__throughput, both cache-control modes,
@@ -854,6 +856,46 @@ PY
       # run, kernel replay and rotation, with each process's wall time.
       # Stage build first; about 60 s.  Logs under r/phases/.
       phases_run
+      ;;
+    hostcut)
+      # A session spanning launches (rotation's cold group) closed in a call
+      # that profiled nothing is cut from the region's clock (2026-12-03,
+      # pc_collector_host_cut): gpu_test_graph_counters under rotation (its
+      # PASS lines count the cuts), then torch.compile reduce-overhead
+      # (tests/gpu/torch_compile_graphs.py: stream captures, graph launches)
+      # under perfcheck run with rotation, its snapshots recorded: each
+      # region's cuts (profiled entries of no signature, correlation 0),
+      # their total, and the region's wall and profiling_ns from the
+      # report.  About 60 s after build; logs under r/hostcut/.
+      say "hostcut: session closes in calls that profiled nothing, cut from the region's clock"
+      H=$R/hostcut; mkdir -p "$H/snap"
+      timeout 180 "$BUILD/tests/gpu/gpu_test_graph_counters" rotate > "$H/graph_counters.rotate.log" 2>&1
+      echo "gpu_test_graph_counters (rotate) rc=$?" >> "$H/graph_counters.rotate.log"
+      grep -E '^(PASS|FAIL|SKIP)|rc=' "$H/graph_counters.rotate.log" | cut -c1-300 | tee -a "$OUT/summary.txt"
+      export TORCHINDUCTOR_CACHE_DIR=/tmp/pc-inductor-cache
+      PERFCHECK_REPLAY=rotate PERFCHECK_SNAPSHOT_DIR=$H/snap timeout 300 "$BUILD/bin/perfcheck" run --mode counters \
+        --format json --output "$H/torch.json" -- python3 "$ROOT/tests/gpu/torch_compile_graphs.py" > "$H/torch.log" 2>&1
+      echo "perfcheck run (rotate) torch_compile_graphs rc=$?" | tee -a "$OUT/summary.txt"
+      python3 - "$H" <<'PY' | tee "$H/summary.txt" | tee -a "$OUT/summary.txt"
+import glob, json, os, sys
+d = sys.argv[1]
+for f in sorted(glob.glob(os.path.join(d, "snap", "*.json"))):
+    s = json.load(open(f))
+    prof = s.get("profiled") or []
+    cuts = [p for p in prof if p.get("signature") is None and p.get("correlation") == 0]
+    ms = sum((p["exit"] - p["enter"]) for p in cuts if isinstance(p.get("exit"), (int, float)) and
+             isinstance(p.get("enter"), (int, float))) / 1e6
+    print("snapshot %s: %d profiled entries, %d host cut(s), %.2f ms" % (os.path.basename(f), len(prof), len(cuts), ms))
+try:
+    r = json.load(open(os.path.join(d, "torch.json")))
+    for g in r.get("regions", []):
+        print("region %s: wall_ms %.2f profiling_ms %.2f kernel_ms %.2f" % (
+            g.get("name"), (g.get("wall_ns") or 0) / 1e6, (g.get("profiling_ns") or 0) / 1e6,
+            (g.get("kernel_ns") or 0) / 1e6))
+except (OSError, ValueError) as e:
+    print("no report: %s" % e)
+PY
+      gzip -f "$H"/snap/*.json "$H/torch.json" 2>/dev/null
       ;;
     foreach)
       # Issue 21, "the same verdicts as kernel replay (or a flag where they
