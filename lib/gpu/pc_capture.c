@@ -368,15 +368,13 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         if (pc_rp_window_active(c->rp)) {
           pthread_rwlock_unlock(&c->gate);
           pthread_rwlock_wrlock(&c->gate);
-          uint64_t t0 = 0, t1 = 0;
-          if (PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
-          const int w = atomic_load(&c->counters) ? pc_rp_window_note(c->rp, cb->context, corr, closes) : 0;
+          uint64_t cut[2] = {0, 0};
+          const int w = atomic_load(&c->counters) ? pc_rp_window_note(c->rp, cb->context, corr, closes, cut) : 0;
           if (w == 1) flags |= PC_CD_NOTED;
           (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
           /* It closed the session (Stop, Decode) inside the program's
            * launch: perfcheck's time, cut from the region's clock. */
-          if (w == 2 && PC_CUPTI(NULL, cuptiGetTimestamp, &t1) == CUPTI_SUCCESS)
-            pc_collector_host_cut(c, region, t0, t1);
+          if (w == 2) pc_collector_host_cut(c, region, cut[0], cut[1]);
         }
       }
     }

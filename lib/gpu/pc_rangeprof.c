@@ -1079,14 +1079,17 @@ static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
 
 int pc_rp_window_active(const pc_rp *rp) { return rp && atomic_load(&((pc_rp *)rp)->nwin) > 0; }
 
-int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes) {
+int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes, uint64_t cut[2]) {
   if (!pc_rp_window_active(rp) || !ctx) return 0;
   pthread_mutex_lock(rp->lock);
   pc_rp_ctx *c = pc_rp_find_ctx_locked(rp, ctx);
   pthread_mutex_unlock(rp->lock);
   if (!c || !c->win_open) return 0;
   if (closes || !pc_rangewin_room(&c->win, 1)) {
+    /* Timed here only: a launch that joins the session pays no timestamp. */
+    if (PC_CUPTI(NULL, cuptiGetTimestamp, &cut[0]) != CUPTI_SUCCESS) cut[0] = 0;
     pc_rp_win_close(rp, c);
+    if (PC_CUPTI(NULL, cuptiGetTimestamp, &cut[1]) != CUPTI_SUCCESS) cut[0] = cut[1] = 0;
     return 2;
   }
   return pc_rangewin_add(&c->win, corr, PC_RW_DROP) == 0;

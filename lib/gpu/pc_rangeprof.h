@@ -176,7 +176,9 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
  *     joined the open session as a range to drop, 0 when none is open; with
  *     `closes` (a graph launch, a collective) or no room, the session is
  *     closed first (Stop, Decode: perfcheck's time inside the program's
- *     launch, which the caller cuts from the region's clock) and 2 returned;
+ *     launch, which the caller cuts from the region's clock: cut[0] and
+ *     cut[1], cuptiGetTimestamp around it, both 0 when unknown) and 2
+ *     returned;
  *   pc_rp_window_unnote: that launch failed (no kernel, no range);
  *   pc_rp_window_close_all: closes every open session (a region's end);
  *   pc_rp_drain: hands over the results of closed sessions, each with the
@@ -186,7 +188,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
  * its result comes through pc_rp_drain after the session closes.  All but
  * pc_rp_window_active and pc_rp_drain need the launch gate exclusively. */
 int pc_rp_window_active(const pc_rp *rp);
-int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes);
+int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes, uint64_t cut[2]);
 void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr);
 void pc_rp_window_close_all(pc_rp *rp);
 size_t pc_rp_drain(pc_rp *rp, int (*store)(void *arg, uint32_t corr, pc_rp_result_store *res), void *arg);
