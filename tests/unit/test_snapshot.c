@@ -854,6 +854,16 @@ static void test_rotation_entries(void **state) {
                               "metric twice or more differ by up to 19.0% of its mean (counter_spread 0.190)\n"));
   assert_non_null(strstr(txt, "  counters: rotation, 1 of 3 groups, 1 profiled launch\n  missing: "));
   free(txt);
+  /* The HTML page says the same under each verdict. */
+  size_t hn = 0;
+  FILE *hf = open_memstream(&txt, &hn);
+  assert_int_equal(perfcheck_report_write((const perfcheck_report *)r, PERFCHECK_FORMAT_HTML, hf), PERFCHECK_OK);
+  fclose(hf);
+  assert_non_null(strstr(txt, "<p><b>Counters:</b> rotation, 3 of 3 groups, 4 profiled launches; the launches that "
+                              "measured a metric twice or more differ by up to 19.0% of its mean (counter_spread "
+                              "0.190).</p>"));
+  assert_non_null(strstr(txt, "<p><b>Counters:</b> rotation, 1 of 3 groups, 1 profiled launch.</p><p>Missing: "));
+  free(txt);
   pc_report_free(r);
 
   /* A later run of the region name finished b by kernel replay: rotate+kernel. */

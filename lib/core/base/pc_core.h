@@ -524,6 +524,13 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
     ;
 void pc_kernel_init(pc_kernel *k);
 void pc_kernel_free(pc_kernel *k);
+/* Where k's counters came from, when more than one launch could feed them
+ * (issue 21 item 1), as the report writers print it under the verdict:
+ * "rotation, 3 of 5 groups, 4 profiled launches; the launches that measured
+ * a metric twice or more differ by up to 19.0% of its mean (counter_spread
+ * 0.190)".  Returns 1 with the sentence in buf, 0 when there is nothing to
+ * say (kernel replay without a spread, a graph entry: its own section). */
+int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len);
 /* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
  * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
 int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);

@@ -240,3 +240,26 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   r->warnings[r->nwarnings++] = d;
   return 0;
 }
+
+int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len) {
+  const int rot = strncmp(k->replay, "rotate", 6) == 0;
+  if (!len || k->is_graph || (!rot && !pc_has(k->counter_spread))) return 0;
+  size_t n = 0;
+  int w = 0;
+  if (rot)
+    w = snprintf(buf, len, "rotation%s, %d of %d groups, ",
+                 strcmp(k->replay, "rotate+kernel") == 0 ? " finished by kernel replay in a later run of the region" : "",
+                 k->groups_collected, k->groups);
+  if (w > 0) n += (size_t)w;
+  if (n < len) {
+    w = snprintf(buf + n, len - n, "%llu profiled launch%s", (unsigned long long)k->profiled_launches,
+                 k->profiled_launches == 1 ? "" : "es");
+    if (w > 0) n += (size_t)w;
+  }
+  if (n < len && pc_has(k->counter_spread))
+    snprintf(buf + n, len - n,
+             "; the launches that measured a metric twice or more differ by up to %.1f%% of its mean "
+             "(counter_spread %.3f)",
+             k->counter_spread * 100.0, k->counter_spread);
+  return 1;
+}

@@ -791,6 +791,17 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
   if (k->diag.borderline)
     fprintf(f, "<p><b>Borderline:</b> nudging one threshold by 5 points (10%% of a ratio) gives <b>%s</b> instead.</p>",
             perfcheck_cause_name(k->diag.runner_up));
+  char note[2048];
+  if (pc_kernel_counters_note(k, note, sizeof note)) { /* the text report's "counters:" line */
+    fputs("<p><b>Counters:</b> ", f);
+    pc_html_text(f, note);
+    fputs(".</p>", f);
+    if (strncmp(k->replay, "rotate", 6) == 0 && k->rotation_note) {
+      fputs("<p>Missing: ", f);
+      pc_html_text_cut(f, k->rotation_note, 500);
+      fputs("</p>", f);
+    }
+  }
   if (k->diag.stall.reason) {
     char sa[40], sb[40];
     fprintf(f, "<p>Warp stalls: <span class=\"mono\">%s</span> %s%% of stall cycles", k->diag.stall.reason,

@@ -215,27 +215,14 @@ static void pc_put_verdict(FILE *f, const char *label, const pc_diagnosis *d) {
 }
 
 /* Where a kernel's counters came from, under its verdict, when more than one
- * launch fed them (issue 21 item 1): rotation's groups and launches, the
- * groups still missing, and how far the launches that measured one metric
- * twice disagree (counter_spread: a measured number, no threshold).  Graph
- * entries say it in their own section. */
+ * launch fed them (issue 21 item 1; pc_kernel_counters_note), and
+ * rotation's groups still missing.  Graph entries say it in their own
+ * section. */
 static void pc_put_counters_note(FILE *f, const pc_kernel *k) {
-  const int rot = strncmp(k->replay, "rotate", 6) == 0;
-  if (k->is_graph || (!rot && !pc_has(k->counter_spread))) return;
-  fputs("  counters:", f);
-  if (rot)
-    fprintf(f, " rotation%s, %d of %d groups,",
-            strcmp(k->replay, "rotate+kernel") == 0 ? " finished by kernel replay in a later run of the region" : "",
-            k->groups_collected, k->groups);
-  fprintf(f, " %llu profiled launch%s", (unsigned long long)k->profiled_launches,
-          k->profiled_launches == 1 ? "" : "es");
-  if (pc_has(k->counter_spread))
-    fprintf(f, "; the launches that measured a metric twice or more differ by up to %.1f%% of its mean "
-               "(counter_spread %.3f)",
-            k->counter_spread * 100.0, k->counter_spread);
-  fputc('\n', f);
-  if (rot && k->rotation_note) {
-    char line[2048];
+  char line[2048];
+  if (!pc_kernel_counters_note(k, line, sizeof line)) return;
+  fprintf(f, "  counters: %s\n", line);
+  if (strncmp(k->replay, "rotate", 6) == 0 && k->rotation_note) {
     pc_fmt_printable(line, sizeof line, k->rotation_note, 500);
     fprintf(f, "  missing: %s\n", line);
   }
