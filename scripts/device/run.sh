@@ -895,6 +895,10 @@ try:
 except (OSError, ValueError) as e:
     print("no report: %s" % e)
 PY
+      # The text report's provenance lines under the verdicts (counters:, missing:).
+      "$BUILD/bin/perfcheck" report "$H/torch.json" > "$H/torch.txt" 2>&1
+      echo "text report: $(grep -c '^  counters: ' "$H/torch.txt") counters: line(s), $(grep -c '^  missing: ' "$H/torch.txt") missing: line(s); the first:" | tee -a "$OUT/summary.txt"
+      grep -m 3 -B1 '^  counters: ' "$H/torch.txt" | cut -c1-400 | tee -a "$OUT/summary.txt"
       gzip -f "$H"/snap/*.json "$H/torch.json" 2>/dev/null
       ;;
     foreach)
