@@ -617,14 +617,12 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
    * profiler broke a capture on the H200; nothing is profiled while one is
    * open, so none opens again until it ends). */
   if (begin && c->rp && pc_rp_window_active(c->rp)) {
-    uint64_t t0 = 0, t1 = 0;
+    uint64_t cut[2] = {0, 0};
     pthread_rwlock_wrlock(&c->gate);
-    if (PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
-    pc_rp_window_close_all(c->rp);
+    pc_rp_window_close_all(c->rp, cut);
     pthread_rwlock_unlock(&c->gate);
     (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
-    if (PC_CUPTI(NULL, cuptiGetTimestamp, &t1) == CUPTI_SUCCESS)
-      pc_collector_host_cut(c, atomic_load(&c->cur_region), t0, t1); /* inside the program's BeginCapture */
+    pc_collector_host_cut(c, atomic_load(&c->cur_region), cut[0], cut[1]); /* inside the program's BeginCapture */
   }
   pc_leave();
 }

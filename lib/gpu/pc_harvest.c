@@ -225,14 +225,12 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
   /* Sessions spanning launches (rotation's cold group) end with the
    * region: their launches' values go into the collector before it is taken. */
   if (pc_rp_window_active(c->rp)) {
-    uint64_t t0 = 0, t1 = 0;
+    uint64_t cut[2] = {0, 0};
     pthread_rwlock_wrlock(&c->gate);
-    if (PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
-    pc_rp_window_close_all(c->rp);
+    pc_rp_window_close_all(c->rp, g->parent ? cut : NULL);
     pthread_rwlock_unlock(&c->gate);
     /* After this region's end, but inside the parent's clock: cut there. */
-    if (g->parent && PC_CUPTI(NULL, cuptiGetTimestamp, &t1) == CUPTI_SUCCESS)
-      pc_collector_host_cut(c, g->parent, t0, t1);
+    pc_collector_host_cut(c, g->parent, cut[0], cut[1]);
   }
   (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
 

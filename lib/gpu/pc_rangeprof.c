@@ -1079,6 +1079,19 @@ static int pc_rp_win_open(pc_rp *rp, pc_rp_ctx *c, int L, uint64_t *t0) {
 
 int pc_rp_window_active(const pc_rp *rp) { return rp && atomic_load(&((pc_rp *)rp)->nwin) > 0; }
 
+/* pc_rp_win_close, with cuptiGetTimestamp around it into cut (when not
+ * NULL; both 0 when unknown): the close's host time, for the caller to cut
+ * from the region's clock. */
+static void pc_rp_win_close_timed(pc_rp *rp, pc_rp_ctx *c, uint64_t cut[2]) {
+  uint64_t t0 = 0, t1 = 0;
+  if (cut && PC_CUPTI(NULL, cuptiGetTimestamp, &t0) != CUPTI_SUCCESS) t0 = 0;
+  pc_rp_win_close(rp, c);
+  if (!cut) return;
+  if (!t0 || PC_CUPTI(NULL, cuptiGetTimestamp, &t1) != CUPTI_SUCCESS) t0 = t1 = 0;
+  if (!cut[0] || (t0 && t0 < cut[0])) cut[0] = t0;
+  if (t1 > cut[1]) cut[1] = t1;
+}
+
 int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes, uint64_t cut[2]) {
   if (!pc_rp_window_active(rp) || !ctx) return 0;
   pthread_mutex_lock(rp->lock);
@@ -1087,9 +1100,7 @@ int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes, uint64_t 
   if (!c || !c->win_open) return 0;
   if (closes || !pc_rangewin_room(&c->win, 1)) {
     /* Timed here only: a launch that joins the session pays no timestamp. */
-    if (PC_CUPTI(NULL, cuptiGetTimestamp, &cut[0]) != CUPTI_SUCCESS) cut[0] = 0;
-    pc_rp_win_close(rp, c);
-    if (PC_CUPTI(NULL, cuptiGetTimestamp, &cut[1]) != CUPTI_SUCCESS) cut[0] = cut[1] = 0;
+    pc_rp_win_close_timed(rp, c, cut);
     return 2;
   }
   return pc_rangewin_add(&c->win, corr, PC_RW_DROP) == 0;
@@ -1103,7 +1114,7 @@ void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr) {
   if (c && c->win_open) (void)pc_rangewin_pop(&c->win, corr);
 }
 
-void pc_rp_window_close_all(pc_rp *rp) {
+void pc_rp_window_close_all(pc_rp *rp, uint64_t cut[2]) {
   if (!pc_rp_window_active(rp)) return;
   for (;;) { /* the list only grows under the exclusive gate, which the caller holds */
     pc_rp_ctx *open = NULL;
@@ -1112,7 +1123,7 @@ void pc_rp_window_close_all(pc_rp *rp) {
       if (c->win_open) open = c;
     pthread_mutex_unlock(rp->lock);
     if (!open) break;
-    pc_rp_win_close(rp, open);
+    pc_rp_win_close_timed(rp, open, cut);
   }
 }
 

@@ -180,7 +180,10 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
  *     cut[1], cuptiGetTimestamp around it, both 0 when unknown) and 2
  *     returned;
  *   pc_rp_window_unnote: that launch failed (no kernel, no range);
- *   pc_rp_window_close_all: closes every open session (a region's end);
+ *   pc_rp_window_close_all: closes every open session (a region's end, a
+ *     stream capture's begin), timed into cut as above when cut is not NULL
+ *     (cut[0] 0 and cut[1] 0 on entry: the first close's start, the last
+ *     one's end);
  *   pc_rp_drain: hands over the results of closed sessions, each with the
  *     correlation id of its launch, to store() (which takes the result and
  *     returns 0, or returns nonzero and the result is freed here).
@@ -190,7 +193,7 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
 int pc_rp_window_active(const pc_rp *rp);
 int pc_rp_window_note(pc_rp *rp, void *ctx, uint32_t corr, int closes, uint64_t cut[2]);
 void pc_rp_window_unnote(pc_rp *rp, void *ctx, uint32_t corr);
-void pc_rp_window_close_all(pc_rp *rp);
+void pc_rp_window_close_all(pc_rp *rp, uint64_t cut[2]);
 size_t pc_rp_drain(pc_rp *rp, int (*store)(void *arg, uint32_t corr, pc_rp_result_store *res), void *arg);
 
 /* PERFCHECK_OK while counters work; after a refusal at enable time
