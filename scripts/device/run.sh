@@ -610,6 +610,14 @@ for p in sorted({k[0] for k in v}):
         print("%-14s added wall: perfcheck %.3f s, ncu %.3f s, perfcheck/ncu %.2f" % (p, a, b, a / b if b > 0 else float("nan")))
 PY
       ;;
+    heldout)
+      # The occupancy pairs, the SGEMM progression, the Triton/CuPy pairs and
+      # the held-out production kernels (scripts/device/heldout.sh; r/heldout/).
+      # HELDOUT_PARTS narrows it (cpp py valid).
+      say "heldout: ${HELDOUT_PARTS:-cpp py valid}"
+      bash "$ROOT/scripts/device/heldout.sh" "$BUILD" "$R/heldout" ${HELDOUT_PARTS:-cpp py valid} > "$R/heldout.log" 2>&1
+      tail -20 "$R/heldout/status.txt" | tee -a "$OUT/summary.txt"
+      ;;
     advice | advicepair)
       # Issue 19 item 7: the advice-that-pays corpus (kernels/advice).
       # advice: every pair's originals; advicepair: the pairs named in
