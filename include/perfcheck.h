@@ -487,6 +487,19 @@ PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *r
 PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
                                                               int quiet, perfcheck_report **out);
 
+/* In-process verdicts again, on any machine: a report from region snapshots
+ * that a session recorded under PERFCHECK_SNAPSHOT_DIR (schema
+ * "perfcheck-snapshot/1").  `path` is one snapshot file, or a folder whose
+ * *.json files are all snapshots (read in name order; other files are
+ * skipped).  Each snapshot goes through the builder a session uses, then
+ * the checklist walks every kernel with this library's rules: the verdicts
+ * are those this build would have given in process.  Returns PERFCHECK_OK;
+ * PERFCHECK_ERROR_INVALID_ARGUMENT; PERFCHECK_ERROR_IO (a path that cannot
+ * be read); PERFCHECK_ERROR_PARSE (a file that is not a snapshot, or a
+ * folder with none: the message names the file); PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Thread-safe. */
+PERFCHECK_API perfcheck_status perfcheck_report_from_snapshots(const char *path, int quiet, perfcheck_report **out);
+
 /* The same from memory: `text` holds `len` bytes of a JSON report (no NUL
  * needed; it is only read), `name` is what messages call it (a file name;
  * NULL: "<json>").  Returns as perfcheck_report_from_json, without
@@ -1076,6 +1089,11 @@ PERFCHECK_API perfcheck_status perfcheck_report_select(const perfcheck_report *r
 PERFCHECK_API perfcheck_status perfcheck_report_from_nsys_csv(const char *const *paths, size_t n, double wall_ns,
                                                               int quiet, perfcheck_report **out) {
   PERFCHECK_UNUSED_(paths), PERFCHECK_UNUSED_(n), PERFCHECK_UNUSED_(wall_ns), PERFCHECK_UNUSED_(quiet);
+  if (out) *out = NULL;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_report_from_snapshots(const char *path, int quiet, perfcheck_report **out) {
+  PERFCHECK_UNUSED_(path), PERFCHECK_UNUSED_(quiet);
   if (out) *out = NULL;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }

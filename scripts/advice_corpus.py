@@ -229,7 +229,7 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
-def score(pairs, timing, report, speedup_min, roof_max):
+def score(pairs, timing, report, speedup_min, roof_max, extreme_min=10.0):
     main, entries, unjoined = join(report) if report else ({}, {}, 0)
     rows = []
     for p in pairs:
@@ -347,6 +347,10 @@ def score(pairs, timing, report, speedup_min, roof_max):
         "advice_followed_paid": sum(1 for r in followed if r["speedup"] is not None and r["speedup"] >= speedup_min),
         "geomean_advice_followed": geomean([r["speedup"] for r in followed if r["speedup"] is not None]),
         "geomean_changes_paid": geomean([r["speedup"] for r in valid]),
+        "geomean_advice_followed_no_extremes": geomean([r["speedup"] for r in followed
+                                                        if r["speedup"] is not None and r["speedup"] < extreme_min]),
+        "extremes_left_out": sorted(r["pair"] for r in followed if r["speedup"] is not None
+                                    and r["speedup"] >= extreme_min),
         "at_roof_entries": len(roofs),
         "at_roof_called_at_roof": sum(1 for r in roofs if r["result"] == "right"),
         "at_roof_premise_broken": sum(1 for r in rows if r["kind"] == "at_roof" and r["result"] == "premise broken"),
@@ -377,8 +381,10 @@ def print_text(rows, causes, totals, meta, report, args, out):
             w("  timing: %s\n" % m)
     if report is not None:
         w("  report: %s, source %s, metric set %s, %d kernels (%d outside advice ranges)\n" % (
-            args.report, report.get("source"), report.get("metric_set"), totals["report_kernels"],
+            ", ".join(args.report), report.get("source"), report.get("metric_set"), totals["report_kernels"],
             totals["report_kernels_unjoined"]))
+    if args.part != "all":
+        w("  part: %s (pairs.tsv's part column)\n" % args.part)
     w("  thresholds: a change pays at >= %.2fx; a usual edit of an at_roof kernel gives < %.2fx\n\n" % (
         args.speedup_min, args.roof_max))
     share = any(r["time_share"] is not None for r in rows)
@@ -412,6 +418,8 @@ def print_text(rows, causes, totals, meta, report, args, out):
     w("  advice followed (verdict named the change): %d, of which paid: %d; geomean speedup of advice followed: %s "
       "(of every change that paid: %s)\n" % (t["advice_followed"], t["advice_followed_paid"],
                                              fmt_x(t["geomean_advice_followed"]), fmt_x(t["geomean_changes_paid"])))
+    w("  geomean of advice followed without the changes of %.0fx or more (%s): %s\n" % (
+        args.extreme_min, ", ".join(t["extremes_left_out"]) or "none", fmt_x(t["geomean_advice_followed_no_extremes"])))
     w("  at_roof entries called at_roof: %d of %d (%d more whose usual edit paid: premise broken)\n" % (
         t["at_roof_called_at_roof"], t["at_roof_entries"], t["at_roof_premise_broken"]))
     w("  counterexamples not advised: %d of %d (%d more whose change was not slower: premise broken)\n" % (
@@ -424,34 +432,58 @@ def print_text(rows, causes, totals, meta, report, args, out):
     w("  published anchor: %s\n" % ANCHOR)
 
 
+def merge_reports(reports):
+    """Several reports as one: their kernels in one list (each names its own ranges)."""
+    if not reports:
+        return None
+    if len(reports) == 1:
+        return reports[0]
+    out = dict(reports[0])
+    out["kernels"] = [k for r in reports for k in r["kernels"]]
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--pairs", default=os.path.join(repo_root(), "kernels", "advice", "pairs.tsv"))
-    ap.add_argument("--timing", help="advice --time output")
-    ap.add_argument("--report", help="perfcheck JSON report of advice --profile")
+    ap.add_argument("--pairs", action="append", help="a manifest (repeatable; default kernels/advice/pairs.tsv)")
+    ap.add_argument("--timing", action="append", help="advice --time output (repeatable)")
+    ap.add_argument("--report", action="append", help="perfcheck JSON report of advice --profile (repeatable)")
+    ap.add_argument("--part", choices=("all", "tune", "valid"), default="all",
+                    help="score only the pairs of this part of the corpus (pairs.tsv's part column)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     ap.add_argument("--speedup-min", type=float, default=1.2)
     ap.add_argument("--roof-max", type=float, default=1.1)
+    ap.add_argument("--extreme-min", type=float, default=10.0,
+                    help="a followed change at or above this speedup is left out of the second geomean")
     args = ap.parse_args(argv)
-    if args.timing is None and args.report is None:
+    if not args.timing and not args.report:
         ap.error("give --timing, --report or both")
+    args.pairs = args.pairs or [os.path.join(repo_root(), "kernels", "advice", "pairs.tsv")]
     try:
-        pairs = read_pairs(args.pairs)
-        timing, meta = read_timing(args.timing) if args.timing else (None, [])
-        report = read_report(args.report) if args.report else None
+        pairs = [p for path in args.pairs for p in read_pairs(path)]
+        timing, meta = None, []
+        for path in args.timing or []:
+            t, m = read_timing(path)
+            timing = dict(timing or {}, **t)
+            meta += m
+        report = merge_reports([read_report(path) for path in args.report or []])
     except BadInput as e:
         print("advice_corpus.py: %s" % e, file=sys.stderr)
         return 2
+    if args.part != "all":
+        pairs = [p for p in pairs if p.get("part", "tune") == args.part]
     if timing is not None:
         unknown = sorted(set(timing) - {p["id"] for p in pairs})
-        if unknown:
-            print("advice_corpus.py: the timing names pairs not in %s (ignored): %s" % (args.pairs, ", ".join(unknown)),
+        if unknown and args.part == "all":
+            print("advice_corpus.py: the timing names pairs not in %s (ignored): %s" % (", ".join(args.pairs),
+                                                                                     ", ".join(unknown)),
                   file=sys.stderr)
-    rows, causes, totals = score(pairs, timing, report, args.speedup_min, args.roof_max)
+    rows, causes, totals = score(pairs, timing, report, args.speedup_min, args.roof_max, args.extreme_min)
     if args.format == "json":
         json.dump({"schema": "advice-corpus/1", "pairs_file": args.pairs, "timing": args.timing, "report": args.report,
-                   "timing_header": meta, "speedup_min": args.speedup_min, "roof_max": args.roof_max,
+                   "part": args.part, "timing_header": meta, "speedup_min": args.speedup_min,
+                   "roof_max": args.roof_max, "extreme_min": args.extreme_min,
                    "anchor": ANCHOR, "pairs": rows, "causes": causes, "totals": totals}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pc_cli.h"
 #include "perfcheck.h"
@@ -72,10 +73,27 @@ const char pc_cli_diff_usage[] =
     "memory).  In CI: perfcheck diff base.json new.json (or perfcheck check\n"
     "--baseline base.json new.json).\n";
 
+/* Region snapshots (PERFCHECK_SNAPSHOT_DIR): a folder, or a file that opens
+ * with the snapshot schema; read by perfcheck_report_from_snapshots, which
+ * walks the checklist with this build's rules. */
+static int pc_cli_is_snapshot(const char *path) {
+  struct stat sb;
+  if (strcmp(path, "-") == 0 || stat(path, &sb) != 0) return 0;
+  if (S_ISDIR(sb.st_mode)) return 1;
+  FILE *f = S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+  if (!f) return 0;
+  char head[64] = "";
+  const size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = '\0';
+  return strstr(head, "\"schema\": \"perfcheck-snapshot/") != NULL;
+}
+
 /* Any report perfcheck reads, told by its content (perfcheck_report_read):
  * a perfcheck JSON report, an ncu export or an nsys stats CSV, plain or
  * gzip, a path or "-" for stdin. */
 perfcheck_status pc_cli_read_report(const char *path, int quiet, perfcheck_report **out) {
+  if (pc_cli_is_snapshot(path)) return perfcheck_report_from_snapshots(path, quiet, out);
   return perfcheck_report_read(path, quiet, out);
 }
 

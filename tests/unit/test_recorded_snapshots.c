@@ -242,10 +242,39 @@ static void test_torch_step(void **state) {
   unload(&x);
 }
 
+/* The public reader of recorded snapshots: a folder and one file give the
+ * verdicts the builder gives (mystery's four), and what is not a snapshot is
+ * refused with the file named. */
+static void test_report_from_snapshots(void **state) {
+  (void)state;
+  char dir[1024], file[1100];
+  snprintf(dir, sizeof dir, "%s/snapshots/mystery-counters", PERFCHECK_TEST_DATA);
+  snprintf(file, sizeof file, "%s/mystery.json", dir);
+  for (int i = 0; i < 2; i++) {
+    perfcheck_report *r = NULL;
+    assert_int_equal(perfcheck_report_from_snapshots(i ? file : dir, 1, &r), PERFCHECK_OK);
+    assert_int_equal(r->nregions, 1);
+    assert_int_equal(r->nkernels, 4);
+    expect_verdict(find(r, "mysteryA", -1), 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
+    expect_verdict(find(r, "mysteryB", -1), 4, PERFCHECK_CAUSE_DIVERGENT_WARPS);
+    expect_verdict(find(r, "mysteryC", 0), 5, PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY);
+    expect_verdict(find(r, "mysteryC", 1), 0, PERFCHECK_CAUSE_AT_ROOF);
+    perfcheck_report_destroy(r);
+  }
+  char notsnap[1100];
+  snprintf(notsnap, sizeof notsnap, "%s/h200/mystery.csv", PERFCHECK_TEST_DATA);
+  perfcheck_report *r = (perfcheck_report *)1;
+  assert_int_equal(perfcheck_report_from_snapshots(notsnap, 1, &r), PERFCHECK_ERROR_PARSE);
+  assert_null(r);
+  assert_non_null(strstr(perfcheck_last_error_message(), "mystery.csv"));
+  assert_int_equal(perfcheck_report_from_snapshots("/nonexistent/snapshots", 1, &r), PERFCHECK_ERROR_IO);
+  assert_int_equal(perfcheck_report_from_snapshots(NULL, 1, &r), PERFCHECK_ERROR_INVALID_ARGUMENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mystery), cmocka_unit_test(test_launch_loop_both_modes), cmocka_unit_test(test_streams),
-      cmocka_unit_test(test_graph),   cmocka_unit_test(test_torch_step),
+      cmocka_unit_test(test_graph),   cmocka_unit_test(test_torch_step), cmocka_unit_test(test_report_from_snapshots),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
