@@ -84,6 +84,8 @@ typedef enum pc_metric_id {
   PC_M_PIPE_XU_PCT,             /* sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active */
   PC_M_PIPE_UNIFORM_PCT,        /* sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active */
   PC_M_LD_SECTORS_HIT,          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum */
+  PC_M_LOCAL_LD_SECTORS_HIT,    /* l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum */
+  PC_M_LOCAL_ST_SECTORS_HIT,    /* l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum */
   PC_M_L2_SECTORS,              /* lts__t_sectors.sum */
   PC_M_WARPS_ELIGIBLE,          /* smsp__warps_eligible.avg.per_cycle_active */
   PC_M_WARPS_ACTIVE,            /* smsp__warps_active.avg.per_cycle_active */

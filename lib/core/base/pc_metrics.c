@@ -139,6 +139,14 @@
    * two 16-byte halves of each sector, 16 bytes per sector, 50% hits). */      \
   X(LD_SECTORS_HIT, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", NULL, NULL, "sector", 3, DEF, \
     1)                                                                                             \
+  /* The L1 hits of local loads and stores: a local array that stays in L1  \
+   * costs an LSU instruction and an L1 round trip, not the L2 and DRAM     \
+   * traffic local memory's share weighs (torch's RowwiseMoments: 99.98%    \
+   * of its local load sectors hit).  In full only: an L1TEX pass of its own. */ \
+  X(LOCAL_LD_SECTORS_HIT, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum", NULL, NULL, "sector", 3, \
+    FULL, 1)                                                                                       \
+  X(LOCAL_ST_SECTORS_HIT, "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum", NULL, NULL, "sector", 3, \
+    FULL, 1)                                                                                       \
   /* Every L2 sector: the denominator of local memory's share. */             \
   X(L2_SECTORS, "lts__t_sectors.sum", NULL, NULL, "sector", 3, DEF, 1) \
   /* Warp states (issue 19): warps a scheduler holds and how many of them   \

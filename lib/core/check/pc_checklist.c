@@ -544,6 +544,20 @@ static const char *pc_unit_words(const char *metric) {
   return "the busiest unit";
 }
 
+/* The load of the levels global memory traffic crosses beyond L1: DRAM and
+ * L2 (ncu's L2 row, its sector throughput or its fabric, whichever is
+ * measured and larger), in % of their peaks; NaN when none was measured. */
+static double pc_global_path_pct(const pc_kernel *k) {
+  static const pc_metric_id ids[] = {PC_M_DRAM_THROUGHPUT_PCT, PC_M_L2_THROUGHPUT_PCT, PC_M_L2_SECTORS_PCT,
+                                     PC_M_L2_FABRIC_PCT};
+  double best = PC_NULL;
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    const double v = pc_nonneg(k->metric[ids[i]]);
+    if (pc_has(v) && v <= PC_T(PC_T_PCT_TRUSTED_MAX) && (pc_is_null(best) || v > best)) best = v;
+  }
+  return best;
+}
+
 /* The occupancy picture of a kernel: the attributes where known, else the
  * model (pc_occupancy.c) on the device's limits. */
 typedef struct pc_occ_view {
@@ -707,9 +721,18 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
     const double l2sec = pc_nonneg(m[PC_M_L2_SECTORS]);
     double global = (pc_has(ldsec) && pc_has(stsec)) ? ldsec + stsec : PC_NULL;
     if (pc_has(l2sec) && (pc_is_null(global) || l2sec > global)) global = l2sec;
-    o->local_share = (pc_has(o->local_sectors) && pc_has(global) && o->local_sectors + global > 0)
-                         ? o->local_sectors / (o->local_sectors + global)
-                         : PC_NULL;
+    /* What L1 serves again crosses to L2 no more than a shared-memory
+     * access does: where the hits were measured (an ncu --set full export),
+     * only the local sectors that missed L1 are traffic (a stack array whose
+     * loads hit L1 99.98%, ncu counting no spilled request, is not spilling
+     * to memory; the spill pairs of kernels/advice miss L1 on 19% to 25% of
+     * their local loads and pay 1.5x to 1.7x unrolled). */
+    double lmiss = o->local_sectors;
+    const double lh[2] = {m[PC_M_LOCAL_LD_SECTORS_HIT], m[PC_M_LOCAL_ST_SECTORS_HIT]};
+    const double hits = pc_sum_measured(lh, w2, 2);
+    if (pc_has(lmiss) && pc_has(hits) && pc_has(pc_nonneg(lh[0])) && pc_has(pc_nonneg(lh[1])))
+      lmiss = fmax(0.0, lmiss - hits);
+    o->local_share = (pc_has(lmiss) && pc_has(global) && lmiss + global > 0) ? lmiss / (lmiss + global) : PC_NULL;
   }
   o->bank_conflict_share = pc_ratio(m[PC_M_SHARED_BANK_CONFLICTS_LD], m[PC_M_SHARED_WAVEFRONTS_LD]);
   double atom = pc_nonneg(m[PC_M_L2_ATOM_REQUESTS]), red = pc_nonneg(m[PC_M_L2_RED_REQUESTS]);
@@ -848,14 +871,21 @@ static perfcheck_bound pc_walk_step2(const pc_kernel *k, const pc_device *d) {
  * for long_scoreboard.  When it returns 0, `why` says what the kernel does
  * instead. */
 static int pc_waits_on_memory(const pc_kernel *k, char *why, size_t n) { /* one-channel-ok: a verdict's reason */
-  const double mem = k->derived.memory_pct;
+  /* The levels uncoalesced sectors load are L2 and DRAM (ncu's
+   * UncoalescedAccess.py weighs the gain by L2's load); L1/shared memory busy
+   * with shared-memory traffic is not waiting on them (the tutorial's 2D
+   * register-tiled SGEMM: L1 at 85% with its shared loads, L2 at 12%, its
+   * scattered epilogue stores 4 bytes a sector). */
+  double mem = pc_global_path_pct(k);
+  if (pc_is_null(mem)) mem = k->derived.memory_pct;
   if (pc_has(mem) && mem >= PC_T(PC_T_CEILING_HIGH_PCT)) return 1;
   const pc_stall *st = &k->diag.stall;
   if (!st->reason) return 1;
   static const char *const memory_stalls[] = {"long_scoreboard", "drain", "lg_throttle", "tex_throttle"};
   for (size_t i = 0; i < sizeof memory_stalls / sizeof memory_stalls[0]; i++)
     if (strcmp(st->reason, memory_stalls[i]) == 0) return 1;
-  snprintf(why, n, "the memory system is at %.1f%% of its peak and warps stall mostly on %s (%.0f%% of stall cycles)",
+  snprintf(why, n, "L2 and DRAM are at %.1f%% of their peaks at most and warps stall mostly on %s (%.0f%% of stall "
+           "cycles)",
            pc_has(mem) ? mem : 0.0, st->reason, st->share * 100.0);
   return 0;
 }
@@ -1349,18 +1379,39 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
   const double cap = PC_T(PC_T_OCC_CAP_SHARE) * theo;
   const double elig = k->derived.warps_eligible, starved = PC_T(PC_T_ELIGIBLE_STARVED);
   const pc_stall_def *sd = pc_stall_def_of(st->reason);
-  const int throttled = sd && sd->kind == PC_STALL_THROTTLE && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE);
-  /* Warps waiting mostly on each other: the largest stall reason is a
-   * synchronization one.  CUB's Onesweep sort (barrier the largest, 23% of
-   * stall cycles, 0.8 eligible warps, registers the limit) ran 0.95x at twice
-   * the occupancy (barrier stalls per issue 3.0 to 8.1) and 0.69x at 100%
-   * (advice pair cub_sort, H200, 2026-12-02). */
-  const int synced = sd && sd->kind == PC_STALL_SYNC;
+  /* A tensor-core kernel does its work on the tensor pipe (busier than
+   * tensor_active_pct and than the FMA pipe): its tiles live in registers
+   * and shared memory by design, so its few resident warps are not the
+   * limit whatever the pipe's load (seed 004 Decision 1: low occupancy
+   * matters "unless the workload is dominated by Tensor Core usage"; the
+   * mma.sync GEMM of advice pair mma_cpasync, tensor 24% against FMA 4%, ran
+   * 1.44x with cp.async at the same occupancy). */
+  const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
+  const double fma = pc_nonneg(k->metric[PC_M_PIPE_FMA_PCT]);
+  const int tensor_work = pc_has(tp) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT) &&
+                          !(pc_has(fma) && fma >= tp);
+  /* More resident warps are the change for a latency only when warps wait
+   * on results other warps' work can overlap: the dominant stall (above
+   * stall_dominant_share of the stall cycles) is long_scoreboard (seed 004:
+   * the bytes-in-flight model, whose two tools are resident warps and
+   * independent loads) or wait ("hide latency with more active warps").  A
+   * full queue or busy pipe (a throttle), warps waiting on each other
+   * (barrier, membar: CUB's Onesweep sort, barrier the largest stall, ran
+   * 0.95x at twice the occupancy; advice pair occ_cold_barrier 1.12x), a
+   * shared-memory or special-function scoreboard, or no dominant stall at
+   * all name other changes (latency_bound). */
+  const int dominant = sd && st->share > PC_T(PC_T_STALL_DOMINANT_SHARE);
+  const int hideable = dominant && (strcmp(sd->reason, "long_scoreboard") == 0 || strcmp(sd->reason, "wait") == 0);
   if (near_roof) {
     pc_note(w, 5, cause, ach_name, ach, low,
             "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but %s is at %.1f%% of its peak: more resident "
             "warps would add nothing, so leave it.",
             ach, theo, pc_unit_words(top.metric), top.pct);
+  } else if (tensor_work) {
+    pc_note(w, 5, cause, PC_NAME(PC_M_PIPE_TENSOR_PCT), tp, PC_T(PC_T_TENSOR_ACTIVE_PCT),
+            "Occupancy is low (%.1f%% achieved, %.0f%% theoretical) but the kernel's work is on the tensor pipe "
+            "(%.1f%%): its tiles live in registers and shared memory by design, so leave its occupancy.",
+            ach, theo, tp);
   } else if (ach < cap) {
     pc_note(w, 5, cause, ach_name, ach, cap,
             "Achieved occupancy (%.1f%%) is well below the %.0f%% the resources allow: the launch leaves warp slots "
@@ -1371,23 +1422,31 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
             "Occupancy is low (%.1f%% achieved) but each scheduler has %.1f eligible warps a cycle: it is not "
             "starved of warps, so more would add nothing.",
             ach, elig);
-  } else if (throttled) {
+  } else if (st->reason && !hideable) {
+    char what[160];
+    if (!dominant)
+      snprintf(what, sizeof what, "no stall reason dominates (the largest, %s, is %.0f%% of stall cycles)",
+               st->reason, st->share * 100.0);
+    else if (sd->kind == PC_STALL_THROTTLE)
+      snprintf(what, sizeof what, "warps stall mostly on %s (%.0f%% of stall cycles), a full queue or busy pipe",
+               st->reason, st->share * 100.0);
+    else if (sd->kind == PC_STALL_SYNC)
+      snprintf(what, sizeof what, "warps stall mostly on %s (%.0f%% of stall cycles): they wait on each other",
+               st->reason, st->share * 100.0);
+    else
+      snprintf(what, sizeof what, "warps stall mostly on %s (%.0f%% of stall cycles), which more warps do not hide",
+               st->reason, st->share * 100.0);
     pc_note(w, 5, cause, st->metric, st->per_issue, PC_T(PC_T_STALL_DOMINANT_SHARE),
-            "Occupancy is low (%.1f%% achieved) but warps stall mostly on %s (%.0f%% of stall cycles), a full queue "
-            "or busy pipe: more warps would queue behind it.",
-            ach, st->reason, st->share * 100.0);
-  } else if (synced) {
-    pc_note(w, 5, cause, st->metric, st->per_issue, PC_NULL,
-            "Occupancy is low (%.1f%% achieved) but the largest stall is %s (%.0f%% of stall cycles): warps wait on "
-            "each other, and more resident warps would add waiters, not work.",
-            ach, st->reason, st->share * 100.0);
+            "Occupancy is low (%.1f%% achieved) but %s: more resident warps are not the change.", ach, what);
   } else {
     char why[160];
     if (!st->reason || pc_is_null(elig))
       snprintf(why, sizeof why, "no unit is near its roof (warp stalls not measured: collect the full set)");
     else
-      snprintf(why, sizeof why, "no unit is near its roof and each scheduler has only %.1f eligible warps a cycle",
-               elig);
+      snprintf(why, sizeof why,
+               "no unit is near its roof, warps stall mostly on %s and each scheduler has only %.1f eligible warps "
+               "a cycle",
+               st->reason, elig);
     pc_hit(w, 5, cause, ach_name, ach, low, pc_occupancy_advice(occ.binding), occ.binding_limit, theo, why);
   }
 }
