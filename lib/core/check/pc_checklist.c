@@ -1384,12 +1384,18 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
    * and shared memory by design, so its few resident warps are not the
    * limit whatever the pipe's load (seed 004 Decision 1: low occupancy
    * matters "unless the workload is dominated by Tensor Core usage"; the
-   * mma.sync GEMM of advice pair mma_cpasync, tensor 24% against FMA 4%, ran
-   * 1.44x with cp.async at the same occupancy). */
+   * mma.sync GEMM of advice pair mma_cpasync, tensor 24% against FMA 4% and
+   * ALU 7%, ran 1.44x with cp.async at the same occupancy). */
   const double tp = pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
-  const double fma = pc_nonneg(k->metric[PC_M_PIPE_FMA_PCT]);
-  const int tensor_work = pc_has(tp) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT) &&
-                          !(pc_has(fma) && fma >= tp);
+  int tensor_work = pc_has(tp) && tp <= PC_T(PC_T_PCT_TRUSTED_MAX) && tp > PC_T(PC_T_TENSOR_ACTIVE_PCT);
+  /* ... and busier than every CUDA-core arithmetic pipe measured (FMA, ALU,
+   * FP64): a stencil with 1.2% of tensor activity beside its ALU at 23% does
+   * its work on the CUDA cores. */
+  static const pc_metric_id cuda_core[] = {PC_M_PIPE_FMA_PCT, PC_M_PIPE_ALU_PCT, PC_M_PIPE_FP64_PCT};
+  for (size_t i = 0; tensor_work && i < sizeof cuda_core / sizeof cuda_core[0]; i++) {
+    const double v = pc_nonneg(k->metric[cuda_core[i]]);
+    if (pc_has(v) && v >= tp) tensor_work = 0;
+  }
   /* More resident warps are the change for a latency only when warps wait
    * on results other warps' work can overlap: the dominant stall (above
    * stall_dominant_share of the stall cycles) is long_scoreboard (seed 004:
