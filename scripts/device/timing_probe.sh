@@ -40,8 +40,8 @@
 # Output: the tables on stdout and in $OUT/timing_probe.txt; every process's
 # lines in $OUT/timing_probe.log, the lines the tables are made of in
 # $OUT/timing_probe.log.results and .cfg.  Builds the three targets it needs into
-# BUILD_DIR (default build/) first if they are missing.  About 60 s with the
-# defaults on an H100/H200.
+# BUILD_DIR (default build/) first if they are missing.  About 2 to 3 minutes with the
+# defaults on an H100/H200 (nsys adds about 8 s a run).
 # Knobs: REPS (5), MODES (the list above, nsys added when found), ROUNDS
 # (16, the probe's), CFG_REPS (3), NSYS (path).
 set -uo pipefail
