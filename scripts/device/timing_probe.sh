@@ -18,6 +18,11 @@
 #                 (by the EXIT callback itself)
 #       cbwarm    cball, the callbacks turned off by the program's thread
 #                 after the warm-up (cbuntil's fallback)
+#       fence     cbwarm + a callback on cuDriverGetVersion alone, called
+#                 before and after each round: a region's bounds as
+#                 correlation ids (fenced: kernel records between a round's
+#                 two; 65536 = every one, so no launch callback is needed to
+#                 place a kernel in its region)
 #       perfcheck perfcheck's timing mode (a session, one region)
 #       nsys      plain under nsys profile --trace=cuda (where nsys is found)
 #     Beside each: its ratio to plain, and what the mode could attribute:
@@ -50,7 +55,7 @@ BUILD=${1:-$ROOT/build}
 OUT=${OUT:-$ROOT/out}
 REPS=${REPS:-5}
 CFG_REPS=${CFG_REPS:-3}
-MODES=${MODES:-plain act ext api extapi cball cbuntil cbwarm perfcheck}
+MODES=${MODES:-plain act ext api extapi cball cbuntil cbwarm fence perfcheck}
 mkdir -p "$OUT"
 RES=$OUT/timing_probe.txt
 LOG=$OUT/timing_probe.log
@@ -138,7 +143,7 @@ for line in open(sys.argv[1]):
 print()
 print("## 1. host time of a launch (us), 4096 tiny launches x 16 rounds a process")
 print("median: of the processes' medians; min/max: over every round of every process")
-hdr = ("mode", "procs", "median", "min", "max", "x plain", "kernels", "api", "ext", "matched", "callbacks",
+hdr = ("mode", "procs", "median", "min", "max", "x plain", "kernels", "api", "ext", "matched", "fenced", "callbacks",
        "failed_seen", "cb_off_rc", "cb_on_again")
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
@@ -149,7 +154,7 @@ if rows.get('plain'):
 for mode, rs in rows.items():
     ok = [r for r in rs if 'us_per_launch' in r]
     if not ok:
-        print(f"| {mode} | 0 of {len(rs)} ran | | | | | | | | | | | | |")
+        print(f"| {mode} | 0 of {len(rs)} ran |" + " |" * (len(hdr) - 2))
         continue
     med = statistics.median(float(r['us_per_launch']) for r in ok)
     lo = min(float(r['min_us']) for r in ok)
@@ -161,7 +166,7 @@ for mode, rs in rows.items():
     fs = col('failed_seen').replace('-1', '-')
     ratio = f"{med / base:.2f}" if base else "-"
     print(f"| {mode} | {len(ok)} | {med:.3f} | {lo:.3f} | {hi:.3f} | {ratio} | {col('kernels')} | {col('api')} | "
-          f"{col('ext')} | {col('matched')} | {col('callbacks')} | {fs} | {col('cb_off_rc')} | {col('cb_on_again')} |")
+          f"{col('ext')} | {col('matched')} | {col('fenced').replace('-1', '-')} | {col('callbacks')} | {fs} | {col('cb_off_rc')} | {col('cb_on_again')} |")
 
 print()
 print("## 2. the counter configuration across processes (ms; medians of the processes)")

@@ -31,6 +31,12 @@
 //   cbwarm    cball with the callbacks turned off by the main thread after
 //             the warm-up (cbuntil's answer if turning them off inside a
 //             callback is refused or hangs)
+//   fence     cbwarm, and a region's bounds as correlation ids: a callback
+//             on cuDriverGetVersion only, which the probe calls before and
+//             after each round; are a round's kernel records exactly those
+//             whose correlation id lies between its two (fenced=)?  Then a
+//             region needs no callback per launch to claim its kernels,
+//             whatever thread launched them
 //   perfcheck a perfcheck timing session with a region around the launches
 // The rounds are timed one by one; the figure is their median, which a slow
 // round (a buffer handed over, the host busy) does not move.  After the
@@ -40,7 +46,8 @@
 //         rounds=<n> sync_ms=<x> kernels=<kernel records> api=<API records>
 //         ext=<external correlation records> matched=<kernel records whose
 //         correlation id has an API record (api modes) or an external id
-//         (ext modes)> callbacks=<launch callbacks> failed_seen=<0|1>
+//         (ext modes)> fences=<fence callbacks> fenced=<kernel records
+//         between a round's fences; 65536 expected> callbacks=<launch callbacks> failed_seen=<0|1>
 //         cb_off_rc=<cuptiEnableCallback(0) result, cbuntil> cb_off_us=<its
 //         time> cb_on_again=<times the decoder turned callbacks on again>
 // scripts/device/timing_probe.sh runs every mode, alternated, and prints the
@@ -88,6 +95,7 @@ static std::mutex g_mu;  // the decoder's tables (CUPTI's buffer thread, then ma
 static std::unordered_map<uint32_t, uint64_t> g_ext;  // correlation id -> external id
 static std::unordered_map<uint32_t, int> g_api;       // correlation id -> driver return value
 static std::vector<uint32_t> g_kernel_corr;
+static std::vector<uint32_t> g_fences;  // fence: correlation ids of cuDriverGetVersion, two a round
 static long g_kernels, g_api_records, g_ext_records;
 static std::atomic<long> g_callbacks{0}, g_failed_cb{0}, g_on_again{0};
 static CUpti_SubscriberHandle g_sub;
@@ -139,6 +147,13 @@ static void CUPTIAPI empty_cb(void *, CUpti_CallbackDomain, CUpti_CallbackId, co
 static void CUPTIAPI launch_cb(void *, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data) {
   if (dom != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion) {
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+      std::lock_guard<std::mutex> l(g_mu);
+      g_fences.push_back(cb->correlationId);
+    }
+    return;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     g_callbacks++;
     SigKey k;
@@ -228,11 +243,12 @@ int main(int argc, char **argv) {
   const int rounds = re && atoi(re) > 0 ? atoi(re) : 16;
   const bool ext = is(mode, "ext") || is(mode, "extapi");
   const bool api = is(mode, "api") || is(mode, "extapi");
-  const bool cball = is(mode, "cball") || is(mode, "cbuntil") || is(mode, "cbwarm");
+  const bool fence = is(mode, "fence");
+  const bool cball = is(mode, "cball") || is(mode, "cbuntil") || is(mode, "cbwarm") || fence;
   const bool act = is(mode, "act") || is(mode, "actz") || is(mode, "actpin") || is(mode, "cbact") || ext || api || cball;
   const bool cb = is(mode, "cb") || is(mode, "cbact");
   g_until = is(mode, "cbuntil") || is(mode, "cbwarm");
-  g_warm = is(mode, "cbwarm");
+  g_warm = is(mode, "cbwarm") || fence;
   if (!act && !cb && !is(mode, "plain") && !is(mode, "perfcheck")) {
     fprintf(stderr, "overhead_probe: unknown mode %s\n", mode);
     return 64;
@@ -259,6 +275,7 @@ int main(int argc, char **argv) {
   if (cball) {
     CK(cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)launch_cb, nullptr));
     CK(set_launch_callbacks(1));
+    if (fence) CK(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion));
   }
   if (act) {
     CK(cuptiActivityRegisterCallbacks(is(mode, "actz") ? buf_req_zeroed : buf_req, buf_done));
@@ -285,9 +302,12 @@ int main(int argc, char **argv) {
   double sync_ms = 0;
   for (int r = 0; r < rounds; r++) {
     double t0 = now_ms();
+    int drv = 0;
+    if (fence) CK(cuDriverGetVersion(&drv));
     if (ext) CK(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, (uint64_t)r + 1));
     for (int p = 0; p < PIECES; p++) add_one<<<P / 256, 256>>>(x, p * P, P);
     if (ext) CK(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr));
+    if (fence) CK(cuDriverGetVersion(&drv));
     double t1 = now_ms();
     CK(cudaDeviceSynchronize());  // each round starts from an idle GPU
     sync_ms += now_ms() - t1;
@@ -301,10 +321,19 @@ int main(int argc, char **argv) {
   CK(cudaDeviceSynchronize());
   if (s) CK(perfcheck_session_end(s));
   if (act) CK(cuptiActivityFlushAll(1));
-  long matched = 0;
+  long matched = 0, fenced = -1;
   bool failed_seen = false;
   {
     std::lock_guard<std::mutex> l(g_mu);
+    if (fence) {  // kernel records inside some round's pair of fences
+      fenced = 0;
+      for (uint32_t c : g_kernel_corr)
+        for (size_t i = 0; i + 1 < g_fences.size(); i += 2)
+          if (g_fences[i] < c && c < g_fences[i + 1]) {
+            fenced++;
+            break;
+          }
+    }
     for (uint32_t c : g_kernel_corr)
       if ((api && g_api.count(c)) || (!api && ext && g_ext.count(c))) matched++;
     for (auto &kv : g_api)
@@ -315,9 +344,9 @@ int main(int argc, char **argv) {
   std::sort(sorted.begin(), sorted.end());
   const double med = rounds % 2 ? sorted[rounds / 2] : (sorted[rounds / 2 - 1] + sorted[rounds / 2]) / 2;
   printf("RESULT mode=%s us_per_launch=%.3f min_us=%.3f max_us=%.3f rounds=%d sync_ms=%.3f kernels=%ld api=%ld ext=%ld "
-         "matched=%ld callbacks=%ld failed_launch=%d failed_seen=%d cb_off_rc=%d cb_off_us=%.1f cb_on_again=%ld\n",
+         "matched=%ld fences=%zu fenced=%ld callbacks=%ld failed_launch=%d failed_seen=%d cb_off_rc=%d cb_off_us=%.1f cb_on_again=%ld\n",
          mode, med, sorted[0], sorted[rounds - 1], rounds, sync_ms / rounds, g_kernels, g_api_records, g_ext_records,
-         matched, g_callbacks.load(), failed ? 1 : 0, failed_seen ? 1 : 0, g_off_rc, g_off_us, g_on_again.load());
+         matched, g_fences.size(), fenced, g_callbacks.load(), failed ? 1 : 0, failed_seen ? 1 : 0, g_off_rc, g_off_us, g_on_again.load());
   perfcheck_session_destroy(s);
   CK(cudaFree(x));
   return 0;
