@@ -19,8 +19,10 @@ real `ncu --help` of the GPU machine.
 
 usage: check_ncu_flags.py PERFCHECK HELP_FILE DATA_DIR
 """
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,7 @@ def main():
     check(len(opts) >= 40, "%s: only %d options read" % (help_file, len(opts)))
     names = {o[1]: o for o in opts}
     tmp = tempfile.mkdtemp(prefix="perfcheck ncu flags.")
+    atexit.register(shutil.rmtree, tmp, True)  # nothing is left in TMPDIR
     env = dict(os.environ)
     env.pop("PERFCHECK_VERBOSE", None)
     # The issue's options are ncu's, with ncu's arity.
