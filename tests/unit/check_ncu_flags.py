@@ -43,7 +43,7 @@ MUST_WORK = {
     "export": (True, None),  # a file: filled in below
     "csv": (False, None),
 }
-# Where perfcheck's meaning differs from ncu's on purpose (the README and
+# Where perfcheck's meaning differs from ncu's on purpose (docs/cli.md and
 # `perfcheck run --help` say so): help and version behave as ncu's; -v is
 # --verbose (ncu's -v is --version), still a switch; -f is --format (ncu's
 # -f is --force-overwrite, accepted by its long name), so a bare -f is
