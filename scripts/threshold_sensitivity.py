@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""How many verdicts move when one threshold moves: the sensitivity study of
-issue 19 ("thresholds that don't move under a nudge").
+"""How many verdicts move when one threshold moves (thresholds that do not
+move under a nudge).
 
     threshold_sensitivity.py --perfcheck build/bin/perfcheck [--jobs N] [--markdown] [EXPORT ...]
 
-Each threshold of the README's table (the code's, kept equal by
-unit.readme_thresholds) is nudged down and up by its table's nudge (5 points
+Each threshold of docs/checklist.md's table (the code's, kept equal by
+unit.checklist_thresholds) is nudged down and up by its table's nudge (5 points
 of a percentage, 10% of a ratio, share or count), one at a time, through
 PERFCHECK_THRESHOLDS; every export (default: the committed ncu exports,
 tests/data/corpus/*/*.csv.gz and tests/data/h200/*.csv) is diagnosed again
@@ -31,16 +31,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def thresholds(readme):
-    """[(key, value, nudge)] from the README's table."""
+def thresholds(path):
+    """[(key, value, nudge)] from docs/checklist.md's table."""
     out = []
-    with open(readme, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         text = f.read()
     body = text[text.index("<!-- BEGIN THRESHOLDS -->"):text.index("<!-- END THRESHOLDS -->")]
     for m in re.finditer(r"^\| `([a-z0-9_]+)` \| ([^|]+) \| ([^|]+) \|", body, re.M):
         out.append((m.group(1), float(m.group(2)), m.group(3).strip()))
     if not out:
-        sys.exit("threshold_sensitivity: no thresholds table in %s" % readme)
+        sys.exit("threshold_sensitivity: no thresholds table in %s" % path)
     return out
 
 
@@ -82,7 +82,8 @@ def verdicts(perfcheck, path, override):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--perfcheck", required=True)
-    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    ap.add_argument("--table", default=os.path.join(ROOT, "docs", "checklist.md"),
+                    help="the Markdown file holding the thresholds table (default: docs/checklist.md)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     ap.add_argument("exports", nargs="*")
@@ -90,7 +91,7 @@ def main(argv):
     exports = a.exports or sorted(glob.glob(os.path.join(ROOT, "tests/data/corpus/*/*.csv.gz")) +
                                   [p for p in glob.glob(os.path.join(ROOT, "tests/data/h200/*.csv"))
                                    if ".base-units." not in p])
-    table = thresholds(a.readme)
+    table = thresholds(a.table)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [plain(p, tmp) for p in exports]
         jobs = [(None, 0, None)] + [(k, d, nudged(v, n, d)) for k, v, n in table for d in (-1, 1)

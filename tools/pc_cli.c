@@ -204,6 +204,19 @@ int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status) {
   return pc_cli_usage_error(cmd, status, "ncu's --%s is not supported here: %s", f->name, f->use);
 }
 
+int pc_cli_no_cuda(const char *who) {
+#if PERFCHECK_CLI_CUDA
+  (void)who;
+  return 0;
+#else
+  fprintf(stderr,
+          "%s: built without the CUDA toolkit: in-process profiling is not available (diagnose, report, merge, diff "
+          "and check FILE work offline)\n",
+          who);
+  return PC_CLI_EXIT_NO_CUDA;
+#endif
+}
+
 int pc_cli_write(const char *cmd, const char *output, int (*write)(FILE *f, void *ctx), void *ctx) {
   pc_err why;
   if (!output) output = "-";

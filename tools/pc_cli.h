@@ -77,6 +77,16 @@ int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status);
 #define PC_CLI_EXIT_OUTPUT 2 /* the same in every subcommand, never "worse" (1) */
 int pc_cli_write(const char *cmd, const char *output, int (*write)(FILE *f, void *ctx), void *ctx);
 
+/* A build without the CUDA toolkit has no in-process half, and every command
+ * whose exit status is perfcheck's own and that needs it (check -- PROGRAM,
+ * ceilings; metrics --passes through the library's status) answers the same
+ * way (docs/cli.md, "Built without CUDA"): in such a build, prints "WHO:
+ * built without the CUDA toolkit: ..." and returns PC_CLI_EXIT_NO_CUDA;
+ * else 0.  `perfcheck run` keeps the program's exit status: the program
+ * runs unprofiled, as on a machine without a GPU. */
+#define PC_CLI_EXIT_NO_CUDA 2 /* the same in every subcommand */
+int pc_cli_no_cuda(const char *who);
+
 /* pc_cli_write of a report or a diff in a format. */
 int pc_cli_write_report(const char *cmd, const char *output, const perfcheck_report *r, perfcheck_format format);
 int pc_cli_write_diff(const char *cmd, const char *output, const perfcheck_diff *d, perfcheck_format format);

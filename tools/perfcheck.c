@@ -390,6 +390,8 @@ static int cmd_ceilings(int argc, char **argv) {
     }
   }
   if (optind < argc) return usage_error(usage_ceilings, "unexpected argument '%s'", argv[optind]);
+  int no_cuda = pc_cli_no_cuda("perfcheck ceilings");
+  if (no_cuda) return no_cuda;
   double bw = 0, fl = 0;
   perfcheck_status st = perfcheck_measure_ceilings(device, output, &bw, &fl);
   if (st != PERFCHECK_OK) {

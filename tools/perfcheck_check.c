@@ -226,6 +226,7 @@ int pc_cli_check(int argc, char **argv) {
       rc = pc_cli_usage_error("check", CHECK_USAGE, "%s", "`--` must be followed by the program to run");
       goto done;
     }
+    if (pc_cli_no_cuda("perfcheck check")) goto done; /* rc stays 2, PC_CLI_EXIT_NO_CUDA */
     /* The program runs under the injection library, which writes its JSON
      * report into a folder of ours at exit (its other processes write
      * report.PID.json beside it; all go when we are done). */

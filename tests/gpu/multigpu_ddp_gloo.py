@@ -35,7 +35,7 @@ for step in range(5):
     opt.step()
 
 # CUDA first, then the range: perfcheck's session starts with the process's
-# first CUDA call, and a range pushed before it is not a region (README).
+# first CUDA call, and a range pushed before it is not a region (docs/run.md).
 torch.zeros(1, device="cuda")
 torch.cuda.synchronize()
 torch.cuda.nvtx.range_push("cuda_touch")

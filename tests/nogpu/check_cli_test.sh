@@ -75,11 +75,20 @@ expect_run 2 "unknown option '--bogus'" -- --bogus --expect 'mysteryA:step==3' "
 expect_run 2 "cannot open" -- --expect 'mysteryA:step==3' "$tmp/missing.csv"
 printf '{"schema": "perfcheck-report/1",\n "kernels": [}\n' >"$tmp/bad.json"
 expect_run 2 "bad.json:2:14:" -- --expect 'mysteryA:step==3' "$tmp/bad.json"
-expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
 expect_run 0 "usage: perfcheck check" -- --help
+if [ "${PC_NOCUDA_BUILD:-}" = 1 ]; then
+  # A build without the CUDA toolkit says so, exit 2, and starts nothing
+  # (docs/cli.md, "Built without CUDA").
+  expect_run 2 "perfcheck check: built without the CUDA toolkit" -- --expect 'mysteryA:step==3' -- ./app --arg
+  expect_run 2 "perfcheck check: built without the CUDA toolkit" -- --expect 'mysteryA:step==3' -- /bin/true
+else
+  expect_run 2 "perfcheck check: cannot run ./app" -- --expect 'mysteryA:step==3' -- ./app --arg
+fi
 # A program that never uses CUDA prints no "profiling off" line, and the
-# message says both reasons (issue 20).
-if [ "$sanitized" = --sanitized ]; then
+# message says both reasons.
+if [ "${PC_NOCUDA_BUILD:-}" = 1 ]; then
+  :
+elif [ "$sanitized" = --sanitized ]; then
   echo "skip: check -- /bin/true (an ASan build cannot preload its injection library into /bin/true)"
 else
   expect_run 2 "/bin/true wrote no perfcheck report (exit status 0): either it never used CUDA" -- \

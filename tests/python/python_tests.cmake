@@ -128,8 +128,12 @@ function(pc_py_test file label)
   if(label STREQUAL "gpu")
     set(_interp ${_gpy})
   endif()
+  # --basetemp: pytest's tmp_path folders go in the build tree, one per test
+  # (cleared when it runs again), never into TMPDIR, where pytest would keep
+  # the last three runs' folders.
   add_test(NAME python.${_name}
            COMMAND ${_interp} -m pytest -q -rs -p no:cacheprovider --skip-exit-77
+                   --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-tmp.${_name}
                    ${CMAKE_CURRENT_SOURCE_DIR}/python/test_${file}.py)
   set_tests_properties(python.${_name} PROPERTIES LABELS ${label} SKIP_RETURN_CODE 77 TIMEOUT 600
                        ENVIRONMENT "${_py_env};${arg_ENV}")

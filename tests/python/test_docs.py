@@ -1,6 +1,6 @@
-"""Docs kept true: every public name has a docstring, and the README's Python
-section shows the install command and the calls that test_install.py and
-the other tests exercise."""
+"""Docs kept true: every public name has a docstring, and docs/python.md
+shows the install command and the calls that test_install.py and the other
+tests exercise."""
 
 import inspect
 import os
@@ -36,15 +36,13 @@ def test_every_public_name_has_a_docstring():
     assert inspect.getdoc(plugin) and inspect.getdoc(plugin.perfcheck_expect)
 
 
-def test_readme_python_section(source_dir):
-    with open(os.path.join(source_dir, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    assert "## Python" in readme
-    section = readme.split("## Python", 1)[1].split("\n## ", 1)[0]
+def test_python_doc(source_dir):
+    with open(os.path.join(source_dir, "docs", "python.md"), encoding="utf-8") as f:
+        doc = f.read()
     for needle in ("pip install ./python", "PERFCHECK_LIBRARY", "perfcheck.region(", "perfcheck.report()",
                    "perfcheck.diagnose(", "perfcheck.load(", ".expect(", "perfcheck_expect",
                    "to_dataframe", "examples/python/torch_step.py", "ctest --test-dir build -R python"):
-        assert needle in section, needle
-    start = section.index("```python")
-    quick = section[start:section.index("```", start + 9)].strip("`").split("\n")[1:]
+        assert needle in doc, needle
+    start = doc.index("```python")
+    quick = doc[start:doc.index("```", start + 9)].strip("`").split("\n")[1:]
     assert len([line for line in quick if line.strip()]) <= 10  # a ten-line quick start

@@ -19,8 +19,10 @@ real `ncu --help` of the GPU machine.
 
 usage: check_ncu_flags.py PERFCHECK HELP_FILE DATA_DIR
 """
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,7 +43,7 @@ MUST_WORK = {
     "export": (True, None),  # a file: filled in below
     "csv": (False, None),
 }
-# Where perfcheck's meaning differs from ncu's on purpose (the README and
+# Where perfcheck's meaning differs from ncu's on purpose (docs/cli.md and
 # `perfcheck run --help` say so): help and version behave as ncu's; -v is
 # --verbose (ncu's -v is --version), still a switch; -f is --format (ncu's
 # -f is --force-overwrite, accepted by its long name), so a bare -f is
@@ -82,6 +84,7 @@ def main():
     check(len(opts) >= 40, "%s: only %d options read" % (help_file, len(opts)))
     names = {o[1]: o for o in opts}
     tmp = tempfile.mkdtemp(prefix="perfcheck ncu flags.")
+    atexit.register(shutil.rmtree, tmp, True)  # nothing is left in TMPDIR
     env = dict(os.environ)
     env.pop("PERFCHECK_VERBOSE", None)
     # The issue's options are ncu's, with ncu's arity.

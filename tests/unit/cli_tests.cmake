@@ -104,6 +104,16 @@ elseif(PERFCHECK_HAVE_CUDA)
 else()
   pc_cli_test(metrics_passes_nocuda EXIT 2 FLAGS --no-stdout
     STDERR "built without the CUDA toolkit: in-process profiling is not available" ARGS metrics --passes)
+  # "Built without CUDA" is exit 2 in every command whose status is
+  # perfcheck's own (docs/cli.md), and check does not start the program
+  # (--no-stdout: echo's line would be there).
+  pc_cli_test(ceilings_nocuda EXIT 2 FLAGS --no-stdout
+    STDERR "^perfcheck ceilings: built without the CUDA toolkit" ARGS ceilings)
+  # perfcheck run keeps the program's exit status: it runs unprofiled.
+  pc_cli_test(run_nocuda EXIT 3 STDOUT "^program started\n$" ARGS run -- sh -c "echo program started && exit 3")
+  pc_cli_test(check_program_nocuda EXIT 2 FLAGS --no-stdout
+    STDERR "^perfcheck check: built without the CUDA toolkit"
+    ARGS check --expect "a:step==1" -- echo program started)
 endif()
 pc_cli_test(metrics_full EXIT 0 STDOUT "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" ARGS metrics --set full)
 pc_cli_test(metrics_bad_set EXIT 2 FLAGS --no-stdout STDERR "unknown metric set 'fastest'" ARGS metrics --set fastest)

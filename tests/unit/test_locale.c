@@ -19,14 +19,18 @@
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 
+/* The folder localedef writes into, when the test builds a locale; removed
+ * by main when the tests are done (nothing is left in TMPDIR). */
+static char locale_dir[512];
+
 static int german(void) {
   static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (setlocale(LC_ALL, names[i])) return 1;
   /* Build one: localedef writes it under a folder of ours, LOCPATH finds it. */
   const char *t = getenv("TMPDIR");
-  char dir[512], cmd[1200];
-  snprintf(dir, sizeof dir, "%s/pc_locale_%ld", t && *t ? t : "/tmp", (long)getpid());
+  char *dir = locale_dir, cmd[1200];
+  snprintf(locale_dir, sizeof locale_dir, "%s/pc_locale_%ld", t && *t ? t : "/tmp", (long)getpid());
   snprintf(cmd, sizeof cmd, "mkdir -p '%s' && localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir, dir);
   if (system(cmd) != 0) return 0;
   setenv("LOCPATH", dir, 1);
@@ -72,5 +76,11 @@ static void test_advice_in_c_locale(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_advice_in_c_locale)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  if (locale_dir[0]) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", locale_dir);
+    if (system(cmd) != 0) fprintf(stderr, "test_locale: could not remove %s\n", locale_dir);
+  }
+  return failed;
 }

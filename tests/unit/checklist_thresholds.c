@@ -1,7 +1,7 @@
-/* The README's thresholds table equals the code's (pc_thresholds): the
- * README promises it, so a drift between the two fails this test.
- * `readme_thresholds README.md --write` rewrites the table from the code
- * (between its markers) after a threshold changed. */
+/* The thresholds table of docs/checklist.md equals the code's
+ * (pc_thresholds): the doc promises it, so a drift between the two fails
+ * this test.  `checklist_thresholds docs/checklist.md --write` rewrites the
+ * table from the code (between its markers) after a threshold changed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   text[n] = '\0';
   const char *b = strstr(text, "<!-- BEGIN THRESHOLDS -->"), *e = strstr(text, "<!-- END THRESHOLDS -->");
   if (!b || !e || e < b) {
-    fprintf(stderr, "README.md: no thresholds table markers\n");
+    fprintf(stderr, "%s: no thresholds table markers\n", argv[1]);
     return 1;
   }
   if (argc == 3) return write_table(argv[1], text, b, e);
@@ -65,14 +65,14 @@ int main(int argc, char **argv) {
              t[i].meaning, t[i].source);
     const char *at = strstr(b, row);
     if (!at || at > e) {
-      fprintf(stderr, "README.md lacks (or differs on) this row:\n%s", row);
+      fprintf(stderr, "%s lacks (or differs on) this row:\n%s", argv[1], row);
       bad = 1;
     }
   }
   if (rows != count) {
-    fprintf(stderr, "README.md has %zu threshold rows, the code %zu\n", rows, count);
+    fprintf(stderr, "%s has %zu threshold rows, the code %zu\n", argv[1], rows, count);
     bad = 1;
   }
-  if (!bad) printf("README thresholds table: %zu rows, equal to the code\n", count);
+  if (!bad) printf("%s: thresholds table of %zu rows, equal to the code\n", argv[1], count);
   return bad;
 }
