@@ -71,6 +71,58 @@ def offline_report(pc, export, tmp):
     return out
 
 
+def export_ranges(export):
+    """(range, kernel name, grid, block) of each row of an export renamed after its NVTX ranges."""
+    import csv
+    import io
+    rows = []
+    with gzip.open(export, "rt", encoding="utf-8", errors="replace") if export.endswith(".gz") else \
+            open(export, encoding="utf-8", errors="replace") as f:
+        r = csv.reader(io.StringIO(f.read()))
+        header = next(r, None)
+        if not header or "Kernel Name" not in header:
+            return rows
+        ix = {h: i for i, h in enumerate(header)}
+        next(r, None)  # units
+        for row in r:
+            name = row[ix["Kernel Name"]]
+            rng, sep, kern = name.partition("/")
+            if not sep:
+                continue
+            try:
+                grid = int(float(row[ix["launch__grid_size"]].replace(",", "")))
+                block = int(float(row[ix["launch__block_size"]].replace(",", "")))
+            except (KeyError, ValueError):
+                continue
+            rows.append((rng, kern, grid, block))
+    return rows
+
+
+def split_by_range(report_path, export):
+    """Offline, rows of one signature profiled under several ranges are one entry (one kernel, one verdict),
+    named after one of the ranges: give every range its own copy of that entry, so each pair finds its kernel."""
+    rep = advice_corpus.read_report(report_path)
+    out = []
+    for rng, kern, grid, block in export_ranges(export):
+        best = None
+        for k in rep["kernels"]:
+            if grid_of(k) != grid or grid_of({"grid": k.get("block")}) != block:
+                continue
+            names = [k.get(f) or "" for f in ("demangled", "name")]
+            short = (k.get("name") or "").split("<")[0].split("::")[-1]
+            if any(n and n in kern for n in names) or (short and short in kern):
+                best = k
+                break
+        if best is not None:
+            c = dict(best)
+            c["region"] = rng
+            out.append(c)
+    if out:
+        rep = dict(rep)
+        rep["kernels"] = out
+    return rep
+
+
 def inproc_report(pc, tgz, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     with tarfile.open(tgz) as t:
@@ -176,11 +228,11 @@ def main(argv=None):
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for d, pairs, timing, exports, snaps, ids in latest_runs(advice_runs()):
-                modes = [("offline", [offline_report(args.perfcheck, e, tmp) for e in exports])]
+                modes = [("offline", [split_by_range(offline_report(args.perfcheck, e, tmp), e) for e in exports])]
                 if snaps:
-                    modes.append(("in process", [inproc_report(args.perfcheck, s, tmp) for s in snaps]))
+                    modes.append(("in process", [advice_corpus.read_report(inproc_report(args.perfcheck, s, tmp))
+                                                 for s in snaps]))
                 for mode, reports in modes:
-                    argv2 = []
                     all_pairs = [p for path in MANIFESTS for p in advice_corpus.read_pairs(path)]
                     pp = [p for p in all_pairs if p["id"] in ids and (args.part == "all"
                                                                         or p.get("part", "tune") == args.part)]
@@ -189,7 +241,7 @@ def main(argv=None):
                     tim = {}
                     for t in timing:
                         tim.update(advice_corpus.read_timing(t)[0])
-                    rep = advice_corpus.merge_reports([advice_corpus.read_report(r) for r in reports])
+                    rep = advice_corpus.merge_reports(reports)
                     rows, causes, totals = advice_corpus.score(pp, tim, rep, 1.2, 1.1)
                     result["corpus"].append({"run": os.path.relpath(d, ROOT), "gpu": gpu_of(d), "mode": mode,
                                              "rows": rows, "totals": totals})
