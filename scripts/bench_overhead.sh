@@ -226,6 +226,7 @@ HAVE_TORCH=0
 TORCH_WHY="not checked"
 LIST=
 if [ "$DRY" = 1 ]; then
+  NCU=${NCU:-ncu} NSYS=${NSYS:-nsys}  # the plan names a tool it did not find
   line "ENV dry run: nothing is queried or run; budget ${BUDGET} s, REPS $REPS, sections $SECTIONS${SKIP:+, SKIP $SKIP}"
   line "ENV tools: perfcheck $PC, ncu ${NCU:-none}, nsys ${NSYS:-none}, python $PY"
   HAVE_TORCH=1; LIST='<perfcheck metrics>'; NSYS_OPTS=(--sample=none --cpuctxsw=none)
@@ -416,6 +417,7 @@ build_cmd() {
     O) prog=("$OCC" --profile) ;;
     H) prog=("$BL" plain hundred) ;;
   esac
+  # shellcheck disable=SC2016  # P.sets: expanded by the inner sh
   case $s.$m in
     C.plain | O.plain | H.plain) CMD=("${prog[@]}") ;;
     C.kernel | O.kernel | H.kernel | D.kernel) CMD=(env PERFCHECK_REPLAY=kernel "${pcrun[@]}" "${prog[@]}") ;;
@@ -443,7 +445,7 @@ build_cmd() {
     B.nsys) CMD=("$NSYS" profile --trace=cuda ${NSYS_OPTS[@]+"${NSYS_OPTS[@]}"} -o "$NSYSOUT" --force-overwrite true
                  "$PY" "$SCR/add_loop.py") ;;
     E.plain) CMD=("$PY" "$EX" --plain --steps "$E_STEPS") ;;
-    E.rotate) CMD=(env PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=${E_ROTATE_SESSION:-} "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
+    E.rotate) CMD=(env PERFCHECK_REPLAY=rotate "PERFCHECK_ROTATE_SESSION=${E_ROTATE_SESSION:-}" "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.session) CMD=(env PERFCHECK_REPLAY=rotate PERFCHECK_ROTATE_SESSION=1 "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     E.kernel) CMD=(env PERFCHECK_REPLAY=kernel "${pcrun[@]}" "$PY" "$EX" --plain --steps "$E_STEPS") ;;
     *) CMD=(false) ;;
