@@ -37,8 +37,8 @@ before() {  # before FILE A B: the first line holding A comes before the first h
 # ---- 1. the commands ---------------------------------------------------------
 bash "$BENCH" --list > "$T/list.txt" 2>&1
 check "--list exits 0" [ $? = 0 ]
-for c in setup demo tests timing counters passes rotation overhead advice corpus verdicts graphs accuracy exports \
-  snapshots launches tools; do
+for c in setup demo tests timing counters passes rotation overhead advice heldout corpus verdicts graphs accuracy \
+  exports snapshots launches tools; do
   check "--list names $c with its estimate" grep -qE "^$c +~[0-9]+s$" "$T/list.txt"
 done
 check "--list: all is a new user's order" has "$T/list.txt" "all        demo setup tests overhead"
@@ -101,7 +101,13 @@ check "advice: ncu --set full over the originals' NVTX ranges" \
   grep -qE -- "--set full --metrics .* --nvtx --nvtx-include regex:advice:\\.\\\\\*/ --clock-control none --export $BENCH_WORK/r/advice/advice --force-overwrite $BENCH_WORK/src/build/kernels/advice --profile --variant orig > advice/ncu.log" "$F"
 check "advice: perfcheck run over the same" grep -qF -- "perfcheck run --nvtx --nvtx-include regex:\\^advice:/ --format json --output $BENCH_WORK/r/advice/inproc.json -- $BENCH_WORK/src/build/kernels/advice --profile --variant orig" "$F"
 check "advice: scored by advice_corpus.py" grep -qF -- "scripts/advice_corpus.py --timing $BENCH_WORK/r/advice/time.tsv --report $BENCH_WORK/r/advice/inproc.json > advice/corpus-inproc.txt" "$F"
-check "corpus (about 560 s) left for the next call" grep -qE 'NEXT: scripts/device/bench corpus$' "$F"
+check "corpus left for the next call" grep -qE 'NEXT: scripts/device/bench corpus$' "$F"
+bash "$BENCH" --dry-run heldout > "$T/heldout.txt" 2>&1
+check "heldout's three parts: more than a call, the split named" \
+  has "$T/heldout.txt" 'heldout: not started: about 650 s, more than one call holds; run HELDOUT_PARTS=cpp, then HELDOUT_PARTS="py valid"'
+HELDOUT_PARTS="py valid" bash "$BENCH" --dry-run heldout > "$T/heldout2.txt" 2>&1
+check "heldout, two parts: heldout.sh with them" \
+  grep -qE "timeout 460 bash [^ ]+/scripts/device/heldout.sh $BENCH_WORK/src/build $BENCH_WORK/r/heldout py valid > heldout.log 2>&1$" "$T/heldout2.txt"
 BENCH_DEADLINE_S=1200 bash "$BENCH" --dry-run tools graphs > "$T/tools.txt" 2>&1
 F=$T/tools.txt
 check "tools: ncu's --help against perfcheck run's flags" grep -qF -- "tests/unit/check_ncu_flags.py $BENCH_WORK/src/build/bin/perfcheck $BENCH_WORK/r/tools/ncu-help.txt" "$F"
