@@ -1,7 +1,7 @@
 // setup_probe: what does a process pay before its first profiled launch, and
 // can that be paid off the launch's path?  (issue 21, item 5: "first enable
-// off the critical path"; docs/cupti.md §19.)  No test: scripts/device/run.sh
-// (stage setupprobe) runs it, one mode a process, and keeps its output.
+// off the critical path"; docs/cupti.md §19.)  No test: scripts/device/bench
+// counters runs it, one mode a process, and keeps its output.
 //
 // perfcheck's first profiled launch on the H200 (2026-12-02) paid "chip
 // setup" 137 ms (the counter availability image, the host object and the
