@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""The figures of one section of scripts/bench_overhead.sh.
+"""The figures of scripts/bench_overhead.sh: one section's, or the table of all.
 
     bench_overhead_summary.py --section C --runs OUT/runs.txt --logs OUT/logs --md OUT/bench_overhead.md
+    bench_overhead_summary.py --table --runs OUT/runs.txt --logs OUT/logs --env OUT/summary.txt
 
-Reads the section's RUN lines (one per process:
-`RUN sec=C mode=plain rep=1 rc=0 wall_s=0.5412 cap_s=60 | RESULT ...`), prints
-its FIGURE, PASS/FAIL and SKIP lines on stdout and appends a Markdown part
-(a table of every mode's runs, then the same lines) to --md.  Warm-up runs
-(rep=w) are shown in the table and left out of the medians.  A run counts
-for a process-wall figure when it exited 0; for an in-process figure (the
-RESULT line's wall_ms or us_per_launch, torch_step's loop time) when it
-printed the line.
+Reads the RUN lines (one per process:
+`RUN sec=C mode=plain rep=1 rc=0 wall_s=0.5412 cap_s=60 | RESULT ...`).  With
+--section, prints that section's FIGURE, WHERE, PASS/FAIL and SKIP lines on
+stdout and appends a Markdown part (a table of every mode's runs, then the
+same lines) to --md.  With --table, prints one Markdown table of every
+section in the runs, a row per workload: perfcheck's figure, the peers',
+the goal and whether it is met; then, for each goal missed, where the time
+goes; the GPU, driver, date and source from --env's ENV lines.  Warm-up runs
+(rep=w) are shown in the section tables and left out of the medians.  A run
+counts for a process-wall figure when it exited 0; for an in-process figure
+(the RESULT line's wall_ms or us_per_launch, torch_step's loop time) when it
+printed the line.  WHERE lines read the end of perfcheck's logs
+(PERFCHECK_PROGRESS=1): the counter layer's host time by phase and lib/gpu's
+set-up.
 """
 
 import argparse
@@ -56,6 +63,7 @@ class Section:
     def __init__(self, runs):
         self.runs = runs
         self.lines = []
+        self.row = None  # the section's row of the table, where it has one
 
     def timed(self, mode, key):
         """The timed runs' values: process wall (rc 0) or the RESULT value."""
@@ -127,19 +135,112 @@ def ratio_text(x, base):
     return "%.3fx" % (x / base) if x is not None and base else "-"
 
 
+# The goals each figure is held to: what perfcheck may cost a program.
+GOALS = {
+    "timing_cpp": 1.20,        # 4096 tiny C++ launches, timing mode, x plain (and below nsys)
+    "timing_torch": 1.05,      # 4096 tiny PyTorch ops, timing mode, x plain
+    "counters_ncu": 0.10,      # added wall, of ncu's with the same metric list
+    "counters_full": 0.02,     # added wall, of ncu --set full's
+    "rotation": 1.05,          # the 1000-step training step under rotation, process wall x plain
+}
+
+
+# ---- where the time goes: the end of perfcheck's logs ------------------------
+PHASE_RE = re.compile(r"(?:: |, )([a-z][a-z0-9 +/_-]*?) ([0-9.]+) ms \((\d+),")
+
+
+def log_text(path):
+    for p in (path, path + ".gz"):
+        if os.path.exists(p):
+            opener = gzip.open if p.endswith(".gz") else open
+            with opener(p, "rt", errors="replace") as f:
+                return f.read()
+    return ""
+
+
+def progress(logs, sec, mode, reps):
+    """The counter layer's phases (ms) and lib/gpu's set-up and exit (ms) of
+    each timed run's log: a list of dicts, one per run that printed them."""
+    out = []
+    for rep in reps:
+        text = log_text(os.path.join(logs, "%s.%s.%s.log" % (sec, mode, rep)))
+        d = {}
+        for line in text.splitlines():
+            if "counter layer, host time of" in line:
+                d["phases"] = {name: float(ms) for name, ms, _ in PHASE_RE.findall(line[line.index("host time of"):])}
+                n = re.search(r"host time of (\d+) profiled launch", line)
+                d["profiled"] = int(n.group(1)) if n else None
+            elif "lib/gpu host time:" in line:
+                m = re.search(r"set-up ([0-9.]+) ms", line)
+                e = re.search(r"at exit: [a-z ]*?([0-9.]+) ms", line)
+                d["setup"] = float(m.group(1)) if m else None
+                d["exit"] = float(e.group(1)) if e else None
+        if d:
+            out.append(d)
+    return out
+
+
+def where_counters(S, logs, sec, mode, label, added):
+    """A WHERE line: the median added wall of MODE split into the counter
+    layer's host time (CUPTI's calls and the replayed passes, by phase),
+    lib/gpu's set-up, and the rest (perfcheck's own: loading, the
+    collector, the report, the process's exit)."""
+    reps = sorted({r["rep"] for r in S.runs if r["mode"] == mode and r["rep"] != "w" and r["rc"] == 0})
+    runs = progress(logs, sec, mode, reps)
+    if added is None:
+        return None
+    if not runs or not any("phases" in r for r in runs):
+        return "WHERE %s: added %+.3f s; no run printed the counter layer's phases (logs/%s.%s.*.log)" % (
+            label, added, sec, mode)
+    names = []
+    for r in runs:
+        for n in r.get("phases", {}):
+            if n not in names:
+                names.append(n)
+    med = {n: statistics.median(r.get("phases", {}).get(n, 0.0) for r in runs) for n in names}
+    layer = statistics.median(sum(r.get("phases", {}).values()) for r in runs) / 1e3
+    setup = [r["setup"] for r in runs if r.get("setup") is not None]
+    setup_s = statistics.median(setup) / 1e3 if setup else 0.0
+    top = sorted(med.items(), key=lambda kv: -kv[1])[:4]
+    rest = added - layer - setup_s
+    profiled = [r["profiled"] for r in runs if r.get("profiled") is not None]
+    return ("WHERE %s: added %+.3f s (median of %d run%s): the counter layer %.3f s over %s profiled launch(es), "
+            "CUPTI's calls and the replayed passes (%s); lib/gpu's set-up %.3f s; the rest %+.3f s, perfcheck's own "
+            "(the injection library, the collector, the report, the exit)" % (
+                label, added, len(runs), "" if len(runs) == 1 else "s", layer,
+                "%g" % statistics.median(profiled) if profiled else "?",
+                ", ".join("%s %.3f s" % (n, v / 1e3) for n, v in top), setup_s, rest))
+
+
+def not_measured_units(report):
+    """The units the report's step-2 notes say the set did not measure."""
+    for k in (report or {}).get("kernels", []):
+        for f in (k.get("diagnosis") or {}).get("findings") or []:
+            a = f.get("advice") or ""
+            if f.get("step") == 2 and f.get("cause") == "not_assessed" and "covers the units measured: " in a:
+                m = re.search(r"covers the units measured: (.*?) (?:were|was) not measured", a)
+                if m:
+                    return m.group(1)
+    return None
+
+
 # ---- the sections ------------------------------------------------------------
-def timing_section(S, host, claim_max, what):
-    p, t, n = S.med("plain", "value"), S.med("perfcheck", "value"), S.med("nsys", "value")
-    counts = "/".join(str(S.n(m, "value")) for m in ("plain", "perfcheck", "nsys"))
+def timing_section(S, host, goal, what, peers):
+    """peers: (mode, label) pairs timed beside plain and perfcheck."""
+    p, t = S.med("plain", "value"), S.med("perfcheck", "value")
+    sec = "A" if host == "C++" else "B"
+    counts = "/".join(str(S.n(m, "value")) for m in ["plain", "perfcheck"] + [m for m, _ in peers])
     if not (p and t):
-        S.claim(None, "timing %s: no timed plain and perfcheck run printed its RESULT line (logs/%s.*.log)" % (
-            host, "A" if host == "C++" else "B"))
+        S.claim(None, "timing %s: no timed plain and perfcheck run printed its RESULT line (logs/%s.*.log)" % (host, sec))
         return
     per = lambda x: (x - p) * 1e3 / 4096  # noqa: E731  us a launch added
-    S.out("FIGURE timing %s, %s (the loop's wall in the process, median of %s runs plain/perfcheck/nsys): "
-          "plain %.2f ms (%.2f us a launch), perfcheck %.2f ms (%s, %+.2f us a launch), nsys %s" % (
-              host, what, counts, p, p * 1e3 / 4096, t, ratio_text(t, p), per(t),
-              "%.2f ms (%s, %+.2f us a launch)" % (n, ratio_text(n, p), per(n)) if n else "-"))
+    pv = {m: S.med(m, "value") for m, _ in peers}
+    S.out("FIGURE timing %s, %s (the loop's wall in the process, median of %s runs plain/perfcheck/%s): "
+          "plain %.2f ms (%.2f us a launch), perfcheck %.2f ms (%s, %+.2f us a launch)%s" % (
+              host, what, counts, "/".join(m for m, _ in peers), p, p * 1e3 / 4096, t, ratio_text(t, p), per(t),
+              "".join(", %s %s" % (label, "%.2f ms (%s, %+.2f us a launch)" % (pv[m], ratio_text(pv[m], p), per(pv[m]))
+                                   if pv[m] else "-") for m, label in peers)))
+    n = pv.get("nsys")
     loop = S.med("perfcheck", "loop")
     if loop is not None:
         # nsys does its flushing and report after the process: the same
@@ -148,62 +249,181 @@ def timing_section(S, host, claim_max, what):
               "part; median of %d runs): perfcheck %.2f ms (%s, %+.2f us a launch)%s" % (
                   host, S.n("perfcheck", "loop"), loop, ratio_text(loop, p), per(loop),
                   ", nsys %.2f ms (%s)" % (n, ratio_text(n, p)) if n else ""))
-    S.claim(t / p <= claim_max, "timing %s <= %.2fx plain (%.3fx)" % (host, claim_max, t / p))
-    S.claim(None if not n else t < n, "timing %s ahead of nsys in the same run (perfcheck %.2f ms, nsys %s)" % (
-        host, t, "%.2f ms" % n if n else "-: no nsys run"))
+    ok = t / p <= goal
+    S.claim(ok, "timing %s <= %.2fx plain (%.3fx)" % (host, goal, t / p))
+    if host == "C++":
+        S.claim(None if not n else t < n, "timing %s ahead of nsys in the same run (perfcheck %.2f ms, nsys %s)" % (
+            host, t, "%.2f ms" % n if n else "-: no nsys run"))
+        ok = ok and bool(n) and t < n
+    peer_text = ", ".join("%s %.2fx" % (label, pv[m] / p) for m, label in peers if pv[m]) or "-"
+    S.row = {"workload": "4096 tiny %s, timing mode (median of %d)" % (
+                 "C++ launches" if host == "C++" else "PyTorch ops", S.n("perfcheck", "value")),
+             "perfcheck": "%.2fx" % (t / p), "peers": peer_text,
+             "goal": "<= %.2fx%s" % (goal, ", and below nsys in the same run" if host == "C++" else ""), "met": ok}
 
 
 def section_A(S, logs):
-    timing_section(S, "C++", 1.10, "4096 tiny launches")
-    names = [("plain", "plain"), ("cb", "callbacks"), ("act", "activity"), ("actz", "activity, zeroed buffers"),
-             ("actpin", "activity, pinned record buffers"), ("cbact", "both"), ("perfcheck", "perfcheck"),
-             ("nsys", "plain under nsys")]
+    timing_section(S, "C++", GOALS["timing_cpp"], "4096 tiny launches", [("nsys", "nsys")])
+    names = [("plain", "plain"), ("cb", "callbacks"), ("act", "activity"), ("cbact", "both"),
+             ("perfcheck", "perfcheck")]
     v = {m: S.med("probe_" + m, "value") for m, _ in names}
     if any(x is not None for x in v.values()):
-        diff = lambda a, b: v[a] - v[b] if v[a] is not None and v[b] is not None else None  # noqa: E731
-        notes = [(label, diff(a, b)) for label, a, b in (
-            ("perfcheck over plain", "perfcheck", "plain"),
-            ("perfcheck's own (over callbacks and activity)", "perfcheck", "cbact"),
-            ("nsys over plain", "nsys", "plain"))]
         S.out("FIGURE host cost per launch (overhead_probe, median of %d processes, each the median of its rounds): "
-              "%s%s" % (
-                  max(S.n("probe_" + m, "value") for m, _ in names),
-                  ", ".join("%s %s" % (label, "%.3f us" % v[m] if v[m] is not None else "-") for m, label in names),
-                  "".join("; %s %+.3f us" % (label, d) for label, d in notes if d is not None)))
+              "%s" % (max(S.n("probe_" + m, "value") for m, _ in names),
+                      ", ".join("%s %s" % (label, "%.3f us" % v[m] if v[m] is not None else "-") for m, label in names)))
+    if all(v[m] is not None for m in ("plain", "cbact", "perfcheck")):
+        alone = ", ".join("%s alone %+.3f" % (label, v[m] - v["plain"])
+                          for m, label in (("cb", "callbacks"), ("act", "activity")) if v[m] is not None)
+        w = ("WHERE timing C++, a launch's host cost (overhead_probe): perfcheck %+.3f us over plain; CUPTI's launch "
+             "callbacks and activity records %+.3f us of it%s; perfcheck's own %+.3f us" % (
+                 v["perfcheck"] - v["plain"], v["cbact"] - v["plain"], " (%s)" % alone if alone else "",
+                 v["perfcheck"] - v["cbact"]))
+        S.out(w)
+        if S.row is not None:
+            S.row["where"] = w
 
 
 def section_B(S, logs):
-    timing_section(S, "PyTorch", 1.05, "4096 x.add_(1)")
+    timing_section(S, "PyTorch", GOALS["timing_torch"], "4096 x.add_(1)", [("nsys", "nsys"), ("kineto", "Kineto")])
+    reps = sorted({r["rep"] for r in S.runs if r["mode"] == "perfcheck" and r["rep"] != "w"})
+    runs = [r for r in progress(logs, "B", "perfcheck", reps) if r.get("setup") is not None]
+    if runs and S.row is not None:
+        w = ("WHERE timing PyTorch: lib/gpu's set-up %.1f ms and its exit %.1f ms are outside the loop (medians of %d "
+             "run%s); inside it each launch pays CUPTI's callbacks and activity records and perfcheck's own share "
+             "(section A's probe)" % (statistics.median(r["setup"] for r in runs),
+                                       statistics.median(r["exit"] or 0.0 for r in runs), len(runs),
+                                       "" if len(runs) == 1 else "s"))
+        S.out(w)
+        S.row["where"] = w
+
+
+def counters_section(S, logs, sec, what, modes, extrapolate=False):
+    """Counters on one program: the added process wall of each perfcheck mode
+    against ncu's with the same list and against ncu --set full's."""
+    wp = S.med("plain", "wall")
+    if not wp:
+        S.claim(None, "counters, %s: no timed plain run exited 0 (logs/%s.plain.*.log)" % (what, sec))
+        return
+    names = [(m, label) for m, label in (("kernel", "perfcheck kernel replay"), ("rotate", "perfcheck rotate"),
+                                         ("ncu", "ncu --metrics <same list>"), ("ncufull", "ncu --set full"),
+                                         ("ncufull0", "ncu --set full, no launch profiled")) if m in modes]
+    add = {m: S.med(m, "wall") - wp for m, _ in names if S.med(m, "wall") is not None}
+    S.out("FIGURE %s, process wall (median of %s runs plain/%s): plain %.3f s; added: %s" % (
+        what, S.n("plain", "wall"), "/".join(str(S.n(m, "wall")) for m, _ in names), wp,
+        ", ".join("%s %s" % (label, "%+.3f s" % add[m] if m in add else "-") for m, label in names)))
+    full, full_note = add.get("ncufull"), ""
+    if extrapolate and "ncufull" in add and "ncufull0" in add:
+        # ncu --set full profiled the first n launches: one launch costs
+        # (added(n) - added(0)) / n, and every launch is extrapolated.
+        n = next((int(x) for x in re.findall(r"--launch-count (\d+)", log_text(first_log(logs, sec + ".ncufull")))),
+                 None) or HUNDRED_FULL_COUNT
+        launches = HUNDRED_LAUNCHES
+        per = (add["ncufull"] - add["ncufull0"]) / n
+        full = add["ncufull0"] + per * launches
+        full_note = " (extrapolated: %d launches measured, %+.3f s a launch, %d launches)" % (n, per, launches)
+        S.out("FIGURE %s, ncu --set full over all %d launches, extrapolated from %d launches (%+.3f s) and none "
+              "(%+.3f s): %+.3f s a launch, %+.3f s" % (what, launches, n, add["ncufull"], add["ncufull0"], per, full))
+    rep = load_report(logs, sec + ".kernel")
+    if rep:
+        S.out("FIGURE perfcheck's set on this device: %s passes (report of %s.kernel, metric_set %s)" % (
+            rep.get("passes"), sec, rep.get("metric_set")))
+    ratios = {}
+    for ref, limit, label, refv in (("ncu", GOALS["counters_ncu"], "ncu's added wall, same metric list", add.get("ncu")),
+                                    ("ncufull", GOALS["counters_full"], "ncu --set full's added wall" + full_note, full)):
+        if ref not in [m for m, _ in names]:
+            continue
+        for m in ("kernel", "rotate"):
+            if m not in [x for x, _ in names]:
+                continue
+            if m not in add:
+                S.claim(None, "counters (%s) <= %.2f of %s: no timed %s run exited 0" % (m, limit, label, m))
+            elif refv is None or refv <= 0:
+                S.claim(None, "counters (%s) <= %.2f of %s: no %s figure (%s)" % (
+                    m, limit, label, ref, "no run exited 0" if refv is None else "it added %+.3f s" % refv))
+            else:
+                ratios[(m, ref)] = add[m] / refv
+                S.claim(add[m] / refv <= limit, "counters (%s) <= %.2f of %s (%.3f: %+.3f s against %+.3f s)" % (
+                    m, limit, label, add[m] / refv, add[m], refv))
+    wheres = [w for w in (where_counters(S, logs, sec, m, "%s, %s" % (what, label), add.get(m))
+                          for m, label in (("kernel", "kernel replay"), ("rotate", "rotation")) if m in add) if w]
+    for w in wheres:
+        S.out(w)
+    parts, ok = [], True
+    for m, label in (("kernel", "kernel replay"), ("rotate", "rotation")):
+        got = ["%.3f of %s" % (ratios[(m, ref)], "ncu's" if ref == "ncu" else "--set full's")
+               for ref in ("ncu", "ncufull") if (m, ref) in ratios]
+        if got:
+            parts.append("%s %s" % (label, ", ".join(got)))
+    for (m, ref), v in ratios.items():
+        ok = ok and v <= (GOALS["counters_ncu"] if ref == "ncu" else GOALS["counters_full"])
+    peers = ", ".join("%s %s" % (label, "%+.2f s" % v) for label, v in (
+        ("ncu", add.get("ncu")), ("--set full", full)) if v is not None) or "-"
+    goal = "<= %.2f of ncu's" % GOALS["counters_ncu"]
+    if "ncufull" in modes:
+        goal += " and <= %.2f of --set full's" % GOALS["counters_full"]
+    S.row = {"workload": what + ", counters, added wall (median of %d)" % S.n("plain", "wall"),
+             "perfcheck": "; ".join(parts) or "-", "peers": peers + full_note.replace(" (", " (--set full ", 1),
+             "goal": goal, "met": ok if ratios else None, "where": wheres}
 
 
 def section_C(S, logs):
-    wp = S.med("plain", "wall")
-    if not wp:
-        S.claim(None, "counters against ncu: no timed plain run of mystery exited 0 (logs/C.plain.*.log)")
+    counters_section(S, logs, "C", "4-launch program (mystery)", ("kernel", "rotate", "ncu", "ncufull"))
+
+
+def section_O(S, logs):
+    counters_section(S, logs, "O", "occupancy program (3 launches)", ("kernel", "ncu"))
+
+
+HUNDRED_LAUNCHES = 101  # the 100 kernels and bench_launches' prime launch
+HUNDRED_FULL_COUNT = 4
+
+
+def section_H(S, logs):
+    counters_section(S, logs, "H", "100-kernel program", ("kernel", "ncu", "ncufull", "ncufull0"), extrapolate=True)
+
+
+def ncu_passes(text):
+    """ncu's '... - 38 passes' per profiled kernel."""
+    return [int(x) for x in re.findall(r" - (\d+) pass(?:es)?\b", text)]
+
+
+def section_P(S, logs):
+    text = log_text(first_log(logs, "P.sets"))
+    sets = {}
+    for line in text.splitlines():
+        m = re.match(r"PASSES set=(\w+) (.*)", line)
+        if m:
+            kv = dict(re.findall(r"(\w+) (\d+)", m.group(2)))
+            sets[m.group(1)] = kv
+    dev = {k: v.get("device0") for k, v in sets.items()}
+    ncu = ncu_passes(log_text(first_log(logs, "C.ncufull"))) or ncu_passes(log_text(first_log(logs, "P.ncu")))
+    if sets:
+        S.out("FIGURE passes on this device (perfcheck metrics --passes): %s; on GH100: %s" % (
+            ", ".join("%s %s" % (k, v or "-") for k, v in dev.items()),
+            ", ".join("%s %s" % (k, sets[k].get("GH100", "-")) for k in sets)))
+    if ncu:
+        S.out("FIGURE ncu --set full: %s passes a kernel (%d kernel(s) profiled)" % (
+            "/".join(str(x) for x in sorted(set(ncu))), len(ncu)))
+    missing = None
+    for name in ("C.kernel", "O.kernel", "H.kernel"):
+        missing = missing or not_measured_units(load_report(logs, name))
+    if missing:
+        S.out("FIGURE not measured by the default set (a report's step-2 note): %s" % missing)
+    if not sets and not ncu:
+        S.claim(None, "passes: no PASSES line (logs/P.sets.*.log) and no ncu --set full log")
         return
-    names = [("kernel", "perfcheck kernel replay"), ("rotate", "perfcheck rotate"),
-             ("ncu", "ncu --metrics <same list>"), ("ncufull", "ncu --set full")]
-    add = {m: S.med(m, "wall") - wp for m, _ in names if S.med(m, "wall") is not None}
-    S.out("FIGURE mystery --profile, process wall (median of %s runs plain/%s): plain %.3f s; added: %s" % (
-        S.n("plain", "wall"), "/".join(str(S.n(m, "wall")) for m, _ in names), wp,
-        ", ".join("%s %s" % (label, "%+.3f s" % add[m] if m in add else "-") for m, label in names)))
-    rep = load_report(logs, "C.kernel")
-    if rep:
-        S.out("FIGURE perfcheck's default set on this device: %s passes (report of C.kernel, metric_set %s)" % (
-            rep.get("passes"), rep.get("metric_set")))
-    for ref, limit, label in (("ncu", 0.10, "ncu's added wall, same metric list"),
-                              ("ncufull", 0.02, "ncu --set full's added wall")):
-        for m in ("kernel", "rotate"):
-            if m not in add:
-                S.claim(None, "counters (%s) <= %.2f of %s: no timed %s run exited 0" % (m, limit, label, m))
-            elif ref not in add or add[ref] <= 0:
-                S.claim(None, "counters (%s) <= %.2f of %s: no %s figure (%s)" % (
-                    m, limit, label, ref, "no run exited 0" if ref not in add else "it added %+.3f s" % add[ref]))
-            else:
-                S.claim(add[m] / add[ref] <= limit, "counters (%s) <= %.2f of %s (%.3f: %+.3f s against %+.3f s)" % (
-                    m, limit, label, add[m] / add[ref], add[m], add[ref]))
-
-
+    d = dev.get("default")
+    where = None
+    if missing:
+        sol = dev.get("sol") or sets.get("sol", {}).get("GH100")
+        where = ("WHERE passes: the default set's %s passes leave out %s; perfcheck's sol set measures every pipe and "
+                 "level in %s passes on this device" % (d or "-", missing, sol or "-"))
+        S.out(where)
+    S.row = {"workload": "passes for the default set",
+             "perfcheck": "%s%s" % (d or "-", " (not measured: %s)" % missing if missing else ""),
+             "peers": "ncu --set full %s" % ("/".join(str(x) for x in sorted(set(ncu))) if ncu else "-"),
+             "goal": "every pipe and level measured, at the least added cost, stated",
+             "met": False if missing else None, "where": where}
 def dram_compare(S, label, ncu_log, rep, name_match, claim):
     ncu = ncu_rows(ncu_log)
     if ncu is None or rep is None:
@@ -269,6 +489,7 @@ def section_E(S, logs):
         return
     steps = next((r["steps"] for r in S.runs if r["steps"]), None)
     what = "%s-step" % steps if steps else "?-step"
+    walls, verdicts, complete = {}, {}, {}
     for m, label in (("rotate", "rotate"), ("session", "rotate with sessions"), ("kernel", "kernel replay")):
         w, lm = S.med(m, "wall"), S.med(m, "value")
         if w is None and not any(r["mode"] == m for r in S.runs):
@@ -280,11 +501,13 @@ def section_E(S, logs):
               "the loop plain %s, %s %s (%s)" % (
                   what, S.n("plain", "wall"), S.n(m, "wall"), wp, label, w, ratio_text(w, wp),
                   "%.1f ms" % lp if lp else "-", label, "%.1f ms" % lm if lm else "-", ratio_text(lm, lp)))
+        walls[m] = w / wp
         if m in ("rotate", "session"):
             who = "rotation" if m == "rotate" else "rotation with sessions"
-            S.claim(w / wp <= 1.10, "%s on the %s training step <= 1.10x plain, process wall (%.3fx)" % (who, what, w / wp))
+            g = GOALS["rotation"]
+            S.claim(w / wp <= g, "%s on the %s training step <= %.2fx plain, process wall (%.3fx)" % (who, what, g, w / wp))
             if lm and lp:
-                S.claim(lm / lp <= 1.10, "%s on the %s training step <= 1.10x plain, the loop (%.3fx)" % (who, what, lm / lp))
+                S.claim(lm / lp <= g, "%s on the %s training step <= %.2fx plain, the loop (%.3fx)" % (who, what, g, lm / lp))
     reps = {m: load_report(logs, "E." + m) for m in ("rotate", "session", "kernel")}
     for m, rep in reps.items():
         if rep is None:
@@ -298,6 +521,7 @@ def section_E(S, logs):
             kinds[k.get("replay")] = kinds.get(k.get("replay"), 0) + 1
         S.out("FIGURE torch_step under %s: %d kernel entries, %d with counters (%s), %d with every group" % (
             m, len(ks), len(have), ", ".join("%s %d" % kv for kv in sorted(kinds.items(), key=str)) or "none", len(full)))
+        complete[m] = (len(full), len(ks))
         if m in ("rotate", "session"):
             S.claim(len(full) == len(ks) and ks != [],
                     "every kernel signature has its counters under %s (%d of %d entries complete)" % (
@@ -332,13 +556,41 @@ def section_E(S, logs):
         if n == 0:
             S.claim(None, "%s's verdicts against kernel replay's: no signature with a verdict in both reports" % who)
         else:
+            verdicts[m] = (same, n, len(flagged), len(differ))
             S.claim(not differ, "%s's verdicts are kernel replay's or flagged where they differ: %d of %d signatures "
                     "the same, %d differ flagged%s%s" % (
                         who, same, n, len(flagged), ("; flagged: " + "; ".join(flagged[:5])) if flagged else "",
                         ("; differ unflagged: " + "; ".join(differ[:5])) if differ else ""))
+    wheres = [w for w in (where_counters(S, logs, "E", m, "the %s training step, %s" % (what, label),
+                                         S.med(m, "wall") - wp if S.med(m, "wall") is not None else None)
+                          for m, label in (("rotate", "rotation"), ("session", "rotation with sessions"),
+                                           ("kernel", "kernel replay"))
+                          if any(r["mode"] == m for r in S.runs)) if w]
+    for w in wheres:
+        S.out(w)
+    rot = "rotate" if "rotate" in walls else "session" if "session" in walls else None
+    if rot is None:
+        return
+    parts = ["%.2fx process wall" % walls[rot]]
+    if "kernel" in walls:
+        parts.append("kernel replay %.2fx" % walls["kernel"])
+    if rot in complete:
+        parts.append("%d of %d entries with every group" % complete[rot])
+    if rot in verdicts:
+        same, n, fl, dif = verdicts[rot]
+        parts.append("verdicts: %d of %d as kernel replay's, %d flagged, %d differ unflagged" % (same, n, fl, dif))
+    S.row = {"workload": "%s PyTorch training step, rotation (median of %d)" % (what, S.n(rot, "wall")),
+             "perfcheck": "; ".join(parts), "peers": "-",
+             "goal": "<= %.2fx, every signature's counters, kernel replay's verdicts (differences flagged)"
+                     % GOALS["rotation"],
+             "met": walls[rot] <= GOALS["rotation"] and (rot not in complete or complete[rot][0] == complete[rot][1])
+                    and (rot not in verdicts or verdicts[rot][3] == 0),
+             "where": wheres}
 
 
-SECTIONS = {"A": section_A, "B": section_B, "C": section_C, "D": section_D, "E": section_E}
+SECTIONS = {"A": section_A, "B": section_B, "C": section_C, "O": section_O, "H": section_H, "P": section_P,
+            "D": section_D, "E": section_E}
+TABLE_ORDER = "ABCOPHE"  # the table's rows, in the order a reader asks
 
 
 def md_table(runs):
@@ -363,23 +615,100 @@ def md_table(runs):
     return rows
 
 
+def summarize(runs_path, logs, section):
+    S = Section(parse_runs(runs_path, section))
+    if not S.runs:
+        S.claim(None, "section %s: no run was made" % section)
+    else:
+        try:
+            SECTIONS[section](S, logs)
+        except Exception as e:  # a summary that breaks says so and keeps the others
+            S.claim(None, "section %s: its summary failed: %s: %s" % (section, type(e).__name__, e))
+    return S
+
+
+def env_lines(path):
+    """The ENV lines of bench_overhead.sh's summary.txt, by key."""
+    env = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"ENV ([^:]+?)(?: \(.*?\))?: (.*)", line.strip())
+                if m and m.group(1) not in env:
+                    env[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return env
+
+
+def cell(text):
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def table(runs_path, logs, env_path, sections=TABLE_ORDER):
+    """The overhead table: a row per section of SECTIONS that has one, in TABLE_ORDER."""
+    out = []
+    env = env_lines(env_path) if env_path else {}
+    gpu = env.get("GPU", "not recorded")
+    out.append("# What perfcheck costs the programs it profiles")
+    out.append("")
+    out.append("GPU (name, driver, ...): %s. Date: %s. Source: %s. %s; ncu %s; nsys %s; %s." % (
+        gpu, env.get("date", "-"), env.get("source", "-"), env.get("perfcheck", "perfcheck -"),
+        env.get("ncu", "-"), env.get("nsys", "-"), env.get("python", "python -")))
+    out.append("Ratios are medians of alternating whole-process runs; counters' are of the added process wall "
+               "(the mode's less plain's).")
+    out.append("")
+    out.append("| workload | perfcheck | peers | goal | met |")
+    out.append("| --- | --- | --- | --- | --- |")
+    wheres, skipped = [], []
+    for sec in (x for x in TABLE_ORDER if x in sections):
+        S = summarize(runs_path, logs, sec)
+        if not S.runs:
+            skipped.append(sec)
+            continue
+        r = S.row
+        if r is None:
+            why = "; ".join(l for l in S.lines if l.startswith(("SKIP", "FAIL"))) or "no figure"
+            out.append("| section %s | %s | - | - | - |" % (sec, cell(why)))
+            continue
+        met = {True: "yes", False: "**no**", None: "-"}[r["met"]]
+        out.append("| %s | %s | %s | %s | %s |" % (cell(r["workload"]), cell(r["perfcheck"]), cell(r["peers"]),
+                                                  cell(r["goal"]), met))
+        if r["met"] is False:
+            w = r.get("where")
+            w = [w] if isinstance(w, str) else (w or [])
+            wheres.append((r["workload"], w))
+    if skipped:
+        out.append("")
+        out.append("Not run: section%s %s (bench_overhead.sh's SKIP lines say why)." % (
+            "s" if len(skipped) > 1 else "", ", ".join(skipped)))
+    if wheres:
+        out.append("")
+        out.append("Where the time goes, for each goal missed:")
+        for what, ws in wheres:
+            out.append("- %s:%s" % (what, "" if ws else " no breakdown measured"))
+            for w in ws:
+                out.append("  - %s" % (w[len("WHERE "):] if w.startswith("WHERE ") else w))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--section", required=True, choices=sorted(SECTIONS))
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--section", choices=sorted(SECTIONS))
+    what.add_argument("--table", action="store_true", help="one table of every section in --runs")
     ap.add_argument("--title", default="")
     ap.add_argument("--runs", required=True)
     ap.add_argument("--logs", required=True)
     ap.add_argument("--md")
+    ap.add_argument("--env", help="with --table: bench_overhead.sh's summary.txt, for its ENV lines")
+    ap.add_argument("--sections", default=TABLE_ORDER, help="with --table: the sections asked for (default: all)")
     ap.add_argument("--note", default="", help="a line for the Markdown only (the rounds the budget cut)")
     a = ap.parse_args()
-    S = Section(parse_runs(a.runs, a.section))
-    if not S.runs:
-        S.claim(None, "section %s: no run was made" % a.section)
-    else:
-        try:
-            SECTIONS[a.section](S, a.logs)
-        except Exception as e:  # a summary that breaks says so and keeps the others
-            S.claim(None, "section %s: its summary failed: %s: %s" % (a.section, type(e).__name__, e))
+    if a.table:
+        print("\n".join(table(a.runs, a.logs, a.env, a.sections.replace(" ", ""))))
+        return 0
+    S = summarize(a.runs, a.logs, a.section)
     for line in S.lines:
         print(line, flush=True)
     if a.md:

@@ -7,7 +7,7 @@ the ncu row of the same launch signature (kernel short name, grid, block,
 dynamic shared memory; the first such row) in NCU_DIR/<program>.csv
 (--cache-control all) and NCU_DIR/<program>.cache-none.csv (written by
 scripts/device/ncu_exports.sh) and compares every metric both have, and the
-derived quantities, under issue 4's tolerances:
+derived quantities, under these tolerances:
   count, ratio   request, sector and instruction counts, sectors per request,
                  threads per instruction: within 1%
   occupancy      achieved occupancy: within 2 percentage points
@@ -313,7 +313,7 @@ def compare(json_dir, ncu_dir, out_md):
     out = ["# perfcheck in-process counters against ncu --clock-control none", "",
            f"perfcheck reports: `{json_dir}`; ncu exports: `{ncu_dir}` (`<program>.csv` with --cache-control all, "
            "`<program>.cache-none.csv` with none).", "",
-           "Tolerances (issue 4): counts, sectors per request and threads per instruction 1%; achieved occupancy "
+           "Tolerances: counts, sectors per request and threads per instruction 1%; achieved occupancy "
            "2 percentage points; duration, DRAM bytes, throughput percentages and issue activity 10%. Each value "
            "is judged against the closer of the two ncu runs (`closer`). `via` names the substitute counter "
            "perfcheck collected for that metric.", ""]

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bench.sh BUILD_DIR OUT_DIR: perfcheck's speed figures (issues 3 and 4) on the
-# device, in about 4 minutes.
+# bench.sh BUILD_DIR OUT_DIR: perfcheck's figures inside one region on the
+# device, in about 4 minutes (scripts/device/bench launches): timing against
+# plain, a million launches' memory and count, counters against timing and
+# against ncu.
 #
 # Runs BUILD_DIR/bench/bench_launches once per process for each (workload,
 # mode), interleaving the modes run by run (and reversing their order every
@@ -20,7 +22,7 @@
 # would take 100 s: it also runs with half as many, and the table extrapolates
 # from the two), NCU (path to ncu).
 #
-# Seen on the H200 (2026-11-30, plain runs and ncu only): one round of phase A
+# Seen on an H200 (docs/measurements/2026-11-30-h200): one round of phase A
 # about 10 s plus 8 s for million, one ncu round about 55 s.
 set -euo pipefail
 

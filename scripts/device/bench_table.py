@@ -135,8 +135,8 @@ def main():
       "(CUDA context, setup, warm-up, session create/destroy, verification).")
     p("")
 
-    # ---- issue 3: timing overhead
-    p("## Timing mode overhead (issue 3)")
+    # ---- timing overhead
+    p("## Timing mode overhead")
     p("")
     p("| workload | plain wall ms | timing wall ms | timing / plain | goal | result | n plain, timing |")
     p("| --- | ---: | ---: | ---: | ---: | --- | --- |")
@@ -151,7 +151,7 @@ def main():
     p("")
 
     # ---- million
-    p("## One region, 1,000,000 launches (issue 3)")
+    p("## One region, 1,000,000 launches")
     p("")
     p("| mode | wall ms | rss growth MiB (max over runs) | peak growth MiB (max) | launches counted (every run) "
       "| dropped records (max) | n |")
@@ -188,10 +188,10 @@ def main():
       "after region end − VmRSS before begin, an upper bound of the growth inside the region.")
     p("")
 
-    # ---- issue 4: counters vs ncu
+    # ---- counters vs ncu
     full_count = int(envd.get("fifty_full_count", "10"))
     full_small = int(envd.get("fifty_full_small", "5"))
-    p("## Counter cost against ncu (issue 4)")
+    p("## Counter cost against ncu")
     p("")
     p("Added wall = median process wall of the mode − median process wall of plain (same binary, same workload). "
       "ncu runs the plain binary with `--clock-control none`, profiling only the workload's kernels (`-k`), "
@@ -293,7 +293,7 @@ def main():
     p("")
 
     # ---- distinct
-    p("## 10,000 launches of 20 distinct kernels (issue 4)")
+    p("## 10,000 launches of 20 distinct kernels")
     p("")
     p("Counter cost = wall(counters-default) − wall(timing), region wall medians. "
       "A = that cost for `distinct` (10,000 launches, round-robin over 20 kernels); "

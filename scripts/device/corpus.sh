@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # corpus.sh OUTDIR BUILD_DIR: the production corpus and the kernels/ programs
-# on the GPU machine, in one call of about 8 minutes (issue 10, item 9).
+# on the GPU machine, in one call of about 8 minutes (scripts/device/bench corpus).
 #
 # BUILD_DIR is a build of this tree made on that machine with the README's
 # cmake command (BUILD_DIR/bin/perfcheck, BUILD_DIR/kernels/*).  For each

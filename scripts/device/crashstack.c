@@ -2,7 +2,7 @@
  * libperfcheck).  On SIGSEGV, SIGBUS, SIGFPE or SIGILL it writes the crashing
  * thread's stack (glibc's backtrace: it unwinds libraries built without frame
  * pointers, CUPTI's and the driver's included) and the thread id to stderr,
- * then dies of the signal as before.  run.sh builds it with
+ * then dies of the signal as before.  scripts/device/bench verdicts builds it with
  *   cc -shared -fPIC -O1 -o crashstack.so crashstack.c
  * and adds it to LD_PRELOAD.  A handler the program installs later replaces
  * this one, as it should. */

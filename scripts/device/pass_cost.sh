@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# pass_cost.sh BUILD OUTDIR: what one replayed pass costs, by metric (issue 21,
-# "find where the time goes").  Under rotation the cold group's launch took
-# about 57 ms and the other one-pass groups about 4 ms (H200, 2026-12-02,
-# PERFCHECK_PROGRESS=2); this runs mystery --profile under perfcheck run with
-# one-pass metric lists, each the whole of that group or one part of it, and
-# prints each list's launch+replay per launch (launches 2-4; the first
-# carries CUPTI's first-Start cost) as "PASSCOST <list> <ms> ...".
+# pass_cost.sh BUILD OUTDIR: what one replayed pass costs, by metric: a pass
+# costs what its counters' units cost (rotation's cold group, with DRAM, L2
+# and L1TEX, far more than an SM group's; docs/measurements/2026-12-02-h200-e).
+# Runs mystery --profile under perfcheck run with one-pass metric lists, each
+# one unit's, and prints each list's launch+replay per launch (launches 2-4;
+# the first carries CUPTI's first-Start cost) as "PASSCOST <list> <ms> ...".
+# scripts/device/bench passes runs it.
 set -u
 BUILD=$1; O=$2; mkdir -p "$O"
 lists=(

@@ -11,6 +11,9 @@
  *               million     1,000,000 launches of add_one
  *               distinct    10,000 launches of 20 distinct kernels
  *               distinct20  20 launches: each of the same 20 kernels once
+ *               hundred     100 launches: each of 100 distinct kernels once,
+ *                           with no warm-up launch (a profiler run over the
+ *                           whole process profiles each of them once)
  *               mystery     kernels/mystery.cu's four launches (A, B, C with
  *                           one block per SM, C with no dynamic shared memory)
  *               fifty       50 launches of 5 kernels
@@ -63,6 +66,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define CUDA_CHECK(call)                                                                      \
@@ -159,8 +163,9 @@ __global__ void bound_kernel(const float *__restrict__ in, float *__restrict__ o
   if (i < n) out[i] = run_chains(in[i], kMulA, kAddA, iters);
 }
 
-// distinct: kernel K adds K+1 to its own slice of 4096 floats.
+// distinct and hundred: kernel K adds K+1 to its own slice of 4096 floats.
 constexpr int kDistinctKernels = 20;
+constexpr int kHundredKernels = 100;
 constexpr int kDistinctSlice = 4096;
 template <int K>
 __global__ void distinct_kernel(float *x) {
@@ -219,6 +224,7 @@ static const Workload kWorkloads[] = {
     {"distinct20", kDistinctKernels, kDistinctKernels},
     {"mystery", 4, 4},
     {"fifty", 5, 50},
+    {"hundred", 0, kHundredKernels},
 };
 
 static const Workload *find_workload(const char *name) {
@@ -347,6 +353,41 @@ struct Distinct {
       for (int i = k * kDistinctSlice; i < (k + 1) * kDistinctSlice; ++i)
         if (got[i] != init[i] + add) mismatch("distinct.x", (size_t)i, got[i], init[i] + add);
     }
+    CUDA_CHECK(cudaFree(x));
+  }
+};
+
+// -- hundred: distinct_kernel<0> to <99>, each launched once, none before the
+// timed part.  The kernels are reached through a table of their addresses,
+// built from an index sequence, and launched with cudaLaunchKernel.
+using DistinctFn = void (*)(float *);
+template <int... K>
+static std::vector<DistinctFn> distinct_table(std::integer_sequence<int, K...>) {
+  return {&distinct_kernel<K>...};
+}
+struct Hundred {
+  std::vector<float> init;
+  std::vector<DistinctFn> fn = distinct_table(std::make_integer_sequence<int, kHundredKernels>{});
+  float *x = nullptr;
+  void setup() {
+    const int n = kHundredKernels * kDistinctSlice;
+    init.resize(n);
+    for (float &v : init) v = rand_int1000();
+    x = dev_alloc<float>(n);
+    CUDA_CHECK(cudaMemcpy(x, init.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  void run() {
+    void *args[] = {&x};
+    for (int k = 0; k < kHundredKernels; ++k)
+      CUDA_CHECK(cudaLaunchKernel((const void *)fn[k], dim3(kDistinctSlice / 256), dim3(256), args, 0, nullptr));
+  }
+  void verify() {
+    const int n = kHundredKernels * kDistinctSlice;
+    std::vector<float> got(n);
+    CUDA_CHECK(cudaMemcpy(got.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < kHundredKernels; ++k)
+      for (int i = k * kDistinctSlice; i < (k + 1) * kDistinctSlice; ++i)
+        if (got[i] != init[i] + (float)(k + 1)) mismatch("hundred.x", (size_t)i, got[i], init[i] + (float)(k + 1));
     CUDA_CHECK(cudaFree(x));
   }
 };
@@ -518,7 +559,7 @@ static int usage() {
   fprintf(stderr,
           "usage: bench_launches plain|timing|counters-default|counters-sol WORKLOAD [--json PATH]\n"
           "       bench_launches info WORKLOAD | metric-list SET | passes SET | env\n"
-          "WORKLOAD: tiny bound million distinct distinct20 mystery fifty\n");
+          "WORKLOAD: tiny bound million distinct distinct20 mystery fifty hundred\n");
   return 64;
 }
 
@@ -605,10 +646,12 @@ int main(int argc, char **argv) {
   Distinct distinct;
   Mystery mystery;
   Fifty fifty;
+  Hundred hundred;
   if (wl == "tiny" || wl == "million") tiny.setup();
   else if (wl == "bound") bound.setup();
   else if (wl == "distinct" || wl == "distinct20") distinct.setup();
   else if (wl == "mystery") mystery.setup();
+  else if (wl == "hundred") hundred.setup();
   else fifty.setup();
   CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -637,6 +680,7 @@ int main(int argc, char **argv) {
   else if (wl == "bound") bound.run(w->launches);
   else if (wl == "distinct" || wl == "distinct20") distinct.run(w->launches);
   else if (wl == "mystery") mystery.launch_all();
+  else if (wl == "hundred") hundred.run();
   else fifty.run(w->launches);
   CUDA_CHECK(cudaDeviceSynchronize());
   double end_ms = NAN;
@@ -679,6 +723,7 @@ int main(int argc, char **argv) {
   else if (wl == "bound") bound.verify();
   else if (wl == "distinct" || wl == "distinct20") distinct.verify(w->launches);
   else if (wl == "mystery") mystery.verify();
+  else if (wl == "hundred") hundred.verify();
   else fifty.verify(w->launches);
   CUDA_CHECK(cudaFree(scratch));
 

@@ -90,7 +90,7 @@ static int gt_failures = 0;
 // On SIGSEGV, SIGBUS, SIGFPE or SIGABRT: the stack (glibc's backtrace, which
 // unwinds through libraries without frame pointers) on stderr, then the signal
 // again with its default action.  Frames in libperfcheck read
-// "libperfcheck.so.N(+0xOFFSET)" (its symbols are hidden): scripts/device/run.sh
+// "libperfcheck.so.N(+0xOFFSET)" (its symbols are hidden): scripts/device/bench
 // turns them into function and line with addr2line.  A debugger is no help
 // here: cuda-gdb holds CUPTI, and perfcheck then refuses the session.
 inline void gt_crash_handler(int sig) {

@@ -1,5 +1,5 @@
 """Reads a perfcheck JSON report and says what it holds for CUDA graphs
-(issue 21 item 4; scripts/device/run.sh, stage graphs):
+(scripts/device/bench graphs):
 
     python3 graphs_check.py REPORT.json [--min-graphs N]
 

@@ -1,5 +1,5 @@
 // record_regions: regions whose snapshots tests/unit/test_recorded_snapshots.c
-// reads (scripts/device/run.sh, stage snapshots, runs it under
+// reads (scripts/device/bench snapshots runs it under
 // PERFCHECK_SNAPSHOT_DIR, which writes each region's snapshot when it ends).
 //
 //   record_regions streams timing|counters|plain

@@ -1,6 +1,6 @@
 // session_probe: is the memory units' pass cost paid once per range-profiler
 // session or once per range? (docs/cupti.md §10 question 5, §17.)  No test:
-// scripts/device/run.sh (stage sessionprobe) runs it and keeps its output.
+// scripts/device/bench passes runs it and keeps its output.
 //
 // On the H200 (2026-12-02) one pass of DRAM, L2 and L1TEX counters cost
 // about 55 ms a profiled launch, each launch its own session (Start, the

@@ -1,6 +1,6 @@
 // setup_probe: what does a process pay before its first profiled launch, and
 // can that be paid off the launch's path, or once for every process?
-// (docs/cupti.md §19.)  No test: scripts/device/run.sh (stage setupprobe) and
+// (docs/cupti.md §19.)  No test: scripts/device/bench counters and
 // scripts/device/timing_probe.sh run it, one mode a process, and keep its
 // output.
 //

@@ -1,6 +1,6 @@
 """A training loop of a small MLP compiled with torch.compile(mode="reduce-overhead"),
 whose forward and backward run as CUDA graphs (Inductor's cudagraph trees),
-for issue 21 item 4 (scripts/device/run.sh, stage graphs):
+for the counters of CUDA graph launches (scripts/device/bench graphs):
 
     perfcheck run --mode counters --format json --output R.json -- python3 torch_compile_graphs.py
 

@@ -1,5 +1,5 @@
 """One training step of a small MLP in PyTorch, inside an NVTX range, for the
-recorded snapshots (scripts/device/run.sh, stage snapshots):
+recorded snapshots (scripts/device/bench snapshots):
 
     PERFCHECK_SNAPSHOT_DIR=DIR perfcheck run --mode counters -- python3 torch_train_step.py
 

@@ -14,7 +14,7 @@ options the issue names must work: --nvtx (a switch), --nvtx-include,
 The options are written `  -k [ --kernel-name ] arg` or `  --nvtx`, as
 ncu's --help (boost program_options) prints them.  The committed help file
 (tests/data/ncu/ncu-help.documented.txt) is transcribed from NVIDIA's
-documentation; scripts/device/run.sh stage ncuhelp runs this script on the
+documentation; scripts/device/bench tools runs this script on the
 real `ncu --help` of the GPU machine.
 
 usage: check_ncu_flags.py PERFCHECK HELP_FILE DATA_DIR

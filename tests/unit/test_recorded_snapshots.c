@@ -1,5 +1,5 @@
 /* In-process verdicts on a CPU, from region snapshots recorded on the H200
- * (tests/data/snapshots/, made by scripts/device/run.sh, stage snapshots:
+ * (tests/data/snapshots/, made by scripts/device/bench snapshots:
  * each program ran under PERFCHECK_SNAPSHOT_DIR from the device's source
  * build; env.txt says on what).  Each snapshot goes through the same
  * pc_region_build the session uses, and the verdicts are asserted.

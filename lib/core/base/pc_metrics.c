@@ -46,7 +46,7 @@
  *     the threads-per-instruction ratios as ratios of SASS counts ("A/B":
  *     A over B, both collected), ride in the instrumented pass and free SM
  *     counters for the stall reasons (TO VERIFY ON THE GPU against ncu's
- *     hardware counters: run.sh stage accuracy).
+ *     hardware counters: scripts/device/bench accuracy).
  * The report still names the quantity by the ncu metric.
  *
  * X(ID, name, alias, substitute, unit, step, SET, additive) */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CuPy kernels for the production corpus (issue 10, item 9): a RawKernel,
+"""CuPy kernels for the production corpus: a RawKernel,
 an ElementwiseKernel, CUB reductions and scan, a Thrust/CUB sort and a
 cuBLAS GEMM.  Each runs once inside the NVTX range "corpus:cupy_ops:<op>"
 after two warm-ups (the first compiles a kernel through NVRTC) outside any

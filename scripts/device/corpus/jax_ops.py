@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""JAX (XLA) kernels for the production corpus (issue 10, item 9), optional:
+"""JAX (XLA) kernels for the production corpus, optional:
 a jitted elementwise op, a row reduction, a row softmax and a bf16 matmul.
 XLA fuses each into its own kernels (loop / input-reduction fusions) and
 sends the matmul to cuBLAS or its Triton GEMM emitter.  Each runs once inside

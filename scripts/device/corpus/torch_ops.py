@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager ops for the production corpus (issue 10, item 9).
+"""PyTorch eager ops for the production corpus.
 
 Each op runs once inside its own NVTX range "corpus:torch_ops:<op>" after
 two warm-ups outside any range (see corpus_common.py for the order).  Next

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hand-written Triton kernels for the production corpus (issue 10, item 9).
+"""Hand-written Triton kernels for the production corpus.
 
 Four kernels in the shape of Triton's own tutorials: a vector add, a fused
 row softmax, a tiled matmul on tl.dot (Triton picks wgmma on Hopper), and a
