@@ -69,16 +69,23 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_LAUNCH_MIN_LAUNCHES] = {"launch_overhead_min_launches", 100,
                                   "step 1 (region): launch_overhead needs at least this many kernel launches in the "
                                   "region",
-                                  "seed 003 (4096 small launches cost 3-4 us each)", RL},
+                                  "chosen here: between the regions measured on either side, mystery's 4 launches "
+                                  "(tests/data/snapshots/mystery-counters: the slow part, no launch overhead) and seed "
+                                  "003's 4096 (tests/data/snapshots/loop-*: launch_overhead); no region nearer 100 "
+                                  "was measured", RL},
     [PC_T_LAUNCH_MAX_MEDIAN_NS] = {"launch_overhead_max_median_kernel_ns", 10000,
                                    "step 1 (region): launch_overhead needs a median kernel shorter than this (ns)",
-                                   "seed 003 (median small kernel 2.2-3.0 us, mostly fixed cost)", RL},
+                                   "chosen here: between seed 003's median small kernel, 2.2-3.0 us of mostly fixed "
+                                   "cost (loop-*: about 2 us on the H200), and mystery's 150-300 us kernels (no "
+                                   "launch overhead); no median nearer 10 us was measured", RL},
     [PC_T_LAUNCH_IDLE_SHARE] = {"launch_overhead_idle_share", 0.5,
                                 "step 1 (region): launch_overhead needs the GPU idle between kernels, or running "
                                 "kernels shorter than the median threshold, for more than this share of the region's "
                                 "wall clock ((gpu_idle_ns + short_kernel_ns) / wall_ns)",
-                                "seed 003 (a tiny kernel's GPU time is mostly fixed start/finish cost); seed 004 "
-                                "Decision 2A (idle gaps)",
+                                "seed 000 step 1 (\"if your kernels are under half the wall time, every step below "
+                                "is the wrong page\": the same half, for the time the GPU spends idle or in the fixed "
+                                "cost of tiny kernels); seed 004 Decision 2A flags idle periods above ~10% of a "
+                                "profiled range, a finding here, not a region verdict",
                                 RL},
     [PC_T_KERNEL_SHARE_MIN] = {"kernel_share_min", 0.5,
                                "step 1 (region): kernels busy for less than this share of the region's wall clock "
@@ -110,14 +117,17 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                                    "step 3: uncoalesced loads (stores) are the verdict only when they are at least "
                                    "this share of the kernel's global load + store sectors; below it, a finding (at "
                                    "most this share of the traffic could be saved)",
-                                   "seed 004 Decision 5 (judge a memory mechanism by its share of the traffic, as "
-                                   "for bank conflicts and atomics, ~10%)",
+                                   "chosen here, at seed 004's ~10% for bank conflicts (Decision 5): in the H200 "
+                                   "exports uncoalesced accesses that are the verdict carry 15.8% to 99% of the "
+                                   "kernel's sectors, those that are a finding at most 5.9% (a GEMM's 16-byte "
+                                   "epilogue stores) and 1.2% (reductions' result stores); scripts/threshold_evidence.py",
                                    RL},
     [PC_T_PCT_TRUSTED_MAX] = {"throughput_pct_trusted_max", 105,
                               "step 2: a utilization above this % is not a measurement to judge by (ncu reports "
                               "162% and 170% for 2 us kernels): it is left out",
-                              "seed 004 Decision 0 (values slightly above 100% are multi-pass artifacts; a large "
-                              "overshoot is not trustworthy)",
+                              "chosen here: seed 004 Decision 0 keeps values slightly above 100% (multi-pass "
+                              "artifacts) and distrusts a large overshoot; the smallest overshoot in the H200 "
+                              "exports is 162% (scripts/threshold_evidence.py)",
                               PT},
     [PC_T_SPR_MAX] = {"sectors_per_request_max", 4,
                       "step 3, when bytes per sector were not measured: global load/store sectors per request at or "
@@ -134,7 +144,8 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_SPR_SLACK] = {"sectors_per_request_slack", 0.1,
                         "step 3: sectors per request must exceed sectors_per_request_max by more than this to count "
                         "(an extra sector on at least 1 request in 10)",
-                        "seed 000 step 3 (4 is the floor, a measured floor is never exact)", RL},
+                        "chosen here: coalesced 4-byte kernels in the H200 exports read 4.005 sectors per request "
+                        "(CUB's Onesweep, 32 bytes used per sector); seed 000 step 3 (4 is the floor)", RL},
     [PC_T_LOCAL_SECTORS_MAX] = {"local_sectors_max", 0,
                                 "step 3, when the share (local_share_max) cannot be computed: local-memory sectors "
                                 "(ld + st) above this mean spills or local arrays",
@@ -143,8 +154,9 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                               "step 3: local-memory sectors above this share of all traffic (local sectors over "
                               "local + max(L2 sectors, global ld + st sectors)) are local_memory_spills; any less "
                               "is a finding",
-                              "seed 004 Decision 5 (local traffic present) and its Decision 0 rule of judging a "
-                              "mechanism by its share of the work",
+                              "chosen here: the spill pairs that paid unrolled carry 7.0% (spill_bubble, its L1 "
+                              "misses) and 38.6% (spill_ring) of their kernel's sectors; flash-attention's L1-resident "
+                              "spills 0.7% (scripts/threshold_evidence.py); seed 004 Decision 5 (local traffic)",
                               RL},
     [PC_T_BANK_CONFLICT_SHARE_MAX] = {"bank_conflict_share_max", 0.10,
                                       "step 3: shared-memory bank conflicts above this share of shared load "
@@ -156,7 +168,10 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
     [PC_T_ATOMIC_SHARE_MAX] = {"atomic_share_max", 0.10,
                                "step 3: L2 atom + red requests above this share of every L2 request (lts__t_requests; "
                                "in exports without it, of global ld + st requests + atom + red)",
-                               "seed 004 Decision 5 (\"relative to total L2 requests\")", RL},
+                               "chosen here: kernels whose atomics are the verdict carry 15.2% (CUB's radix "
+                               "histogram) to 96.6% of their L2 requests as atomics, the others at most 3.7% "
+                               "(scripts/threshold_evidence.py); seed 004 Decision 5 (\"relative to total L2 "
+                               "requests\")", RL},
     [PC_T_TPI_MIN] = {"threads_per_instruction_min", 24,
                       "step 4: threads per executed instruction below this (of 32) is divergence",
                       "seed 000 step 4 (32 ceiling, 16 = half masked); seed 004 Decision 3 (below ~24); ncu "
@@ -169,13 +184,14 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                            "step 4: threads per instruction below this share of the lanes the launch allows "
                            "(block threads / warps per block) is divergence; a launch that allows fewer than "
                            "threads_per_instruction_min lanes is partial_warps",
-                           "seed 000 step 4 (24 of 32 = 0.75)", RL},
+                           "seed 004 Decision 3 (\"below ~24 (warp size is 32)\": 24 of 32 = 0.75)", RL},
     [PC_T_TENSOR_ACTIVE_PCT] = {"tensor_active_pct", 1,
                                 "step 2: a tensor pipe busier than this % and busier than the FMA pipe means the "
                                 "kernel's FLOPs are mostly tensor-core FLOPs, which are not among the counters: "
                                 "arithmetic intensity and FLOP/s are left unknown",
-                                "seed 004 Decision 4 (verify tensor-core ops on the tensor pipe); a FLOP count that "
-                                "leaves out the tensor cores would place a GEMM far below its roof",
+                                "chosen here: kernels with no tensor-core instruction read 0 to 5.3% on the tensor "
+                                "pipe in the H200 exports, which the second test (busier than the FMA pipe; for "
+                                "step 5, than every CUDA-core pipe) separates; 1% keeps an idle pipe's noise out",
                                 PT},
     [PC_T_TENSOR_DOMINATED_PCT] = {"tensor_dominated_pct", 60,
                                    "step 5: with the tensor pipe at or above this %, low occupancy is by design (the "
@@ -199,9 +215,9 @@ static const pc_threshold pc_threshold_table[PC_T_COUNT_] = {
                             "step 5: the resource limit is the cause only when achieved occupancy reaches this share "
                             "of the theoretical: well below it, the launch leaves warp slots empty (a tail, uneven "
                             "blocks) and raising the limit would not fill them (a finding)",
-                            "seed 004 Decision 3 (\"if achieved occupancy is well below theoretical: investigate "
-                            "imbalance/tail\"); seed 003 (32-thread blocks at 31.9% of 50% theoretical, 0.64 of it: "
-                            "256-thread blocks ran 2.9x faster, so 0.64 is not \"well below\")",
+                            "chosen here, below seed 003's 31.9% of a 50% theoretical (0.64), which paid 2.9x with "
+                            "256-thread blocks; seed 004 Decision 3 (\"if achieved occupancy is well below "
+                            "theoretical: investigate imbalance/tail\") gives no number",
                             RL},
     [PC_T_ELIGIBLE_STARVED] = {"warps_eligible_starved", 4,
                                "step 5: a resource limit is the cause only when the schedulers are starved: fewer "
