@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "base/pc_core.h"
@@ -112,12 +113,63 @@ static void test_roundtrip_and_atomics(void **state) {
   check("atomics", at, 2);
 }
 
+/* What a verdict's change is worth (an estimate), whose kernel it is, and what
+ * makes a borderline verdict so: mystery's four and two torch kernels. */
+static void test_gain_owner_runner_up(void **state) {
+  (void)state;
+  pc_report *r = load("mystery", "");
+  const want a = {"mysteryA", -1, 0, 3, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS};
+  const want b = {"mysteryB", -1, 0, 4, PERFCHECK_CAUSE_DIVERGENT_WARPS};
+  const want c0 = {"mysteryC", 0, 0, 0, PERFCHECK_CAUSE_AT_ROOF};
+  const pc_kernel *ka = find(r, &a), *kb = find(r, &b), *kc = find(r, &c0);
+  assert_non_null(ka), assert_non_null(kb), assert_non_null(kc);
+  /* mysteryB: 16.2 of 32 lanes with the issue slots 97% busy: about 1.9x. */
+  assert_true(kb->diag.gain.speedup > 1.8 && kb->diag.gain.speedup < 2.0);
+  assert_true(kb->diag.gain.saved_ns > 0 && kb->diag.gain.saved_ns < kb->total_ns);
+  assert_non_null(strstr(kb->diag.gain.basis, "estimate: 16.2 of 32 lanes"));
+  assert_true(ka->diag.gain.speedup > 1.0);
+  assert_true(pc_is_null(kc->diag.gain.speedup)); /* at_roof: no change, no gain */
+  for (size_t i = 0; i < r->nkernels; i++) {
+    assert_int_equal(r->kernels[i].worth_changing, 1); /* four kernels, each well over 1% */
+    assert_string_equal(r->kernels[i].library, "");   /* the user's own code */
+    assert_string_equal(r->kernels[i].diag.library_advice, "");
+  }
+  pc_report_free(r);
+
+  char path[512];
+  snprintf(path, sizeof path, "%s/corpus/h200-2026-12-01/torch_ops.csv.gz", PERFCHECK_TEST_DATA);
+  perfcheck_report *t = NULL;
+  assert_int_equal(perfcheck_report_from_ncu_csv(path, 1, &t), PERFCHECK_OK);
+  const pc_kernel *gemm = NULL, *fmha = NULL;
+  for (size_t i = 0; i < t->nkernels; i++) {
+    const pc_kernel *k = &t->kernels[i];
+    if (!gemm && strncmp(k->name, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 46) == 0) gemm = k;
+    if (!fmha && strncmp(k->name, "fmha_cutlassF_bf16_aligned_64x128_rf_sm80", 41) == 0) fmha = k;
+  }
+  assert_non_null(gemm), assert_non_null(fmha);
+  assert_string_equal(gemm->library, "cuBLAS");
+  assert_non_null(strstr(gemm->diag.library_advice, "cuBLAS") ? gemm->diag.library_advice : strstr(gemm->diag.library_advice, "GEMM"));
+  assert_null(strstr(gemm->diag.library_advice, "launch_bounds"));
+  /* The CUTLASS attention kernel: latency_bound, borderline with occupancy as
+   * the runner-up: its wait stalls are 29.4% of the stall cycles, against the
+   * 30% that makes a stall dominant. */
+  assert_int_equal(fmha->diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
+  assert_true(fmha->diag.borderline);
+  assert_int_equal(fmha->diag.runner_up, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
+  assert_string_equal(fmha->diag.runner_up_metric,
+                      "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio");
+  assert_true(fabs(fmha->diag.runner_up_value - 0.2943) < 0.001);
+  assert_true(fabs(fmha->diag.runner_up_threshold - 0.3) < 1e-9);
+  pc_report_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mystery),
       cmocka_unit_test(test_occupancy),
       cmocka_unit_test(test_launches),
       cmocka_unit_test(test_roundtrip_and_atomics),
+      cmocka_unit_test(test_gain_owner_runner_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

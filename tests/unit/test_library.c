@@ -45,6 +45,12 @@ static void test_names(void **state) {
   expect_lib("at::native::<unnamed>::multi_tensor_apply_kernel<FusedOptimizerTensorListMetadata<4>>", "PyTorch");
   expect_lib("pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>>", "PyTorch");
   expect_lib("input_reduce_fusion", "XLA");
+  /* ncu prints some namespaces short: PyTorch's as native::, CUB's as
+   * radix_sort::; and a template argument never names the owner. */
+  expect_lib("native::<unnamed>::cunn_SoftMaxForward<4, float, float, float>", "PyTorch");
+  expect_lib("radix_sort::DeviceRadixSortOnesweepKernel<radix::policy_hub<float, cub::OpaqueType<4>>>", "CUB");
+  expect_lib("pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t>>",
+             "PyTorch");
   /* The user's own kernels, and a CuPy RawKernel's (its own source). */
   expect_lib("mysteryA", NULL);
   expect_lib("advice::occ::chase<64, 1>", NULL);

@@ -348,6 +348,14 @@ typedef struct pc_stall {
   int reasons_measured;  /* how many stall reasons the kernel has values for */
 } pc_stall;
 
+/* An estimate of what a change saves: speedup (x) and time saved in the
+ * region (ns), with the one sentence it rests on; NaN when not estimated. */
+typedef struct pc_gain {
+  double speedup;
+  double saved_ns;
+  char basis[256];
+} pc_gain;
+
 typedef struct pc_diagnosis {
   pc_finding verdict;
   perfcheck_bound bound;
@@ -356,6 +364,15 @@ typedef struct pc_diagnosis {
    * so a small change of the rule would give runner_up instead. */
   int borderline;
   perfcheck_cause runner_up;    /* PERFCHECK_CAUSE_NONE when not borderline */
+  /* When borderline: the metric whose threshold, nudged, gives runner_up,
+   * its value and that threshold ("" and NaN otherwise). */
+  char runner_up_metric[PC_METRIC_NAME_MAX];
+  double runner_up_value, runner_up_threshold;
+  /* An estimate of what the verdict's change saves (speedup NaN: none). */
+  pc_gain gain;
+  /* A library's kernel (pc_kernel.library): the change the user controls
+   * (shape, dtype, layout, the library call or its configuration); "" else. */
+  char library_advice[PC_ADVICE_MAX];
   pc_stall stall;               /* the dominant stall (measured or not) */
   size_t nfindings;
   pc_finding findings[PC_MAX_FINDINGS]; /* most important first */
@@ -380,6 +397,12 @@ typedef struct pc_kernel {
    * the region's summed kernel time (step 1 per kernel).  NaN when unknown. */
   double total_ns;
   double time_share;
+  /* 1: time_share >= 1% (worth changing), 0: under 1% (its verdict kept, not
+   * worth the work), -1: time_share unknown. */
+  int worth_changing;
+  /* The library that owns the kernel ("cuBLAS", "cuDNN", "CUTLASS", "CUB",
+   * "NCCL", "cuFFT", "Triton", "PyTorch", ...); "" for the user's own code. */
+  char library[32];
   /* 1: time_share is of a region's whole timeline (in process: every launch
    * timed); 0: of an export's profiled launches only (a sample: ncu -c /
    * -k).  Either way it sits beside the verdict, never replaces it: step 1

@@ -39,6 +39,11 @@ static void pc_diagnosis_init(pc_diagnosis *d) {
   d->bound = PERFCHECK_BOUND_UNKNOWN;
   d->borderline = 0;
   d->runner_up = PERFCHECK_CAUSE_NONE;
+  d->runner_up_metric[0] = '\0';
+  d->runner_up_value = d->runner_up_threshold = PC_NULL;
+  d->gain.speedup = d->gain.saved_ns = PC_NULL;
+  d->gain.basis[0] = '\0';
+  d->library_advice[0] = '\0';
   memset(&d->stall, 0, sizeof d->stall);
   d->stall.per_issue = d->stall.share = d->stall.second_share = PC_NULL;
   d->nfindings = 0;
@@ -57,6 +62,7 @@ void pc_kernel_init(pc_kernel *k) {
   k->busiest_pipe.pct = k->busiest_memory.pct = PC_NULL;
   k->counter_spread = PC_NULL;
   k->device_ordinal = -1;
+  k->worth_changing = -1;
   pc_attributes_init(&k->attr);
   for (int i = 0; i < PC_M_COUNT; i++) k->metric[i] = PC_NULL;
   pc_derived_init(&k->derived);

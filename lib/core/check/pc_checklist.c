@@ -24,6 +24,7 @@
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "check/pc_library.h"
 
 /* ==== Thresholds ========================================================== */
 
@@ -1614,6 +1615,8 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   memset(dg, 0, sizeof *dg);
   dg->verdict.cause = PERFCHECK_CAUSE_NONE;
   dg->verdict.value = dg->verdict.threshold = PC_NULL;
+  dg->runner_up_value = dg->runner_up_threshold = PC_NULL;
+  dg->gain.speedup = dg->gain.saved_ns = PC_NULL;
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
   dg->runner_up = PERFCHECK_CAUSE_NONE;
   dg->stall.per_issue = dg->stall.share = dg->stall.second_share = PC_NULL;
@@ -1678,16 +1681,66 @@ static void pc_communication_verdict(const pc_kernel *k, pc_finding *v) {
 
 /* The verdict's cause under the rules in force (pc_walk_rules), no advice
  * formatted. */
-static perfcheck_cause pc_kernel_cause_under(const pc_kernel *k, const pc_device *d, const pc_stall *st) {
+static perfcheck_cause pc_kernel_cause_under(const pc_kernel *k, const pc_device *d, const pc_stall *st,
+                                             pc_finding *out) { /* out: the verdict's finding, or NULL */
   pc_walk w;
   int memory_side, compute_side;
   pc_finding v;
   const perfcheck_bound bound = pc_walk_step2(k, d);
   pc_walk_run(&w, k, d, bound, st, &memory_side, &compute_side);
   for (size_t i = 0; i < w.n; i++)
-    if (w.eligible[i]) return w.f[i].cause;
+    if (w.eligible[i]) {
+      if (out) *out = w.f[i];
+      return w.f[i].cause;
+    }
   pc_walk_step0(&w, k, d, st, &v);
+  if (out) *out = v;
   return v.cause;
+}
+
+/* The kernel's own value of the quantity threshold i is compared with, and
+ * its name (ncu's metric, or the derived value's name); NaN when the
+ * threshold is not one a kernel's value meets directly. */
+static double pc_threshold_quantity(const pc_kernel *k, const pc_device *d, size_t i, const pc_stall *st,
+                                    const char **name) {
+  const pc_derived *dv = &k->derived;
+  *name = NULL;
+  switch (i) {
+    case PC_T_CEILING_HIGH_PCT:
+    case PC_T_AT_ROOF_PCT: {
+      pc_unit_load top;
+      pc_checklist_near_roof(k, d, &top);
+      *name = top.metric;
+      return top.pct;
+    }
+    case PC_T_TENSOR_ACTIVE_PCT:
+    case PC_T_TENSOR_DOMINATED_PCT:
+      *name = PC_NAME(PC_M_PIPE_TENSOR_PCT);
+      return pc_larger(k, PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT);
+    case PC_T_BPS_MIN: {
+      const double ld = dv->bytes_per_sector_ld, st2 = dv->bytes_per_sector_st;
+      const int use_st = pc_has(st2) && (pc_is_null(ld) || st2 < ld);
+      *name = use_st ? PC_BPS_ST : PC_BPS_LD;
+      return use_st ? st2 : ld;
+    }
+    case PC_T_LOCAL_SHARE_MAX: *name = "local_share"; return dv->local_share;
+    case PC_T_BANK_CONFLICT_SHARE_MAX: *name = "bank_conflict_share"; return dv->bank_conflict_share;
+    case PC_T_ATOMIC_SHARE_MAX: *name = "atomic_share"; return dv->atomic_share;
+    case PC_T_TPI_MIN: *name = PC_NAME(PC_M_THREAD_INST_PER_INST); return dv->threads_per_instruction;
+    case PC_T_LANE_USE_MIN:
+      *name = "lane_use";
+      return pc_ratio(dv->threads_per_instruction, dv->lanes_per_warp_max);
+    case PC_T_WAVES_MIN: *name = PC_WAVES; return dv->waves_per_sm;
+    case PC_T_ACHIEVED_LOW_PCT: *name = PC_NAME(PC_M_WARPS_ACTIVE_PCT); return dv->achieved_occupancy_pct;
+    case PC_T_OCC_CAP_SHARE:
+      *name = "achieved / theoretical occupancy";
+      return pc_ratio(dv->achieved_occupancy_pct, dv->theoretical_occupancy_pct);
+    case PC_T_ELIGIBLE_STARVED: *name = "smsp__warps_eligible.avg.per_cycle_active"; return dv->warps_eligible;
+    case PC_T_STALL_DOMINANT_SHARE:
+      *name = st->reason ? st->metric : NULL;
+      return st->reason ? st->share : PC_NULL;
+    default: return PC_NULL;
+  }
 }
 
 /* Borderline: a verdict that one threshold nudged by 5 points (10% of a
@@ -1706,11 +1759,20 @@ static void pc_kernel_borderline(const pc_kernel *k, const pc_device *d, pc_diag
     for (int dir = -1; dir <= 1 && !dg->borderline; dir += 2) {
       t[i] = pc_nudged(i, keep, dir);
       pc_walk_rules = t;
-      const perfcheck_cause c = pc_kernel_cause_under(k, d, &dg->stall);
+      const perfcheck_cause c = pc_kernel_cause_under(k, d, &dg->stall, NULL);
       pc_walk_rules = NULL;
       if (c != base && c != PERFCHECK_CAUSE_NOT_ASSESSED) {
         dg->borderline = 1;
         dg->runner_up = c;
+        /* The value that makes it so: the kernel's value of what the nudged
+         * threshold weighs, against the threshold in force. */
+        const char *name = NULL;
+        pc_walk_rules = NULL;
+        const double v = pc_threshold_quantity(k, d, i, &dg->stall, &name);
+        snprintf(dg->runner_up_metric, sizeof dg->runner_up_metric, "%s",
+                 name ? name : pc_threshold_table[i].key);
+        dg->runner_up_value = v;
+        dg->runner_up_threshold = keep;
       }
     }
     t[i] = keep;
@@ -1804,6 +1866,166 @@ static void pc_mixed_graph_verdict(const pc_kernel *k, pc_finding *v) {
                  (unsigned)k->graph_kernels, (unsigned)k->graph_signatures);
 }
 
+/* ==== What the change is worth, and who makes it =========================== */
+
+/* An estimate of the speedup the verdict's change gives, from the kernel's
+ * measured numbers: the share of the work the defect wastes, times how busy
+ * the unit that pays for it is (ncu's rules weigh their estimated gains the
+ * same way: UncoalescedAccess.py by L2's load), or, for a latency or
+ * occupancy verdict, the bound Little's law gives (more in flight helps until
+ * the busiest unit saturates).  An upper estimate, never a measurement:
+ * basis says what it rests on.  NaN when the verdict names no change or a
+ * number it needs was not measured. */
+static double pc_gain_busy(const pc_kernel *k, double pct) {
+  if (pc_has(pct)) return fmin(1.0, fmax(0.0, pct / 100.0));
+  (void)k;
+  return PC_NULL;
+}
+
+static void pc_gain_set(pc_gain *g, double f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void pc_gain_set(pc_gain *g, double f, const char *fmt, ...) {
+  if (!pc_has(f) || f <= 0.0) return;
+  f = fmin(f, 0.95);
+  g->speedup = 1.0 / (1.0 - f);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->basis, sizeof g->basis, fmt, ap);
+  va_end(ap);
+}
+
+static void pc_gain_bound(pc_gain *g, double bound, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void pc_gain_bound(pc_gain *g, double bound, const char *fmt, ...) {
+  if (!pc_has(bound) || bound <= 1.0) return;
+  g->speedup = fmin(bound, 20.0);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->basis, sizeof g->basis, fmt, ap);
+  va_end(ap);
+}
+
+static void pc_gain_estimate(pc_kernel *k, const pc_device *d) {
+  pc_diagnosis *dg = &k->diag;
+  pc_gain *g = &dg->gain;
+  const pc_derived *dv = &k->derived;
+  const pc_finding *v = &dg->verdict;
+  const double busiest = fmax(pc_has(dv->memory_pct) ? dv->memory_pct : 0.0, pc_has(dv->compute_pct) ? dv->compute_pct : 0.0);
+  const double roof_bound = busiest > 0 ? 100.0 / busiest : PC_NULL;
+  switch (v->cause) {
+    case PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS:
+    case PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_STORES: {
+      const int ld = v->cause == PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS;
+      const double bps = ld ? dv->bytes_per_sector_ld : dv->bytes_per_sector_st;
+      const double spr = ld ? dv->sectors_per_request_ld : dv->sectors_per_request_st;
+      const double waste = pc_has(bps) && bps > 0 ? 1.0 - fmin(32.0, bps) / 32.0
+                           : pc_has(spr) && spr > 0 ? 1.0 - fmin(1.0, 4.0 / spr) : PC_NULL;
+      const double mine = pc_nonneg(k->metric[ld ? PC_M_LD_SECTORS : PC_M_ST_SECTORS]);
+      const double lds = pc_nonneg(k->metric[PC_M_LD_SECTORS]), sts = pc_nonneg(k->metric[PC_M_ST_SECTORS]);
+      const double l2s = pc_nonneg(k->metric[PC_M_L2_SECTORS]);
+      double all = pc_has(lds) && pc_has(sts) ? lds + sts : PC_NULL;
+      if (pc_has(all) && pc_has(l2s) && l2s > all) all = l2s;
+      const double share = pc_has(mine) && pc_has(all) && all > 0 ? mine / all : PC_NULL;
+      /* How busy what the extra sectors load is: the busiest memory level
+       * (each sector is an L1TEX lookup and, missing it, an L2 one), or the
+       * share of stall cycles spent waiting on global memory. */
+      double busy = pc_gain_busy(k, dv->memory_pct);
+      const pc_stall *st = &dg->stall;
+      if (st->reason && pc_has(st->share) &&
+          (strcmp(st->reason, "long_scoreboard") == 0 || strcmp(st->reason, "lg_throttle") == 0 ||
+           strcmp(st->reason, "drain") == 0 || strcmp(st->reason, "tex_throttle") == 0) &&
+          (pc_is_null(busy) || st->share > busy))
+        busy = st->share;
+      pc_gain_set(g, share * waste * busy,
+                  "estimate: %.0f%% of the kernel's sectors are these %s, %.0f%% of each fetched for nothing, with "
+                  "the memory path %.0f%% busy",
+                  share * 100.0, ld ? "loads" : "stores", waste * 100.0, busy * 100.0);
+      break;
+    }
+    case PERFCHECK_CAUSE_LOCAL_MEMORY_SPILLS:
+      pc_gain_set(g, dv->local_share, "estimate: local memory carries %.0f%% of the kernel's sectors",
+                  dv->local_share * 100.0);
+      break;
+    case PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS: {
+      const double l1 = pc_larger(k, PC_M_L1_THROUGHPUT_PCT, PC_M_L1_WAVEFRONTS_PCT);
+      const double busy = pc_gain_busy(k, l1);
+      pc_gain_set(g, dv->bank_conflict_share * (pc_has(busy) ? busy : 1.0),
+                  "estimate: %.0f%% of the shared-memory wavefronts are conflict replays, with L1/shared memory "
+                  "%.0f%% busy",
+                  dv->bank_conflict_share * 100.0, pc_has(l1) ? l1 : 100.0);
+      break;
+    }
+    case PERFCHECK_CAUSE_ATOMIC_CONTENTION: {
+      const double l2 = pc_global_path_pct(k);
+      const double busy = pc_gain_busy(k, l2);
+      pc_gain_set(g, dv->atomic_share * (pc_has(busy) ? busy : 1.0),
+                  "estimate: %.0f%% of the L2 requests are atomics, with L2 and DRAM %.0f%% busy (same-address "
+                  "atomics serialize: the gain can be far larger)",
+                  dv->atomic_share * 100.0, pc_has(l2) ? l2 : 100.0);
+      break;
+    }
+    case PERFCHECK_CAUSE_DIVERGENT_WARPS:
+    case PERFCHECK_CAUSE_PARTIAL_WARPS: {
+      const double lanes = v->cause == PERFCHECK_CAUSE_PARTIAL_WARPS ? dv->lanes_per_warp_max : dv->threads_per_instruction;
+      const double issue = pc_has(dv->issue_active) ? fmin(1.0, dv->issue_active) : PC_NULL;
+      if (pc_has(lanes) && lanes > 0 && pc_has(issue))
+        pc_gain_set(g, (1.0 - fmin(32.0, lanes) / 32.0) * issue,
+                    "estimate: %.1f of 32 lanes work in each instruction, with the issue slots %.0f%% busy", lanes,
+                    issue * 100.0);
+      break;
+    }
+    case PERFCHECK_CAUSE_OCCUPANCY_REGISTERS:
+    case PERFCHECK_CAUSE_OCCUPANCY_SHARED_MEMORY:
+    case PERFCHECK_CAUSE_OCCUPANCY_WARPS:
+    case PERFCHECK_CAUSE_OCCUPANCY_BLOCKS: {
+      const double ach = dv->achieved_occupancy_pct;
+      if (pc_has(ach) && ach > 0 && pc_has(roof_bound))
+        pc_gain_bound(g, fmin(100.0 / ach, roof_bound),
+                      "estimate: at most the smaller of full occupancy over the %.0f%% achieved and the busiest "
+                      "unit's headroom (%.0f%% busy): more warps help until a unit saturates",
+                      ach, busiest);
+      break;
+    }
+    case PERFCHECK_CAUSE_GRID_TOO_SMALL: {
+      const double waves = dv->waves_per_sm, blocks = pc_dims(k->grid);
+      double fill = pc_has(waves) && waves > 0 ? 1.0 / waves : PC_NULL;
+      if (d && d->sm_count > 0 && pc_has(blocks) && blocks > 0 && blocks < d->sm_count)
+        fill = pc_has(fill) ? fmin(fill, d->sm_count / blocks) : d->sm_count / blocks;
+      pc_gain_bound(g, fill, "estimate: at most the share of the GPU the grid leaves idle (%.2f of a wave)",
+                    pc_has(waves) ? waves : 0.0);
+      break;
+    }
+    case PERFCHECK_CAUSE_LATENCY_BOUND: {
+      const double sh = dg->stall.share;
+      if (dg->stall.reason && pc_has(sh) && sh > PC_T(PC_T_STALL_DOMINANT_SHARE) && sh < 1.0 && pc_has(roof_bound))
+        pc_gain_bound(g, fmin(1.0 / (1.0 - sh), roof_bound),
+                      "estimate: at most the smaller of removing the %s stalls (%.0f%% of stall cycles) and the "
+                      "busiest unit's headroom (%.0f%% busy)",
+                      dg->stall.reason, sh * 100.0, busiest);
+      break;
+    }
+    default:
+      break;
+  }
+  if (pc_has(g->speedup) && pc_has(k->total_ns)) g->saved_ns = k->total_ns * (1.0 - 1.0 / g->speedup);
+}
+
+/* Whose kernel it is, its knob advice, and whether its share of the region
+ * makes it worth changing (1% of the region's kernel time: a kernel under it
+ * keeps its verdict, listed after the ones that matter). */
+static void pc_kernel_owner(pc_kernel *k) {
+  const char *lib = pc_library_of(k->name);
+  snprintf(k->library, sizeof k->library, "%s", lib ? lib : "");
+  pc_library_advice(lib, k->diag.verdict.cause, k->diag.library_advice, sizeof k->diag.library_advice);
+  k->worth_changing = pc_is_null(k->time_share) ? -1 : k->time_share >= 0.01;
+}
+
 static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   if (!k) return;
   pc_derive(k, d);
@@ -1811,11 +2033,13 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   pc_stall_compute(k, &k->diag.stall);
   if (pc_kernel_is_communication(k)) {
     pc_communication_verdict(k, &k->diag.verdict);
+    pc_kernel_owner(k);
     return;
   }
   if (pc_kernel_is_mixed_graph(k)) {
     k->diag.bound = pc_walk_step2(k, d);
     pc_mixed_graph_verdict(k, &k->diag.verdict);
+    pc_kernel_owner(k);
     return;
   }
   k->diag.bound = pc_walk_step2(k, d);
@@ -1825,6 +2049,8 @@ static void pc_checklist_kernel_c(pc_kernel *k, const pc_device *d) {
   pc_walk_finish(&w, k, d, &k->diag.stall, &k->diag);
   pc_kernel_borderline(k, d, &k->diag);
   pc_note_unmeasured_roofs(k, d);
+  pc_gain_estimate(k, d);
+  pc_kernel_owner(k);
 }
 
 void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]) {

@@ -60,6 +60,7 @@ static const pc_lib_rule pc_lib_rules[] = {
     {"triton_", 1, "Triton (torch.compile)"},
     {"cupy", 1, "CuPy"},
     {"at::", 1, "PyTorch"},
+    {"native::", 1, "PyTorch"},
     {"c10::", 1, "PyTorch"},
     {"pytorch_flash::", 1, "PyTorch"},
     {"(anonymous namespace)::elementwise_kernel_with_index", 1, "PyTorch"},
@@ -69,9 +70,22 @@ static const pc_lib_rule pc_lib_rules[] = {
 
 const char *pc_library_of(const char *name) {
   if (!name || !*name) return NULL;
+  /* The function's own qualified name: template arguments name other
+   * libraries' types (flash-attention's traits hold CUTLASS's). */
+  char base[256];
+  size_t n = strcspn(name, "<(");
+  if (n >= sizeof base) n = sizeof base - 1;
+  memcpy(base, name, n);
+  base[n] = '\0';
+  const char *last = base;
+  for (const char *p = strstr(base, "::"); p; p = strstr(p + 2, "::")) last = p + 2;
+  /* CUB's kernels are Device...Kernel, whatever namespace ncu prints them in
+   * (radix_sort::DeviceRadixSortOnesweepKernel, cub::DeviceReduceKernel). */
+  const size_t ln = strlen(last);
+  if (strncmp(last, "Device", 6) == 0 && ln > 12 && strcmp(last + ln - 6, "Kernel") == 0) return "CUB";
   for (size_t i = 0; i < sizeof pc_lib_rules / sizeof pc_lib_rules[0]; i++) {
     const pc_lib_rule *r = &pc_lib_rules[i];
-    if (r->prefix ? strncmp(name, r->needle, strlen(r->needle)) == 0 : strstr(name, r->needle) != NULL)
+    if (r->prefix ? strncmp(base, r->needle, strlen(r->needle)) == 0 : strstr(base, r->needle) != NULL)
       return r->library;
   }
   return NULL;

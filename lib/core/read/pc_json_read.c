@@ -709,6 +709,19 @@ static perfcheck_status pc_jm_diagnosis(pc_jm *m, const pc_json *parent, pc_diag
     if (found < 0) return pc_jp_fail(m->p, ru->offset, "\"runner_up\": unknown cause word \"%s\"", ru->string);
     d->runner_up = (perfcheck_cause)found;
   }
+  PC_TRY(pc_jm_strbuf(m, obj, "runner_up_metric", d->runner_up_metric, sizeof d->runner_up_metric));
+  PC_TRY(pc_jm_num(m, obj, "runner_up_value", &d->runner_up_value));
+  PC_TRY(pc_jm_num(m, obj, "runner_up_threshold", &d->runner_up_threshold));
+  PC_TRY(pc_jm_strbuf(m, obj, "library_advice", d->library_advice, sizeof d->library_advice));
+  const pc_json *eg = pc_jm_object(m, obj, "estimated_gain", &st);
+  PC_TRY(st);
+  if (eg) {
+    PC_TRY(pc_jm_num(m, eg, "speedup", &d->gain.speedup));
+    PC_TRY(pc_jm_num(m, eg, "saved_ns", &d->gain.saved_ns));
+    PC_TRY(pc_jm_strbuf(m, eg, "basis", d->gain.basis, sizeof d->gain.basis));
+    if (pc_has(d->gain.speedup) && d->gain.speedup < 1.0)
+      return pc_jm_type(m, pc_json_get(eg, "speedup"), "estimated_gain.speedup", "a speedup of 1 or more, or null");
+  }
   const pc_json *sv = pc_jm_object(m, obj, "stall", &st);
   PC_TRY(st);
   if (sv) {
@@ -935,6 +948,14 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   PC_TRY(pc_jm_doubles(m, o, k, pc_kernel_fields, pc_nkernel_fields)); /* total_ns, kernel_time_share, ... */
   PC_TRY(pc_jm_int(m, o, "rank", 0, &k->rank));
   if (k->rank < 0) return pc_jm_type(m, pc_json_get(o, "rank"), "rank", "a rank (1 or more) or null");
+  const pc_json *wc = pc_json_get(o, "worth_changing");
+  k->worth_changing = -1;
+  if (wc && wc->type != PC_JSON_NULL) {
+    if (wc->type != PC_JSON_TRUE && wc->type != PC_JSON_FALSE)
+      return pc_jm_type(m, wc, "worth_changing", "true, false or null");
+    k->worth_changing = wc->type == PC_JSON_TRUE;
+  }
+  PC_TRY(pc_jm_strbuf(m, o, "library", k->library, sizeof k->library));
   PC_TRY(pc_jm_nonneg(m, o, where, "total_ns"));
   PC_TRY(pc_jm_nonneg(m, o, where, "kernel_time_share"));
 

@@ -182,6 +182,19 @@ static void pc_jw_diagnosis(pc_jw *w, const pc_diagnosis *d) {
   pc_jw_str(w, "bound", perfcheck_bound_name(d->bound));
   pc_jw_bool(w, "borderline", d->borderline);
   pc_jw_str(w, "runner_up", d->borderline ? perfcheck_cause_name(d->runner_up) : NULL);
+  pc_jw_str_or_null(w, "runner_up_metric", d->borderline ? d->runner_up_metric : NULL);
+  pc_jw_num(w, "runner_up_value", d->borderline ? d->runner_up_value : PC_NULL);
+  pc_jw_num(w, "runner_up_threshold", d->borderline ? d->runner_up_threshold : PC_NULL);
+  if (pc_has(d->gain.speedup) && d->gain.speedup >= 1.0) {
+    pc_jw_open(w, "estimated_gain", '{');
+    pc_jw_num(w, "speedup", d->gain.speedup);
+    pc_jw_num(w, "saved_ns", d->gain.saved_ns);
+    pc_jw_str_or_null(w, "basis", d->gain.basis);
+    pc_jw_close(w, '}');
+  } else {
+    pc_jw_str(w, "estimated_gain", NULL);
+  }
+  pc_jw_str_or_null(w, "library_advice", d->library_advice);
   pc_jw_stall(w, &d->stall, pc_threshold_value("stall_dominant_share"));
   pc_jw_open(w, "findings", '[');
   size_t n = d->nfindings < PC_MAX_FINDINGS ? d->nfindings : PC_MAX_FINDINGS;
@@ -324,6 +337,9 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   for (size_t i = 0; i < pc_nkernel_fields; i++) /* total_ns, kernel_time_share, ...: the vocabulary's */
     pc_jw_num(w, pc_kernel_fields[i].key, *(const double *)((const char *)k + pc_kernel_fields[i].offset));
   pc_jw_known_int(w, "rank", k->rank > 0 ? k->rank : -1);
+  pc_jw_member(w, "worth_changing");
+  fputs(k->worth_changing < 0 ? "null" : k->worth_changing ? "true" : "false", w->f);
+  pc_jw_str_or_null(w, "library", k->library);
   pc_jw_attributes(w, &k->attr);
 
   pc_jw_open(w, "metrics", '{');
