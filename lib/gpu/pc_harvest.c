@@ -88,12 +88,10 @@ static int pc_copy_strings(char ***dst, char *const *src, size_t n) {
 }
 
 static void pc_counter_facts(pc_collector *c, pc_snapshot *s) {
-  pc_col_lock(c);
-  s->counters = c->counters_asked;
-  char *note = c->note[0] ? pc_strdup(c->note) : NULL;
-  pc_rp *rp = c->rp;
-  pc_col_unlock(c);
-  s->counters_note = note;
+  pc_err note;
+  s->counters = pc_collector_counters_note(c, note.msg, sizeof note.msg);
+  s->counters_note = note.msg[0] ? pc_strdup(note.msg) : NULL;
+  pc_rp *rp = pc_collector_rp(c);
   if (!rp) return;
   s->passes = pc_rp_passes(rp);
   const pc_rp_plan *plan = pc_rp_get_plan(rp);
@@ -224,15 +222,16 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
   const uint64_t end_ts = g->has_end ? g->end.ts : pc_gpu_timestamp();
   /* Sessions spanning launches (rotation's cold group) end with the
    * region: their launches' values go into the collector before it is taken. */
-  if (pc_rp_window_active(c->rp)) {
+  pc_rp *rp = pc_collector_rp(c);
+  if (pc_rp_window_active(rp)) {
     uint64_t cut[2] = {0, 0};
-    pthread_rwlock_wrlock(&c->gate);
-    pc_rp_window_close_all(c->rp, g->parent ? cut : NULL);
-    pthread_rwlock_unlock(&c->gate);
+    pc_collector_gate_exclusive(c);
+    pc_rp_window_close_all(rp, g->parent ? cut : NULL);
+    pc_collector_gate_release(c);
     /* After this region's end, but inside the parent's clock: cut there. */
     pc_collector_host_cut(c, g->parent, cut[0], cut[1]);
   }
-  (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+  (void)pc_rp_drain(rp, pc_collector_prof_store_cb, c);
 
   pc_activity_flush(st != PERFCHECK_OK);
   if (pc_collector_pending(c, g->id)) pc_activity_flush(0);

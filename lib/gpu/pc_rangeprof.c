@@ -861,8 +861,8 @@ static int pc_rp_flush(pc_rp_ctx *c) {
 
 size_t pc_rp_groups(const pc_rp *rp) { return rp ? rp->ngroups : 0; }
 
-size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
-  if (note && notelen) note[0] = '\0';
+size_t pc_rp_graph_groups(pc_rp *rp, pc_err *why) {
+  pc_err_clear(why);
   if (!rp) return 0;
   if (rp->ngroups) return rp->ngroups; /* rotation split the set at creation */
   pthread_mutex_lock(rp->lock);
@@ -874,10 +874,9 @@ size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
   pc_err e;
   if (pc_rp_groups_load(rp->chips[0], &rp->plan, &groups, &n, &e) != PERFCHECK_OK || n == 0) {
     pc_rp_groups_free(groups, n);
-    if (note && notelen)
-      snprintf(note, notelen, "graph launches get no counters: the metric set could not be split into one-pass "
-               "groups on %s (a graph launch carries one group, it is never replayed): %s", rp->chips[0],
-               n ? "no group" : e.msg);
+    pc_err_set(why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launches get no counters: the metric set could not be split into one-pass groups on %s "
+               "(a graph launch carries one group, it is never replayed): %s", rp->chips[0], n ? "no group" : e.msg);
     return 0;
   }
   /* Published under the lock; no launch hook runs meanwhile (the caller

@@ -119,9 +119,9 @@ size_t pc_rp_groups(const pc_rp *rp);
  * Returns the number of groups, splitting the set now for device 0's chip
  * when rotation did not at creation (host API; the split is cached across
  * processes, pc_config_cache.c); 0 when it cannot be split, with the reason
- * in note.  The caller holds the collector's launch gate exclusively (the
+ * in *why (may be NULL).  The caller holds the collector's launch gate exclusively (the
  * groups are published here) and not its lock. */
-size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen);
+size_t pc_rp_graph_groups(pc_rp *rp, pc_err *why);
 
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch
