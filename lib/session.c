@@ -144,8 +144,8 @@ static void pc_go_inert(perfcheck_session *s, const char *why) {
 static void pc_check_state(perfcheck_session *s) {
   pc_gpu_events ev;
   pc_gpu_poll(&ev);
-  if (!s->inert && ev.fatal) pc_go_inert(s, ev.fatal_msg);
-  if (ev.refused) pc_note(s, "hardware counters were refused; continuing with timing only: %s", ev.refused_msg);
+  if (!s->inert && ev.fatal) pc_go_inert(s, ev.fatal_why.msg);
+  if (ev.refused) pc_note(s, "hardware counters were refused; continuing with timing only: %s", ev.refused_why.msg);
 }
 
 /* ---- start-up and teardown ------------------------------------------------------------ */

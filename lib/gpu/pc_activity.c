@@ -201,7 +201,7 @@ perfcheck_status pc_activity_start(pc_err *err) {
 void pc_activity_flush(int forced) {
   atomic_fetch_add(&pc_gpu_g.inflight, 1);
   pc_collector *c = atomic_load(&pc_gpu_g.col);
-  if (atomic_load(&pc_gpu_g.registered) && pc_cupti_usable() && !(c && pc_collector_fatal(c, NULL, 0))) {
+  if (atomic_load(&pc_gpu_g.registered) && pc_cupti_usable() && !(c && pc_collector_fatal(c, NULL))) {
     (void)PC_CUPTI(NULL, cuptiActivityFlushAll, forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t dropped = 0;
     if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, NULL, 0, &dropped) == CUPTI_SUCCESS && dropped && c)

@@ -193,13 +193,13 @@ void pc_collector_counters_refused(pc_collector *c) {
   if (atomic_exchange(&c->counters, 0)) atomic_store(&c->refusal, 1);
 }
 
-int pc_collector_poll_refusal(pc_collector *c, char *msg, size_t len) {
+int pc_collector_poll_refusal(pc_collector *c, pc_err *why) {
   if (!atomic_exchange(&c->refusal, 0) || !c->rp) return 0;
   pc_err re;
   const perfcheck_status st = pc_rp_status(c->rp, &re);
   pc_col_lock(c);
   pc_err_set(&c->note, st, "counters refused (%s): %s", perfcheck_strerror(st), re.msg[0] ? re.msg : "no detail");
-  if (msg && len) snprintf(msg, len, "%s", c->note.msg);
+  if (why) *why = c->note;
   pc_col_unlock(c);
   return 1;
 }
@@ -217,11 +217,11 @@ void pc_collector_set_fatal(pc_collector *c, int result, const char *message) {
   atomic_store(&c->counters, 0);
 }
 
-int pc_collector_fatal(pc_collector *c, char *msg, size_t len) {
+int pc_collector_fatal(pc_collector *c, pc_err *why) {
   if (!atomic_load(&c->fatal)) return 0;
-  if (msg && len) {
+  if (why) {
     pc_col_lock(c);
-    snprintf(msg, len, "%s", c->fatal_msg.msg);
+    *why = c->fatal_msg;
     pc_col_unlock(c);
   }
   return 1;
@@ -297,10 +297,10 @@ void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc)
   pc_col_unlock(c);
 }
 
-int pc_collector_counters_note(pc_collector *c, char *note, size_t len) {
+int pc_collector_counters_note(pc_collector *c, pc_err *why) {
   pc_col_lock(c);
   const int asked = c->counters_asked;
-  if (note && len) snprintf(note, len, "%s", c->note.msg);
+  if (why) *why = c->note;
   pc_col_unlock(c);
   return asked;
 }

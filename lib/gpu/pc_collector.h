@@ -114,13 +114,14 @@ void pc_collector_counters_off(pc_collector *c);
 /* The counter layer refused inside a callback: counters off, the refusal
  * noted for the next poll (pc_collector_poll_refusal). */
 void pc_collector_counters_refused(pc_collector *c);
-/* Returns 1 once after a refusal, with the counter layer's reason, which also
- * becomes the collector's note ("counters refused (...): ..."). */
-int pc_collector_poll_refusal(pc_collector *c, char *msg, size_t len);
+/* Returns 1 once after a refusal, with the counter layer's reason in *why
+ * (may be NULL), which also becomes the collector's note ("counters
+ * refused (...): ..."). */
+int pc_collector_poll_refusal(pc_collector *c, pc_err *why);
 /* CUPTI's fatal error: recording and counters stop, the message is kept. */
 void pc_collector_set_fatal(pc_collector *c, int result, const char *message);
-/* 1 after a fatal error, with its message copied into msg (may be NULL). */
-int pc_collector_fatal(pc_collector *c, char *msg, size_t len);
+/* 1 after a fatal error, with its message copied into *why (may be NULL). */
+int pc_collector_fatal(pc_collector *c, pc_err *why);
 /* Innermost open region (0: none) and stream captures in progress. */
 uint32_t pc_collector_region_current(const pc_collector *c);
 int pc_collector_captures_open(const pc_collector *c);
@@ -160,8 +161,9 @@ typedef struct pc_collector_counters {
 } pc_collector_counters;
 /* Sets the selection; counters go on when a counter layer exists. */
 void pc_collector_set_counters(pc_collector *c, const pc_collector_counters *cc);
-/* Whether counters were asked for, and why they are off (copied; "" none). */
-int pc_collector_counters_note(pc_collector *c, char *note, size_t len);
+/* Whether counters were asked for, and why they are off (copied into *why;
+ * an empty message: they are not). */
+int pc_collector_counters_note(pc_collector *c, pc_err *why);
 
 /* ---- the launch gate ------------------------------------------------------------------- */
 

@@ -230,13 +230,13 @@ void pc_gpu_poll(pc_gpu_events *ev) {
   memset(ev, 0, sizeof *ev);
   pc_collector *c = pc_collector_current();
   if (!c) return;
-  ev->fatal = pc_collector_fatal(c, ev->fatal_msg, sizeof ev->fatal_msg);
-  ev->refused = pc_collector_poll_refusal(c, ev->refused_msg, sizeof ev->refused_msg);
+  ev->fatal = pc_collector_fatal(c, &ev->fatal_why);
+  ev->refused = pc_collector_poll_refusal(c, &ev->refused_why);
 }
 
 int pc_gpu_fatal(void) {
   pc_collector *c = pc_collector_current();
-  return c && pc_collector_fatal(c, NULL, 0);
+  return c && pc_collector_fatal(c, NULL);
 }
 
 void pc_gpu_quiesce(void) {

@@ -98,9 +98,9 @@ int pc_gpu_exiting(void);
 
 typedef struct pc_gpu_events {
   int fatal;                    /* CUPTI reported a fatal error: no further CUPTI call */
-  char fatal_msg[300];
+  pc_err fatal_why;
   int refused;                  /* counters were refused in a launch callback (once) */
-  char refused_msg[900];        /* "counters refused (STATUS): why and the fix" */
+  pc_err refused_why;           /* "counters refused (STATUS): why and the fix" */
 } pc_gpu_events;
 /* What the callbacks noticed since the last poll. */
 void pc_gpu_poll(pc_gpu_events *ev);

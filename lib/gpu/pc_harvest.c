@@ -89,7 +89,7 @@ static int pc_copy_strings(char ***dst, char *const *src, size_t n) {
 
 static void pc_counter_facts(pc_collector *c, pc_snapshot *s) {
   pc_err note;
-  s->counters = pc_collector_counters_note(c, note.msg, sizeof note.msg);
+  s->counters = pc_collector_counters_note(c, &note);
   s->counters_note = note.msg[0] ? pc_strdup(note.msg) : NULL;
   pc_rp *rp = pc_collector_rp(c);
   if (!rp) return;
