@@ -176,39 +176,6 @@ void pc_rp_preload(void) {
 
 /* ==== Profiler initialize / de-initialize ================================== */
 
-static int pc_prof_users;
-
-perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
-  perfcheck_status st = PERFCHECK_OK;
-  pc_err e;
-  /* cuptiProfilerInitialize does not call back into us, so holding this
-   * lock across it cannot deadlock. */
-  pc_proc_lock();
-  if (pc_prof_users == 0) {
-    CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
-    CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
-    if (r != CUPTI_SUCCESS) {
-      st = pc_cupti_status(r);
-      if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_ERROR_OUT_OF_MEMORY)
-        st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-      const char *fix = pc_cupti_fix(r);
-      pc_err_set(err, st, "%s%s%s", e.msg, fix[0] ? ": " : "", fix);
-    }
-  }
-  if (st == PERFCHECK_OK) pc_prof_users++;
-  pc_proc_unlock();
-  return st;
-}
-
-void pc_rp_profiler_release(void) {
-  pc_proc_lock();
-  if (pc_prof_users > 0 && --pc_prof_users == 0) {
-    CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
-    (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
-  }
-  pc_proc_unlock();
-}
-
 /* ==== Plans ================================================================= */
 
 
@@ -1053,14 +1020,14 @@ static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, pc_err *e
   if (st != PERFCHECK_OK) return st;
   st = pc_rp_nvperf_load(err);
   if (st != PERFCHECK_OK) return st;
-  st = pc_rp_profiler_acquire(err);
+  st = pc_proc_profiler_acquire(err);
   if (st != PERFCHECK_OK) return st;
   CUpti_Device_GetChipName_Params p = PC_PARAMS(CUpti_Device_GetChipName_Params);
   p.deviceIndex = 0;
   pc_err e;
   CUptiResult r = PC_CUPTI(&e, cuptiDeviceGetChipName, &p);
   if (r == CUPTI_SUCCESS && p.pChipName) snprintf(chip, chiplen, "%s", p.pChipName);
-  pc_rp_profiler_release();
+  pc_proc_profiler_release();
   if (r != CUPTI_SUCCESS || !p.pChipName) {
     st = pc_cupti_status(r);
     return pc_err_set(err, (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,

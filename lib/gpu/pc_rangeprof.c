@@ -377,11 +377,11 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
   perfcheck_status st = pc_cuda_load(err);
   if (st == PERFCHECK_OK) st = pc_rp_nvperf_load(err);
-  if (st == PERFCHECK_OK) st = pc_rp_profiler_acquire(err);
+  if (st == PERFCHECK_OK) st = pc_proc_profiler_acquire(err);
   if (st != PERFCHECK_OK) return st;
   pc_rp *rp = calloc(1, sizeof *rp);
   if (!rp) {
-    pc_rp_profiler_release();
+    pc_proc_profiler_release();
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   st = pc_rp_preflight(err);
@@ -460,7 +460,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
 fail: /* the one cleanup path */
   pc_rp_groups_free(rp->groups, rp->ngroups);
   free(rp);
-  pc_rp_profiler_release();
+  pc_proc_profiler_release();
   return st;
 }
 
@@ -1656,5 +1656,5 @@ void pc_rp_destroy(pc_rp *rp) {
   pc_rp_plan_free(&rp->plan);
   (void)pc_rp_drain(rp, NULL, NULL);
   free(rp);
-  pc_rp_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
+  pc_proc_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
 }
