@@ -263,9 +263,9 @@ void pc_collector_say_times(const pc_collector *c, const char *teardown) {
 /* ---- counters ------------------------------------------------------------------------------ */
 
 perfcheck_status pc_collector_counters_create(pc_collector *c, pc_rp_plan *plan, const pc_rp_config *cfg,
-                                              char *replay_note, size_t replay_note_len, pc_err *err) {
+                                              pc_err *replay_why, pc_err *err) {
   pc_rp *rp = NULL;
-  const perfcheck_status st = pc_rp_create(plan, cfg, &c->mu, &rp, replay_note, replay_note_len, err);
+  const perfcheck_status st = pc_rp_create(plan, cfg, &c->mu, &rp, replay_why, err);
   pc_col_lock(c);
   c->rp = st == PERFCHECK_OK ? rp : NULL;
   pc_col_unlock(c);

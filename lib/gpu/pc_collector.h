@@ -143,9 +143,10 @@ void pc_collector_say_times(const pc_collector *c, const char *teardown);
 /* ---- counters ------------------------------------------------------------------------ */
 
 /* Creates the counter layer over the collector's lock (pc_rp_create: the
- * plan moves in on success).  rp_out (may be NULL) gets it. */
+ * plan moves in on success; *replay_why says why rotation is off although
+ * asked for). */
 perfcheck_status pc_collector_counters_create(pc_collector *c, pc_rp_plan *plan, const pc_rp_config *cfg,
-                                              char *replay_note, size_t replay_note_len, pc_err *err);
+                                              pc_err *replay_why, pc_err *err);
 /* The counter layer (NULL: timing only).  Alive until pc_collector_free. */
 pc_rp *pc_collector_rp(const pc_collector *c);
 /* Counter selection (ncu's -k -s -c, plus per-signature).  The regex is

@@ -98,7 +98,7 @@ perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err) {
   return PERFCHECK_OK;
 }
 
-int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) {
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) { /* one-channel-ok: the bus id is its result */
   CUdevice dev;
   if (!pc_cu.cuDeviceGet || PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS) return -1;
   const int dom = pc_attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID), bus = pc_attr(dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
@@ -192,7 +192,7 @@ out: /* the one cleanup path */
   return st;
 }
 
-int pc_funcinfo_name(void *f, char *out, size_t len) {
+int pc_funcinfo_name(void *f, char *out, size_t len) { /* one-channel-ok: the name is its result */
   if (!f || !out || !len || !pc_cu.cuFuncGetName || !pc_cu.cuKernelGetName) return -1;
   const char *name = NULL;
   if (PC_CU(NULL, cuFuncGetName, (const char **)&name, (CUfunction)f) != CUDA_SUCCESS || !name) {

@@ -116,14 +116,14 @@ static void pc_gpu_counters(pc_collector *c, const pc_gpu_config *cfg, pc_rp_pla
   snprintf(set, sizeof set, "%s", plan->set_name);
   /* PERFCHECK_REPLAY: kernel (the default; rotation when XLA is loaded) or
    * rotate (pc_rangeprof.h, pc_config_replay_rotate). */
-  char why[sizeof out->replay_note];
-  const int rotate = pc_config_replay_rotate(secure_getenv("PERFCHECK_REPLAY"), pc_gpu_xla_loaded(), why, sizeof why);
+  pc_err why;
+  const int rotate = pc_config_replay_rotate(secure_getenv("PERFCHECK_REPLAY"), pc_gpu_xla_loaded(), &why);
   const pc_rp_config rc = {cfg->progress >= 2 ? 2 : cfg->progress ? 1 : 0, cfg->say, rotate};
   pc_err e;
   const perfcheck_status st =
-      pc_collector_counters_create(c, plan, &rc, out->replay_note, sizeof out->replay_note, &e);
+      pc_collector_counters_create(c, plan, &rc, &out->replay_why, &e);
   /* Rotation that could not be had says so itself; else why this mode. */
-  if (!out->replay_note[0] && why[0]) snprintf(out->replay_note, sizeof out->replay_note, "%s", why);
+  if (!out->replay_why.msg[0] && why.msg[0]) out->replay_why = why;
   if (st == PERFCHECK_OK && pc_collector_rp(c)) {
     snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
     out->rotate_groups = (unsigned)pc_rp_groups(pc_collector_rp(c));
@@ -146,7 +146,7 @@ static perfcheck_status pc_gpu_bring_up(pc_collector *c, pc_gpu_started *out, in
   out->device0_ok = pc_funcinfo_device(0, &out->device0, &e) == PERFCHECK_OK;
   if (!out->device0_ok) {
     pc_device_init(&out->device0);
-    snprintf(out->device0_msg, sizeof out->device0_msg, "%s", e.msg);
+    out->device0_why = e;
   }
   pc_gpu_phase(c, PC_SU_DEVICE, &t0);
   if ((st = pc_capture_start(err)) != PERFCHECK_OK) return st;
@@ -184,16 +184,14 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
   pc_collector_set_progress(c, cfg->progress, cfg->say);
   if ((st = pc_gpu_bring_up(c, out, &started, err)) != PERFCHECK_OK) goto fail;
   uint64_t t0 = pc_gpu_now();
-  pc_err note;
-  pc_gpu_counters(c, cfg, &plan, out, &note);
+  pc_gpu_counters(c, cfg, &plan, out, &out->counters_why);
   pc_rp_plan_free(&plan);
   pc_gpu_phase(c, PC_SU_COUNTERS, &t0);
-  snprintf(out->counters_note, sizeof out->counters_note, "%s", note.msg);
 
   pc_collector_counters cc;
   memset(&cc, 0, sizeof cc);
   cc.asked = cfg->mode != PERFCHECK_MODE_TIMING;
-  cc.note = note.msg;
+  cc.note = out->counters_why.msg;
   cc.kernel_regex = cfg->kernel_regex;
   cc.launch_skip = cfg->launch_skip;
   cc.launch_count = cfg->launch_count;

@@ -36,12 +36,11 @@
 
 /* ---- 1. synchronize ---------------------------------------------------------------------- */
 
-/* Synchronizes every live context that launched since `since`.  Returns
- * PERFCHECK_OK or PERFCHECK_ERROR_KERNEL_FAULT (fault says which call
- * failed); *first_ordinal gets the device of the first context that
+/* Synchronizes every live context that launched since the region began.
+ * Returns PERFCHECK_OK or PERFCHECK_ERROR_KERNEL_FAULT (*err says which
+ * call failed); *first_ordinal gets the device of the first context that
  * synchronized (-1 none). */
-static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *g, char *fault, size_t len,
-                                         int *first_ordinal) {
+static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *g, int *first_ordinal, pc_err *err) {
   perfcheck_status st = PERFCHECK_OK;
   *first_ordinal = -1;
   if (!pc_cu.cuCtxPushCurrent) return st; /* no driver loaded (a CPU test of this file): nothing ran */
@@ -66,8 +65,8 @@ static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *
     if (res == CUDA_ERROR_INVALID_CONTEXT || res == CUDA_ERROR_CONTEXT_IS_DESTROYED || res == CUDA_ERROR_DEINITIALIZED) {
       pc_collector_context_dead(c, ctxs[i]);
     } else if (res != CUDA_SUCCESS) {
-      if (st == PERFCHECK_OK) snprintf(fault, len, "a kernel faulted in region \"%s\": %s", g->name, e.msg);
-      st = PERFCHECK_ERROR_KERNEL_FAULT;
+      if (st == PERFCHECK_OK)
+        st = pc_err_set(err, PERFCHECK_ERROR_KERNEL_FAULT, "a kernel faulted in region \"%s\": %s", g->name, e.msg);
     } else if (*first_ordinal < 0) {
       *first_ordinal = pc_funcinfo_ctx_ordinal(ctxs[i]);
     }
@@ -216,9 +215,10 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
    * accepted until it is taken. */
   pc_collector_region_pop(c, g->id, NULL);
 
-  char fault[900] = "";
+  pc_err fault;
+  pc_err_clear(&fault);
   int first_ordinal = -1;
-  const perfcheck_status st = pc_sync_contexts(c, g, fault, sizeof fault, &first_ordinal);
+  const perfcheck_status st = pc_sync_contexts(c, g, &first_ordinal, &fault);
   const uint64_t end_ts = g->has_end ? g->end.ts : pc_gpu_timestamp();
   /* Sessions spanning launches (rotation's cold group) end with the
    * region: their launches' values go into the collector before it is taken. */
@@ -246,14 +246,14 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
   pc_add_device(s, first_ordinal);
   pc_resolve(c, s, &tk, first_ordinal);
   pc_taken_free(&tk);
-  if (st != PERFCHECK_OK) s->fault = pc_strdup(fault);
+  if (st != PERFCHECK_OK) s->fault = pc_strdup(fault.msg);
   if (tst != PERFCHECK_OK || !s->name) {
     pc_snapshot_free(s);
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_end: %s",
                       tst != PERFCHECK_OK ? te.msg : "out of memory");
   }
   *out = s;
-  if (st != PERFCHECK_OK) pc_err_set(err, st, "%s", fault);
+  if (st != PERFCHECK_OK && err) *err = fault;
   return st;
 }
 

@@ -126,7 +126,7 @@ typedef struct pc_rp_ctx {
   /* A graph launch measured nothing (skip 1): its group needs skip_passes
    * passes alone, or the chip has no group configs; EXIT says so. */
   int skip, skip_passes;
-  char skip_note[300];
+  pc_err skip_why;
   uint32_t corr;
   /* A session spanning launches (rotation's cold group, issue 21):
    * one auto-range, user-replay session of group win_group, every kernel
@@ -221,7 +221,7 @@ struct pc_rp {
   size_t npend, cappend;
   void (*say)(const char *line);
   perfcheck_status status;
-  char msg[640];
+  char msg[PC_MSG_MAX];
   int ndev;
   char chips[PC_RP_MAX_DEVICES][64];
   int uniform_chip;                 /* every device has chips[0] */
@@ -270,7 +270,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
     rp->status = st;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rp->msg, sizeof rp->msg, fmt, ap);
+    pc_msg_vformat(rp->msg, sizeof rp->msg, fmt, ap);
     va_end(ap);
   }
   pthread_mutex_unlock(rp->lock);
@@ -369,9 +369,9 @@ static perfcheck_status pc_rp_preflight(pc_err *err) {
 }
 
 perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
-                              char *note, size_t notelen, pc_err *err) {
+                              pc_err *replay_why, pc_err *err) {
   pc_err_clear(err);
-  if (note && notelen) note[0] = '\0';
+  pc_err_clear(replay_why);
   if (!out || !plan || !lock || !cfg) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
   *out = NULL;
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
@@ -434,9 +434,8 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
     } else {
       rp->groups = NULL;
       rp->ngroups = 0;
-      if (note && notelen)
-        snprintf(note, notelen, "rotation off, kernel replay instead: the metric set could not be split into "
-                 "one-pass groups on %s: %s", rp->chips[0], ge.msg);
+      pc_err_set(replay_why, ge.status, "rotation off, kernel replay instead: the metric set could not be split "
+                 "into one-pass groups on %s: %s", rp->chips[0], ge.msg);
     }
   }
   rp->lock = lock;
@@ -1224,12 +1223,12 @@ static void pc_rp_enter_skip(pc_rp *rp, pc_rp_ctx *c, int L) {
   c->skip = 1;
   c->skip_passes = L >= 0 ? c->chip->gcfg[L].passes : 0;
   if (L >= 0)
-    snprintf(c->skip_note, sizeof c->skip_note,
-             "graph launch: group %d of %zu needs %d passes alone and a graph launch is never replayed: not "
-             "collected", L + 1, rp->ngroups, c->skip_passes);
+    pc_err_set(&c->skip_why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launch: group %d of %zu needs %d passes alone and a graph launch is never replayed: not "
+               "collected", L + 1, rp->ngroups, c->skip_passes);
   else
-    snprintf(c->skip_note, sizeof c->skip_note,
-             "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
+    pc_err_set(&c->skip_why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
 }
 
 /* What precedes SetConfig: a fresh object on a mode or config change, the
@@ -1406,7 +1405,7 @@ static int pc_rp_exit_skipped(pc_rp *rp, pc_rp_ctx *c, int launch_ok, pc_rp_resu
   if (!launch_ok) return 0;
   pc_rp_res_init(rp, out, c->group, c->skip_passes);
   out->skipped = 1;
-  out->note = pc_strdup(c->skip_note);
+  out->note = pc_strdup(c->skip_why.msg);
   return 1;
 }
 

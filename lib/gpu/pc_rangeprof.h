@@ -96,9 +96,10 @@ typedef struct pc_rp_config {
  * PERFCHECK_ERROR_COUNTERS_BUSY, PERFCHECK_ERROR_UNSUPPORTED,
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; the detail (which call failed and the
  * fix) in *err.  When rotation was asked for but cannot be had, the layer
- * runs with kernel replay and *note (may be NULL) says why (else ""). */
+ * runs with kernel replay and *replay_why (may be NULL) says why (else an
+ * empty message). */
 perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
-                              char *note, size_t notelen, pc_err *err);
+                              pc_err *replay_why, pc_err *err);
 
 /* Starts loading CUPTI's profiler host library (libnvperf_host.so, 58-89 ms
  * on the H200, docs/cupti.md §19) on a thread of its own, so that a later

@@ -375,9 +375,9 @@ static int pc_rt_start(void) {
   pthread_mutex_unlock(&pc_rt.mu);
   pc_err e;
   if (pc_gpu_nvtx_enable(1, &e) != PERFCHECK_OK) {
-    char note[800];
-    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
-    pc_session_note(s, note);
+    pc_err note;
+    pc_err_set(&note, e.status, "NVTX ranges are not regions: %s", e.msg);
+    pc_session_note(s, note.msg);
   }
   if (pc_rt.env.nvtx_filter) pc_gpu_set_counter_gate(pc_rt_gate);
   char prog[256];

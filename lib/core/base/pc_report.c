@@ -241,7 +241,7 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   return 0;
 }
 
-int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len) {
+int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len) { /* one-channel-ok: report text, its result */
   const int rot = strncmp(k->replay, "rotate", 6) == 0;
   if (!len || k->is_graph || (!rot && !pc_has(k->counter_spread))) return 0;
   size_t n = 0;

@@ -1120,23 +1120,9 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfchec
 
 /* ---- One expectation at once (the test macros) --------------------------- */
 
-#define PC_EXPECT_MESSAGE_MAX 8192
-static _Thread_local char pc_expect_msg[PC_EXPECT_MESSAGE_MAX];
-
-static void pc_expect_set_message(const char *text) {
-  size_t n = strlen(text);
-  if (n < sizeof pc_expect_msg) {
-    memcpy(pc_expect_msg, text, n + 1);
-    return;
-  }
-  size_t keep = sizeof pc_expect_msg - 4;
-  /* Do not cut a UTF-8 sequence in half. */
-  while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80) keep--;
-  memcpy(pc_expect_msg, text, keep);
-  memcpy(pc_expect_msg + keep, "...", 4);
-}
-
-PERFCHECK_API const char *perfcheck_expect_message(void) { return pc_expect_msg; }
+/* The failure text of this thread's last perfcheck_expect is the thread's
+ * last error (pc_fail): "" after one that passed. */
+PERFCHECK_API const char *perfcheck_expect_message(void) { return perfcheck_last_error_message(); }
 
 PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream) {
   size_t failures = 1;
@@ -1151,14 +1137,15 @@ PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char
     if (st == PERFCHECK_ERROR_EXPECTATION_FAILED) st = PERFCHECK_OK;
   }
   if (st != PERFCHECK_OK) {
-    failures = 1;
-    pc_expect_set_message(perfcheck_last_error_message());
+    failures = 1; /* the thread's last error says why */
+  } else if (failures) {
+    (void)pc_fail(PERFCHECK_ERROR_EXPECTATION_FAILED, "%s", perfcheck_expectations_failures_text(set));
   } else {
-    pc_expect_set_message(perfcheck_expectations_failures_text(set));
+    pc_clear_error();
   }
   if (stream && failures) {
     if (st != PERFCHECK_OK) {
-      fprintf(stream, "perfcheck: expectation failed: %s\n", pc_expect_msg);
+      fprintf(stream, "perfcheck: expectation failed: %s\n", perfcheck_last_error_message());
     } else {
       const char *t = perfcheck_expectations_failures_text(set);
       while (*t) {

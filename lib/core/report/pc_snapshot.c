@@ -152,7 +152,7 @@ const pc_device *pc_snapshot_device(const pc_snapshot *s, int ordinal) {
   return NULL;
 }
 
-int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len) {
+int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len) { /* one-channel-ok: the file name is its result */
   char safe[101];
   size_t n = 0;
   for (const char *p = region && *region ? region : "region"; *p && n < sizeof safe - 1; p++) {

@@ -459,7 +459,7 @@ static perfcheck_status pc_sr_strdup(pc_sr *r, const pc_json *obj, const char *k
   return PERFCHECK_OK;
 }
 
-static perfcheck_status pc_sr_strbuf(pc_sr *r, const pc_json *obj, const char *key, char *buf, size_t len) {
+static perfcheck_status pc_sr_strbuf(pc_sr *r, const pc_json *obj, const char *key, char *buf, size_t len) { /* one-channel-ok: the string read is its result */
   const pc_json *v;
   buf[0] = '\0';
   PC_SR_TRY(pc_sr_member(r, obj, key, PC_JSON_STRING, 1, &v));
