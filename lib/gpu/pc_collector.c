@@ -16,6 +16,8 @@
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "pc_collector.h"
 
+#include "base/pc_buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,7 +403,7 @@ static int pc_launch_select_locked(pc_collector *c, const pc_launch_call *call, 
     pc_prof pr;
     memset(&pr, 0, sizeof pr);
     pr.corr = call->corr, pr.sig = sig, pr.region = region;
-    if (pc_table_grow((void **)&c->prof, &c->capprof, c->nprof, sizeof *c->prof) == 0) c->prof[c->nprof++] = pr;
+    if (pc_grow((void **)&c->prof, &c->capprof, c->nprof + 1, sizeof *c->prof) == 0) c->prof[c->nprof++] = pr;
   }
   return profile;
 }
@@ -493,7 +495,7 @@ void pc_collector_launch_failed(pc_collector *c, uint32_t corr) {
 
 void pc_collector_capture_begin(pc_collector *c, CUstream stream) {
   pc_col_lock(c);
-  if (pc_table_grow((void **)&c->caps, &c->capcaps, c->ncaps, sizeof *c->caps) == 0) {
+  if (pc_grow((void **)&c->caps, &c->capcaps, c->ncaps + 1, sizeof *c->caps) == 0) {
     pc_capstream *e = &c->caps[c->ncaps++];
     e->stream = stream;
     e->thread = pthread_self();
@@ -528,7 +530,7 @@ pc_pending_attr *pc_collector_attrs_pending(pc_collector *c, size_t *n) {
   for (size_t i = 0; i < c->tab.nsigs; i++) {
     const pc_sig *s = &c->tab.sigs[i];
     if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_regions_find(&c->regions, s->seen_run)) continue;
-    if (pc_table_grow((void **)&todo, &cap, *n, sizeof *todo)) break;
+    if (pc_grow((void **)&todo, &cap, *n + 1, sizeof *todo)) break;
     pc_pending_attr *t = &todo[(*n)++];
     t->sig = (uint32_t)i;
     t->f = s->f;
@@ -717,23 +719,8 @@ static int pc_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec, u
   return 1;
 }
 
-/* Room for n more elements of size sz in *v (n now: len, capacity *cap). */
-static int pc_reserve(void **v, size_t *cap, size_t len, size_t n, size_t sz) {
-  if (len + n <= *cap) return 0;
-  size_t nc = *cap ? *cap : 4096;
-  while (nc < len + n) {
-    if (nc > SIZE_MAX / 2 / sz) return -1;
-    nc *= 2;
-  }
-  void *p = realloc(*v, nc * sz);
-  if (!p) return -1;
-  *v = p;
-  *cap = nc;
-  return 0;
-}
-
 static int pc_store_kernel_locked(pc_collector *c, const pc_kspan *k) {
-  if (pc_reserve((void **)&c->kernels, &c->capkernels, c->nkernels, 1, sizeof *c->kernels)) return -1;
+  if (pc_grow((void **)&c->kernels, &c->capkernels, c->nkernels + 1, sizeof *c->kernels)) return -1;
   c->kernels[c->nkernels++] = *k;
   return 0;
 }
@@ -741,7 +728,7 @@ static int pc_store_kernel_locked(pc_collector *c, const pc_kspan *k) {
 static int pc_store_transfer_locked(pc_collector *c, int memsets, const pc_span *s) {
   if (c->regions.n == 0) return 0; /* no open region can use it */
   pc_span_array *a = memsets ? &c->memsets : &c->memcpys;
-  if (pc_reserve((void **)&a->v, &a->cap, a->n, 1, sizeof *a->v)) return -1;
+  if (pc_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v)) return -1;
   a->v[a->n++] = *s;
   return 0;
 }
@@ -794,7 +781,7 @@ uint8_t *pc_collector_buffer_get(pc_collector *c, size_t size) {
   } else {
     /* Room in the queue for every buffer that exists, so that the
      * completion callback never allocates. */
-    if (pc_reserve((void **)&c->queue, &c->capqueue, c->nbuffers, 1, sizeof *c->queue) == 0)
+    if (pc_grow((void **)&c->queue, &c->capqueue, c->nbuffers + 1, sizeof *c->queue) == 0)
       b = malloc(size); /* malloc's alignment exceeds CUPTI's 8 bytes */
     if (b) c->nbuffers++;
   }
@@ -925,7 +912,7 @@ void pc_collector_host_cut(pc_collector *c, uint32_t region, uint64_t t0, uint64
   memset(&pr, 0, sizeof pr);
   pr.region = region, pr.cut_only = 1, pr.enter_ts = t0, pr.exit_ts = t1;
   pc_col_lock(c);
-  if (pc_table_grow((void **)&c->prof, &c->capprof, c->nprof, sizeof *c->prof) == 0) c->prof[c->nprof++] = pr;
+  if (pc_grow((void **)&c->prof, &c->capprof, c->nprof + 1, sizeof *c->prof) == 0) c->prof[c->nprof++] = pr;
   pc_col_unlock(c);
 }
 
@@ -965,19 +952,28 @@ static void pc_prune_transfers(pc_collector *c, uint64_t t) {
   }
 }
 
+/* The snapshot's context of table context ci, added the first time (its
+ * handle in tk->ctxs); its index, or UINT32_MAX on out of memory. */
+static uint32_t pc_take_context(pc_collector *c, pc_snapshot *s, uint32_t ci, pc_taken *tk, uint32_t *cmap) {
+  if (cmap[ci] != UINT32_MAX) return cmap[ci];
+  if (pc_grow((void **)&tk->ctxs, &tk->capctxs, s->ncontexts + 1, sizeof *tk->ctxs)) return UINT32_MAX;
+  pc_snap_context *sc = pc_snapshot_add_context(s);
+  if (!sc) return UINT32_MAX;
+  sc->device = -1;
+  tk->ctxs[s->ncontexts - 1] = (CUcontext)c->tab.ctxs[ci].ctx;
+  return cmap[ci] = (uint32_t)(s->ncontexts - 1);
+}
+
 /* Adds signature gid to the snapshot (a copy of the table's entry) and its
  * context the first time; returns the snapshot index or UINT32_MAX. */
-static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int direct, pc_sig_handle **hv, size_t *nh,
-                            CUcontext **cv, uint32_t **cmap) {
+static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int direct, pc_taken *tk, uint32_t *cmap) {
   const pc_sig *t = &c->tab.sigs[gid];
   const pc_name *nm = &c->tab.names[t->name];
+  if (pc_grow((void **)&tk->sigs, &tk->capsigs, tk->nsigs + 1, sizeof *tk->sigs)) return UINT32_MAX;
   pc_snap_sig *g = pc_snapshot_add_sig(s);
   if (!g) return UINT32_MAX;
   const uint32_t idx = (uint32_t)(s->nsigs - 1);
-  pc_sig_handle *h = realloc(*hv, (*nh + 1) * sizeof *h);
-  if (!h) return UINT32_MAX;
-  *hv = h;
-  h = &h[(*nh)++];
+  pc_sig_handle *h = &tk->sigs[tk->nsigs++];
   memset(h, 0, sizeof *h);
   h->gid = gid;
   h->f = t->f;
@@ -985,19 +981,8 @@ static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int d
   h->ctx = t->ctx < c->tab.nctxs ? (CUcontext)c->tab.ctxs[t->ctx].ctx : NULL;
   h->direct = direct;
   h->attr_state = (pc_attr_state)t->attr_state;
-  /* The snapshot's context of this table context, added the first time. */
-  if (t->ctx < c->tab.nctxs) {
-    if ((*cmap)[t->ctx] == UINT32_MAX) {
-      pc_snap_context *sc = pc_snapshot_add_context(s);
-      CUcontext *grown = sc ? realloc(*cv, s->ncontexts * sizeof *grown) : NULL;
-      if (!grown) return UINT32_MAX;
-      *cv = grown;
-      sc->device = -1;
-      grown[s->ncontexts - 1] = h->ctx;
-      (*cmap)[t->ctx] = (uint32_t)(s->ncontexts - 1);
-    }
-    g->context = (*cmap)[t->ctx];
-  }
+  if (t->ctx < c->tab.nctxs && (g->context = pc_take_context(c, s, t->ctx, tk, cmap)) == UINT32_MAX)
+    return UINT32_MAX;
   g->mangled = nm->mangled ? pc_strdup(nm->mangled) : NULL;
   memcpy(g->grid, t->grid, sizeof g->grid);
   memcpy(g->block, t->block, sizeof g->block);
@@ -1101,7 +1086,7 @@ static int pc_take_sigs_locked(pc_collector *c, pc_take *t, pc_snapshot *s, pc_t
   for (uint32_t gid = 0; !rc && gid <= maxid; gid++) {
     t->map[gid] = UINT32_MAX;
     if (!use[gid] || gid >= c->tab.nsigs) continue;
-    t->map[gid] = pc_take_sig(c, s, gid, use[gid] & 2, &tk->sigs, &tk->nsigs, &tk->ctxs, &cmap);
+    t->map[gid] = pc_take_sig(c, s, gid, use[gid] & 2, tk, cmap);
     if (t->map[gid] == UINT32_MAX) rc = -1;
   }
   free(use);

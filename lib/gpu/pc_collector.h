@@ -295,8 +295,9 @@ typedef struct pc_sig_handle {
 } pc_sig_handle;
 typedef struct pc_taken {
   pc_sig_handle *sigs;          /* one per snapshot signature */
-  size_t nsigs;
+  size_t nsigs, capsigs;
   CUcontext *ctxs;              /* one per snapshot context */
+  size_t capctxs;
 } pc_taken;
 perfcheck_status pc_collector_take_region(pc_collector *c, const pc_region_view *g, uint64_t end_ts,
                                           pc_snapshot *snap, pc_taken *tk, pc_err *err);

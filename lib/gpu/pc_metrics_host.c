@@ -41,6 +41,7 @@
 
 #include "pc_cuda.h"
 #include "pc_rp_internal.h"
+#include "base/pc_buf.h"
 
 /* ==== libnvperf_host.so ==================================================== */
 
@@ -834,15 +835,9 @@ static perfcheck_status pc_first_fit(const char *chip, const uint8_t *avail, con
     }
     if (g == ng) ng++; /* a group of its own (one pass or not: alone it is what it is) */
     if (st != PERFCHECK_OK) break;
-    if (gb[g].n + 2 > gb[g].cap) {
-      size_t nc = gb[g].cap ? 2 * gb[g].cap : 16;
-      const char **v = realloc(gb[g].names, nc * sizeof *v);
-      if (!v) {
-        st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-        break;
-      }
-      gb[g].names = v;
-      gb[g].cap = nc;
+    if (pc_grow((void **)&gb[g].names, &gb[g].cap, gb[g].n + 2, sizeof *gb[g].names)) {
+      st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+      break;
     }
     for (int j = 0; j < np; j++) gb[g].names[gb[g].n++] = parts[j];
     if (!groups[g].xwant && plan->nextra && !(groups[g].xwant = calloc(plan->nextra, 1))) {

@@ -72,6 +72,7 @@
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
 #include "pc_rp_internal.h"
+#include "base/pc_buf.h"
 #include "capture/pc_rangewin.h"
 
 #define PC_RP_MAX_DEVICES 64
@@ -906,16 +907,10 @@ static int pc_rp_win_eligible(const pc_rp *rp, const pc_rp_ctx *c, int L, int gr
 /* A result for the caller of pc_rp_drain; freed here when it cannot be kept. */
 static void pc_rp_pend(pc_rp *rp, uint32_t corr, pc_rp_result_store *res) {
   pthread_mutex_lock(rp->lock);
-  if (rp->npend == rp->cappend) {
-    const size_t cap = rp->cappend ? 2 * rp->cappend : 16;
-    struct pc_rp_pending *p = realloc(rp->pend, cap * sizeof *p);
-    if (!p) {
-      pthread_mutex_unlock(rp->lock);
-      pc_rp_result_store_free(res);
-      return;
-    }
-    rp->pend = p;
-    rp->cappend = cap;
+  if (pc_grow((void **)&rp->pend, &rp->cappend, rp->npend + 1, sizeof *rp->pend)) {
+    pthread_mutex_unlock(rp->lock);
+    pc_rp_result_store_free(res);
+    return;
   }
   rp->pend[rp->npend].corr = corr;
   rp->pend[rp->npend].res = *res;

@@ -2,6 +2,7 @@
  * and what).  The guard reads the pattern the way glibc's regcomp reads a
  * POSIX extended regex: alternation, concatenation, pieces (an atom and its
  * repetition operators), groups, bracket expressions, escapes. */
+#include "base/pc_buf.h"
 #include "base/pc_regex.h"
 
 #include <regex.h>
@@ -262,9 +263,11 @@ typedef struct pc_rset {
 
 struct pc_rx_prog {
   pc_ri *code;
-  uint32_t ncode, capcode;
+  uint32_t ncode;
+  size_t capcode;
   pc_rset *sets;
-  uint32_t nsets, capsets;
+  uint32_t nsets;
+  size_t capsets;
   unsigned char byteclass[256]; /* byte -> its class: bytes no set tells apart share one */
   uint32_t nbc;
   unsigned char *set_has;       /* [set * nbc + class]: the set holds the class's bytes */
@@ -276,7 +279,8 @@ typedef struct pc_rp {
   const unsigned char *p;
   size_t n, i;
   pc_rn *nodes;
-  uint32_t nnodes, capnodes;
+  uint32_t nnodes;
+  size_t capnodes;
   struct pc_rx_prog *prog;
   int oom, bad;
 } pc_rp;
@@ -285,15 +289,9 @@ static int pc_rs_has(const pc_rset *s, unsigned c) { return (s->bits[c >> 3] >> 
 static void pc_rs_add(pc_rset *s, unsigned c) { s->bits[c >> 3] |= (unsigned char)(1u << (c & 7)); }
 
 static uint32_t pc_rp_node(pc_rp *r, unsigned char kind, uint32_t a, uint32_t b) {
-  if (r->nnodes == r->capnodes) {
-    uint32_t cap = r->capnodes ? r->capnodes * 2 : 64;
-    pc_rn *n = realloc(r->nodes, cap * sizeof *n);
-    if (!n) {
-      r->oom = 1;
-      return 0;
-    }
-    r->nodes = n;
-    r->capnodes = cap;
+  if (pc_grow((void **)&r->nodes, &r->capnodes, (size_t)r->nnodes + 1, sizeof *r->nodes)) {
+    r->oom = 1;
+    return 0;
   }
   pc_rn *n = &r->nodes[r->nnodes];
   n->kind = kind;
@@ -307,15 +305,9 @@ static uint32_t pc_rp_set(pc_rp *r, const pc_rset *s) {
   struct pc_rx_prog *g = r->prog;
   for (uint32_t i = 0; i < g->nsets; i++)
     if (memcmp(g->sets[i].bits, s->bits, 32) == 0) return pc_rp_node(r, PC_RN_SET, i, 0);
-  if (g->nsets == g->capsets) {
-    uint32_t cap = g->capsets ? g->capsets * 2 : 16;
-    pc_rset *n = realloc(g->sets, cap * sizeof *n);
-    if (!n) {
-      r->oom = 1;
-      return 0;
-    }
-    g->sets = n;
-    g->capsets = cap;
+  if (pc_grow((void **)&g->sets, &g->capsets, (size_t)g->nsets + 1, sizeof *g->sets)) {
+    r->oom = 1;
+    return 0;
   }
   g->sets[g->nsets] = *s;
   return pc_rp_node(r, PC_RN_SET, g->nsets++, 0);
@@ -546,15 +538,9 @@ static uint32_t pc_rp_alt(pc_rp *r, int depth) {
 
 static uint32_t pc_rg_emit(pc_rp *r, unsigned char op, uint32_t x, uint32_t y) {
   struct pc_rx_prog *g = r->prog;
-  if (g->ncode == g->capcode) {
-    uint32_t cap = g->capcode ? g->capcode * 2 : 64;
-    pc_ri *c = realloc(g->code, cap * sizeof *c);
-    if (!c) {
-      r->oom = 1;
-      return 0;
-    }
-    g->code = c;
-    g->capcode = cap;
+  if (pc_grow((void **)&g->code, &g->capcode, (size_t)g->ncode + 1, sizeof *g->code)) {
+    r->oom = 1;
+    return 0;
   }
   g->code[g->ncode].op = op;
   g->code[g->ncode].x = x;
@@ -651,7 +637,8 @@ typedef struct pc_rx_run {
   int32_t *trans;      /* [state * nbc + class]: -1 unknown */
   uint32_t nst, capst;
   uint32_t *pool;
-  uint32_t npool, cappool;
+  uint32_t npool;
+  size_t cappool;
   uint32_t *slots;     /* hash table of states: id + 1, 0 free */
   uint32_t nslots;
   unsigned resets;     /* times the cache started again */
@@ -749,14 +736,7 @@ static int32_t pc_rx_state_of(pc_rx_run *u) {
     u->trans = tr;
     u->capst = cap;
   }
-  if (u->npool + u->nlist > u->cappool) {
-    uint32_t cap = u->cappool ? u->cappool : 256;
-    while (cap < u->npool + u->nlist) cap *= 2;
-    uint32_t *p = realloc(u->pool, cap * sizeof *p);
-    if (!p) return -1;
-    u->pool = p;
-    u->cappool = cap;
-  }
+  if (pc_grow((void **)&u->pool, &u->cappool, (size_t)u->npool + u->nlist, sizeof *u->pool)) return -1;
   if ((u->nst + 1) * 2 > u->nslots && pc_rx_rehash(u, u->nslots * 2) != 0) return -1;
   pc_rx_state *s = &u->st[u->nst];
   s->off = u->npool;

@@ -451,13 +451,7 @@ static void pc_results_clear(pc_expectations *set) {
 }
 
 static pc_expect_result *pc_result_add(pc_expectations *set) {
-  if (set->nresults == set->cap_results) {
-    size_t cap = set->cap_results ? set->cap_results * 2 : 16;
-    pc_expect_result *p = realloc(set->results, cap * sizeof *p);
-    if (!p) return NULL;
-    set->results = p;
-    set->cap_results = cap;
-  }
+  if (pc_grow((void **)&set->results, &set->cap_results, set->nresults + 1, sizeof *set->results)) return NULL;
   pc_expect_result *r = &set->results[set->nresults++];
   memset(r, 0, sizeof *r);
   r->measured = PC_NULL;
@@ -944,13 +938,7 @@ PERFCHECK_API void perfcheck_expectations_destroy(perfcheck_expectations *set) {
 
 /* Takes ownership of *e on success. */
 static perfcheck_status pc_set_append(pc_expectations *set, pc_expectation *e) {
-  if (set->n == set->cap) {
-    size_t cap = set->cap ? set->cap * 2 : 8;
-    pc_expectation *p = realloc(set->items, cap * sizeof *p);
-    if (!p) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    set->items = p;
-    set->cap = cap;
-  }
+  if (pc_grow((void **)&set->items, &set->cap, set->n + 1, sizeof *set->items)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   /* Results point into items, which may have moved: drop them. */
   pc_results_clear(set);
   set->items[set->n++] = *e;

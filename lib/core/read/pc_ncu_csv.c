@@ -50,6 +50,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/pc_buf.h"
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
@@ -1121,13 +1122,7 @@ static int pc_ensure(char **buf, size_t *cap, size_t need) {
 }
 
 static int pc_sig_add_duration(pc_sig *s, double v) {
-  if (s->ndur == s->cap_dur) {
-    size_t n = s->cap_dur ? s->cap_dur * 2 : 4;
-    double *d = realloc(s->dur, n * sizeof *d);
-    if (!d) return -1;
-    s->dur = d;
-    s->cap_dur = n;
-  }
+  if (pc_grow((void **)&s->dur, &s->cap_dur, s->ndur + 1, sizeof *s->dur)) return -1;
   s->dur[s->ndur++] = v;
   return 0;
 }
@@ -1352,13 +1347,7 @@ static const char *pc_ncu_short_name(pc_ncu *x, const char *kname, size_t klen) 
     x->memo_slots = slots;
     x->nmemo_slots = ns;
   }
-  if (x->nmemo == x->cap_memo) {
-    size_t cap = x->cap_memo ? x->cap_memo * 2 : 64;
-    pc_name_memo *m = realloc(x->memo, cap * sizeof *m);
-    if (!m) return NULL;
-    x->memo = m;
-    x->cap_memo = cap;
-  }
+  if (pc_grow((void **)&x->memo, &x->cap_memo, x->nmemo + 1, sizeof *x->memo)) return NULL;
   pc_name_memo *m = &x->memo[x->nmemo];
   m->raw = pc_strdup(kname);
   m->shortname = pc_strdup(shortname);
@@ -1442,13 +1431,8 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
     x->over_cap++;
     return PERFCHECK_OK;
   }
-  if (x->nsigs == x->cap_sigs) {
-    size_t n = x->cap_sigs ? x->cap_sigs * 2 : 16;
-    pc_sig *s = realloc(x->sigs, n * sizeof *s);
-    if (!s) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-    x->sigs = s;
-    x->cap_sigs = n;
-  }
+  if (pc_grow((void **)&x->sigs, &x->cap_sigs, x->nsigs + 1, sizeof *x->sigs))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   pc_sig *s = &x->sigs[x->nsigs];
   memset(s, 0, sizeof *s);
   s->hash = h;

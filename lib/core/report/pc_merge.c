@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
@@ -287,13 +288,7 @@ static int pc_merger_grow_slots(pc_merger *m) {
 
 static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
   pc_report *r = m->r;
-  if (m->nin == m->capin) {
-    size_t cap = m->capin ? m->capin * 2 : 8;
-    pc_merge_input *in = realloc(m->in, cap * sizeof *in);
-    if (!in) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    m->in = in;
-    m->capin = cap;
-  }
+  if (pc_grow((void **)&m->in, &m->capin, m->nin + 1, sizeof *m->in)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   m->in[m->nin] = (pc_merge_input){s->rank, s->world_size, s->local_rank};
   const size_t index = m->nin++;
   if (index == 0) {
@@ -378,13 +373,7 @@ static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
       }
     }
     if (!g) {
-      if (m->ngrp == m->capgrp) {
-        size_t cap = m->capgrp ? m->capgrp * 2 : 64;
-        pc_mgroup *ng = realloc(m->grp, cap * sizeof *ng);
-        if (!ng) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-        m->grp = ng;
-        m->capgrp = cap;
-      }
+      if (pc_grow((void **)&m->grp, &m->capgrp, m->ngrp + 1, sizeof *m->grp)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
       pc_kernel *copy = pc_report_add_kernel(r);
       if (!copy) return PERFCHECK_ERROR_OUT_OF_MEMORY;
       g = &m->grp[m->ngrp];
