@@ -1017,13 +1017,13 @@ static int pc_take_graph_launches_locked(pc_collector *c, uint32_t id, pc_launch
   *out = NULL;
   *n = 0;
   size_t k = 0;
-  for (size_t i = 0; i < c->launches.cap; i++) {
+  for (size_t i = 0; i < c->launches.n; i++) {
     const pc_launch *e = &c->launches.e[i];
     k += (e->flags & PC_L_USED) && (e->flags & PC_L_GRAPH) && e->region == id && e->a < c->tab.nsigs;
   }
   if (!k) return 0;
   if (!(*out = malloc(k * sizeof **out))) return -1;
-  for (size_t i = 0; i < c->launches.cap; i++) {
+  for (size_t i = 0; i < c->launches.n; i++) {
     const pc_launch *e = &c->launches.e[i];
     if ((e->flags & PC_L_USED) && (e->flags & PC_L_GRAPH) && e->region == id && e->a < c->tab.nsigs)
       (*out)[(*n)++] = *e;

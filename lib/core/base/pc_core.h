@@ -729,8 +729,6 @@ typedef struct pc_label {
 /* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
  * OOM (then nothing is left allocated).  The caller frees each text. */
 int pc_kernel_labels(const pc_report *r, pc_label *labels);
-/* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
-void pc_json_write_string(FILE *f, const char *s);
 /* CSV field quoting (RFC 4180). */
 void pc_csv_write_field(FILE *f, const char *s);
 

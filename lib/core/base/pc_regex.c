@@ -3,6 +3,7 @@
  * POSIX extended regex: alternation, concatenation, pieces (an atom and its
  * repetition operators), groups, bracket expressions, escapes. */
 #include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_regex.h"
 
 #include <regex.h>
@@ -639,8 +640,7 @@ typedef struct pc_rx_run {
   uint32_t *pool;
   uint32_t npool;
   size_t cappool;
-  uint32_t *slots;     /* hash table of states: id + 1, 0 free */
-  uint32_t nslots;
+  pc_map state_of;     /* hash of a state's instruction set -> its id */
   unsigned resets;     /* times the cache started again */
 } pc_rx_run;
 
@@ -687,20 +687,6 @@ static uint32_t pc_rx_mix(uint32_t x) {
   return x ^ (x >> 13);
 }
 
-static int pc_rx_rehash(pc_rx_run *u, uint32_t nslots) {
-  uint32_t *s = calloc(nslots, sizeof *s);
-  if (!s) return -1;
-  for (uint32_t k = 0; k < u->nst; k++) {
-    uint32_t j = u->st[k].hash & (nslots - 1);
-    while (s[j]) j = (j + 1) & (nslots - 1);
-    s[j] = k + 1;
-  }
-  free(u->slots);
-  u->slots = s;
-  u->nslots = nslots;
-  return 0;
-}
-
 /* Whether state s holds exactly run->list: as many members, each marked by
  * the closure that made the list (run->gen marks exactly the list's CLASS,
  * MATCH and EOL instructions among the ones it visited). */
@@ -711,20 +697,23 @@ static int pc_rx_same(const pc_rx_run *u, const pc_rx_state *s) {
   return 1;
 }
 
+static int pc_rx_same_id(uint32_t id, const void *arg) {
+  const pc_rx_run *u = arg;
+  return pc_rx_same(u, &u->st[id]);
+}
+
 /* The state of run->list, found or added; -1 out of memory.  Adding may
  * start the cache again (run->resets counts it). */
 static int32_t pc_rx_state_of(pc_rx_run *u) {
   const uint32_t nbc = u->g->nbc;
   uint32_t h = 0;
   for (uint32_t i = 0; i < u->nlist; i++) h += pc_rx_mix(u->list[i]);
-  for (uint32_t j = h & (u->nslots - 1); u->slots[j]; j = (j + 1) & (u->nslots - 1)) {
-    const pc_rx_state *s = &u->st[u->slots[j] - 1];
-    if (s->hash == h && pc_rx_same(u, s)) return (int32_t)(u->slots[j] - 1);
-  }
+  const uint32_t known = pc_map_find(&u->state_of, h, pc_rx_same_id, u);
+  if (known != PC_NONE) return (int32_t)known;
   if (u->nst >= pc_regex_dfa_state_limit || u->npool + u->nlist > PC_RX_DFA_POOL) {
     u->nst = 0;
     u->npool = 0;
-    memset(u->slots, 0, u->nslots * sizeof *u->slots);
+    pc_map_clear(&u->state_of);
     u->resets++;
   }
   if (u->nst == u->capst) {
@@ -737,7 +726,7 @@ static int32_t pc_rx_state_of(pc_rx_run *u) {
     u->capst = cap;
   }
   if (pc_grow((void **)&u->pool, &u->cappool, (size_t)u->npool + u->nlist, sizeof *u->pool)) return -1;
-  if ((u->nst + 1) * 2 > u->nslots && pc_rx_rehash(u, u->nslots * 2) != 0) return -1;
+  if (pc_map_insert(&u->state_of, h, u->nst)) return -1;
   pc_rx_state *s = &u->st[u->nst];
   s->off = u->npool;
   s->len = u->nlist;
@@ -750,10 +739,7 @@ static int32_t pc_rx_state_of(pc_rx_run *u) {
     if (op == PC_RI_EOL) s->eol = 1;
   }
   for (uint32_t c = 0; c < nbc; c++) u->trans[(size_t)u->nst * nbc + c] = -1;
-  uint32_t j = h & (u->nslots - 1);
-  while (u->slots[j]) j = (j + 1) & (u->nslots - 1);
-  u->slots[j] = ++u->nst;
-  return (int32_t)(u->nst - 1);
+  return (int32_t)(u->nst++);
 }
 
 /* The state after a byte of class c in state `from`; -1 out of memory. */
@@ -848,7 +834,7 @@ int pc_regex_match(const pc_regex *re, const char *subject) {
   u.stack = malloc((2 * (size_t)g->ncode + 2) * sizeof *u.stack);
   u.list = malloc(((size_t)g->ncode + 1) * sizeof *u.list);
   int rc = -1;
-  if (!u.mark || !u.stack || !u.list || pc_rx_rehash(&u, 64) != 0) goto done;
+  if (!u.mark || !u.stack || !u.list) goto done;
   const unsigned char *p = (const unsigned char *)subject;
   u.gen = 1;
   pc_rx_closure(&u, 0, 1, 0);
@@ -880,7 +866,7 @@ done:
   free(u.st);
   free(u.trans);
   free(u.pool);
-  free(u.slots);
+  pc_map_free(&u.state_of);
   return rc;
 }
 

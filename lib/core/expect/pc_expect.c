@@ -13,6 +13,7 @@
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
 #include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_hash.h"
 #include "base/pc_regex.h"
 
@@ -477,44 +478,51 @@ static int pc_kernel_matches(const pc_expectation *e, const pc_kernel *k) {
  * that labelling every matched entry stays linear (a scan per entry made
  * `regex:.` over 20k kernels quadratic). */
 typedef struct pc_name_counts {
-  const char **names; /* one per distinct name, in the slots' order */
+  const char **names; /* each distinct name once (the report's strings) */
   size_t *counts;
-  uint64_t *hashes;
-  size_t nslots;
+  size_t n, capn, capc;
+  pc_map by_name;     /* hash of the name -> index into names */
 } pc_name_counts;
+
+typedef struct pc_name_probe {
+  const pc_name_counts *c;
+  const char *name;
+} pc_name_probe;
+static int pc_name_eq(uint32_t i, const void *arg) {
+  const pc_name_probe *p = arg;
+  return strcmp(p->c->names[i], p->name) == 0;
+}
 
 static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
   memset(c, 0, sizeof *c);
-  size_t n = 16;
-  while (n < 2 * r->nkernels + 2) n *= 2;
-  c->names = calloc(n, sizeof *c->names);
-  c->counts = calloc(n, sizeof *c->counts);
-  c->hashes = calloc(n, sizeof *c->hashes);
-  c->nslots = n;
-  if (!c->names || !c->counts || !c->hashes) return -1;
   for (size_t i = 0; i < r->nkernels; i++) {
-    const char *name = r->kernels[i].name ? r->kernels[i].name : "";
-    uint64_t h = pc_hash_str(name);
-    size_t j = (size_t)h & (n - 1);
-    while (c->names[j] && !(c->hashes[j] == h && strcmp(c->names[j], name) == 0)) j = (j + 1) & (n - 1);
-    c->names[j] = name;
-    c->hashes[j] = h;
-    c->counts[j]++;
+    const pc_name_probe p = {c, r->kernels[i].name ? r->kernels[i].name : ""};
+    const uint64_t h = pc_hash_str(p.name);
+    const uint32_t at = pc_map_find(&c->by_name, h, pc_name_eq, &p);
+    if (at != PC_NONE) {
+      c->counts[at]++;
+      continue;
+    }
+    if (c->n >= PC_NONE || pc_grow((void **)&c->names, &c->capn, c->n + 1, sizeof *c->names) ||
+        pc_grow((void **)&c->counts, &c->capc, c->n + 1, sizeof *c->counts) ||
+        pc_map_insert(&c->by_name, h, (uint32_t)c->n))
+      return -1;
+    c->names[c->n] = p.name;
+    c->counts[c->n++] = 1;
   }
   return 0;
 }
 
 static size_t pc_name_count(const pc_name_counts *c, const char *name) {
-  uint64_t h = pc_hash_str(name);
-  for (size_t j = (size_t)h & (c->nslots - 1); c->names[j]; j = (j + 1) & (c->nslots - 1))
-    if (c->hashes[j] == h && strcmp(c->names[j], name) == 0) return c->counts[j];
-  return 0;
+  const pc_name_probe p = {c, name};
+  const uint32_t at = pc_map_find(&c->by_name, pc_hash_str(name), pc_name_eq, &p);
+  return at == PC_NONE ? 0 : c->counts[at];
 }
 
 static void pc_name_counts_free(pc_name_counts *c) {
   free(c->names);
   free(c->counts);
-  free(c->hashes);
+  pc_map_free(&c->by_name);
 }
 
 /* The kernel's name, its launch signature when several entries share the
