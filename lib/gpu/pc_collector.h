@@ -1,9 +1,11 @@
 /*
  * pc_collector.h: what a session measures on the GPU side, as one object
- * with one lock (issue 23), and the one documented global struct of lib/gpu.
+ * with one lock, and the one documented global struct of lib/gpu.
  *
- * The collector.  pc_gpu_start creates it and pc_gpu_stop destroys it.  It
- * owns, under its one mutex `mu`:
+ * The collector.  pc_gpu_start creates it and pc_gpu_stop destroys it.  Its
+ * struct is pc_collector.c's: every other file reaches it through the
+ * methods below, each of which takes the lock itself (no caller holds it).
+ * It owns, under its one mutex `mu`:
  *   - the region stack (pc_regions.h): every open region, whoever opened it;
  *   - the launch log (pc_launchlog.h): launches whose kernel record has not
  *     arrived yet, keyed by correlation id;
@@ -19,7 +21,8 @@
  *     which borrows `mu` for its own lists) and its note.
  * `mu` is held only around memory work: never across a CUPTI or driver call
  * (CUPTI may call the buffer-request callback from any CUDA call, and that
- * callback decodes under `mu`).  No other lock is taken under it.
+ * callback stores decoded records under `mu`).  No other lock is taken
+ * under it.
  *
  * Beside it, the launch gate `gate` (a rwlock that guards no data): the
  * range profiler is context-level, so while a launch is profiled with kernel
