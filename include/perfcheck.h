@@ -957,9 +957,10 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfchec
 PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream);
 
 /* The failure messages of this thread's last perfcheck_expect, one a line
- * ("" when it passed); thread-local, valid until the next perfcheck_expect
- * on this thread; long texts are cut at 8 KiB with "...".
- * Thread-safe (the text is this thread's own). */
+ * ("" when it passed): the thread's last error, as
+ * perfcheck_last_error_message() returns it (a call that passes clears it),
+ * valid until the next failing call on this thread; a text longer than
+ * 1 KiB is cut with "...".  Thread-safe (the text is this thread's own). */
 PERFCHECK_API const char *perfcheck_expect_message(void);
 
 /* Session conveniences.  perfcheck_session_expect records an expectation on

@@ -70,7 +70,7 @@ struct perfcheck_session {
   pc_report *report;
   pc_build_state build;         /* what the builder carries from region to region */
   int inert;
-  char message[1100];
+  char message[PC_MSG_MAX];
   perfcheck_expectations *expect; /* perfcheck_session_expect's set; NULL before the first */
   char *snapshot_dir;           /* PERFCHECK_SNAPSHOT_DIR, NULL unset */
   pc_snap_count *snaps;
@@ -116,10 +116,10 @@ static void pc_note(perfcheck_session *s, const char *fmt, ...)
  * PERFCHECK_VERBOSE=1 (and not quiet: pc_report_warn), and as
  * the session's message. */
 static void pc_note(perfcheck_session *s, const char *fmt, ...) {
-  char buf[1024];
+  char buf[PC_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  pc_msg_vformat(buf, sizeof buf, fmt, ap);
   va_end(ap);
   pc_report_warn(s->report, s->opt.quiet, "%s", buf);
   snprintf(s->message, sizeof s->message, "%s", buf);
@@ -144,8 +144,8 @@ static void pc_go_inert(perfcheck_session *s, const char *why) {
 static void pc_check_state(perfcheck_session *s) {
   pc_gpu_events ev;
   pc_gpu_poll(&ev);
-  if (!s->inert && ev.fatal) pc_go_inert(s, ev.fatal_msg);
-  if (ev.refused) pc_note(s, "hardware counters were refused; continuing with timing only: %s", ev.refused_msg);
+  if (!s->inert && ev.fatal) pc_go_inert(s, ev.fatal_why.msg);
+  if (ev.refused) pc_note(s, "hardware counters were refused; continuing with timing only: %s", ev.refused_why.msg);
 }
 
 /* ---- start-up and teardown ------------------------------------------------------------ */
@@ -175,11 +175,11 @@ static void pc_session_report_facts(perfcheck_session *s, const pc_gpu_started *
     r->device = g->device0;
     s->build.device_ordinal = 0;
   } else {
-    pc_report_warn(r, s->opt.quiet, "device facts unavailable: %s", g->device0_msg);
+    pc_report_warn(r, s->opt.quiet, "device facts unavailable: %s", g->device0_why.msg);
   }
   if (g->metric_set[0]) snprintf(r->metric_set, sizeof r->metric_set, "%s", g->metric_set);
-  if (g->counters_note[0]) pc_note(s, "hardware counters unavailable, timing only: %s", g->counters_note);
-  if (g->replay_note[0]) pc_report_warn(r, s->opt.quiet, "%s", g->replay_note);
+  if (g->counters_why.msg[0]) pc_note(s, "hardware counters unavailable, timing only: %s", g->counters_why.msg);
+  if (g->replay_why.msg[0]) pc_report_warn(r, s->opt.quiet, "%s", g->replay_why.msg);
   snprintf(r->source, sizeof r->source, "%s", "in-process");
   r->step1_assessed = 1;
   pc_gpu_tool(r->cupti_path, sizeof r->cupti_path, &r->cupti_version, &r->cupti_preloaded);

@@ -143,7 +143,7 @@ static int run_uint(const char *s, uint64_t max) {
 
 /* ---- the injection library ---------------------------------------------------- */
 
-static int run_try(const char *candidate, char *out, size_t len) {
+static int run_try(const char *candidate, char *out, size_t len) { /* one-channel-ok: the path is its result */
   char real[PATH_MAX];
   if (!candidate || !*candidate || access(candidate, R_OK) != 0 || !realpath(candidate, real)) return 0;
   snprintf(out, len, "%s", real);
@@ -206,7 +206,7 @@ static perfcheck_status run_check_inject_lib(const char *lib, pc_err *err) {
 /* The absolute path of libperfcheck_inject.so in out: PERFCHECK_OK; else
  * PERFCHECK_ERROR_NOT_FOUND or, for a PERFCHECK_INJECT_LIB that is no
  * injection library, _INVALID_ARGUMENT, with err set. */
-static perfcheck_status run_find_inject(char *out, size_t len, pc_err *err) {
+static perfcheck_status run_find_inject(char *out, size_t len, pc_err *err) { /* one-channel-ok: the path is its result */
   pc_err_clear(err);
   const char *env = getenv("PERFCHECK_INJECT_LIB");
   if (env && *env) {
@@ -281,7 +281,7 @@ static void run_preload(const char *lib) {
 
 /* The file execvp would run for `name` (searched in PATH when it has no
  * '/'); 0 when there is none (execvp then says so). */
-static int run_resolve(const char *name, char *out, size_t len) {
+static int run_resolve(const char *name, char *out, size_t len) { /* one-channel-ok: the path is its result */
   if (strchr(name, '/')) {
     snprintf(out, len, "%s", name);
     return access(out, F_OK) == 0;

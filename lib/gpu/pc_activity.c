@@ -46,109 +46,92 @@ static const CUpti_ActivityKind pc_kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KER
                                               CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMCPY2};
 #define PC_NKINDS (sizeof pc_kinds / sizeof pc_kinds[0])
 
-/* Set by the one thread that decodes under mu: the request callback must not
- * decode again from inside (it never happens: no CUDA call is made under mu). */
+/* Set while this thread decodes: the request callback must not decode again
+ * from inside (it never happens: no CUDA call is made while decoding). */
 static _Thread_local int pc_decoding;
 
+#define PC_ACT_BATCH 64 /* records handed to the collector in one locked section */
+
+/* One CUPTI record as a pc_act_record; 0 when it is none of ours. */
+static int pc_act_read(const CUpti_Activity *rec, pc_act_record *r) {
+  memset(r, 0, sizeof *r);
+  switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      /* Newer record versions only append fields: the 13.0 struct is a safe
+       * prefix of what a newer libcupti writes. */
+      const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)rec;
+      if (k->name && strcmp(k->name, PC_RP_FLUSH_KERNEL) == 0) return 0; /* perfcheck's own (pc_rangeprof.h) */
+      pc_kernel_record *kr = &r->k;
+      r->kind = PC_ACT_KERNEL;
+      kr->correlation_id = k->correlationId;
+      kr->name = k->name;
+      kr->grid[0] = (unsigned)k->gridX, kr->grid[1] = (unsigned)k->gridY, kr->grid[2] = (unsigned)k->gridZ;
+      kr->block[0] = (unsigned)k->blockX, kr->block[1] = (unsigned)k->blockY, kr->block[2] = (unsigned)k->blockZ;
+      kr->dynamic_smem = (unsigned)k->dynamicSharedMemory;
+      kr->static_smem = (unsigned)k->staticSharedMemory;
+      kr->registers = k->registersPerThread;
+      kr->local_per_thread = k->localMemoryPerThread;
+      kr->graph_id = k->graphId;
+      kr->graph_node = k->graphNodeId;
+      kr->start = k->start;
+      kr->end = k->end;
+      kr->stream = k->streamId;
+      return 1;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
+      if (m->start == 0 || m->end < m->start) return 0;
+      r->kind = PC_ACT_MEMCPY;
+      r->span = (pc_span){m->start, m->end, m->copyKind, 0};
+      return 1;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: { /* a peer copy: a copy like any other */
+      const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)rec;
+      if (m->start == 0 || m->end < m->start) return 0;
+      r->kind = PC_ACT_MEMCPY;
+      r->span = (pc_span){m->start, m->end, m->copyKind, 0};
+      return 1;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
+      if (m->start == 0 || m->end < m->start) return 0;
+      r->kind = PC_ACT_MEMSET;
+      r->span = (pc_span){m->start, m->end, 0, 0};
+      return 1;
+    }
+    default:
+      return 0;
+  }
+}
+
+/* Decodes one buffer into the collector, PC_ACT_BATCH records a locked
+ * section (the kernel names point into the buffer, alive until recycled). */
 static void pc_decode_buffer(pc_collector *c, uint8_t *buf, size_t valid) {
   CUpti_Activity *rec = NULL;
-  uint64_t lost = 0, zero = 0;
-  pc_col_lock(c);
+  pc_act_record batch[PC_ACT_BATCH];
+  size_t n = 0;
   pc_decoding = 1;
   /* cuptiActivityGetNextRecord only reads the buffer: it never calls back. */
   while (PC_CUPTI_ALLOW(NULL, CUPTI_ERROR_MAX_LIMIT_REACHED, cuptiActivityGetNextRecord, buf, valid, &rec) ==
          CUPTI_SUCCESS) {
-    switch (rec->kind) {
-      case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        /* Newer record versions only append fields: the 13.0 struct is a
-         * safe prefix of what a newer libcupti writes. */
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)rec;
-        /* No timestamps (a profiled launch under kernel replay, a faulted
-         * kernel, no device memory for them): the launch still counts, its
-         * time does not. */
-        const int timed = k->start != 0 && k->end != 0 && k->end >= k->start;
-        if (k->name && strcmp(k->name, PC_RP_FLUSH_KERNEL) == 0) break; /* perfcheck's own (pc_rangeprof.h) */
-        pc_kernel_record kr;
-        kr.correlation_id = k->correlationId;
-        kr.name = k->name;
-        kr.grid[0] = (unsigned)k->gridX, kr.grid[1] = (unsigned)k->gridY, kr.grid[2] = (unsigned)k->gridZ;
-        kr.block[0] = (unsigned)k->blockX, kr.block[1] = (unsigned)k->blockY, kr.block[2] = (unsigned)k->blockZ;
-        kr.dynamic_smem = (unsigned)k->dynamicSharedMemory;
-        kr.static_smem = (unsigned)k->staticSharedMemory;
-        kr.registers = k->registersPerThread;
-        kr.local_per_thread = k->localMemoryPerThread;
-        kr.graph_id = k->graphId;
-        kr.graph_node = k->graphNodeId;
-        uint32_t group, region;
-        if (pc_collector_join_kernel_locked(c, &kr, &group, &region)) {
-          pc_kspan s = {k->start, k->end, group, region, k->correlationId, k->streamId};
-          if (!timed) {
-            s.start = s.end = 0;
-            s.group |= PC_SNAP_NOTIME;
-            if (!(group & PC_SNAP_PROFILED)) zero++; /* expected for profiled launches */
-          }
-          if (pc_collector_store_kernel_locked(c, &s)) lost++;
-        }
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
-        if (m->start == 0 || m->end < m->start) break;
-        pc_span s = {m->start, m->end, m->copyKind, 0};
-        if (pc_collector_store_transfer_locked(c, 0, &s)) lost++;
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: { /* a peer copy: a copy like any other */
-        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)rec;
-        if (m->start == 0 || m->end < m->start) break;
-        pc_span s = {m->start, m->end, m->copyKind, 0};
-        if (pc_collector_store_transfer_locked(c, 0, &s)) lost++;
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
-        if (m->start == 0 || m->end < m->start) break;
-        pc_span s = {m->start, m->end, 0, 0};
-        if (pc_collector_store_transfer_locked(c, 1, &s)) lost++;
-        break;
-      }
-      default:
-        break;
+    if (pc_act_read(rec, &batch[n]) && ++n == PC_ACT_BATCH) {
+      pc_collector_add_activity(c, batch, n);
+      n = 0;
     }
   }
+  if (n) pc_collector_add_activity(c, batch, n);
   pc_decoding = 0;
-  pc_col_unlock(c);
-  if (lost) atomic_fetch_add(&c->dropped, lost);
-  if (zero) atomic_fetch_add(&c->zero_ts, zero);
-}
-
-/* Back to the pool, or freed when the pool is full. */
-static void pc_buffer_recycle(pc_collector *c, uint8_t *b) {
-  pc_col_lock(c);
-  if (c->npool < PC_ACT_POOL_MAX) {
-    c->pool[c->npool++] = b;
-    b = NULL;
-  } else if (c->nbuffers) {
-    c->nbuffers--;
-  }
-  pc_col_unlock(c);
-  free(b);
 }
 
 /* Decodes every queued buffer of c. */
 static void pc_decode_queue(pc_collector *c) {
   if (pc_decoding) return; /* never re-enter the store */
-  for (;;) {
-    pc_col_lock(c);
-    if (c->nqueue == 0) {
-      pc_col_unlock(c);
-      return;
-    }
-    pc_qbuf q = c->queue[--c->nqueue]; /* order does not matter: records join by id */
-    pc_col_unlock(c);
-    pc_decode_buffer(c, q.buf, q.valid);
-    pc_buffer_recycle(c, q.buf);
+  uint8_t *buf;
+  size_t valid;
+  while (pc_collector_buffer_next(c, &buf, &valid)) {
+    pc_decode_buffer(c, buf, valid);
+    pc_collector_buffer_recycle(c, buf);
   }
 }
 
@@ -162,33 +145,8 @@ static void CUPTIAPI pc_buffer_requested(uint8_t **buffer, size_t *size, size_t 
     atomic_fetch_sub(&pc_gpu_g.inflight, 1);
     return;
   }
-  pc_col_lock(c);
-  const size_t queued = c->nqueue;
-  pc_col_unlock(c);
-  if (queued >= PC_ACT_DECODE_AT) pc_decode_queue(c); /* keeps memory bounded */
-
-  uint8_t *b = NULL;
-  pc_col_lock(c);
-  if (c->npool) {
-    b = c->pool[--c->npool];
-  } else {
-    /* Room in the queue for every buffer that exists, so that the
-     * completion callback never allocates. */
-    int room = 1;
-    if (c->nbuffers + 1 > c->capqueue) {
-      size_t nc = c->capqueue ? c->capqueue * 2 : 16;
-      pc_qbuf *q = realloc(c->queue, nc * sizeof *q);
-      if (q) {
-        c->queue = q;
-        c->capqueue = nc;
-      } else {
-        room = 0;
-      }
-    }
-    if (room) b = malloc(PC_ACT_BUF_SIZE); /* malloc's alignment exceeds CUPTI's 8 bytes */
-    if (b) c->nbuffers++;
-  }
-  pc_col_unlock(c);
+  if (pc_collector_buffers_queued(c) >= PC_ACT_DECODE_AT) pc_decode_queue(c); /* keeps memory bounded */
+  uint8_t *b = pc_collector_buffer_get(c, PC_ACT_BUF_SIZE);
   atomic_fetch_sub(&pc_gpu_g.inflight, 1);
   /* NULL: CUPTI drops the records and counts them; we report the count. */
   *buffer = b;
@@ -202,20 +160,8 @@ static void CUPTIAPI pc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
   atomic_fetch_add(&pc_gpu_g.inflight, 1);
   pc_collector *c = atomic_load(&pc_gpu_g.col);
   if (c && PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
-    atomic_fetch_add(&c->dropped, dropped);
-  if (buffer && c) {
-    pc_col_lock(c);
-    if (valid && c->nqueue < c->capqueue) {
-      c->queue[c->nqueue++] = (pc_qbuf){buffer, valid};
-      buffer = NULL;
-    } else if (!valid && c->npool < PC_ACT_POOL_MAX) {
-      c->pool[c->npool++] = buffer;
-      buffer = NULL;
-    }
-    if (buffer && c->nbuffers) c->nbuffers--;
-    pc_col_unlock(c);
-    if (buffer && valid) atomic_fetch_add(&c->dropped, 1); /* not one of its buffers (another session's) */
-  }
+    pc_collector_add_dropped(c, dropped);
+  if (buffer && c && pc_collector_buffer_done(c, buffer, valid) == 0) buffer = NULL;
   atomic_fetch_sub(&pc_gpu_g.inflight, 1);
   free(buffer); /* no session, a full pool, or a buffer that cannot be queued */
 }
@@ -255,11 +201,11 @@ perfcheck_status pc_activity_start(pc_err *err) {
 void pc_activity_flush(int forced) {
   atomic_fetch_add(&pc_gpu_g.inflight, 1);
   pc_collector *c = atomic_load(&pc_gpu_g.col);
-  if (atomic_load(&pc_gpu_g.registered) && pc_cupti_usable() && !(c && atomic_load(&c->fatal))) {
+  if (atomic_load(&pc_gpu_g.registered) && pc_cupti_usable() && !(c && pc_collector_fatal(c, NULL))) {
     (void)PC_CUPTI(NULL, cuptiActivityFlushAll, forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t dropped = 0;
     if (PC_CUPTI(NULL, cuptiActivityGetNumDroppedRecords, NULL, 0, &dropped) == CUPTI_SUCCESS && dropped && c)
-      atomic_fetch_add(&c->dropped, dropped);
+      pc_collector_add_dropped(c, dropped);
   }
   if (c) pc_decode_queue(c);
   atomic_fetch_sub(&pc_gpu_g.inflight, 1);

@@ -114,7 +114,7 @@ void pc_capture_set_counter_gate(int (*gate)(void)) { atomic_store(&pc_gate_fn, 
 static pc_collector *pc_enter(void) {
   atomic_fetch_add(&pc_gpu_g.inflight, 1);
   pc_collector *c = atomic_load(&pc_gpu_g.col);
-  if (!c || !atomic_load(&c->active)) {
+  if (!c || !pc_collector_active(c)) {
     atomic_fetch_sub(&pc_gpu_g.inflight, 1);
     return NULL;
   }
@@ -122,39 +122,11 @@ static pc_collector *pc_enter(void) {
 }
 static void pc_leave(void) { atomic_fetch_sub(&pc_gpu_g.inflight, 1); }
 
-static int pc_is_per_thread_stream(CUstream s) {
-  return s == NULL || s == CU_STREAM_PER_THREAD || s == CU_STREAM_LEGACY;
-}
-
-static int pc_stream_captured(const pc_collector *c, CUstream s) {
-  const int pt = pc_is_per_thread_stream(s);
-  for (size_t i = 0; i < c->ncaps; i++)
-    if (c->caps[i].stream == s && (!pt || pthread_equal(c->caps[i].thread, pthread_self()))) return 1;
-  return 0;
-}
-
-static void pc_prof_forget_locked(pc_collector *c, uint32_t corr) {
-  for (size_t i = c->nprof; i-- > 0;)
-    if (c->prof[i].corr == corr) {
-      if (c->prof[i].has_result) pc_rp_result_store_free(&c->prof[i].res);
-      c->prof[i] = c->prof[--c->nprof];
-      return;
-    }
-}
-
 /* ---- launch callbacks ------------------------------------------------------------- */
-
-typedef struct pc_launch_params {
-  void *f;                      /* a graph launch: its CUgraphExec */
-  CUstream stream;
-  unsigned grid[3], block[3], smem;
-  unsigned cluster[3];
-  int graph;
-} pc_launch_params;
 
 /* Reads what we need from the parameter struct of each launch cbid; 0 if
  * the cbid is not ours or the parameters are missing. */
-static int pc_read_params(CUpti_CallbackId cbid, const void *params, pc_launch_params *p) {
+static int pc_read_params(CUpti_CallbackId cbid, const void *params, pc_launch_call *p) {
   memset(p, 0, sizeof *p);
   p->cluster[0] = p->cluster[1] = p->cluster[2] = 1;
   if (!params) return 0;
@@ -211,6 +183,71 @@ static int pc_read_params(CUpti_CallbackId cbid, const void *params, pc_launch_p
 #undef PC_CLASSIC_
 }
 
+/* What the parameters leave to find out before the collector's call: a
+ * graph exec's identity (CUPTI's id, never reused in the process where the
+ * handle's address may be), the set's one-pass groups for a graph launch
+ * that may be profiled (split once, host API, under the exclusive gate,
+ * before the lock), and whether PERFCHECK_NVTX's gate closes counters. */
+static void pc_launch_identify(pc_collector *c, pc_launch_call *call) {
+  const int counters = pc_collector_counting(c);
+  call->exec_key = (uint64_t)(uintptr_t)call->f;
+  uint32_t exec_id = 0;
+  if (call->graph && call->f && pc_cupti.cuptiGetGraphExecId &&
+      PC_CUPTI(NULL, cuptiGetGraphExecId, (CUgraphExec)call->f, &exec_id) == CUPTI_SUCCESS)
+    call->exec_key = exec_id;
+  if (call->graph && counters && pc_collector_region_current(c) && pc_collector_graph_groups_pending(c))
+    pc_collector_graph_groups(c);
+  int (*gate)(void) = counters ? atomic_load(&pc_gate_fn) : NULL;
+  call->closed = gate && !gate() ? PC_NP_NVTX : PC_NP_NONE;
+}
+
+/* The counter layer's ENTER of a profiled launch, under the exclusive gate
+ * (held from here to EXIT).  Returns the correlationData flags. */
+static uint32_t pc_profiled_enter(pc_collector *c, const CUpti_CallbackData *cb, const pc_launch_plan *lp, int graph) {
+  pc_collector_gate_exclusive(c);
+  /* Everything from here to EXIT is perfcheck's cost but the kernel's own
+   * run: the session cuts it out of the region's clock. */
+  if (PC_CUPTI(NULL, cuptiGetTimestamp, &pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
+  /* Re-checked under the exclusive gate: pc_gpu_stop turns counters off
+   * before it takes the gate, so the counter layer is still alive here.
+   * Counted as one of our launches meanwhile: the L2 flush that a rotated
+   * launch runs first is ours, not the program's. */
+  pc_rp *rp = pc_collector_rp(c);
+  pc_tl_depth++;
+  const int refused = !pc_collector_counting(c) ||
+                      pc_rp_on_launch_enter(rp, cb->context, cb->correlationId, lp->profile_name, lp->turn, graph);
+  pc_tl_depth--;
+  /* A session spanning launches that this launch closed left its launches'
+   * values to store. */
+  (void)pc_rp_drain(rp, pc_collector_prof_store_cb, c);
+  if (!refused) return PC_CD_HOLD | PC_CD_PROFILED;
+  pc_collector_counters_refused(c); /* stop asking, note it once */
+  pc_collector_launch_unprofile(c, cb->correlationId);
+  return PC_CD_HOLD;
+}
+
+/* A launch that is not profiled while counters are on holds the gate
+ * shared.  A session spanning launches (rotation's cold group) makes every
+ * kernel of its context a range, in launch order: launches then go one at a
+ * time, and this one is noted as a range to drop (or closes the session
+ * first: a graph launch, a collective).  Checked under the gate: no session
+ * opens while we hold it.  Returns the correlationData flags. */
+static uint32_t pc_plain_enter(pc_collector *c, const CUpti_CallbackData *cb, const pc_launch_plan *lp) {
+  pc_collector_gate_shared(c);
+  pc_rp *rp = pc_collector_rp(c);
+  if (!pc_rp_window_active(rp)) return PC_CD_HOLD;
+  pc_collector_gate_release(c);
+  pc_collector_gate_exclusive(c);
+  uint64_t cut[2] = {0, 0};
+  const int w = pc_collector_counting(c) ? pc_rp_window_note(rp, cb->context, cb->correlationId, lp->closes, cut) : 0;
+  (void)pc_rp_drain(rp, pc_collector_prof_store_cb, c);
+  /* It closed the session (Stop, Decode) inside the program's launch:
+   * perfcheck's time, cut from the region's clock. */
+  if (w == 2) pc_collector_host_cut(c, lp->region ? lp->region : pc_collector_region_current(c), cut[0], cut[1]);
+  return PC_CD_HOLD | (w == 1 ? PC_CD_NOTED : 0u);
+}
+
+/* ENTER: decode CUPTI's parameters, one collector call, the counter layer. */
 static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb) {
   if (pc_tl_internal) return;
   uint64_t *cd = cb->correlationData;
@@ -221,168 +258,39 @@ static void pc_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
   }
   pc_collector *c = pc_enter();
   if (!c) return;
-  pc_launch_params p;
   uint32_t flags = 0;
-  int profile = 0;
-  long turn = -1;
-  const char *profile_name = NULL; /* stable until the collector is freed, which waits for us */
-  const uint32_t corr = cb->correlationId;
-  int closes = 0; /* a launch that must not run inside a session spanning launches */
-  if (pc_read_params(cbid, cb->functionParams, &p)) {
-    closes = p.graph;
-    /* A graph launch that may be profiled needs the set's one-pass groups,
-     * split once (host API) under the exclusive gate, before the lock. */
-    if (p.graph && atomic_load(&c->counters) && atomic_load(&c->cur_region) &&
-        atomic_load(&c->graph_groups_state) == 0)
-      pc_collector_graph_groups(c);
-    /* Its identity: CUPTI's id of the exec (never reused in the process,
-     * where the handle's address may be), else the handle. */
-    uint64_t exec_key = (uint64_t)(uintptr_t)p.f;
-    uint32_t exec_id = 0;
-    if (p.graph && p.f && pc_cupti.cuptiGetGraphExecId &&
-        PC_CUPTI(NULL, cuptiGetGraphExecId, (CUgraphExec)p.f, &exec_id) == CUPTI_SUCCESS)
-      exec_key = exec_id;
-    const int counters = atomic_load(&c->counters);
-    pc_col_lock(c);
-    /* A launch into a stream being captured only adds a graph node: it runs
-     * at cuGraphLaunch.  Its name is kept (the graph's kernel records find
-     * their function by it); it is neither a launch of the region nor
-     * profiled. */
-    const int captured = c->ncaps && pc_stream_captured(c, p.stream);
-    const uint32_t region = captured ? 0 : atomic_load(&c->cur_region);
-    const uint32_t ci = pc_sigtab_ctx(&c->tab, cb->context, cb->contextUid);
-    if (ci != PC_NONE) {
-      pc_launch rec = {corr, ci, region, PC_L_USED};
-      {
-        uint32_t name = PC_NONE, sig;
-        if (p.graph) {
-          /* A graph exec is a signature of its own: its entry holds the
-           * counters of whole graph launches (pc_sigtab_graph). */
-          rec.flags |= PC_L_GRAPH;
-          sig = pc_sigtab_graph(&c->tab, exec_key, ci, PC_SIG_MAX);
-        } else {
-          name = pc_sigtab_handle(&c->tab, p.f, cb->symbolName);
-          sig = name == PC_NONE ? PC_NONE : pc_sigtab_sig(&c->tab, name, ci, p.grid, p.block, p.smem, PC_SIG_MAX);
-        }
-        if (sig == PC_NONE) {
-          rec.flags = 0; /* out of memory: the launch goes unrecorded */
-        } else {
-          pc_sig *s = &c->tab.sigs[sig];
-          if (!p.graph && pc_sigtab_name_is_communication(&c->tab, s->name)) closes = 1;
-          if (!p.graph) {
-            s->f = p.f;
-            s->seen_direct = 1;
-            if (captured) s->seen_captured = 1;
-            if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) memcpy(s->cluster, p.cluster, sizeof s->cluster);
-          }
-          rec.a = sig;
-          if (region) {
-            s->seen_run = region;
-            if (counters) {
-              /* No profiling while any stream capture is open, nor outside
-               * PERFCHECK_NVTX's ranges (the gate is asked only then). */
-              int (*gate)(void) = atomic_load(&pc_gate_fn);
-              const pc_not_profiled closed = atomic_load(&c->capturing) > 0 ? PC_NP_CAPTURE
-                                             : (gate && !gate())             ? PC_NP_NVTX
-                                                                             : PC_NP_NONE;
-              profile = pc_select_decide(&c->sel, &c->tab, sig, region, pc_regions_key(&c->regions, region), closed);
-              /* With rotation the launch collects the group the selection
-               * chose (the current config while the signature lacks it);
-               * the rest of a rotation an earlier run
-               * left short comes by kernel replay of the whole set.  A
-               * graph exec's launches always rotate (never replayed). */
-              turn = pc_select_turn(&c->sel, s, profile);
-            } else {
-              pc_select_enter_region(s, pc_regions_key(&c->regions, region));
-              if (!s->prof_count) s->np = PC_NP_TIMING;
-            }
-            if (profile) {
-              profile_name = p.graph ? "CUDA graph" : c->tab.names[name].mangled;
-              rec.flags |= PC_L_PROFILED;
-              pc_prof pr;
-              memset(&pr, 0, sizeof pr);
-              pr.corr = corr, pr.sig = sig, pr.region = region;
-              if (pc_table_grow((void **)&c->prof, &c->capprof, c->nprof, sizeof *c->prof) == 0)
-                c->prof[c->nprof++] = pr;
-            }
-          }
-        }
-      }
-      if (region && (rec.flags & PC_L_USED) && pc_ltab_put(&c->launches, &rec) == 0) {
-        flags |= PC_CD_RECORDED;
-        c->launch_seq++;
-        c->tab.ctxs[ci].last_launch = c->launch_seq;
-      } else if (profile) { /* unrecorded launches are not profiled */
-        pc_select_undo(&c->tab.sigs[rec.a]);
-        c->sel.profiled--;
-        pc_prof_forget_locked(c, corr);
-        profile = 0;
-      }
-    }
-    pc_col_unlock(c);
-
-    if (counters && !captured) {
-      if (profile) {
-        pthread_rwlock_wrlock(&c->gate);
-        flags |= PC_CD_HOLD;
-        /* Everything from here to EXIT is perfcheck's cost but the kernel's
-         * own run: the session cuts it out of the region's clock. */
-        if (PC_CUPTI(NULL, cuptiGetTimestamp, &pc_tl_enter_ts) != CUPTI_SUCCESS) pc_tl_enter_ts = 0;
-        /* Re-check under the exclusive gate: pc_gpu_stop clears counters
-         * before it takes the gate, so the counter layer is still alive here. */
-        /* Counted as one of our launches meanwhile: the L2 flush that a
-         * rotated launch runs first is ours, not the program's. */
-        pc_tl_depth++;
-        const int refused = !atomic_load(&c->counters) ||
-                            pc_rp_on_launch_enter(c->rp, cb->context, corr, profile_name, turn, p.graph);
-        pc_tl_depth--;
-        /* A session spanning launches that this launch closed left its
-         * launches' values to store. */
-        (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
-        if (!refused) {
-          flags |= PC_CD_PROFILED;
-        } else {
-          if (atomic_load(&c->counters)) { /* refused: stop asking, note it once */
-            atomic_store(&c->counters, 0);
-            atomic_store(&c->refusal, 1);
-          }
-          pc_col_lock(c);
-          size_t at = pc_ltab_find(&c->launches, corr);
-          if (at != SIZE_MAX) c->launches.e[at].flags &= ~PC_L_PROFILED;
-          pc_prof_forget_locked(c, corr);
-          uint32_t sig = at != SIZE_MAX ? c->launches.e[at].a : PC_NONE;
-          if (sig != PC_NONE && sig < c->tab.nsigs) {
-            pc_select_undo(&c->tab.sigs[sig]);
-            if (!c->tab.sigs[sig].prof_count) c->tab.sigs[sig].np = PC_NP_TIMING;
-          }
-          pc_col_unlock(c);
-        }
-      } else {
-        pthread_rwlock_rdlock(&c->gate);
-        flags |= PC_CD_HOLD;
-        /* A session spanning launches (rotation's cold group) makes
-         * every kernel of its context a range, in launch order: launches
-         * then go one at a time, and this one is noted as a range to drop
-         * (or closes the session first: a graph launch, a collective).
-         * Checked under the gate: no session opens while we hold it. */
-        if (pc_rp_window_active(c->rp)) {
-          pthread_rwlock_unlock(&c->gate);
-          pthread_rwlock_wrlock(&c->gate);
-          uint64_t cut[2] = {0, 0};
-          const int w = atomic_load(&c->counters) ? pc_rp_window_note(c->rp, cb->context, corr, closes, cut) : 0;
-          if (w == 1) flags |= PC_CD_NOTED;
-          (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
-          /* It closed the session (Stop, Decode) inside the program's
-           * launch: perfcheck's time, cut from the region's clock. */
-          if (w == 2) pc_collector_host_cut(c, region, cut[0], cut[1]);
-        }
-      }
-    }
+  pc_launch_call call;
+  if (pc_read_params(cbid, cb->functionParams, &call)) {
+    call.corr = cb->correlationId;
+    call.ctx = cb->context;
+    call.ctx_uid = cb->contextUid;
+    call.symbol = cb->symbolName;
+    pc_launch_identify(c, &call);
+    pc_launch_plan lp;
+    pc_collector_launch_enter(c, &call, &lp);
+    if (lp.recorded) flags |= PC_CD_RECORDED;
+    if (lp.counters && !lp.captured)
+      flags |= lp.profile ? pc_profiled_enter(c, cb, &lp, call.graph) : pc_plain_enter(c, cb, &lp);
   }
   pc_tl_depth++;
   if (flags & PC_CD_HOLD) pc_tl_col = c; /* the gate keeps it alive until EXIT */
   if (cd) *cd = PC_CD_MAGIC | flags;
   pc_leave();
+}
+
+/* EXIT of a profiled launch: the counter layer's result goes straight into
+ * the collector (in a session spanning launches, later: pc_rp_drain), with
+ * the launch's host interval. */
+static void pc_profiled_exit(pc_collector *c, const CUpti_CallbackData *cb, int ok) {
+  pc_rp_result_store res;
+  uint64_t dropped = 0, ts = 0;
+  const int have = pc_rp_on_launch_exit(pc_collector_rp(c), cb->context, cb->correlationId, ok, &res, &dropped);
+  if (have && pc_collector_prof_store(c, cb->correlationId, &res) != 0) pc_rp_result_store_free(&res);
+  /* Under kernel replay the activity record of this launch carries no
+   * timestamps: the session places the kernel, with its counted duration,
+   * just before this moment (nothing else ran: we hold the gate). */
+  if (!ok || !pc_collector_active(c) || PC_CUPTI(NULL, cuptiGetTimestamp, &ts) != CUPTI_SUCCESS) ts = 0;
+  pc_collector_launch_profiled(c, cb->correlationId, pc_tl_enter_ts, ts, dropped);
 }
 
 static void pc_launch_exit(const CUpti_CallbackData *cb) {
@@ -404,59 +312,15 @@ static void pc_launch_exit(const CUpti_CallbackData *cb) {
     atomic_fetch_sub(&pc_gpu_g.inflight, 1);
     return;
   }
-  if ((v & PC_CD_NOTED) && !ok) pc_rp_window_unnote(c->rp, cb->context, cb->correlationId);
-  if (v & PC_CD_PROFILED) {
-    /* The counter layer stays alive while we hold the exclusive gate; its
-     * result goes straight into the collector's table (in a session
-     * spanning launches, later: pc_rp_drain). */
-    pc_rp_result_store res;
-    uint64_t dropped = 0;
-    const int have = pc_rp_on_launch_exit(c->rp, cb->context, cb->correlationId, ok, &res, &dropped);
-    if (have && pc_collector_prof_store(c, cb->correlationId, &res) != 0) pc_rp_result_store_free(&res);
-    /* Under kernel replay the activity record of this launch carries no
-     * timestamps: the session places the kernel, with its counted duration,
-     * just before this moment (nothing else ran: we hold the gate). */
-    uint64_t ts = 0;
-    const int timed = ok && atomic_load(&c->active) && PC_CUPTI(NULL, cuptiGetTimestamp, &ts) == CUPTI_SUCCESS;
-    pc_col_lock(c);
-    c->rp_dropped += dropped;
-    for (size_t i = c->nprof; timed && i-- > 0;)
-      if (c->prof[i].corr == cb->correlationId) {
-        c->prof[i].enter_ts = pc_tl_enter_ts;
-        c->prof[i].exit_ts = ts;
-        break;
-      }
-    pc_col_unlock(c);
-  }
-  if (!ok && (v & PC_CD_RECORDED) && atomic_load(&c->active)) {
-    /* A failed launch runs no kernel: no record will come for it. */
-    pc_col_lock(c);
-    size_t at = pc_ltab_find(&c->launches, cb->correlationId);
-    if (at != SIZE_MAX) {
-      pc_launch e = c->launches.e[at];
-      pc_ltab_erase(&c->launches, at);
-      c->failed++;
-      if ((e.flags & PC_L_PROFILED) && e.a < c->tab.nsigs) {
-        pc_prof_forget_locked(c, e.corr);
-        pc_sig *s = &c->tab.sigs[e.a];
-        pc_select_undo(s);
-        if (!s->prof_count) s->np = PC_NP_FAILED;
-      }
-    }
-    pc_col_unlock(c);
-  }
-  if (v & PC_CD_HOLD) pthread_rwlock_unlock(&c->gate);
+  if ((v & PC_CD_NOTED) && !ok) pc_rp_window_unnote(pc_collector_rp(c), cb->context, cb->correlationId);
+  if (v & PC_CD_PROFILED) pc_profiled_exit(c, cb, ok);
+  /* A failed launch runs no kernel: no record will come for it. */
+  if (!ok && (v & PC_CD_RECORDED)) pc_collector_launch_failed(c, cb->correlationId);
+  if (v & PC_CD_HOLD) pc_collector_gate_release(c);
   atomic_fetch_sub(&pc_gpu_g.inflight, 1);
 }
 
 /* ---- resource and state callbacks ------------------------------------------------- */
-
-typedef struct pc_pending_attr {
-  uint32_t sig;
-  void *f;
-  CUcontext ctx;
-  unsigned grid[3], block[3], smem;
-} pc_pending_attr;
 
 /* A module is about to go: its CUfunctions die with it, and a later module
  * may reuse their addresses.  We cannot tell which handles are its (the
@@ -471,23 +335,8 @@ typedef struct pc_pending_attr {
  * ended), so no driver call is made in this callback at all.
  * TO VERIFY ON THE GPU: cuModuleUnload inside an open region. */
 static void pc_on_module_unload(pc_collector *c) {
-  pc_pending_attr *todo = NULL;
-  size_t ntodo = 0, cap = 0;
-  pc_col_lock(c);
-  for (size_t i = 0; i < c->tab.nsigs; i++) {
-    pc_sig *s = &c->tab.sigs[i];
-    if (s->attr_state != PC_ATTR_NONE || !s->f || !pc_regions_find(&c->regions, s->seen_run)) continue;
-    if (pc_table_grow((void **)&todo, &cap, ntodo, sizeof *todo)) break;
-    pc_pending_attr *t = &todo[ntodo++];
-    t->sig = (uint32_t)i;
-    t->f = s->f;
-    t->ctx = s->ctx < c->tab.nctxs ? c->tab.ctxs[s->ctx].ctx : NULL;
-    memcpy(t->grid, s->grid, sizeof t->grid);
-    memcpy(t->block, s->block, sizeof t->block);
-    t->smem = s->smem;
-  }
-  pc_col_unlock(c);
-
+  size_t ntodo = 0;
+  pc_pending_attr *todo = pc_collector_attrs_pending(c, &ntodo);
   for (size_t i = 0; i < ntodo; i++) {
     pc_device d;
     int ord = pc_funcinfo_ctx_ordinal_cached(todo[i].ctx);
@@ -497,22 +346,10 @@ static void pc_on_module_unload(pc_collector *c) {
     pc_err why;
     perfcheck_status st = pc_funcinfo_attributes(todo[i].ctx, todo[i].f, 0, todo[i].grid, todo[i].block,
                                                  todo[i].smem, &d, &a, &is_kernel, &why);
-    pc_col_lock(c);
-    pc_sig *s = &c->tab.sigs[todo[i].sig];
-    if (st == PERFCHECK_OK) {
-      s->attr = a;
-      s->attr_state = PC_ATTR_OK;
-      s->is_kernel = 0;
-    } else if (is_kernel) {
-      s->is_kernel = 1;
-    }
-    pc_col_unlock(c);
+    pc_collector_sig_unload_attr(c, todo[i].sig, st == PERFCHECK_OK ? &a : NULL, is_kernel);
   }
   free(todo);
-
-  pc_col_lock(c);
-  pc_sigtab_forget_handles(&c->tab);
-  pc_col_unlock(c);
+  pc_collector_forget_handles(c);
 }
 
 static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
@@ -536,7 +373,7 @@ static void pc_on_resource(CUpti_CallbackId cbid, const void *data) {
       if (pc_gpu_g.hooks.context_destroying) pc_gpu_g.hooks.context_destroying();
       pc_collector_context_dead(c, rd->context);
       /* The counter layer frees its per-context images (under mu, briefly). */
-      if (c->rp) pc_rp_on_context_destroy(c->rp, rd->context);
+      if (pc_collector_rp(c)) pc_rp_on_context_destroy(pc_collector_rp(c), rd->context);
       break;
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
       pc_on_module_unload(c);
@@ -552,18 +389,8 @@ static void pc_on_state(CUpti_CallbackId cbid, const void *data) {
   const CUpti_StateData *sd = data;
   atomic_fetch_add(&pc_gpu_g.inflight, 1);
   pc_collector *c = atomic_load(&pc_gpu_g.col);
-  if (c && !atomic_load(&c->fatal)) {
-    pc_col_lock(c);
-    snprintf(c->fatal_msg, sizeof c->fatal_msg, "CUPTI reported a fatal error (%d): %s",
-             sd ? (int)sd->notification.result : -1,
-             sd && sd->notification.message ? sd->notification.message : "no detail");
-    pc_col_unlock(c);
-    atomic_store(&c->fatal, 1);
-  }
-  if (c) { /* CUPTI finalizes itself after this: stop recording */
-    atomic_store(&c->active, 0);
-    atomic_store(&c->counters, 0);
-  }
+  if (c)
+    pc_collector_set_fatal(c, sd ? (int)sd->notification.result : -1, sd ? sd->notification.message : NULL);
   pc_leave();
 }
 
@@ -595,34 +422,21 @@ static void pc_on_capture(int begin, const CUpti_CallbackData *cb) {
   const CUstream st = *(const CUstream *)cb->functionParams;
   pc_collector *c = pc_enter();
   if (!c) return;
-  pc_col_lock(c);
-  if (begin) {
-    if (pc_table_grow((void **)&c->caps, &c->capcaps, c->ncaps, sizeof *c->caps) == 0) {
-      pc_capstream *e = &c->caps[c->ncaps++];
-      e->stream = st;
-      e->thread = pthread_self();
-      e->per_thread = pc_is_per_thread_stream(st);
-    }
-    atomic_fetch_add(&c->capturing, 1);
-  } else { /* the capture ends whatever EndCapture returns */
-    for (size_t i = 0; i < c->ncaps; i++)
-      if (c->caps[i].stream == st && (!c->caps[i].per_thread || pthread_equal(c->caps[i].thread, pthread_self()))) {
-        c->caps[i] = c->caps[--c->ncaps];
-        break;
-      }
-    if (atomic_load(&c->capturing) > 0) atomic_fetch_sub(&c->capturing, 1);
-  }
-  pc_col_unlock(c);
+  if (begin) /* the capture ends whatever EndCapture returns */
+    pc_collector_capture_begin(c, st);
+  else
+    pc_collector_capture_end(c, st);
   /* No session spanning launches stays open through a capture (the range
    * profiler broke a capture on the H200; nothing is profiled while one is
    * open, so none opens again until it ends). */
-  if (begin && c->rp && pc_rp_window_active(c->rp)) {
+  pc_rp *rp = pc_collector_rp(c);
+  if (begin && rp && pc_rp_window_active(rp)) {
     uint64_t cut[2] = {0, 0};
-    pthread_rwlock_wrlock(&c->gate);
-    pc_rp_window_close_all(c->rp, cut);
-    pthread_rwlock_unlock(&c->gate);
-    (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
-    pc_collector_host_cut(c, atomic_load(&c->cur_region), cut[0], cut[1]); /* inside the program's BeginCapture */
+    pc_collector_gate_exclusive(c);
+    pc_rp_window_close_all(rp, cut);
+    pc_collector_gate_release(c);
+    (void)pc_rp_drain(rp, pc_collector_prof_store_cb, c);
+    pc_collector_host_cut(c, pc_collector_region_current(c), cut[0], cut[1]); /* inside the program's BeginCapture */
   }
   pc_leave();
 }

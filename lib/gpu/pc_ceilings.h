@@ -12,16 +12,16 @@
 
 /* The cache directory: `dir` when given, else $XDG_CACHE_HOME/perfcheck or
  * ~/.cache/perfcheck.  Returns 0, or -1 when none can be named (no HOME). */
-int pc_ceilings_cache_dir(const char *dir, char *out, size_t len);
+int pc_ceilings_cache_dir(const char *dir, char *out, size_t len); /* one-channel-ok: the folder is its result */
 /* Device `ordinal`'s name and PCI location, "NVIDIA_H200-0000-17-00" (the
  * name alone could be two identical cards): the ceilings file's key, and part
  * of the availability image's (pc_rp_avail_key).  Returns 0, or -1 when the
  * driver fails or out is too short. */
-int pc_device_key(int ordinal, char *out, size_t len);
+int pc_device_key(int ordinal, char *out, size_t len); /* one-channel-ok: the key is its result */
 /* The cache file of device `ordinal`: the directory above +
  * "/ceilings-<name>-<pci>.txt".  Returns 0, or -1 when no directory can be
  * named or the driver fails. */
-int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len);
+int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len); /* one-channel-ok: the path is its result */
 /* Loads a cached measured ceilings file into d (peaks, ridge,
  * ceilings_source "measured").  Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND
  * (no file) or the reader's error. */

@@ -19,7 +19,7 @@
 #include "pc_ceilings.h"
 #include "pc_cuda.h"
 
-int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) {
+int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) { /* one-channel-ok: the folder is its result */
   if (dir && *dir) return snprintf(out, len, "%s", dir) < (int)len ? 0 : -1;
   /* secure_getenv: a privileged process reads no variable (no cache then). */
   const char *x = secure_getenv("XDG_CACHE_HOME");
@@ -29,7 +29,7 @@ int pc_ceilings_cache_dir(const char *dir, char *out, size_t len) {
   return -1;
 }
 
-int pc_device_key(int ordinal, char *out, size_t len) {
+int pc_device_key(int ordinal, char *out, size_t len) { /* one-channel-ok: the key is its result */
   CUdevice dev;
   if (PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS) return -1;
   char name[128] = "";
@@ -45,7 +45,7 @@ int pc_device_key(int ordinal, char *out, size_t len) {
   return snprintf(out, len, "%s-%04x-%02x-%02x", name, (unsigned)dom, (unsigned)bus, (unsigned)slot) < (int)len ? 0 : -1;
 }
 
-int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len) {
+int pc_ceilings_cache_path(int ordinal, const char *dir, char *out, size_t len) { /* one-channel-ok: the path is its result */
   char d[1024], key[192];
   if (pc_ceilings_cache_dir(dir, d, sizeof d) || pc_device_key(ordinal, key, sizeof key)) return -1;
   return snprintf(out, len, "%s/ceilings-%s.txt", d, key) < (int)len ? 0 : -1;

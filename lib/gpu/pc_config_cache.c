@@ -47,7 +47,7 @@
 #include "pc_rp_internal.h"
 
 /* The cache file of (chip, plan), or -1 when no directory can be named. */
-static int pc_groups_path(const char *chip, const pc_rp_plan *plan, char *out, size_t len, uint64_t *hash) {
+static int pc_groups_path(const char *chip, const pc_rp_plan *plan, char *out, size_t len, uint64_t *hash) { /* one-channel-ok: the path is its result */
   char dir[1024];
   if (pc_ceilings_cache_dir(NULL, dir, sizeof dir)) return -1;
   const char *names[PC_M_COUNT + 64];
@@ -224,7 +224,7 @@ int pc_rp_avail_key(int ordinal, const char *chip, uint64_t *key) {
   return 0;
 }
 
-static int pc_avail_path(const char *chip, uint64_t key, char *out, size_t len) {
+static int pc_avail_path(const char *chip, uint64_t key, char *out, size_t len) { /* one-channel-ok: the path is its result */
   char dir[1024];
   if (pc_ceilings_cache_dir(NULL, dir, sizeof dir)) return -1;
   return snprintf(out, len, "%s/avail-%s-%016llx.bin", dir, chip, (unsigned long long)key) < (int)len ? 0 : -1;

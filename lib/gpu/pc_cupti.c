@@ -14,17 +14,39 @@
 
 pc_cupti_api pc_cupti;
 
-static pthread_once_t pc_cupti_once = PTHREAD_ONCE_INIT;
-/* The loader's lock (pc_cupti.h). */
-static pthread_mutex_t pc_proc_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-void pc_proc_lock(void) { pthread_mutex_lock(&pc_proc_mu); }
-void pc_proc_unlock(void) { pthread_mutex_unlock(&pc_proc_mu); }
-static perfcheck_status pc_cupti_load_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-static char pc_cupti_msg[768];
-static char pc_cupti_where[512];
-static int pc_cupti_preloaded;
-static unsigned pc_cupti_ver;
-static void *pc_cupti_h;
+/* What lib/gpu keeps for the whole process, past any session, beside the
+ * loader's lock (pc_cupti.h): the loaded CUPTI and what its load found,
+ * the poisoned flag after a 39, the profiler's initialize count, and the
+ * driver facts cached per device and per context.  `mu` guards the count
+ * and the caches and serializes CUPTI's profiler host API; the load's
+ * fields are written once, inside pthread_once, before anyone reads them;
+ * the holder's name before the flag that publishes it. */
+#define PC_MAX_DEVICES 64
+#define PC_MAX_CTX 64
+static struct {
+  pthread_mutex_t mu;                 /* recursive */
+  pthread_once_t once;
+  perfcheck_status load_status;
+  pc_err load_why;                    /* why the load failed */
+  char where[512];                    /* the file it came from */
+  int preloaded;                      /* it was in the process before us */
+  unsigned ver;                       /* cuptiGetVersion */
+  void *h;
+  atomic_int poisoned;                /* CUPTI answered 39: no further call */
+  char holder[128];
+  int prof_users;                     /* cuptiProfilerInitialize's users */
+  pc_device dev[PC_MAX_DEVICES];
+  int dev_ok[PC_MAX_DEVICES];
+  struct {
+    CUcontext ctx;
+    int ordinal;
+  } ctx[PC_MAX_CTX];
+  size_t nctx;
+} pc_proc = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .once = PTHREAD_ONCE_INIT,
+             .load_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE};
+
+void pc_proc_lock(void) { pthread_mutex_lock(&pc_proc.mu); }
+void pc_proc_unlock(void) { pthread_mutex_unlock(&pc_proc.mu); }
 
 #define PC_CUPTI_MAJOR 13
 
@@ -56,9 +78,9 @@ static int pc_scan_cb(struct dl_phdr_info *info, size_t size, void *data) {
 static void pc_where_from(void *h, const char *fallback) {
   struct link_map *lm = NULL;
   if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
-    snprintf(pc_cupti_where, sizeof pc_cupti_where, "%s", lm->l_name);
+    snprintf(pc_proc.where, sizeof pc_proc.where, "%s", lm->l_name);
   else
-    snprintf(pc_cupti_where, sizeof pc_cupti_where, "%s", fallback);
+    snprintf(pc_proc.where, sizeof pc_proc.where, "%s", fallback);
 }
 
 /* Resolves the table from h; 0 on success, else the first missing name. */
@@ -93,10 +115,10 @@ static void pc_cupti_load_once(void) {
     if (n_ > 0) used = (size_t)n_ < sizeof tried - used ? used + (size_t)n_ : sizeof tried - 1; \
   } while (0)
   if (h) {
-    pc_cupti_preloaded = 1;
+    pc_proc.preloaded = 1;
     pc_where_from(h, "libcupti.so.13 (already loaded)");
   } else if (scan.other[0]) {
-    snprintf(pc_cupti_msg, sizeof pc_cupti_msg,
+    pc_err_set(&pc_proc.load_why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
              "this process already holds another CUPTI (%s); perfcheck needs CUPTI %d and a second CUPTI in one "
              "process conflicts with the first",
              scan.other, PC_CUPTI_MAJOR);
@@ -124,7 +146,7 @@ static void pc_cupti_load_once(void) {
       }
     }
     if (!h) {
-      snprintf(pc_cupti_msg, sizeof pc_cupti_msg,
+      pc_err_set(&pc_proc.load_why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
                "CUPTI %d (libcupti.so.13, part of the CUDA toolkit) could not be loaded: tried %s; set "
                "PERFCHECK_CUPTI_LIBRARY to its full path or add its folder to LD_LIBRARY_PATH",
                PC_CUPTI_MAJOR, tried);
@@ -134,58 +156,56 @@ static void pc_cupti_load_once(void) {
 #undef PC_TRIED_
   const char *missing = pc_cupti_resolve(h);
   if (missing) {
-    snprintf(pc_cupti_msg, sizeof pc_cupti_msg, "%s has no %s: CUPTI older than 13.0 Update 1", pc_cupti_where,
+    pc_err_set(&pc_proc.load_why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s has no %s: CUPTI older than 13.0 Update 1", pc_proc.where,
              missing);
     memset(&pc_cupti, 0, sizeof pc_cupti);
-    if (!pc_cupti_preloaded) dlclose(h);
+    if (!pc_proc.preloaded) dlclose(h);
     return;
   }
   uint32_t v = 0;
   if (PC_CUPTI(NULL, cuptiGetVersion, &v) != CUPTI_SUCCESS || v / 10000 != PC_CUPTI_MAJOR) {
-    snprintf(pc_cupti_msg, sizeof pc_cupti_msg, "%s reports CUPTI API version %u; perfcheck needs CUPTI %d",
-             pc_cupti_where, (unsigned)v, PC_CUPTI_MAJOR);
+    pc_err_set(&pc_proc.load_why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s reports CUPTI API version %u; perfcheck needs CUPTI %d",
+             pc_proc.where, (unsigned)v, PC_CUPTI_MAJOR);
     memset(&pc_cupti, 0, sizeof pc_cupti);
-    if (!pc_cupti_preloaded) dlclose(h);
+    if (!pc_proc.preloaded) dlclose(h);
     return;
   }
-  pc_cupti_ver = v;
-  pc_cupti_h = h; /* never closed: CUPTI stays for the life of the process */
-  pc_cupti_load_status = PERFCHECK_OK;
+  pc_proc.ver = v;
+  pc_proc.h = h; /* never closed: CUPTI stays for the life of the process */
+  pc_proc.load_status = PERFCHECK_OK;
 }
 
 perfcheck_status pc_cupti_load(pc_err *err) {
-  pthread_once(&pc_cupti_once, pc_cupti_load_once);
-  if (pc_cupti_load_status != PERFCHECK_OK) pc_err_set(err, pc_cupti_load_status, "%s", pc_cupti_msg);
-  return pc_cupti_load_status;
+  pthread_once(&pc_proc.once, pc_cupti_load_once);
+  if (pc_proc.load_status != PERFCHECK_OK) pc_err_set(err, pc_proc.load_status, "%s", pc_proc.load_why.msg);
+  return pc_proc.load_status;
 }
 
-const char *pc_cupti_path(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_where : ""; }
-int pc_cupti_was_loaded(void) { return pc_cupti_load_status == PERFCHECK_OK && pc_cupti_preloaded; }
-unsigned pc_cupti_version(void) { return pc_cupti_load_status == PERFCHECK_OK ? pc_cupti_ver : 0; }
+const char *pc_cupti_path(void) { return pc_proc.load_status == PERFCHECK_OK ? pc_proc.where : ""; }
+int pc_cupti_was_loaded(void) { return pc_proc.load_status == PERFCHECK_OK && pc_proc.preloaded; }
+unsigned pc_cupti_version(void) { return pc_proc.load_status == PERFCHECK_OK ? pc_proc.ver : 0; }
 
 /* ---- the checked-call wrapper (pc_call.h) ------------------------------------------ */
 
-static atomic_int pc_cupti_poisoned;
-static char pc_cupti_holder_name[128];
 
-int pc_cupti_blocked(void) { return atomic_load_explicit(&pc_cupti_poisoned, memory_order_relaxed); }
+int pc_cupti_blocked(void) { return atomic_load_explicit(&pc_proc.poisoned, memory_order_relaxed); }
 
 void pc_cupti_poison(const char *holder) {
-  atomic_store(&pc_cupti_poisoned, 1);
+  atomic_store(&pc_proc.poisoned, 1);
   /* The subscription names the holder; a 39 elsewhere does not. */
   if (holder && *holder)
-    snprintf(pc_cupti_holder_name, sizeof pc_cupti_holder_name, "%s", holder);
-  else if (!pc_cupti_holder_name[0])
-    snprintf(pc_cupti_holder_name, sizeof pc_cupti_holder_name, "%s", "another CUPTI client");
+    snprintf(pc_proc.holder, sizeof pc_proc.holder, "%s", holder);
+  else if (!pc_proc.holder[0])
+    snprintf(pc_proc.holder, sizeof pc_proc.holder, "%s", "another CUPTI client");
 }
 
-const char *pc_cupti_holder(void) { return pc_cupti_blocked() ? pc_cupti_holder_name : ""; }
+const char *pc_cupti_holder(void) { return pc_cupti_blocked() ? pc_proc.holder : ""; }
 
 CUptiResult pc_cupti_refused(pc_err *err, const char *fn) {
   pc_err_set(err, PERFCHECK_ERROR_CUPTI_IN_USE,
              "%s: not called: CUPTI answered CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED earlier (%s holds the "
              "process)",
-             fn, pc_cupti_holder_name[0] ? pc_cupti_holder_name : "another CUPTI client");
+             fn, pc_proc.holder[0] ? pc_proc.holder : "another CUPTI client");
   return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 }
 
@@ -265,3 +285,84 @@ const char *pc_cupti_fix(CUptiResult r) {
   }
 }
 
+
+/* ---- the profiler's initialize count --------------------------------------------------- */
+
+perfcheck_status pc_proc_profiler_acquire(pc_err *err) {
+  perfcheck_status st = PERFCHECK_OK;
+  pc_err e;
+  /* cuptiProfilerInitialize does not call back into us, so holding this
+   * lock across it cannot deadlock. */
+  pc_proc_lock();
+  if (pc_proc.prof_users == 0) {
+    CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL};
+    CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
+    if (r != CUPTI_SUCCESS) {
+      st = pc_cupti_status(r);
+      if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_ERROR_OUT_OF_MEMORY)
+        st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+      const char *fix = pc_cupti_fix(r);
+      pc_err_set(err, st, "%s%s%s", e.msg, fix[0] ? ": " : "", fix);
+    }
+  }
+  if (st == PERFCHECK_OK) pc_proc.prof_users++;
+  pc_proc_unlock();
+  return st;
+}
+
+void pc_proc_profiler_release(void) {
+  pc_proc_lock();
+  if (pc_proc.prof_users > 0 && --pc_proc.prof_users == 0) {
+    CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL};
+    (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
+  }
+  pc_proc_unlock();
+}
+
+/* ---- the driver facts' caches ----------------------------------------------------------- */
+
+void pc_proc_cache_reset(void) {
+  pc_proc_lock();
+  memset(pc_proc.dev_ok, 0, sizeof pc_proc.dev_ok);
+  pc_proc.nctx = 0;
+  pc_proc_unlock();
+}
+
+int pc_proc_device_get(int ordinal, pc_device *out) {
+  int ok = 0;
+  if (ordinal < 0 || ordinal >= PC_MAX_DEVICES) return 0;
+  pc_proc_lock();
+  if (pc_proc.dev_ok[ordinal]) {
+    *out = pc_proc.dev[ordinal];
+    ok = 1;
+  }
+  pc_proc_unlock();
+  return ok;
+}
+
+void pc_proc_device_put(int ordinal, const pc_device *d) {
+  if (ordinal < 0 || ordinal >= PC_MAX_DEVICES) return;
+  pc_proc_lock();
+  pc_proc.dev[ordinal] = *d;
+  pc_proc.dev_ok[ordinal] = 1;
+  pc_proc_unlock();
+}
+
+int pc_proc_ctx_ordinal_get(CUcontext ctx) {
+  int ord = -1;
+  pc_proc_lock();
+  for (size_t i = 0; i < pc_proc.nctx; i++)
+    if (pc_proc.ctx[i].ctx == ctx) ord = pc_proc.ctx[i].ordinal;
+  pc_proc_unlock();
+  return ord;
+}
+
+void pc_proc_ctx_ordinal_put(CUcontext ctx, int ordinal) {
+  pc_proc_lock();
+  if (pc_proc.nctx < PC_MAX_CTX) {
+    pc_proc.ctx[pc_proc.nctx].ctx = ctx;
+    pc_proc.ctx[pc_proc.nctx].ordinal = ordinal;
+    pc_proc.nctx++;
+  }
+  pc_proc_unlock();
+}

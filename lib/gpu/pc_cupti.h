@@ -91,16 +91,33 @@ extern pc_cupti_api pc_cupti;
 perfcheck_status pc_cupti_load(pc_err *err);
 
 /* The loader's lock: lib/gpu's one process-wide lock besides the collector's
- * (pc_collector.h), for the state that outlives sessions: CUPTI's profiler
- * host API (which keeps process-wide state of its own: helgrind saw races
- * inside it with perfcheck_metric_passes called from 8 threads), the
- * profiler's initialize count, and the driver-fact caches (pc_funcinfo.c).
+ * (pc_collector.h), beside the state that outlives sessions (pc_cupti.c's
+ * struct pc_proc): the profiler's initialize count and the driver-fact
+ * caches, reached through the pc_proc_* calls below; it also serializes
+ * CUPTI's profiler host API (which keeps process-wide state of its own:
+ * helgrind saw races inside it with perfcheck_metric_passes called from 8
+ * threads; pc_metrics_host.c takes it around each host-API sequence).
  * Recursive, because host-API sequences nest (a pass count opens a host
  * object, validates, configures).  May be held across CUPTI host-API and
  * cuptiProfilerInitialize calls, which call nothing back; never across a
  * launch or a synchronization; never taken with the collector's lock held. */
 void pc_proc_lock(void);
 void pc_proc_unlock(void);
+
+/* cuptiProfilerInitialize on the first acquire, cuptiProfilerDeInitialize on
+ * the last release (a process-wide count, so perfcheck_metric_passes never
+ * de-initializes a live session's profiler).  Needs a driver. */
+perfcheck_status pc_proc_profiler_acquire(pc_err *err);
+void pc_proc_profiler_release(void);
+
+/* The driver facts of a device (by ordinal) and of a context (its device
+ * ordinal), cached for the process: get returns 1 (or the ordinal) when
+ * cached, 0 (-1) when not; reset empties both (a session's teardown). */
+int pc_proc_device_get(int ordinal, pc_device *out);
+void pc_proc_device_put(int ordinal, const pc_device *d);
+int pc_proc_ctx_ordinal_get(CUcontext ctx);
+void pc_proc_ctx_ordinal_put(CUcontext ctx, int ordinal);
+void pc_proc_cache_reset(void);
 
 /* After a successful load: the file it came from ("" if unknown), whether it
  * was already in the process before us, and cuptiGetVersion's answer. */

@@ -45,35 +45,9 @@ static CUresult pc_ctx_get_device(CUcontext ctx, CUdevice *dev) {
 
 /* ---- caches --------------------------------------------------------------------- */
 
-#define PC_MAX_DEVICES 64
-#define PC_MAX_CTX 64
+void pc_funcinfo_reset(void) { pc_proc_cache_reset(); }
 
-static pc_device pc_fi_dev[PC_MAX_DEVICES];
-static int pc_fi_dev_ok[PC_MAX_DEVICES];
-static struct {
-  CUcontext ctx;
-  int ordinal;
-} pc_fi_ctx[PC_MAX_CTX];
-static size_t pc_fi_nctx;
-
-void pc_funcinfo_reset(void) {
-  pc_proc_lock();
-  memset(pc_fi_dev_ok, 0, sizeof pc_fi_dev_ok);
-  pc_fi_nctx = 0;
-  pc_proc_unlock();
-}
-
-int pc_funcinfo_device_cached(int ordinal, pc_device *out) {
-  int ok = 0;
-  if (ordinal < 0 || ordinal >= PC_MAX_DEVICES) return 0;
-  pc_proc_lock();
-  if (pc_fi_dev_ok[ordinal]) {
-    *out = pc_fi_dev[ordinal];
-    ok = 1;
-  }
-  pc_proc_unlock();
-  return ok;
-}
+int pc_funcinfo_device_cached(int ordinal, pc_device *out) { return pc_proc_device_get(ordinal, out); }
 
 static int pc_attr(CUdevice dev, CUdevice_attribute a) {
   int v = -1;
@@ -83,7 +57,7 @@ static int pc_attr(CUdevice dev, CUdevice_attribute a) {
 
 perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err) {
   pc_err_clear(err);
-  if (ordinal < 0 || ordinal >= PC_MAX_DEVICES)
+  if (ordinal < 0 || ordinal >= 64)
     return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "device %d: out of range", ordinal);
   if (pc_funcinfo_device_cached(ordinal, out)) return PERFCHECK_OK;
   perfcheck_status st = pc_cuda_load(err);
@@ -119,15 +93,12 @@ perfcheck_status pc_funcinfo_device(int ordinal, pc_device *out, pc_err *err) {
                                  sm_khz > 0 ? sm_khz : PC_NULL);
   pc_ceilings_load_cached(ordinal, &d); /* no file: the clock ceilings stay */
 
-  pc_proc_lock();
-  pc_fi_dev[ordinal] = d;
-  pc_fi_dev_ok[ordinal] = 1;
-  pc_proc_unlock();
+  pc_proc_device_put(ordinal, &d);
   *out = d;
   return PERFCHECK_OK;
 }
 
-int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) {
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) { /* one-channel-ok: the bus id is its result */
   CUdevice dev;
   if (!pc_cu.cuDeviceGet || PC_CU(NULL, cuDeviceGet, &dev, ordinal) != CUDA_SUCCESS) return -1;
   const int dom = pc_attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID), bus = pc_attr(dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
@@ -136,14 +107,7 @@ int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len) {
   return snprintf(out, len, "%04x:%02x:%02x.0", (unsigned)dom, (unsigned)bus, (unsigned)slot) < (int)len ? 0 : -1;
 }
 
-int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx) {
-  int ord = -1;
-  pc_proc_lock();
-  for (size_t i = 0; i < pc_fi_nctx; i++)
-    if (pc_fi_ctx[i].ctx == ctx) ord = pc_fi_ctx[i].ordinal;
-  pc_proc_unlock();
-  return ord;
-}
+int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx) { return pc_proc_ctx_ordinal_get(ctx); }
 
 int pc_funcinfo_ctx_ordinal(CUcontext ctx) {
   if (!ctx || !pc_cu.cuCtxPushCurrent) return -1;
@@ -155,13 +119,7 @@ int pc_funcinfo_ctx_ordinal(CUcontext ctx) {
   CUcontext popped;
   (void)PC_CU(NULL, cuCtxPopCurrent, &popped);
   if (dev < 0) return -1;
-  pc_proc_lock();
-  if (pc_fi_nctx < PC_MAX_CTX) {
-    pc_fi_ctx[pc_fi_nctx].ctx = ctx;
-    pc_fi_ctx[pc_fi_nctx].ordinal = (int)dev;
-    pc_fi_nctx++;
-  }
-  pc_proc_unlock();
+  pc_proc_ctx_ordinal_put(ctx, (int)dev);
   return (int)dev;
 }
 
@@ -234,7 +192,7 @@ out: /* the one cleanup path */
   return st;
 }
 
-int pc_funcinfo_name(void *f, char *out, size_t len) {
+int pc_funcinfo_name(void *f, char *out, size_t len) { /* one-channel-ok: the name is its result */
   if (!f || !out || !len || !pc_cu.cuFuncGetName || !pc_cu.cuKernelGetName) return -1;
   const char *name = NULL;
   if (PC_CU(NULL, cuFuncGetName, (const char **)&name, (CUfunction)f) != CUDA_SUCCESS || !name) {

@@ -32,7 +32,7 @@ int pc_funcinfo_ctx_ordinal(CUcontext ctx);
 /* "0000:19:00.0": the PCI location of device `ordinal` (domain, bus,
  * device from the driver's attributes).  Returns 0, -1 when the driver
  * cannot say. */
-int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len);
+int pc_funcinfo_pci_bus_id(int ordinal, char *out, size_t len); /* one-channel-ok: the bus id is its result */
 /* The cached ordinal of a context, -1 when unknown (never calls the driver). */
 int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
 
@@ -56,7 +56,7 @@ perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const 
 
 /* The mangled name of f from the driver (cuFuncGetName, else
  * cuKernelGetName); returns 0 on success. */
-int pc_funcinfo_name(void *f, char *out, size_t len);
+int pc_funcinfo_name(void *f, char *out, size_t len); /* one-channel-ok: the name is its result */
 
 /* Forgets the cached devices and contexts (session destroy). */
 void pc_funcinfo_reset(void);

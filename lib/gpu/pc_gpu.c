@@ -26,21 +26,17 @@
 
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
-/* lib/gpu's own host time at start and at teardown (issue 21, "find where the
- * time goes"), said at teardown under progress, after the counter layer's
- * phases.  Written by pc_gpu_start (one session per process) and read by the
- * teardown that follows it. */
-enum { PC_SU_CHECK, PC_SU_DEVICE, PC_SU_CAPTURE, PC_SU_ACTIVITY, PC_SU_COUNTERS, PC_SU_COUNT };
-static struct {
-  uint64_t ns[PC_SU_COUNT];
-  int progress;                       /* 0 off, 1 the phase lines, 2 also a line per profiled launch */
-  void (*say)(const char *line);
-} pc_gpu_su;
-
 static uint64_t pc_gpu_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the time since *t0 to the collector's set-up phase and restarts *t0. */
+static void pc_gpu_phase(pc_collector *c, int phase, uint64_t *t0) {
+  const uint64_t t = pc_gpu_now();
+  pc_collector_add_setup_time(c, phase, t - *t0);
+  *t0 = t;
 }
 
 /* Adds the time since *t0 to *acc and restarts *t0. */
@@ -69,65 +65,34 @@ static int pc_gpu_xla_loaded(void) {
   return found;
 }
 
-/* The one progress line of lib/gpu's own set-up and teardown times. */
-static void pc_gpu_say_times(const char *teardown) {
-  if (!pc_gpu_su.progress || !pc_gpu_su.say) return;
-  const uint64_t *v = pc_gpu_su.ns;
-  char line[600];
-  snprintf(line, sizeof line,
-           "lib/gpu host time: set-up %.1f ms (driver and CUPTI check %.1f, device attributes %.1f, launch "
-           "callbacks %.1f, activity %.1f, counter layer %.1f), %s",
-           (double)(v[0] + v[1] + v[2] + v[3] + v[4]) / 1e6, (double)v[0] / 1e6, (double)v[1] / 1e6,
-           (double)v[2] / 1e6, (double)v[3] / 1e6, (double)v[4] / 1e6, teardown);
-  pc_gpu_su.say(line);
-}
-
 void pc_gpu_keep_cupti(void) { atomic_store(&pc_gpu_g.keep, 1); }
 void pc_gpu_mark_exit(void) { atomic_store(&pc_gpu_g.exiting, 1); }
 int pc_gpu_exiting(void) { return atomic_load(&pc_gpu_g.exiting); }
 
 /* Uninstalls collector c and frees it with its counter layer, once no
- * callback can reach it: the gate taken once (every profiled launch ran its
- * EXIT; later ones see counters off) and the in-flight count drained. */
+ * callback can reach it. */
 static void pc_gpu_release(pc_collector *c) {
   if (!c) return;
-  atomic_store(&c->active, 0);
-  atomic_store(&c->counters, 0);
-  pc_collector *was = pc_collector_install(NULL);
-  if (was && was != c) pc_collector_install(was); /* not ours (cannot happen): leave it */
-  pthread_rwlock_wrlock(&c->gate);
-  pthread_rwlock_unlock(&c->gate);
-  while (atomic_load(&pc_gpu_g.inflight) > 0) {
-    struct timespec ts = {0, 50000};
-    nanosleep(&ts, NULL);
-  }
-  /* The counter layer first: it locks the collector's mutex (pc_rp_create
-   * was handed &c->mu), so it must go while the collector is alive.  Freed
-   * the other way round, pc_rp_destroy locked freed memory and corrupted the
-   * heap: every in-process program hung or aborted at its session's destroy
-   * on the H200 (malloc: unsorted double linked list corrupted). */
-  pc_rp *rp = c->rp;
-  c->rp = NULL;
-  if (rp) pc_rp_destroy(rp);
+  pc_collector_retire(c);
   pc_collector_free(c);
 }
 
 /* The GPU side, undone in reverse order. */
 static void pc_gpu_teardown(pc_collector *c) {
-  if (c) atomic_store(&c->active, 0);
-  if (c) pc_rp_say_phases(c->rp);
+  if (c) pc_collector_set_active(c, 0);
+  if (c) pc_rp_say_phases(pc_collector_rp(c));
   uint64_t t0 = pc_gpu_now(), flush = 0, release = 0, unsub = 0;
   char what[200];
   if (atomic_load(&pc_gpu_g.keep)) { /* process exit under injection: see pc_gpu.h */
     pc_activity_flush(1);
     pc_gpu_lap(&flush, &t0);
     snprintf(what, sizeof what, "at exit: activity flush %.1f ms (CUPTI stays subscribed)", (double)flush / 1e6);
-    pc_gpu_say_times(what);
+    pc_collector_say_times(c, what);
     return;
   }
   pc_activity_stop();
   pc_gpu_lap(&flush, &t0);
-  pc_gpu_release(c);
+  pc_collector_retire(c);
   pc_gpu_lap(&release, &t0);
   pc_capture_unsubscribe();
   pc_funcinfo_reset();
@@ -135,21 +100,67 @@ static void pc_gpu_teardown(pc_collector *c) {
   snprintf(what, sizeof what,
            "teardown %.1f ms (activity flush and stop %.1f, counter layer and collector %.1f, unsubscribe %.1f)",
            (double)(flush + release + unsub) / 1e6, (double)flush / 1e6, (double)release / 1e6, (double)unsub / 1e6);
-  pc_gpu_say_times(what);
+  /* Said before the collector that keeps the set-up times is freed. */
+  pc_collector_say_times(c, what);
+  pc_collector_free(c);
+}
+
+/* The counter layer, unless in timing mode: created over the collector
+ * with the parsed plan (moved in on success); *note says why counters are
+ * off although asked for. */
+static void pc_gpu_counters(pc_collector *c, const pc_gpu_config *cfg, pc_rp_plan *plan, pc_gpu_started *out,
+                            pc_err *note) {
+  pc_err_clear(note);
+  if (cfg->mode == PERFCHECK_MODE_TIMING) return;
+  char set[sizeof plan->set_name];
+  snprintf(set, sizeof set, "%s", plan->set_name);
+  /* PERFCHECK_REPLAY: kernel (the default; rotation when XLA is loaded) or
+   * rotate (pc_rangeprof.h, pc_config_replay_rotate). */
+  pc_err why;
+  const int rotate = pc_config_replay_rotate(secure_getenv("PERFCHECK_REPLAY"), pc_gpu_xla_loaded(), &why);
+  const pc_rp_config rc = {cfg->progress >= 2 ? 2 : cfg->progress ? 1 : 0, cfg->say, rotate};
+  pc_err e;
+  const perfcheck_status st =
+      pc_collector_counters_create(c, plan, &rc, &out->replay_why, &e);
+  /* Rotation that could not be had says so itself; else why this mode. */
+  if (!out->replay_why.msg[0] && why.msg[0]) out->replay_why = why;
+  if (st == PERFCHECK_OK && pc_collector_rp(c)) {
+    snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
+    out->rotate_groups = (unsigned)pc_rp_groups(pc_collector_rp(c));
+  } else {
+    pc_err_set(note, st, "counters unavailable (%s): %s", perfcheck_strerror(st), e.msg);
+  }
+}
+
+/* The driver and CUPTI checked, device 0's facts, the subscriber and the
+ * activity kinds, each phase timed into the collector.  *started: the
+ * capture (and perhaps activity) is up. */
+static perfcheck_status pc_gpu_bring_up(pc_collector *c, pc_gpu_started *out, int *started, pc_err *err) {
+  uint64_t t0 = pc_gpu_now();
+  perfcheck_status st;
+  /* The driver first: CUPTI returns 999 or crashes without one. */
+  if ((st = pc_cuda_load(err)) != PERFCHECK_OK) return st;
+  if ((st = pc_capture_cupti_usable(err)) != PERFCHECK_OK) return st;
+  pc_gpu_phase(c, PC_SU_CHECK, &t0);
+  pc_err e;
+  out->device0_ok = pc_funcinfo_device(0, &out->device0, &e) == PERFCHECK_OK;
+  if (!out->device0_ok) {
+    pc_device_init(&out->device0);
+    out->device0_why = e;
+  }
+  pc_gpu_phase(c, PC_SU_DEVICE, &t0);
+  if ((st = pc_capture_start(err)) != PERFCHECK_OK) return st;
+  *started = 1;
+  pc_gpu_phase(c, PC_SU_CAPTURE, &t0);
+  st = pc_activity_start(err);
+  pc_gpu_phase(c, PC_SU_ACTIVITY, &t0);
+  return st;
 }
 
 perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_err *err) {
   memset(out, 0, sizeof *out);
   pc_device_init(&out->device0);
   pc_err_clear(err);
-  memset(&pc_gpu_su, 0, sizeof pc_gpu_su);
-  {
-    /* The level comes from the options (PERFCHECK_PROGRESS is read with the
-     * others, in lib/core/base/pc_config.c); the counter layer gets it. */
-    pc_gpu_su.progress = cfg->progress >= 2 ? 2 : cfg->progress ? 1 : 0;
-    pc_gpu_su.say = cfg->say;
-  }
-  uint64_t t0 = pc_gpu_now();
   const char *spec = cfg->metrics ? cfg->metrics : "default";
   /* The metric list is checked in every mode: a typo must not wait for the
    * day counters are switched on. */
@@ -164,63 +175,30 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
                     e.msg[0] ? e.msg : perfcheck_strerror(st));
     goto fail;
   }
-  /* The driver first: CUPTI returns 999 or crashes without one. */
-  if ((st = pc_cuda_load(err)) != PERFCHECK_OK) goto fail;
-  if ((st = pc_capture_cupti_usable(err)) != PERFCHECK_OK) goto fail;
-  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_CHECK], &t0);
   if (!(c = pc_collector_new())) {
     st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_create: out of memory");
     goto fail;
   }
-  out->device0_ok = pc_funcinfo_device(0, &out->device0, &e) == PERFCHECK_OK;
-  if (!out->device0_ok) {
-    pc_device_init(&out->device0);
-    snprintf(out->device0_msg, sizeof out->device0_msg, "%s", e.msg);
-  }
-  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_DEVICE], &t0);
-  if ((st = pc_capture_start(err)) != PERFCHECK_OK) goto fail;
-  started = 1;
-  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_CAPTURE], &t0);
-  if ((st = pc_activity_start(err)) != PERFCHECK_OK) goto fail;
-  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_ACTIVITY], &t0);
-  pc_rp *rp = NULL;
-  char note[900] = "";
-  if (cfg->mode != PERFCHECK_MODE_TIMING) {
-    char set[sizeof plan.set_name];
-    snprintf(set, sizeof set, "%s", plan.set_name);
-    /* PERFCHECK_REPLAY: kernel (the default; rotation when XLA is loaded)
-     * or rotate (pc_rangeprof.h, pc_config_replay_rotate). */
-    char why[sizeof out->replay_note];
-    const int rotate = pc_config_replay_rotate(secure_getenv("PERFCHECK_REPLAY"), pc_gpu_xla_loaded(), why, sizeof why);
-    const pc_rp_config rc = {pc_gpu_su.progress, cfg->say, rotate};
-    st = pc_rp_create(&plan, &rc, &c->mu, &rp, out->replay_note, sizeof out->replay_note,
-                      &e); /* the plan moves in on success */
-    /* Rotation that could not be had says so itself; else why this mode. */
-    if (!out->replay_note[0] && why[0]) snprintf(out->replay_note, sizeof out->replay_note, "%s", why);
-    if (st == PERFCHECK_OK && rp) {
-      snprintf(out->metric_set, sizeof out->metric_set, "%s", set);
-      out->rotate_groups = (unsigned)pc_rp_groups(rp);
-    } else {
-      rp = NULL;
-      snprintf(note, sizeof note, "counters unavailable (%s): %s", perfcheck_strerror(st), e.msg);
-    }
-  }
+  /* The level comes from the options (PERFCHECK_PROGRESS is read with the
+   * others, in lib/core/base/pc_config.c); the counter layer gets it. */
+  pc_collector_set_progress(c, cfg->progress, cfg->say);
+  if ((st = pc_gpu_bring_up(c, out, &started, err)) != PERFCHECK_OK) goto fail;
+  uint64_t t0 = pc_gpu_now();
+  pc_gpu_counters(c, cfg, &plan, out, &out->counters_why);
   pc_rp_plan_free(&plan);
-  pc_gpu_lap(&pc_gpu_su.ns[PC_SU_COUNTERS], &t0);
-  snprintf(out->counters_note, sizeof out->counters_note, "%s", note);
+  pc_gpu_phase(c, PC_SU_COUNTERS, &t0);
 
   pc_collector_counters cc;
   memset(&cc, 0, sizeof cc);
-  cc.rp = rp;
   cc.asked = cfg->mode != PERFCHECK_MODE_TIMING;
-  cc.note = note;
+  cc.note = out->counters_why.msg;
   cc.kernel_regex = cfg->kernel_regex;
   cc.launch_skip = cfg->launch_skip;
   cc.launch_count = cfg->launch_count;
   cc.per_signature = cfg->per_signature;
   cc.rotate_groups = out->rotate_groups;
   pc_collector_set_counters(c, &cc);
-  atomic_store(&c->active, 1);
+  pc_collector_set_active(c, 1);
   pc_collector *was = pc_collector_install(c);
   if (was) { /* a collector left installed (cannot happen: one session per process) */
     pc_collector_install(was);
@@ -250,33 +228,20 @@ void pc_gpu_poll(pc_gpu_events *ev) {
   memset(ev, 0, sizeof *ev);
   pc_collector *c = pc_collector_current();
   if (!c) return;
-  if ((ev->fatal = atomic_load(&c->fatal))) {
-    pc_col_lock(c);
-    snprintf(ev->fatal_msg, sizeof ev->fatal_msg, "%s", c->fatal_msg);
-    pc_col_unlock(c);
-  }
-  if (atomic_exchange(&c->refusal, 0) && c->rp) {
-    pc_err re;
-    perfcheck_status st = pc_rp_status(c->rp, &re);
-    ev->refused = 1;
-    snprintf(ev->refused_msg, sizeof ev->refused_msg, "counters refused (%s): %s", perfcheck_strerror(st),
-             re.msg[0] ? re.msg : "no detail");
-    pc_col_lock(c);
-    snprintf(c->note, sizeof c->note, "%s", ev->refused_msg);
-    pc_col_unlock(c);
-  }
+  ev->fatal = pc_collector_fatal(c, &ev->fatal_why);
+  ev->refused = pc_collector_poll_refusal(c, &ev->refused_why);
 }
 
 int pc_gpu_fatal(void) {
   pc_collector *c = pc_collector_current();
-  return c && atomic_load(&c->fatal);
+  return c && pc_collector_fatal(c, NULL);
 }
 
 void pc_gpu_quiesce(void) {
   pc_collector *c = pc_collector_current();
   if (!c) return;
-  atomic_store(&c->active, 0);
-  atomic_store(&c->counters, 0);
+  pc_collector_set_active(c, 0);
+  pc_collector_counters_off(c);
 }
 
 void pc_gpu_marks(pc_region_marks *m) {
@@ -284,8 +249,7 @@ void pc_gpu_marks(pc_region_marks *m) {
   pc_collector *c = pc_collector_current();
   if (c) {
     pc_collector_launch_counts(c, &m->launches, &m->failed);
-    m->dropped = atomic_load(&c->dropped);
-    m->zero_ts = atomic_load(&c->zero_ts);
+    pc_collector_record_counts(c, &m->dropped, &m->zero_ts);
   }
   m->ts = pc_gpu_timestamp();
 }
@@ -381,7 +345,7 @@ void pc_gpu_set_counter_gate(int (*gate)(void)) { pc_capture_set_counter_gate(ga
 
 void pc_gpu_fork_child(void) {
   pc_collector *c = pc_collector_current();
-  if (c) atomic_store(&c->active, 0);
+  if (c) pc_collector_set_active(c, 0);
 }
 
 void pc_gpu_flush_activity(void) { pc_activity_flush(1); }

@@ -57,17 +57,17 @@ typedef struct pc_gpu_config {
 typedef struct pc_gpu_started {
   int device0_ok;               /* device 0's facts below are the driver's */
   pc_device device0;
-  char device0_msg[800];        /* why not, when !device0_ok */
+  pc_err device0_why;           /* why not, when !device0_ok */
   char metric_set[32];          /* the counter set in use, "" when counters are off */
-  char counters_note[900];      /* why counters are off although asked for, "" otherwise */
+  pc_err counters_why;          /* why counters are off although asked for (empty message otherwise) */
   unsigned rotate_groups;       /* PERFCHECK_REPLAY=rotate: launches per set; 0 kernel replay */
-  char replay_note[600];        /* why rotation was asked for and is off, "" otherwise */
+  pc_err replay_why;            /* why rotation was asked for and is off, or why it is on unasked */
 } pc_gpu_started;
 
 /* Starts the GPU side: the metric list is parsed first (a typo is an error in
  * every mode, GPU or not), then the driver is probed (CUPTI crashes without
  * one), then the subscriber, activity and, unless in timing mode, the counter
- * layer (its refusal is not an error: counters_note says why, timing goes
+ * layer (its refusal is not an error: counters_why says why, timing goes
  * on).  On failure everything started is undone.  Returns PERFCHECK_OK,
  * PERFCHECK_ERROR_INVALID_ARGUMENT (metrics), PERFCHECK_ERROR_NO_DRIVER,
  * PERFCHECK_ERROR_NO_DEVICE, PERFCHECK_ERROR_DRIVER_TOO_OLD,
@@ -98,9 +98,9 @@ int pc_gpu_exiting(void);
 
 typedef struct pc_gpu_events {
   int fatal;                    /* CUPTI reported a fatal error: no further CUPTI call */
-  char fatal_msg[300];
+  pc_err fatal_why;
   int refused;                  /* counters were refused in a launch callback (once) */
-  char refused_msg[900];        /* "counters refused (STATUS): why and the fix" */
+  pc_err refused_why;           /* "counters refused (STATUS): why and the fix" */
 } pc_gpu_events;
 /* What the callbacks noticed since the last poll. */
 void pc_gpu_poll(pc_gpu_events *ev);

@@ -36,12 +36,11 @@
 
 /* ---- 1. synchronize ---------------------------------------------------------------------- */
 
-/* Synchronizes every live context that launched since `since`.  Returns
- * PERFCHECK_OK or PERFCHECK_ERROR_KERNEL_FAULT (fault says which call
- * failed); *first_ordinal gets the device of the first context that
+/* Synchronizes every live context that launched since the region began.
+ * Returns PERFCHECK_OK or PERFCHECK_ERROR_KERNEL_FAULT (*err says which
+ * call failed); *first_ordinal gets the device of the first context that
  * synchronized (-1 none). */
-static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *g, char *fault, size_t len,
-                                         int *first_ordinal) {
+static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *g, int *first_ordinal, pc_err *err) {
   perfcheck_status st = PERFCHECK_OK;
   *first_ordinal = -1;
   if (!pc_cu.cuCtxPushCurrent) return st; /* no driver loaded (a CPU test of this file): nothing ran */
@@ -66,8 +65,8 @@ static perfcheck_status pc_sync_contexts(pc_collector *c, const pc_region_view *
     if (res == CUDA_ERROR_INVALID_CONTEXT || res == CUDA_ERROR_CONTEXT_IS_DESTROYED || res == CUDA_ERROR_DEINITIALIZED) {
       pc_collector_context_dead(c, ctxs[i]);
     } else if (res != CUDA_SUCCESS) {
-      if (st == PERFCHECK_OK) snprintf(fault, len, "a kernel faulted in region \"%s\": %s", g->name, e.msg);
-      st = PERFCHECK_ERROR_KERNEL_FAULT;
+      if (st == PERFCHECK_OK)
+        st = pc_err_set(err, PERFCHECK_ERROR_KERNEL_FAULT, "a kernel faulted in region \"%s\": %s", g->name, e.msg);
     } else if (*first_ordinal < 0) {
       *first_ordinal = pc_funcinfo_ctx_ordinal(ctxs[i]);
     }
@@ -88,12 +87,10 @@ static int pc_copy_strings(char ***dst, char *const *src, size_t n) {
 }
 
 static void pc_counter_facts(pc_collector *c, pc_snapshot *s) {
-  pc_col_lock(c);
-  s->counters = c->counters_asked;
-  char *note = c->note[0] ? pc_strdup(c->note) : NULL;
-  pc_rp *rp = c->rp;
-  pc_col_unlock(c);
-  s->counters_note = note;
+  pc_err note;
+  s->counters = pc_collector_counters_note(c, &note);
+  s->counters_note = note.msg[0] ? pc_strdup(note.msg) : NULL;
+  pc_rp *rp = pc_collector_rp(c);
   if (!rp) return;
   s->passes = pc_rp_passes(rp);
   const pc_rp_plan *plan = pc_rp_get_plan(rp);
@@ -218,21 +215,23 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
    * accepted until it is taken. */
   pc_collector_region_pop(c, g->id, NULL);
 
-  char fault[900] = "";
+  pc_err fault;
+  pc_err_clear(&fault);
   int first_ordinal = -1;
-  const perfcheck_status st = pc_sync_contexts(c, g, fault, sizeof fault, &first_ordinal);
+  const perfcheck_status st = pc_sync_contexts(c, g, &first_ordinal, &fault);
   const uint64_t end_ts = g->has_end ? g->end.ts : pc_gpu_timestamp();
   /* Sessions spanning launches (rotation's cold group) end with the
    * region: their launches' values go into the collector before it is taken. */
-  if (pc_rp_window_active(c->rp)) {
+  pc_rp *rp = pc_collector_rp(c);
+  if (pc_rp_window_active(rp)) {
     uint64_t cut[2] = {0, 0};
-    pthread_rwlock_wrlock(&c->gate);
-    pc_rp_window_close_all(c->rp, g->parent ? cut : NULL);
-    pthread_rwlock_unlock(&c->gate);
+    pc_collector_gate_exclusive(c);
+    pc_rp_window_close_all(rp, g->parent ? cut : NULL);
+    pc_collector_gate_release(c);
     /* After this region's end, but inside the parent's clock: cut there. */
     pc_collector_host_cut(c, g->parent, cut[0], cut[1]);
   }
-  (void)pc_rp_drain(c->rp, pc_collector_prof_store_cb, c);
+  (void)pc_rp_drain(rp, pc_collector_prof_store_cb, c);
 
   pc_activity_flush(st != PERFCHECK_OK);
   if (pc_collector_pending(c, g->id)) pc_activity_flush(0);
@@ -247,14 +246,14 @@ static perfcheck_status pc_harvest(pc_collector *c, const pc_region_view *g, pc_
   pc_add_device(s, first_ordinal);
   pc_resolve(c, s, &tk, first_ordinal);
   pc_taken_free(&tk);
-  if (st != PERFCHECK_OK) s->fault = pc_strdup(fault);
+  if (st != PERFCHECK_OK) s->fault = pc_strdup(fault.msg);
   if (tst != PERFCHECK_OK || !s->name) {
     pc_snapshot_free(s);
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "perfcheck_session_end: %s",
                       tst != PERFCHECK_OK ? te.msg : "out of memory");
   }
   *out = s;
-  if (st != PERFCHECK_OK) pc_err_set(err, st, "%s", fault);
+  if (st != PERFCHECK_OK && err) *err = fault;
   return st;
 }
 

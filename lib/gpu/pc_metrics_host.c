@@ -41,13 +41,15 @@
 
 #include "pc_cuda.h"
 #include "pc_rp_internal.h"
+#include "base/pc_buf.h"
 
 /* ==== libnvperf_host.so ==================================================== */
 
-static pthread_once_t pc_nvperf_once = PTHREAD_ONCE_INIT;
-static perfcheck_status pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-static char pc_nvperf_msg[1024];
-static char pc_nvperf_where[512];
+/* The load's one result, written inside its pthread_once. */
+static struct {
+  pthread_once_t once;
+  pc_err why; /* status PERFCHECK_OK: loaded */
+} pc_nvperf = {PTHREAD_ONCE_INIT, {PERFCHECK_ERROR_CUPTI_UNAVAILABLE, ""}};
 
 /* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, and the
  * sanitizers' dlopen interceptor aborts the whole process on that flag
@@ -71,13 +73,10 @@ static const char *pc_nvperf_sanitizer(void) {
  * holds the loader's lock, inside a library's constructor, never waits for
  * the preload thread).  PERFCHECK_OK, or PERFCHECK_ERROR_CUPTI_UNAVAILABLE
  * when neither loads, with *err saying why. */
-static perfcheck_status pc_nvperf_open(const char *cupti_path, char *where, size_t wlen, pc_err *err) {
+static perfcheck_status pc_nvperf_open(const char *cupti_path, pc_err *err) {
   pc_err_clear(err);
   void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
-  if (h) {
-    snprintf(where, wlen, "libnvperf_host.so (already loaded)");
-    return PERFCHECK_OK;
-  }
+  if (h) return PERFCHECK_OK;
   char dir[400] = "";
   snprintf(dir, sizeof dir, "%s", cupti_path);
   {
@@ -92,18 +91,12 @@ static perfcheck_status pc_nvperf_open(const char *cupti_path, char *where, size
     char path[512];
     snprintf(path, sizeof path, "%s/libnvperf_host.so", dir);
     h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (h) {
-      snprintf(where, wlen, "%s", path);
-      return PERFCHECK_OK;
-    }
+    if (h) return PERFCHECK_OK;
     const char *e = dlerror();
     snprintf(first_err, sizeof first_err, "%s", e ? e : "not found");
   }
   h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
-  if (h) {
-    snprintf(where, wlen, "libnvperf_host.so (loader path)");
-    return PERFCHECK_OK;
-  }
+  if (h) return PERFCHECK_OK;
   const char *e = dlerror();
   return pc_err_set(err, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
                     "libnvperf_host.so (CUPTI's profiler host library) was found neither next to libcupti (%s: %s) "
@@ -114,35 +107,34 @@ static perfcheck_status pc_nvperf_open(const char *cupti_path, char *where, size
 static void pc_nvperf_load_once(void) {
   const char *san = pc_nvperf_sanitizer();
   if (san) { /* refuse instead of letting CUPTI's dlopen abort the process */
-    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg,
-             "a sanitizer runtime is loaded (%s): CUPTI opens libnvperf_host.so with RTLD_DEEPBIND, which the "
-             "sanitizer answers by aborting the process, so CUPTI's profiler host API is not used",
-             san);
-    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    pc_err_set(&pc_nvperf.why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE,
+               "a sanitizer runtime is loaded (%s): CUPTI opens libnvperf_host.so with RTLD_DEEPBIND, which the "
+               "sanitizer answers by aborting the process, so CUPTI's profiler host API is not used",
+               san);
     return;
   }
   pc_err le;
   if (pc_cupti_load(&le) != PERFCHECK_OK) {
-    snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
-    pc_nvperf_status = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+    pc_err_set(&pc_nvperf.why, PERFCHECK_ERROR_CUPTI_UNAVAILABLE, "%s", le.msg);
     return;
   }
-  pc_nvperf_status = pc_nvperf_open(pc_cupti_path(), pc_nvperf_where, sizeof pc_nvperf_where, &le);
-  if (pc_nvperf_status != PERFCHECK_OK) snprintf(pc_nvperf_msg, sizeof pc_nvperf_msg, "%s", le.msg);
+  if (pc_nvperf_open(pc_cupti_path(), &le) != PERFCHECK_OK)
+    pc_nvperf.why = le;
+  else
+    pc_err_clear(&pc_nvperf.why);
 }
 
 perfcheck_status pc_rp_nvperf_load(pc_err *err) {
-  pthread_once(&pc_nvperf_once, pc_nvperf_load_once);
-  if (pc_nvperf_status != PERFCHECK_OK) pc_err_set(err, pc_nvperf_status, "%s", pc_nvperf_msg);
-  return pc_nvperf_status;
+  pthread_once(&pc_nvperf.once, pc_nvperf_load_once);
+  if (pc_nvperf.why.status != PERFCHECK_OK && err) *err = pc_nvperf.why;
+  return pc_nvperf.why.status;
 }
 
 /* The preload thread: loads the library and ends (pc_rp_create's
  * pc_rp_nvperf_load then finds it loaded, or loads it itself meanwhile). */
 static void *pc_nvperf_preload_main(void *arg) {
   (void)pthread_setname_np(pthread_self(), "perfcheck-load");
-  char where[512];
-  (void)pc_nvperf_open((const char *)arg, where, sizeof where, NULL); /* pc_rp_create reports its own */
+  (void)pc_nvperf_open((const char *)arg, NULL); /* pc_rp_create reports its own */
   free(arg);
   return NULL;
 }
@@ -175,39 +167,6 @@ void pc_rp_preload(void) {
 
 
 /* ==== Profiler initialize / de-initialize ================================== */
-
-static int pc_prof_users;
-
-perfcheck_status pc_rp_profiler_acquire(pc_err *err) {
-  perfcheck_status st = PERFCHECK_OK;
-  pc_err e;
-  /* cuptiProfilerInitialize does not call back into us, so holding this
-   * lock across it cannot deadlock. */
-  pc_proc_lock();
-  if (pc_prof_users == 0) {
-    CUpti_Profiler_Initialize_Params p = PC_PARAMS(CUpti_Profiler_Initialize_Params);
-    CUptiResult r = PC_CUPTI(&e, cuptiProfilerInitialize, &p);
-    if (r != CUPTI_SUCCESS) {
-      st = pc_cupti_status(r);
-      if (st == PERFCHECK_ERROR_NOT_FOUND || st == PERFCHECK_ERROR_OUT_OF_MEMORY)
-        st = PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-      const char *fix = pc_cupti_fix(r);
-      pc_err_set(err, st, "%s%s%s", e.msg, fix[0] ? ": " : "", fix);
-    }
-  }
-  if (st == PERFCHECK_OK) pc_prof_users++;
-  pc_proc_unlock();
-  return st;
-}
-
-void pc_rp_profiler_release(void) {
-  pc_proc_lock();
-  if (pc_prof_users > 0 && --pc_prof_users == 0) {
-    CUpti_Profiler_DeInitialize_Params p = PC_PARAMS(CUpti_Profiler_DeInitialize_Params);
-    (void)PC_CUPTI(NULL, cuptiProfilerDeInitialize, &p);
-  }
-  pc_proc_unlock();
-}
 
 /* ==== Plans ================================================================= */
 
@@ -876,15 +835,9 @@ static perfcheck_status pc_first_fit(const char *chip, const uint8_t *avail, con
     }
     if (g == ng) ng++; /* a group of its own (one pass or not: alone it is what it is) */
     if (st != PERFCHECK_OK) break;
-    if (gb[g].n + 2 > gb[g].cap) {
-      size_t nc = gb[g].cap ? 2 * gb[g].cap : 16;
-      const char **v = realloc(gb[g].names, nc * sizeof *v);
-      if (!v) {
-        st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-        break;
-      }
-      gb[g].names = v;
-      gb[g].cap = nc;
+    if (pc_grow((void **)&gb[g].names, &gb[g].cap, gb[g].n + 2, sizeof *gb[g].names)) {
+      st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+      break;
     }
     for (int j = 0; j < np; j++) gb[g].names[gb[g].n++] = parts[j];
     if (!groups[g].xwant && plan->nextra && !(groups[g].xwant = calloc(plan->nextra, 1))) {
@@ -1048,19 +1001,19 @@ perfcheck_status pc_rp_count_passes(const char *chip, pc_rp_plan *plan, int *pas
 
 /* The chip of device 0, through CUPTI; the driver must be loaded first
  * (CUPTI 13.0 segfaults in cuptiDeviceGetChipName without one). */
-static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, pc_err *err) {
+static perfcheck_status pc_chip_of_device0(char *chip, size_t chiplen, pc_err *err) { /* one-channel-ok: the chip name is its result */
   perfcheck_status st = pc_cuda_load(err);
   if (st != PERFCHECK_OK) return st;
   st = pc_rp_nvperf_load(err);
   if (st != PERFCHECK_OK) return st;
-  st = pc_rp_profiler_acquire(err);
+  st = pc_proc_profiler_acquire(err);
   if (st != PERFCHECK_OK) return st;
   CUpti_Device_GetChipName_Params p = PC_PARAMS(CUpti_Device_GetChipName_Params);
   p.deviceIndex = 0;
   pc_err e;
   CUptiResult r = PC_CUPTI(&e, cuptiDeviceGetChipName, &p);
   if (r == CUPTI_SUCCESS && p.pChipName) snprintf(chip, chiplen, "%s", p.pChipName);
-  pc_rp_profiler_release();
+  pc_proc_profiler_release();
   if (r != CUPTI_SUCCESS || !p.pChipName) {
     st = pc_cupti_status(r);
     return pc_err_set(err, (st == PERFCHECK_OK || st == PERFCHECK_ERROR_NOT_FOUND) ? PERFCHECK_ERROR_CUPTI_UNAVAILABLE : st,

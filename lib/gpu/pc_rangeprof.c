@@ -72,6 +72,7 @@
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
 #include "pc_rp_internal.h"
+#include "base/pc_buf.h"
 #include "capture/pc_rangewin.h"
 
 #define PC_RP_MAX_DEVICES 64
@@ -126,7 +127,7 @@ typedef struct pc_rp_ctx {
   /* A graph launch measured nothing (skip 1): its group needs skip_passes
    * passes alone, or the chip has no group configs; EXIT says so. */
   int skip, skip_passes;
-  char skip_note[300];
+  pc_err skip_why;
   uint32_t corr;
   /* A session spanning launches (rotation's cold group, issue 21):
    * one auto-range, user-replay session of group win_group, every kernel
@@ -221,7 +222,7 @@ struct pc_rp {
   size_t npend, cappend;
   void (*say)(const char *line);
   perfcheck_status status;
-  char msg[640];
+  char msg[PC_MSG_MAX];
   int ndev;
   char chips[PC_RP_MAX_DEVICES][64];
   int uniform_chip;                 /* every device has chips[0] */
@@ -270,7 +271,7 @@ static void pc_rp_refuse(pc_rp *rp, perfcheck_status st, const char *fmt, ...) {
     rp->status = st;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rp->msg, sizeof rp->msg, fmt, ap);
+    pc_msg_vformat(rp->msg, sizeof rp->msg, fmt, ap);
     va_end(ap);
   }
   pthread_mutex_unlock(rp->lock);
@@ -369,19 +370,19 @@ static perfcheck_status pc_rp_preflight(pc_err *err) {
 }
 
 perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
-                              char *note, size_t notelen, pc_err *err) {
+                              pc_err *replay_why, pc_err *err) {
   pc_err_clear(err);
-  if (note && notelen) note[0] = '\0';
+  pc_err_clear(replay_why);
   if (!out || !plan || !lock || !cfg) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_rp_create: NULL argument");
   *out = NULL;
   /* Never a CUPTI call without a driver (CUPTI 13.0 crashes without one). */
   perfcheck_status st = pc_cuda_load(err);
   if (st == PERFCHECK_OK) st = pc_rp_nvperf_load(err);
-  if (st == PERFCHECK_OK) st = pc_rp_profiler_acquire(err);
+  if (st == PERFCHECK_OK) st = pc_proc_profiler_acquire(err);
   if (st != PERFCHECK_OK) return st;
   pc_rp *rp = calloc(1, sizeof *rp);
   if (!rp) {
-    pc_rp_profiler_release();
+    pc_proc_profiler_release();
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   st = pc_rp_preflight(err);
@@ -434,9 +435,8 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
     } else {
       rp->groups = NULL;
       rp->ngroups = 0;
-      if (note && notelen)
-        snprintf(note, notelen, "rotation off, kernel replay instead: the metric set could not be split into "
-                 "one-pass groups on %s: %s", rp->chips[0], ge.msg);
+      pc_err_set(replay_why, ge.status, "rotation off, kernel replay instead: the metric set could not be split "
+                 "into one-pass groups on %s: %s", rp->chips[0], ge.msg);
     }
   }
   rp->lock = lock;
@@ -460,7 +460,7 @@ perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread
 fail: /* the one cleanup path */
   pc_rp_groups_free(rp->groups, rp->ngroups);
   free(rp);
-  pc_rp_profiler_release();
+  pc_proc_profiler_release();
   return st;
 }
 
@@ -861,8 +861,8 @@ static int pc_rp_flush(pc_rp_ctx *c) {
 
 size_t pc_rp_groups(const pc_rp *rp) { return rp ? rp->ngroups : 0; }
 
-size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
-  if (note && notelen) note[0] = '\0';
+size_t pc_rp_graph_groups(pc_rp *rp, pc_err *why) {
+  pc_err_clear(why);
   if (!rp) return 0;
   if (rp->ngroups) return rp->ngroups; /* rotation split the set at creation */
   pthread_mutex_lock(rp->lock);
@@ -874,10 +874,9 @@ size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen) {
   pc_err e;
   if (pc_rp_groups_load(rp->chips[0], &rp->plan, &groups, &n, &e) != PERFCHECK_OK || n == 0) {
     pc_rp_groups_free(groups, n);
-    if (note && notelen)
-      snprintf(note, notelen, "graph launches get no counters: the metric set could not be split into one-pass "
-               "groups on %s (a graph launch carries one group, it is never replayed): %s", rp->chips[0],
-               n ? "no group" : e.msg);
+    pc_err_set(why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launches get no counters: the metric set could not be split into one-pass groups on %s "
+               "(a graph launch carries one group, it is never replayed): %s", rp->chips[0], n ? "no group" : e.msg);
     return 0;
   }
   /* Published under the lock; no launch hook runs meanwhile (the caller
@@ -908,16 +907,10 @@ static int pc_rp_win_eligible(const pc_rp *rp, const pc_rp_ctx *c, int L, int gr
 /* A result for the caller of pc_rp_drain; freed here when it cannot be kept. */
 static void pc_rp_pend(pc_rp *rp, uint32_t corr, pc_rp_result_store *res) {
   pthread_mutex_lock(rp->lock);
-  if (rp->npend == rp->cappend) {
-    const size_t cap = rp->cappend ? 2 * rp->cappend : 16;
-    struct pc_rp_pending *p = realloc(rp->pend, cap * sizeof *p);
-    if (!p) {
-      pthread_mutex_unlock(rp->lock);
-      pc_rp_result_store_free(res);
-      return;
-    }
-    rp->pend = p;
-    rp->cappend = cap;
+  if (pc_grow((void **)&rp->pend, &rp->cappend, rp->npend + 1, sizeof *rp->pend)) {
+    pthread_mutex_unlock(rp->lock);
+    pc_rp_result_store_free(res);
+    return;
   }
   rp->pend[rp->npend].corr = corr;
   rp->pend[rp->npend].res = *res;
@@ -1143,25 +1136,189 @@ size_t pc_rp_drain(pc_rp *rp, int (*store)(void *arg, uint32_t corr, pc_rp_resul
 
 /* ==== Launch hooks ========================================================== */
 
+/* The context's entry, made and enabled the first time (chip set-up
+ * timed); NULL when the layer is off or the set-up failed. */
+static pc_rp_ctx *pc_rp_enter_ctx(pc_rp *rp, void *ctx, uint64_t *t0) {
+  pthread_mutex_lock(rp->lock);
+  const perfcheck_status st = rp->status;
+  pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
+  pthread_mutex_unlock(rp->lock);
+  if (st != PERFCHECK_OK) return NULL;
+  memset(pc_tl_ph, 0, sizeof pc_tl_ph);
+  *t0 = pc_rp_now();
+  if (!c) {
+    if (!(c = pc_rp_ctx_new(rp, ctx, t0))) return NULL;
+    pc_rp_phase(rp, PC_PH_CHIP, t0);
+  }
+  if (!c->obj) {
+    if (pc_rp_ctx_enable(rp, c) != 0) return NULL;
+    pc_rp_phase(rp, PC_PH_ENABLE, t0);
+  }
+  return c;
+}
+
+/* The progress line of profiled launch `ordinal` (through the session's
+ * one channel to stderr). */
+static void pc_rp_say_launch(const pc_rp *rp, uint64_t ordinal, const char *kernel_name, int L, int graph, int passes,
+                             int window) {
+  if (!rp->progress) return;
+  char line[600];
+  const char *name = kernel_name ? kernel_name : "unnamed";
+  if (window)
+    snprintf(line, sizeof line, "profiling kernel %llu (%s): group %d of %zu, 1 pass, in a session spanning launches",
+             (unsigned long long)ordinal, name, L + 1, rp->ngroups);
+  else if (L >= 0)
+    snprintf(line, sizeof line, "profiling %s %llu (%s): group %d of %zu, %d pass%s", graph ? "graph launch" : "kernel",
+             (unsigned long long)ordinal, name, L + 1, rp->ngroups, passes, passes == 1 ? "" : "es");
+  else
+    snprintf(line, sizeof line, "profiling kernel %llu (%s): %d pass%s", (unsigned long long)ordinal, name, passes,
+             passes == 1 ? "" : "es");
+  rp->say(line);
+}
+
+static uint64_t pc_rp_next_ordinal(pc_rp *rp) {
+  pthread_mutex_lock(rp->lock);
+  const uint64_t ord = ++rp->nprofiled;
+  pthread_mutex_unlock(rp->lock);
+  return ord;
+}
+
+/* A rotated launch of group L that joins (or opens) the context's session
+ * spanning launches; 0, or 1 when the session could not open. */
+static int pc_rp_enter_window(pc_rp *rp, pc_rp_ctx *c, int L, uint32_t correlation_id, const char *kernel_name,
+                              uint64_t *t0) {
+  const int cold = rp->groups[L].cold && !rp->no_flush;
+  /* The flush's buffer is readied before the session opens: its memset
+   * must not become a range. */
+  if (cold && !c->win_open) (void)pc_rp_flush_ready(c);
+  c->mode = PC_RP_WINDOW;
+  c->group = L;
+  c->graph = 0;
+  c->skip = 0;
+  if (!c->win_open && pc_rp_win_open(rp, c, L, t0) != 0) return 1;
+  unsigned char keep = PC_RW_KEEP;
+  if (cold) { /* the flush is a range of its own, dropped at close */
+    if (pc_rp_flush(c) == 0) {
+      (void)pc_rangewin_add(&c->win, 0, PC_RW_DROP);
+      keep = PC_RW_COLD;
+    }
+    pc_rp_phase(rp, PC_PH_FLUSH, t0);
+  }
+  (void)pc_rangewin_add(&c->win, correlation_id, keep); /* room for both was checked by the caller */
+  c->win_exit = 1;
+  c->corr = correlation_id;
+  c->t_started = *t0;
+  pc_rp_say_launch(rp, pc_rp_next_ordinal(rp), kernel_name, L, 0, 1, 1);
+  return 0;
+}
+
+/* A graph launch whose turn has no one-pass group: never kernel-replayed
+ * (docs/cupti.md §11), it measures nothing, and EXIT says why. */
+static void pc_rp_enter_skip(pc_rp *rp, pc_rp_ctx *c, int L) {
+  c->skip = 1;
+  c->skip_passes = L >= 0 ? c->chip->gcfg[L].passes : 0;
+  if (L >= 0)
+    pc_err_set(&c->skip_why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launch: group %d of %zu needs %d passes alone and a graph launch is never replayed: not "
+               "collected", L + 1, rp->ngroups, c->skip_passes);
+  else
+    pc_err_set(&c->skip_why, PERFCHECK_ERROR_UNSUPPORTED,
+               "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
+}
+
+/* What precedes SetConfig: a fresh object on a mode or config change, the
+ * context idle for a user range, the L2 flushed for the cold group, the
+ * counter data image laid out.  0, or 1 on failure. */
+static int pc_rp_enter_prepare(pc_rp *rp, pc_rp_ctx *c, void *ctx, int L, int one_pass_group, uint64_t *t0) {
+  /* One range-profiler object per config (docs/cupti.md §15).  Started
+   * under user replay and then configured for kernel replay (a rotation
+   * finished by kernel replay), an object made CUPTI 13.0 fault inside its
+   * own cuLaunchKernel handling (a fresh object at the switch: no crash).
+   * Given another one-pass config, it evaluated every metric to NaN with no
+   * error, as if it kept its first.  So a mode or config change gets a
+   * fresh object: Disable, then Enable.  Kernel replay alone never changes
+   * either. */
+  const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
+  if (((c->obj_mode >= 0 && c->obj_mode != c->mode) || reconfig) && !rp->no_reenable) {
+    CUpti_RangeProfiler_Object *old = c->obj;
+    c->obj = NULL;
+    pc_rp_disable_obj(old, 0);
+    if (pc_rp_ctx_enable(rp, c) != 0) return 1;
+    pc_rp_phase(rp, PC_PH_ENABLE, t0);
+  }
+  if (c->mode == PC_RP_USER) {
+    /* A user range counts every kernel of the context while it is open:
+     * earlier kernels must be done first (we hold the launch gate, so no
+     * later one starts).  Synchronizing is allowed inside callbacks. */
+    pc_err se;
+    (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+    pc_rp_phase(rp, PC_PH_SYNC, t0);
+  }
+  /* The cold group of a one-pass rotation starts from a flushed L2 (the
+   * flush waits for the context, so earlier kernels are done too). */
+  if (one_pass_group && rp->groups[L].cold && !rp->no_flush) {
+    c->cold = pc_rp_flush(c) == 0;
+    pc_rp_phase(rp, PC_PH_FLUSH, t0);
+  }
+  if (pc_rp_layout(rp, c, L, 1) != 0) return 1;
+  pc_rp_phase(rp, PC_PH_LAYOUT, t0);
+  return 0;
+}
+
+/* SetConfig and Start with layout L's config, and a user range pushed in
+ * user mode; CUPTI's result (the failed call in *e). */
+static CUptiResult pc_rp_enter_start(pc_rp *rp, pc_rp_ctx *c, void *ctx, int L, uint64_t *t0, pc_err *e) {
+  CUpti_RangeProfiler_SetConfig_Params cp = PC_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  cp.pRangeProfilerObject = c->obj;
+  cp.configSize = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;
+  cp.pConfig = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
+  cp.counterDataImageSize = c->image_size;
+  cp.pCounterDataImage = c->image;
+  cp.range = c->mode == PC_RP_USER ? CUPTI_UserRange : CUPTI_AutoRange;
+  cp.replayMode = c->mode == PC_RP_USER ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  cp.maxRangesPerPass = 1;
+  cp.numNestingLevels = 1;
+  cp.minNestingLevel = 1;
+  cp.passIndex = 0;
+  cp.targetNestingLevel = 1;
+  CUptiResult r = PC_CUPTI(e, cuptiRangeProfilerSetConfig, &cp);
+  pc_rp_phase(rp, PC_PH_SETCONFIG, t0);
+  if (r == CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_Start_Params sp = PC_PARAMS(CUpti_RangeProfiler_Start_Params);
+    sp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(e, cuptiRangeProfilerStart, &sp);
+  }
+  if (r != CUPTI_SUCCESS || c->mode != PC_RP_USER) return r;
+  /* A user range counts whatever runs in the context while it is open.
+   * Under user replay CUPTI 13.0 launches a kernel of its own, "WaitNs"
+   * (one warp, about 80 us), on the profiled launches after the first of a
+   * graph exec (a config change: a fresh object), carrying the graph
+   * launch's correlation id.  Waiting here, before the range opens, lets
+   * what Enable, SetConfig or Start queued finish first; it did not remove
+   * the graph's 3 store sectors over its kernels' count (docs/cupti.md
+   * §15), so whether WaitNs ran inside the range is not known. */
+  pc_err se;
+  pc_rp_phase(rp, PC_PH_START, t0);
+  (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+  pc_rp_phase(rp, PC_PH_SYNC, t0);
+  CUpti_RangeProfiler_PushRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+  pp.pRangeProfilerObject = c->obj;
+  pp.pRangeName = "perfcheck";
+  r = PC_CUPTI(e, cuptiRangeProfilerPushRange, &pp);
+  if (r != CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_Stop_Params stp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stp.pRangeProfilerObject = c->obj;
+    (void)PC_CUPTI(NULL, cuptiRangeProfilerStop, &stp);
+  }
+  return r;
+}
+
 int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const char *kernel_name, long turn,
                           int graph) {
   if (!rp || !ctx) return 1;
-  pthread_mutex_lock(rp->lock);
-  perfcheck_status st = rp->status;
-  pc_rp_ctx *c = st == PERFCHECK_OK ? pc_rp_find_ctx_locked(rp, ctx) : NULL;
-  pthread_mutex_unlock(rp->lock);
-  if (st != PERFCHECK_OK) return 1;
-  memset(pc_tl_ph, 0, sizeof pc_tl_ph);
-  uint64_t t0 = pc_rp_now();
-  if (!c) {
-    if (!(c = pc_rp_ctx_new(rp, ctx, &t0))) return 1;
-    pc_rp_phase(rp, PC_PH_CHIP, &t0);
-  }
-  if (!c->obj) {
-    if (pc_rp_ctx_enable(rp, c) != 0) return 1;
-    pc_rp_phase(rp, PC_PH_ENABLE, &t0);
-  }
-
+  uint64_t t0 = 0;
+  pc_rp_ctx *c = pc_rp_enter_ctx(rp, ctx, &t0);
+  if (!c) return 1;
   /* Which layout: the whole set (kernel replay), or this turn's group. */
   int L = -1;
   const int rot_new = c->chip->rot_state == 0;
@@ -1172,141 +1329,20 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
    * a flush and a launch. */
   const int win = pc_rp_win_eligible(rp, c, L, graph);
   if (c->win_open && (!win || L != c->win_group || !pc_rangewin_room(&c->win, 2))) pc_rp_win_close(rp, c);
-  if (win) {
-    const int cold = rp->groups[L].cold && !rp->no_flush;
-    /* The flush's buffer is readied before the session opens: its memset
-     * must not become a range. */
-    if (cold && !c->win_open) (void)pc_rp_flush_ready(c);
-    c->mode = PC_RP_WINDOW;
-    c->group = L;
-    c->graph = 0;
-    c->skip = 0;
-    if (!c->win_open && pc_rp_win_open(rp, c, L, &t0) != 0) return 1;
-    unsigned char keep = PC_RW_KEEP;
-    if (cold) { /* the flush is a range of its own, dropped at close */
-      if (pc_rp_flush(c) == 0) {
-        (void)pc_rangewin_add(&c->win, 0, PC_RW_DROP);
-        keep = PC_RW_COLD;
-      }
-      pc_rp_phase(rp, PC_PH_FLUSH, &t0);
-    }
-    (void)pc_rangewin_add(&c->win, correlation_id, keep); /* room for both was checked above */
-    c->win_exit = 1;
-    c->corr = correlation_id;
-    c->t_started = t0;
-    pthread_mutex_lock(rp->lock);
-    const uint64_t ord = ++rp->nprofiled;
-    pthread_mutex_unlock(rp->lock);
-    if (rp->progress) {
-      char line[600];
-      snprintf(line, sizeof line, "profiling kernel %llu (%s): group %d of %zu, 1 pass, in a session spanning launches",
-               (unsigned long long)ord, kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups);
-      rp->say(line);
-    }
-    return 0;
-  }
+  if (win) return pc_rp_enter_window(rp, c, L, correlation_id, kernel_name, &t0);
   c->group = L;
   c->cold = 0;
   c->graph = graph;
   c->skip = 0;
   const int one_pass_group = L >= 0 && c->chip->gcfg[L].passes == 1;
   if (graph && !one_pass_group) {
-    /* A graph launch is never kernel-replayed (docs/cupti.md §11): a turn
-     * without a one-pass group measures nothing, and EXIT says why. */
-    c->skip = 1;
-    c->skip_passes = L >= 0 ? c->chip->gcfg[L].passes : 0;
-    if (L >= 0)
-      snprintf(c->skip_note, sizeof c->skip_note,
-               "graph launch: group %d of %zu needs %d passes alone and a graph launch is never replayed: not "
-               "collected", L + 1, rp->ngroups, c->skip_passes);
-    else
-      snprintf(c->skip_note, sizeof c->skip_note,
-               "graph launch: no one-pass group configs for this device's chip (%s): not collected", c->chip->name);
+    pc_rp_enter_skip(rp, c, L);
     return 0;
   }
   c->mode = one_pass_group && (graph || !rp->rot_kernel) ? PC_RP_USER : PC_RP_KERNEL;
-  /* One range-profiler object per config (docs/cupti.md §15, H200,
-   * 2026-12-02).  Started under user replay and then configured for kernel
-   * replay (a rotation finished by kernel replay), an object made CUPTI 13.0
-   * fault inside its own cuLaunchKernel handling (every frame of the SIGSEGV
-   * in libcupti; a fresh object at the switch: no crash).  Given another
-   * one-pass config, it evaluated every metric to NaN with no error, as if it
-   * kept its first (rotation groups 1-5 after group 0; this part of the fix
-   * is not yet measured).  So a mode or config change gets a fresh object:
-   * Disable, then Enable.  Kernel replay alone never changes either. */
-  const int reconfig = c->obj_layout != -3 && c->obj_layout != L;
-  if (((c->obj_mode >= 0 && c->obj_mode != c->mode) || reconfig) && !rp->no_reenable) {
-    CUpti_RangeProfiler_Object *old = c->obj;
-    c->obj = NULL;
-    pc_rp_disable_obj(old, 0);
-    if (pc_rp_ctx_enable(rp, c) != 0) return 1;
-    pc_rp_phase(rp, PC_PH_ENABLE, &t0);
-  }
-  if (c->mode == PC_RP_USER) {
-    /* A user range counts every kernel of the context while it is open:
-     * earlier kernels must be done first (we hold the launch gate, so no
-     * later one starts).  Synchronizing is allowed inside callbacks. */
-    pc_err se;
-    (void)pc_ctx_synchronize((CUcontext)ctx, &se);
-    pc_rp_phase(rp, PC_PH_SYNC, &t0);
-  }
-  /* The cold group of a one-pass rotation starts from a flushed L2 (the
-   * flush waits for the context, so earlier kernels are done too). */
-  if (one_pass_group && rp->groups[L].cold && !rp->no_flush) {
-    c->cold = pc_rp_flush(c) == 0;
-    pc_rp_phase(rp, PC_PH_FLUSH, &t0);
-  }
-  if (pc_rp_layout(rp, c, L, 1) != 0) return 1;
-  pc_rp_phase(rp, PC_PH_LAYOUT, &t0);
-  const uint8_t *config = L < 0 ? c->chip->config : c->chip->gcfg[L].config;
-  const size_t config_size = L < 0 ? c->chip->config_size : c->chip->gcfg[L].config_size;
-  const int passes = L < 0 ? c->chip->passes : c->chip->gcfg[L].passes;
-
-  CUpti_RangeProfiler_SetConfig_Params cp = PC_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-  cp.pRangeProfilerObject = c->obj;
-  cp.configSize = config_size;
-  cp.pConfig = config;
-  cp.counterDataImageSize = c->image_size;
-  cp.pCounterDataImage = c->image;
-  cp.range = c->mode == PC_RP_USER ? CUPTI_UserRange : CUPTI_AutoRange;
-  cp.replayMode = c->mode == PC_RP_USER ? CUPTI_UserReplay : CUPTI_KernelReplay;
-  cp.maxRangesPerPass = 1;
-  cp.numNestingLevels = 1;
-  cp.minNestingLevel = 1;
-  cp.passIndex = 0;
-  cp.targetNestingLevel = 1;
+  if (pc_rp_enter_prepare(rp, c, ctx, L, one_pass_group, &t0) != 0) return 1;
   pc_err e;
-  CUptiResult r = PC_CUPTI(&e, cuptiRangeProfilerSetConfig, &cp);
-  pc_rp_phase(rp, PC_PH_SETCONFIG, &t0);
-  if (r == CUPTI_SUCCESS) {
-    CUpti_RangeProfiler_Start_Params sp = PC_PARAMS(CUpti_RangeProfiler_Start_Params);
-    sp.pRangeProfilerObject = c->obj;
-    r = PC_CUPTI(&e, cuptiRangeProfilerStart, &sp);
-  }
-  if (r == CUPTI_SUCCESS && c->mode == PC_RP_USER) {
-    /* A user range counts whatever runs in the context while it is open.
-     * Under user replay CUPTI 13.0 launches a kernel of its own, "WaitNs"
-     * (one warp, about 80 us), on the profiled launches after the first of
-     * a graph exec (a config change: a fresh object): seen in the activity
-     * records on the H200, 2026-12-02, carrying the graph launch's
-     * correlation id.  Waiting here, before the range opens, lets what
-     * Enable, SetConfig or Start queued finish first; it did not remove the
-     * graph's 3 store sectors over its kernels' count (docs/cupti.md §15),
-     * so whether WaitNs ran inside the range is not known. */
-    pc_err se;
-    pc_rp_phase(rp, PC_PH_START, &t0);
-    (void)pc_ctx_synchronize((CUcontext)ctx, &se);
-    pc_rp_phase(rp, PC_PH_SYNC, &t0);
-    CUpti_RangeProfiler_PushRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-    pp.pRangeProfilerObject = c->obj;
-    pp.pRangeName = "perfcheck";
-    r = PC_CUPTI(&e, cuptiRangeProfilerPushRange, &pp);
-    if (r != CUPTI_SUCCESS) {
-      CUpti_RangeProfiler_Stop_Params stp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
-      stp.pRangeProfilerObject = c->obj;
-      (void)PC_CUPTI(NULL, cuptiRangeProfilerStop, &stp);
-    }
-  }
+  const CUptiResult r = pc_rp_enter_start(rp, c, ctx, L, &t0, &e);
   if (r != CUPTI_SUCCESS) {
     pc_rp_refuse_cupti(rp, r, c->mode == PC_RP_USER ? "a rotated launch (user range)" : "", &e);
     return 1;
@@ -1317,20 +1353,8 @@ int pc_rp_on_launch_enter(pc_rp *rp, void *ctx, uint32_t correlation_id, const c
   c->corr = correlation_id;
   pc_rp_phase(rp, PC_PH_START, &t0);
   c->t_started = t0;
-  pthread_mutex_lock(rp->lock);
-  uint64_t ordinal = ++rp->nprofiled;
-  pthread_mutex_unlock(rp->lock);
-  if (rp->progress) { /* through the session's one channel to stderr */
-    char line[600];
-    if (L >= 0)
-      snprintf(line, sizeof line, "profiling %s %llu (%s): group %d of %zu, %d pass%s", graph ? "graph launch" : "kernel",
-               (unsigned long long)ordinal, kernel_name ? kernel_name : "unnamed", L + 1, rp->ngroups, passes,
-               passes == 1 ? "" : "es");
-    else
-      snprintf(line, sizeof line, "profiling kernel %llu (%s): %d pass%s", (unsigned long long)ordinal,
-               kernel_name ? kernel_name : "unnamed", passes, passes == 1 ? "" : "es");
-    rp->say(line);
-  }
+  const int passes = L < 0 ? c->chip->passes : c->chip->gcfg[L].passes;
+  pc_rp_say_launch(rp, pc_rp_next_ordinal(rp), kernel_name, L, graph, passes, 0);
   return 0;
 }
 
@@ -1356,9 +1380,108 @@ void pc_rp_result_store_free(pc_rp_result_store *r) {
   r->note = NULL;
 }
 
+/* The progress line of one profiled launch's phases (PERFCHECK_PROGRESS=2). */
+static void pc_rp_say_phases_of_launch(const pc_rp *rp, int L, int window) {
+  if (!rp->progress_launches) return;
+  char line[600];
+  size_t n = window ? (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu, in a session:", L + 1,
+                                       rp->ngroups)
+             : L >= 0 ? (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu:", L + 1, rp->ngroups)
+                      : (size_t)snprintf(line, sizeof line, "profiled launch, every group:");
+  for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
+    if (pc_tl_ph[i]) n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
+  if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");
+  rp->say(line);
+}
+
+/* A graph launch whose turn measured nothing: a result that says why. */
+static int pc_rp_exit_skipped(pc_rp *rp, pc_rp_ctx *c, int launch_ok, pc_rp_result_store *out) {
+  c->skip = 0;
+  if (!launch_ok) return 0;
+  pc_rp_res_init(rp, out, c->group, c->skip_passes);
+  out->skipped = 1;
+  out->note = pc_strdup(c->skip_why.msg);
+  return 1;
+}
+
+/* Pop (user range), Stop and Decode; CUPTI's result (the failed call in
+ * *e), the ranges dropped in *dropped and Stop's all-passes flag. */
+static CUptiResult pc_rp_exit_stop(pc_rp_ctx *c, void *ctx, int launch_ok, size_t *dropped, int *all_passes,
+                                   pc_err *e) {
+  CUptiResult r = CUPTI_SUCCESS;
+  *dropped = 0;
+  if (c->mode == PC_RP_USER) {
+    /* The range must hold the launch's kernels: they run after the launch
+     * call returned (a graph's on its own stream).  Nothing else runs (we
+     * hold the launch gate), so waiting for the context waits for them. */
+    pc_err se;
+    if (launch_ok) (void)pc_ctx_synchronize((CUcontext)ctx, &se);
+    CUpti_RangeProfiler_PopRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+    pp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(e, cuptiRangeProfilerPopRange, &pp);
+  }
+  CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  sp.pRangeProfilerObject = c->obj;
+  const CUptiResult rs = PC_CUPTI(r == CUPTI_SUCCESS ? e : NULL, cuptiRangeProfilerStop, &sp);
+  *all_passes = sp.isAllPassSubmitted;
+  if (r == CUPTI_SUCCESS) r = rs;
+  if (r == CUPTI_SUCCESS) {
+    /* Decode synchronizes the context; with kernel replay every pass is done
+     * by now. */
+    CUpti_RangeProfiler_DecodeData_Params dp = PC_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    dp.pRangeProfilerObject = c->obj;
+    r = PC_CUPTI(e, cuptiRangeProfilerDecodeData, &dp);
+    *dropped = dp.numOfRangeDropped;
+  }
+  return r;
+}
+
+/* The decoded image's first range (this launch's kernel) evaluated into
+ * res, with a note where values are missing or doubtful. */
+static void pc_rp_exit_values(pc_rp_ctx *c, size_t dropped, int all_passes, pc_rp_result_store *res) {
+  const pc_rp_sources *src = pc_rp_layout_src(c->chip, c->group);
+  CUpti_Profiler_Host_Object *host = c->group < 0 ? c->chip->host : c->chip->gcfg[c->group].host;
+  pc_err e;
+  CUpti_RangeProfiler_GetCounterDataInfo_Params ip = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  ip.pCounterDataImage = c->image;
+  ip.counterDataImageSize = c->image_size;
+  if (PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataInfo, &ip) != CUPTI_SUCCESS) {
+    res->note = pc_rp_note("counters not collected: %s", e.msg);
+    return;
+  }
+  if (ip.numTotalRanges == 0) {
+    res->note = pc_rp_note("no range was decoded for this launch (%zu dropped): the kernel did not run under "
+                           "the profiler", dropped);
+    return;
+  }
+  double *vals = malloc(src->n * sizeof *vals);
+  if (!vals) {
+    res->note = pc_rp_note("out of memory evaluating the counters");
+    return;
+  }
+  if (pc_rp_eval_range(c, host, 0, src, vals, &e) != CUPTI_SUCCESS) {
+    res->note = pc_rp_note("counters not evaluated: %s", e.msg);
+  } else {
+    /* A user range returned the SASS-patched counters as 0 with every
+     * hardware counter right (gpu.rotation): they are not measured there,
+     * so null, never 0. */
+    if (c->mode == PC_RP_USER)
+      for (size_t k = 0; k < src->n; k++)
+        if (strstr(src->names[k], "__sass_")) vals[k] = PC_NULL;
+    /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
+    pc_rp_sources_apply(src, vals, res->values, res->extra);
+    if (ip.numTotalRanges > 1 || dropped > 0)
+      res->note = pc_rp_note("%zu ranges decoded and %zu dropped for one profiled launch: another kernel ran "
+                             "inside the profiled window; the first range was kept",
+                             (size_t)ip.numTotalRanges, dropped);
+    else if (!all_passes)
+      res->note = pc_rp_note("CUPTI reported that not every pass was submitted: values may be incomplete");
+  }
+  free(vals);
+}
+
 int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int launch_ok, pc_rp_result_store *out,
                          uint64_t *dropped_out) {
-  (void)correlation_id;
   if (dropped_out) *dropped_out = 0;
   if (!rp || !ctx || !out) return 0;
   pthread_mutex_lock(rp->lock);
@@ -1369,140 +1492,37 @@ int pc_rp_on_launch_exit(pc_rp *rp, void *ctx, uint32_t correlation_id, int laun
     if (!launch_ok && c->win_open) (void)pc_rangewin_pop(&c->win, correlation_id);
     uint64_t t0 = c->t_started;
     pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
-    if (rp->progress_launches) {
-      char line[600];
-      size_t n = (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu, in a session:",
-                                  c->win_group + 1, rp->ngroups);
-      for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
-        if (pc_tl_ph[i])
-          n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
-      if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");
-      rp->say(line);
-    }
+    pc_rp_say_phases_of_launch(rp, c->win_group, 1);
     return 0;
   }
-  if (c && c->skip) { /* a graph launch whose turn measured nothing */
-    c->skip = 0;
-    if (!launch_ok) return 0;
-    memset(out, 0, sizeof *out);
-    out->passes = c->skip_passes;
-    out->group = c->group;
-    out->ngroups = c->group < 0 ? 0 : (int)rp->ngroups;
-    out->skipped = 1;
-    for (int i = 0; i < PC_M_COUNT; i++) out->values[i] = PC_NULL;
-    if (rp->plan.nextra && (out->extra = malloc(rp->plan.nextra * sizeof *out->extra)))
-      for (size_t i = 0; i < rp->plan.nextra; i++) out->extra[i] = PC_NULL;
-    out->note = pc_strdup(c->skip_note);
-    return 1;
-  }
+  if (c && c->skip) return pc_rp_exit_skipped(rp, c, launch_ok, out);
   if (!c || !c->active || !c->obj) return 0; /* ENTER did not start a session */
   c->active = 0;
   uint64_t t0 = c->t_started;
   pc_rp_phase(rp, PC_PH_LAUNCH, &t0);
-  pc_rp_chip *ch = c->chip;
   const int L = c->group;
-  const pc_rp_sources *src = pc_rp_layout_src(ch, L);
-  CUpti_Profiler_Host_Object *host = L < 0 ? ch->host : ch->gcfg[L].host;
-
   pc_rp_result_store res;
-  memset(&res, 0, sizeof res);
-  res.passes = L < 0 ? ch->passes : ch->gcfg[L].passes;
-  res.group = L;
-  res.ngroups = L < 0 ? 0 : (int)rp->ngroups;
+  pc_rp_res_init(rp, &res, L, L < 0 ? c->chip->passes : c->chip->gcfg[L].passes);
   res.cold = c->cold;
-  for (int i = 0; i < PC_M_COUNT; i++) res.values[i] = PC_NULL;
-  size_t nextra = rp->plan.nextra;
-  if (nextra) {
-    res.extra = malloc(nextra * sizeof *res.extra);
-    if (res.extra)
-      for (size_t i = 0; i < nextra; i++) res.extra[i] = PC_NULL;
-  }
-
   size_t dropped = 0;
+  int all_passes = 1;
   pc_err e;
-  CUptiResult r = CUPTI_SUCCESS;
-  if (c->mode == PC_RP_USER) {
-    /* The range must hold the launch's kernels: they run after the launch
-     * call returned (a graph's on its own stream).  Nothing else runs (we
-     * hold the launch gate), so waiting for the context waits for them. */
-    pc_err se;
-    if (launch_ok) (void)pc_ctx_synchronize((CUcontext)ctx, &se);
-    CUpti_RangeProfiler_PopRange_Params pp = PC_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-    pp.pRangeProfilerObject = c->obj;
-    r = PC_CUPTI(&e, cuptiRangeProfilerPopRange, &pp);
-  }
-  CUpti_RangeProfiler_Stop_Params sp = PC_PARAMS(CUpti_RangeProfiler_Stop_Params);
-  sp.pRangeProfilerObject = c->obj;
-  const CUptiResult rs = PC_CUPTI(r == CUPTI_SUCCESS ? &e : NULL, cuptiRangeProfilerStop, &sp);
-  if (r == CUPTI_SUCCESS) r = rs;
-  if (r == CUPTI_SUCCESS) {
-    /* Decode synchronizes the context; with kernel replay every pass is done
-     * by now. */
-    CUpti_RangeProfiler_DecodeData_Params dp = PC_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-    dp.pRangeProfilerObject = c->obj;
-    r = PC_CUPTI(&e, cuptiRangeProfilerDecodeData, &dp);
-    dropped = dp.numOfRangeDropped;
-  }
+  const CUptiResult r = pc_rp_exit_stop(c, ctx, launch_ok, &dropped, &all_passes, &e);
   pc_rp_phase(rp, PC_PH_END, &t0);
   if (r != CUPTI_SUCCESS) {
     res.note = pc_rp_note("counters not collected: %s", e.msg);
     pc_rp_refuse_cupti(rp, r, "", &e);
   } else if (launch_ok) {
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ip = PC_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-    ip.pCounterDataImage = c->image;
-    ip.counterDataImageSize = c->image_size;
-    r = PC_CUPTI(&e, cuptiRangeProfilerGetCounterDataInfo, &ip);
-    if (r != CUPTI_SUCCESS) {
-      res.note = pc_rp_note("counters not collected: %s", e.msg);
-    } else if (ip.numTotalRanges == 0) {
-      res.note = pc_rp_note("no range was decoded for this launch (%zu dropped): the kernel did not run under "
-                            "the profiler",
-                            dropped);
-    } else {
-      double *vals = malloc(src->n * sizeof *vals);
-      if (!vals) {
-        res.note = pc_rp_note("out of memory evaluating the counters");
-      } else {
-        r = pc_rp_eval_range(c, host, 0, src, vals, &e); /* the first range is this launch's kernel */
-        if (r != CUPTI_SUCCESS) {
-          res.note = pc_rp_note("counters not evaluated: %s", e.msg);
-        } else {
-          /* A user range returned the SASS-patched counters as 0 with every
-           * hardware counter right (gpu.rotation, H200, 2026-12-02): they
-           * are not measured there, so null, never 0. */
-          if (c->mode == PC_RP_USER)
-            for (size_t k = 0; k < src->n; k++)
-              if (strstr(src->names[k], "__sass_")) vals[k] = PC_NULL;
-          /* NaN stays NaN: CUPTI's "no value" is never turned into 0. */
-          pc_rp_sources_apply(src, vals, res.values, res.extra);
-          if (ip.numTotalRanges > 1 || dropped > 0)
-            res.note = pc_rp_note("%zu ranges decoded and %zu dropped for one profiled launch: another kernel ran "
-                                  "inside the profiled window; the first range was kept",
-                                  (size_t)ip.numTotalRanges, dropped);
-          else if (!sp.isAllPassSubmitted)
-            res.note = pc_rp_note("CUPTI reported that not every pass was submitted: values may be incomplete");
-        }
-        free(vals);
-      }
-    }
+    pc_rp_exit_values(c, dropped, all_passes, &res);
   }
   pc_rp_phase(rp, PC_PH_EVAL, &t0);
   /* Ready for the next launch; a failure here stops collection. */
   pc_err e2;
-  CUptiResult r2 = pc_rp_image_init(c, &e2);
+  const CUptiResult r2 = pc_rp_image_init(c, &e2);
   pc_rp_phase(rp, PC_PH_IMAGE, &t0);
   if (r2 != CUPTI_SUCCESS) pc_rp_refuse_cupti(rp, r2, "re-initializing the counter data image", &e2);
   c->img_fresh = r2 == CUPTI_SUCCESS ? c->layout : -2;
-
-  if (rp->progress_launches) {
-    char line[600];
-    size_t n = L >= 0 ? (size_t)snprintf(line, sizeof line, "profiled launch, group %d of %zu:", L + 1, rp->ngroups)
-                      : (size_t)snprintf(line, sizeof line, "profiled launch, every group:");
-    for (int i = 0; i < PC_PH_COUNT && n < sizeof line; i++)
-      if (pc_tl_ph[i]) n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f", pc_ph_names[i], (double)pc_tl_ph[i] / 1e6);
-    if (n < sizeof line) snprintf(line + n, sizeof line - n, " ms");
-    rp->say(line);
-  }
+  pc_rp_say_phases_of_launch(rp, L, 0);
   if (dropped_out) *dropped_out = dropped;
   if (!launch_ok) {
     pc_rp_result_store_free(&res);
@@ -1630,5 +1650,5 @@ void pc_rp_destroy(pc_rp *rp) {
   pc_rp_plan_free(&rp->plan);
   (void)pc_rp_drain(rp, NULL, NULL);
   free(rp);
-  pc_rp_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
+  pc_proc_profiler_release(); /* cuptiProfilerDeInitialize on the last user */
 }

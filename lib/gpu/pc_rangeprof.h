@@ -96,9 +96,10 @@ typedef struct pc_rp_config {
  * PERFCHECK_ERROR_COUNTERS_BUSY, PERFCHECK_ERROR_UNSUPPORTED,
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE; the detail (which call failed and the
  * fix) in *err.  When rotation was asked for but cannot be had, the layer
- * runs with kernel replay and *note (may be NULL) says why (else ""). */
+ * runs with kernel replay and *replay_why (may be NULL) says why (else an
+ * empty message). */
 perfcheck_status pc_rp_create(pc_rp_plan *plan, const pc_rp_config *cfg, pthread_mutex_t *lock, pc_rp **out,
-                              char *note, size_t notelen, pc_err *err);
+                              pc_err *replay_why, pc_err *err);
 
 /* Starts loading CUPTI's profiler host library (libnvperf_host.so, 58-89 ms
  * on the H200, docs/cupti.md §19) on a thread of its own, so that a later
@@ -119,9 +120,9 @@ size_t pc_rp_groups(const pc_rp *rp);
  * Returns the number of groups, splitting the set now for device 0's chip
  * when rotation did not at creation (host API; the split is cached across
  * processes, pc_config_cache.c); 0 when it cannot be split, with the reason
- * in note.  The caller holds the collector's launch gate exclusively (the
+ * in *why (may be NULL).  The caller holds the collector's launch gate exclusively (the
  * groups are published here) and not its lock. */
-size_t pc_rp_graph_groups(pc_rp *rp, char *note, size_t notelen);
+size_t pc_rp_graph_groups(pc_rp *rp, pc_err *why);
 
 /* Launch hooks, from the driver launch callbacks of a launch the capture
  * layer decided to profile (filters already applied).  Each profiled launch

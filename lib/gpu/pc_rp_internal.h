@@ -27,12 +27,6 @@
  * PERFCHECK_ERROR_CUPTI_UNAVAILABLE (err says where it looked). */
 perfcheck_status pc_rp_nvperf_load(pc_err *err);
 
-/* cuptiProfilerInitialize on the first acquire, cuptiProfilerDeInitialize on
- * the last release (a process-wide count, so perfcheck_metric_passes never
- * de-initializes a live session's profiler).  Needs a driver. */
-perfcheck_status pc_rp_profiler_acquire(pc_err *err);
-void pc_rp_profiler_release(void);
-
 /* ---- Host objects and config images --------------------------------------- */
 
 /* Host object for a chip; avail may be NULL (no counter availability image).

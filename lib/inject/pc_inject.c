@@ -66,14 +66,20 @@
 
 #define PC_EXPORT __attribute__((visibility("default")))
 
-static char pc_ld_self[PATH_MAX];   /* this library, absolute */
-static char pc_ld_dir[PATH_MAX];    /* its directory, where libperfcheck.so.0 lies */
-static char pc_ld_other[512];       /* CUDA_INJECTION64_PATH named another library */
-static atomic_int pc_ld_cuinit;     /* the driver called InitializeInjection */
-static atomic_int pc_ld_exiting;    /* the exit check runs: InitializeInjection does nothing */
-static atomic_int pc_ld_nvtx_asked; /* NVTX loaded CUPTI (and the driver) for itself */
-static pthread_mutex_t pc_ld_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *pc_ld_rt;              /* libperfcheck.so.0 */
+/* The loader's process-wide state, all of it, beside its one lock: `mu`
+ * guards the runtime's handle (loaded once); the paths are written in the
+ * constructor before any other thread can read them; the flags are atomic. */
+static struct {
+  pthread_mutex_t mu;
+  void *rt;                   /* libperfcheck.so.0 */
+  char self[PATH_MAX];        /* this library, absolute */
+  char dir[PATH_MAX];         /* its directory, where libperfcheck.so.0 lies */
+  char other[512];            /* CUDA_INJECTION64_PATH named another library */
+  atomic_int cuinit;          /* the driver called InitializeInjection */
+  atomic_int exiting;         /* the exit check runs: InitializeInjection does nothing */
+  atomic_int nvtx_asked;      /* NVTX loaded CUPTI (and the driver) for itself */
+  int exe_fatbin;             /* -1 not looked at yet; else whether the executable holds device code */
+} pc_ld = {.mu = PTHREAD_MUTEX_INITIALIZER, .exe_fatbin = -1};
 
 /* The one line, through the libraries' one line writer (pc_say, compiled in:
  * base/pc_err.c). */
@@ -101,25 +107,25 @@ static int pc_ld_same_file(const char *a, const char *b) {
  * PERFCHECK_ERROR_NOT_FOUND with err set (the loader's text). */
 static perfcheck_status pc_ld_runtime(void **h, pc_err *err) {
   pc_err_clear(err);
-  pthread_mutex_lock(&pc_ld_mu);
-  if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-  if (!pc_ld_rt) {
+  pthread_mutex_lock(&pc_ld.mu);
+  if (!pc_ld.rt) pc_ld.rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!pc_ld.rt) {
     char path[PATH_MAX + 32];
     const char *err1 = NULL;
-    if (pc_ld_dir[0]) {
-      snprintf(path, sizeof path, "%s/libperfcheck.so.0", pc_ld_dir);
-      pc_ld_rt = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-      if (!pc_ld_rt) err1 = dlerror();
+    if (pc_ld.dir[0]) {
+      snprintf(path, sizeof path, "%s/libperfcheck.so.0", pc_ld.dir);
+      pc_ld.rt = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!pc_ld.rt) err1 = dlerror();
     }
-    if (!pc_ld_rt) pc_ld_rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!pc_ld_rt) {
+    if (!pc_ld.rt) pc_ld.rt = dlopen("libperfcheck.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!pc_ld.rt) {
       const char *err2 = dlerror();
       pc_err_set(err, PERFCHECK_ERROR_NOT_FOUND, "cannot load libperfcheck.so.0 (%s)",
                  err1 ? err1 : err2 ? err2 : "not found");
     }
   }
-  *h = pc_ld_rt;
-  pthread_mutex_unlock(&pc_ld_mu);
+  *h = pc_ld.rt;
+  pthread_mutex_unlock(&pc_ld.mu);
   return *h ? PERFCHECK_OK : PERFCHECK_ERROR_NOT_FOUND;
 }
 
@@ -165,22 +171,21 @@ static int pc_ld_object_is_cuda(struct dl_phdr_info *info, size_t size, void *da
   base = base ? base + 1 : name;
   /* The driver is no evidence when NVTX made us load it. */
   if (strncmp(base, "libcudart.so", 12) == 0 ||
-      (strncmp(base, "libcuda.so", 10) == 0 && !atomic_load(&pc_ld_nvtx_asked))) {
+      (strncmp(base, "libcuda.so", 10) == 0 && !atomic_load(&pc_ld.nvtx_asked))) {
     *(int *)data = 1;
     return 1;
   }
   return 0;
 }
 
-/* -1 not looked at yet; else whether the executable holds device code
- * (static cudart: nvcc's default).  Read once, in the constructor. */
-static int pc_ld_exe_fatbin = -1;
+/* pc_ld.exe_fatbin: whether the executable holds device code (static
+ * cudart: nvcc's default), read once, in the constructor. */
 
 /* A CUDA program: its executable holds device code, or it loaded the CUDA
  * runtime or driver.  Opens one file at most (the executable, once). */
 static int pc_ld_cuda_program(void) {
-  if (pc_ld_exe_fatbin < 0) pc_ld_exe_fatbin = pc_ld_has_fatbin("/proc/self/exe");
-  if (pc_ld_exe_fatbin) return 1;
+  if (pc_ld.exe_fatbin < 0) pc_ld.exe_fatbin = pc_ld_has_fatbin("/proc/self/exe");
+  if (pc_ld.exe_fatbin) return 1;
   int found = 0;
   dl_iterate_phdr(pc_ld_object_is_cuda, &found);
   return found;
@@ -189,11 +194,11 @@ static int pc_ld_cuda_program(void) {
 /* The driver never called InitializeInjection: say why, once, if the
  * program uses CUDA. */
 static void pc_ld_exit_check(void) {
-  if (atomic_load(&pc_ld_cuinit) || atomic_load(&pc_ld_exiting)) return;
+  if (atomic_load(&pc_ld.cuinit) || atomic_load(&pc_ld.exiting)) return;
   if (!pc_ld_cuda_program()) return;
-  atomic_store(&pc_ld_exiting, 1);
-  if (pc_ld_other[0]) {
-    pc_ld_off("CUDA_INJECTION64_PATH names another library (%s): another tool injects this program", pc_ld_other);
+  atomic_store(&pc_ld.exiting, 1);
+  if (pc_ld.other[0]) {
+    pc_ld_off("CUDA_INJECTION64_PATH names another library (%s): another tool injects this program", pc_ld.other);
     return;
   }
   void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
@@ -241,23 +246,23 @@ __attribute__((constructor)) static void pc_ld_init(void) {
    * loader ignores LD_PRELOAD there unless the file is in a trusted
    * directory, and nothing from the environment may steer it. */
   if (getauxval(AT_SECURE)) {
-    atomic_store(&pc_ld_exiting, 1);
+    atomic_store(&pc_ld.exiting, 1);
     return;
   }
   Dl_info info;
   if (dladdr((void *)pc_ld_init, &info) && info.dli_fname && info.dli_fname[0]) {
-    if (!realpath(info.dli_fname, pc_ld_self)) snprintf(pc_ld_self, sizeof pc_ld_self, "%s", info.dli_fname);
-    snprintf(pc_ld_dir, sizeof pc_ld_dir, "%s", pc_ld_self);
-    char *slash = strrchr(pc_ld_dir, '/');
+    if (!realpath(info.dli_fname, pc_ld.self)) snprintf(pc_ld.self, sizeof pc_ld.self, "%s", info.dli_fname);
+    snprintf(pc_ld.dir, sizeof pc_ld.dir, "%s", pc_ld.self);
+    char *slash = strrchr(pc_ld.dir, '/');
     if (slash)
       *slash = '\0';
     else
-      pc_ld_dir[0] = '\0';
+      pc_ld.dir[0] = '\0';
   }
-  if (pc_ld_self[0] == '/') {
+  if (pc_ld.self[0] == '/') {
     const char *c = secure_getenv("CUDA_INJECTION64_PATH");
     const char *n = secure_getenv("NVTX_INJECTION64_PATH");
-    if (c && *c && !pc_ld_same_file(c, pc_ld_self)) snprintf(pc_ld_other, sizeof pc_ld_other, "%s", c);
+    if (c && *c && !pc_ld_same_file(c, pc_ld.self)) snprintf(pc_ld.other, sizeof pc_ld.other, "%s", c);
     /* Preloaded alone: the driver finds us through these at cuInit.  Set
      * only in a program that is a CUDA program when it starts (device code
      * in the executable, or the CUDA runtime or driver already loaded), so
@@ -265,8 +270,8 @@ __attribute__((constructor)) static void pc_ld_init(void) {
      * one that loads CUDA later (Python) needs `perfcheck run` or
      * CUDA_INJECTION64_PATH. */
     if ((!c || !*c || !n || !*n) && pc_ld_cuda_program()) {
-      if (!c || !*c) setenv("CUDA_INJECTION64_PATH", pc_ld_self, 1);
-      if (!n || !*n) setenv("NVTX_INJECTION64_PATH", pc_ld_self, 1);
+      if (!c || !*c) setenv("CUDA_INJECTION64_PATH", pc_ld.self, 1);
+      if (!n || !*n) setenv("NVTX_INJECTION64_PATH", pc_ld.self, 1);
     }
   }
   atexit(pc_ld_exit_check);
@@ -274,7 +279,7 @@ __attribute__((constructor)) static void pc_ld_init(void) {
 
 PC_EXPORT int InitializeInjection(void);
 int InitializeInjection(void) {
-  if (atomic_exchange(&pc_ld_cuinit, 1) || atomic_load(&pc_ld_exiting)) return 1;
+  if (atomic_exchange(&pc_ld.cuinit, 1) || atomic_load(&pc_ld.exiting)) return 1;
   void *h = NULL;
   pc_err why;
   if (pc_ld_runtime(&h, &why) != PERFCHECK_OK) {
@@ -311,8 +316,8 @@ static int pc_ld_driver_usable(void) {
  * (docs/cupti.md §5.4; with the stub driver, at the first range push): the
  * ranges stay no-ops then. */
 static int pc_ld_nvtx(int nvtx_version, void *get_export_table) {
-  if (atomic_load(&pc_ld_exiting)) return 0;
-  atomic_store(&pc_ld_nvtx_asked, 1);
+  if (atomic_load(&pc_ld.exiting)) return 0;
+  atomic_store(&pc_ld.nvtx_asked, 1);
   if (!pc_ld_driver_usable()) return 0;
   void *h = NULL;
   if (pc_ld_runtime(&h, NULL) != PERFCHECK_OK) return 0; /* NVTX stays a no-op; cuInit's InitializeInjection says why */

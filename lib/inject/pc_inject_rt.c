@@ -81,41 +81,49 @@
 #include "../pc_session.h"
 #include "pc_inject.h"
 
-enum { PC_RT_IDLE = 0, PC_RT_WAITING, PC_RT_RUNNING, PC_RT_DONE };
+/* STARTING: the first context's callback is starting the session;
+ * FINISHING: the report is being written (a second finish waits for it). */
+enum { PC_RT_IDLE = 0, PC_RT_WAITING, PC_RT_STARTING, PC_RT_RUNNING, PC_RT_FINISHING, PC_RT_DONE };
 enum { PC_RT_MAX_RANGES = 256, PC_RT_MAX_DEPTH = 64, PC_RT_NAME_MAX = 256 };
 
-static atomic_int pc_rt_state;
-static pthread_mutex_t pc_rt_start_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t pc_rt_finish_mu = PTHREAD_MUTEX_INITIALIZER;
-static perfcheck_options pc_rt_opt;
-static pc_env_config pc_rt_env;
-static perfcheck_session *pc_rt_session;
-static volatile sig_atomic_t pc_rt_forked; /* set in a fork child only */
-
-/* ---- NVTX ranges ------------------------------------------------------------------- */
-
-static pthread_mutex_t pc_rt_nvtx_mu = PTHREAD_MUTEX_INITIALIZER;
-static int pc_rt_nranges;                /* ranges that became regions */
-static uint64_t pc_rt_dropped;           /* ranges past PC_RT_MAX_RANGES (or out of memory) */
-static atomic_int pc_rt_accept;          /* ranges are recorded */
-static atomic_int pc_rt_nthreads_inc;    /* threads whose stack satisfies an include */
-static atomic_int pc_rt_nthreads_exc;    /* threads whose stack satisfies an exclude */
+/* The runtime's process-wide state, all of it, beside its one lock.
+ * `mu` guards the session pointer and the count of ranges that became
+ * regions (with opening and ending those regions: lib/gpu's collector lock
+ * is taken under it), and the state's moves out of RUNNING and FINISHING;
+ * `cv` wakes a finish that waits for another one to end.  `mu` is never
+ * held across the session's start or its end.  The rest is set once before
+ * any other thread can read it (opt, env, the signal pipe), atomic, or a
+ * flag of a fork child. */
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_int state;                   /* PC_RT_* */
+  perfcheck_options opt;              /* from the environment, at injection */
+  pc_env_config env;
+  perfcheck_session *session;
+  volatile sig_atomic_t forked;       /* set in a fork child only */
+  /* NVTX ranges */
+  int nranges;                        /* ranges that became regions */
+  uint64_t dropped;                   /* ranges past PC_RT_MAX_RANGES (or out of memory) */
+  atomic_int accept;                  /* ranges are recorded */
+  atomic_int nthreads_inc;            /* threads whose stack satisfies an include */
+  atomic_int nthreads_exc;            /* threads whose stack satisfies an exclude */
+  /* signals */
+  int sigpipe[2];
+  atomic_int sig_seen;
+  int sig_ours[2];
+} pc_rt = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .sigpipe = {-1, -1}};
 
 /* Each thread's range stack: the region of each range it pushed, 0 for a
  * range that is not a region (dropped, or pushed before the session), and
  * the NVTX filter's state with that range on top; whether the thread's
- * current stack satisfies an include / an exclude (counted above). */
+ * current stack satisfies an include / an exclude (counted in pc_rt). */
 static _Thread_local uint32_t pc_rt_tl_stack[PC_RT_MAX_DEPTH];
 static _Thread_local pc_nvtx_state pc_rt_tl_filter[PC_RT_MAX_DEPTH];
 static _Thread_local int pc_rt_tl_depth;
 static _Thread_local int pc_rt_tl_inc, pc_rt_tl_exc;
 
-/* ---- signals ------------------------------------------------------------------------- */
-
-static int pc_rt_sigpipe[2] = {-1, -1};
-static atomic_int pc_rt_sig_seen;
 static const int pc_rt_sigs[2] = {SIGINT, SIGTERM};
-static int pc_rt_sig_ours[2];
 
 static void pc_rt_off(const char *why) { pc_say("profiling off: %s", why && *why ? why : "unknown reason"); }
 
@@ -134,18 +142,20 @@ static void pc_rt_summary(const char *where, const pc_session_summary *sum) {
          sum->warnings && !pc_verbose() ? " (in the report; PERFCHECK_VERBOSE=1 or perfcheck run -v prints them)" : "");
 }
 
-/* Writes the report, once; from the exit handler or the signal watcher. */
+/* Writes the report, once; from the exit handler or the signal watcher.
+ * A second caller waits until the first one's report is written. */
 static void pc_rt_finish(void) {
-  pthread_mutex_lock(&pc_rt_finish_mu);
-  if (pc_rt_forked || atomic_load(&pc_rt_state) != PC_RT_RUNNING) {
-    pthread_mutex_unlock(&pc_rt_finish_mu);
+  pthread_mutex_lock(&pc_rt.mu);
+  while (atomic_load(&pc_rt.state) == PC_RT_FINISHING) pthread_cond_wait(&pc_rt.cv, &pc_rt.mu);
+  if (pc_rt.forked || atomic_load(&pc_rt.state) != PC_RT_RUNNING) {
+    pthread_mutex_unlock(&pc_rt.mu);
     return;
   }
-  perfcheck_session *s = pc_rt_session;
-  pthread_mutex_lock(&pc_rt_nvtx_mu);
-  atomic_store(&pc_rt_accept, 0); /* no callback opens or ends a region from here */
-  const uint64_t dropped = pc_rt_dropped;
-  pthread_mutex_unlock(&pc_rt_nvtx_mu);
+  atomic_store(&pc_rt.state, PC_RT_FINISHING);
+  atomic_store(&pc_rt.accept, 0); /* no callback opens or ends a region from here */
+  perfcheck_session *s = pc_rt.session;
+  const uint64_t dropped = pc_rt.dropped;
+  pthread_mutex_unlock(&pc_rt.mu);
 
   pc_session_mark_exit(); /* libraries may be unloaded by now: no attribute calls */
   pc_session_end_all(s); /* the recorded ranges, then the whole-program region */
@@ -161,31 +171,33 @@ static void pc_rt_finish(void) {
    * libraries still emit NVTX ranges and launch kernels while they tear
    * down (cuBLAS and cuDNN handles, PyTorch's caches), and CUPTI's handlers
    * must not run without a subscriber (a PyTorch corpus script died at exit
-   * in libcupti on the H200 when perfcheck unsubscribed first). */
+   * in libcupti when perfcheck unsubscribed first). */
   pc_session_keep_cupti_at_exit();
-  char *where = pc_output_expand(pc_rt_opt.output, NULL); /* as the writer expands it */
+  char *where = pc_output_expand(pc_rt.opt.output, NULL); /* as the writer expands it */
   pc_session_summary sum;
   pc_session_destroy_summary(s, &sum); /* writes the report (opt.output) */
-  pc_rt_session = NULL;
   pc_rt_summary(where, &sum);
   free(where);
-  atomic_store(&pc_rt_state, PC_RT_DONE);
-  pthread_mutex_unlock(&pc_rt_finish_mu);
+  pthread_mutex_lock(&pc_rt.mu);
+  pc_rt.session = NULL;
+  atomic_store(&pc_rt.state, PC_RT_DONE);
+  pthread_cond_broadcast(&pc_rt.cv);
+  pthread_mutex_unlock(&pc_rt.mu);
 }
 
 static void pc_rt_atexit(void) { pc_rt_finish(); }
 
 /* Registered at injection: CUDA was initialized but no context ever came. */
 static void pc_rt_atexit_waiting(void) {
-  if (!pc_rt_forked && atomic_load(&pc_rt_state) == PC_RT_WAITING)
+  if (!pc_rt.forked && atomic_load(&pc_rt.state) == PC_RT_WAITING)
     pc_rt_off("the program created no CUDA context, so no kernel ran");
 }
 
 static void pc_rt_on_signal(int sig) {
   const int saved = errno;
-  int first = atomic_exchange(&pc_rt_sig_seen, sig) == 0;
+  int first = atomic_exchange(&pc_rt.sig_seen, sig) == 0;
   unsigned char b = (unsigned char)sig;
-  if (!first || write(pc_rt_sigpipe[1], &b, 1) != 1) { /* a second signal: no more waiting */
+  if (!first || write(pc_rt.sigpipe[1], &b, 1) != 1) { /* a second signal: no more waiting */
     signal(sig, SIG_DFL);
     raise(sig);
   }
@@ -196,7 +208,7 @@ static void *pc_rt_watch(void *arg) {
   (void)arg;
   unsigned char b = 0;
   ssize_t n;
-  do n = read(pc_rt_sigpipe[0], &b, 1);
+  do n = read(pc_rt.sigpipe[0], &b, 1);
   while (n < 0 && errno == EINTR);
   if (n != 1) return NULL;
   pc_rt_finish();
@@ -212,7 +224,7 @@ static void pc_rt_install_signals(void) {
   for (int i = 0; i < 2; i++)
     if (sigaction(pc_rt_sigs[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
       want |= 1 << i;
-  if (!want || pipe2(pc_rt_sigpipe, O_CLOEXEC) != 0) return;
+  if (!want || pipe2(pc_rt.sigpipe, O_CLOEXEC) != 0) return;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the watcher inherits it */
@@ -220,9 +232,9 @@ static void pc_rt_install_signals(void) {
   int rc = pthread_create(&t, NULL, pc_rt_watch, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    close(pc_rt_sigpipe[0]);
-    close(pc_rt_sigpipe[1]);
-    pc_rt_sigpipe[0] = pc_rt_sigpipe[1] = -1;
+    close(pc_rt.sigpipe[0]);
+    close(pc_rt.sigpipe[1]);
+    pc_rt.sigpipe[0] = pc_rt.sigpipe[1] = -1;
     return;
   }
   pthread_detach(t);
@@ -233,17 +245,17 @@ static void pc_rt_install_signals(void) {
     sa.sa_handler = pc_rt_on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    pc_rt_sig_ours[i] = sigaction(pc_rt_sigs[i], &sa, NULL) == 0;
+    pc_rt.sig_ours[i] = sigaction(pc_rt_sigs[i], &sa, NULL) == 0;
   }
 }
 
 static void pc_rt_fork_child(void) {
-  pc_rt_forked = 1;
-  atomic_store(&pc_rt_accept, 0);
+  pc_rt.forked = 1;
+  atomic_store(&pc_rt.accept, 0);
   pc_gpu_fork_child();
   for (int i = 0; i < 2; i++) {
     struct sigaction cur;
-    if (pc_rt_sig_ours[i] && sigaction(pc_rt_sigs[i], NULL, &cur) == 0 && cur.sa_handler == pc_rt_on_signal)
+    if (pc_rt.sig_ours[i] && sigaction(pc_rt_sigs[i], NULL, &cur) == 0 && cur.sa_handler == pc_rt_on_signal)
       signal(pc_rt_sigs[i], SIG_DFL);
   }
 }
@@ -251,20 +263,20 @@ static void pc_rt_fork_child(void) {
 /* ---- NVTX callbacks ------------------------------------------------------------------ */
 
 static int pc_rt_gate(void) {
-  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
-  return (!f || f->ninclude == 0 || atomic_load(&pc_rt_nthreads_inc) > 0) && atomic_load(&pc_rt_nthreads_exc) == 0;
+  const pc_nvtx_filter *f = pc_rt.env.nvtx_filter;
+  return (!f || f->ninclude == 0 || atomic_load(&pc_rt.nthreads_inc) > 0) && atomic_load(&pc_rt.nthreads_exc) == 0;
 }
 
 /* The filter's verdict for this thread's stack now (depth ranges, the top
  * one's state at depth - 1), into the process-wide counts. */
 static void pc_rt_filter_update(int depth) {
-  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  const pc_nvtx_filter *f = pc_rt.env.nvtx_filter;
   if (!f || depth > PC_RT_MAX_DEPTH) return;
   pc_nvtx_state empty;
   const pc_nvtx_state *top = depth > 0 ? &pc_rt_tl_filter[depth - 1] : (pc_nvtx_state_empty(f, &empty), &empty);
   const int inc = f->ninclude > 0 && pc_nvtx_state_included(f, top), exc = pc_nvtx_state_excluded(f, top);
-  if (inc != pc_rt_tl_inc) atomic_fetch_add(&pc_rt_nthreads_inc, inc ? 1 : -1);
-  if (exc != pc_rt_tl_exc) atomic_fetch_add(&pc_rt_nthreads_exc, exc ? 1 : -1);
+  if (inc != pc_rt_tl_inc) atomic_fetch_add(&pc_rt.nthreads_inc, inc ? 1 : -1);
+  if (exc != pc_rt_tl_exc) atomic_fetch_add(&pc_rt.nthreads_exc, exc ? 1 : -1);
   pc_rt_tl_inc = inc;
   pc_rt_tl_exc = exc;
 }
@@ -273,7 +285,7 @@ static void pc_rt_push(const char *name) {
   const int depth = pc_rt_tl_depth++;
   if (depth >= PC_RT_MAX_DEPTH) return;
   pc_rt_tl_stack[depth] = 0;
-  const pc_nvtx_filter *f = pc_rt_env.nvtx_filter;
+  const pc_nvtx_filter *f = pc_rt.env.nvtx_filter;
   if (f) { /* the filter sees every range of the thread, regions or not */
     pc_nvtx_state empty;
     const pc_nvtx_state *parent =
@@ -281,20 +293,20 @@ static void pc_rt_push(const char *name) {
     pc_nvtx_state_push(f, parent, name, &pc_rt_tl_filter[depth]);
     pc_rt_filter_update(depth + 1);
   }
-  if (!atomic_load(&pc_rt_accept)) return;
-  pthread_mutex_lock(&pc_rt_nvtx_mu);
-  if (!atomic_load(&pc_rt_accept)) { /* the report is being written */
-    pthread_mutex_unlock(&pc_rt_nvtx_mu);
+  if (!atomic_load(&pc_rt.accept)) return;
+  pthread_mutex_lock(&pc_rt.mu);
+  if (!atomic_load(&pc_rt.accept)) { /* the report is being written */
+    pthread_mutex_unlock(&pc_rt.mu);
     return;
   }
-  const uint32_t id = pc_rt_nranges < PC_RT_MAX_RANGES ? pc_gpu_region_open(name, PC_RG_RECORDED) : 0;
+  const uint32_t id = pc_rt.nranges < PC_RT_MAX_RANGES ? pc_gpu_region_open(name, PC_RG_RECORDED) : 0;
   if (!id) {
-    pc_rt_dropped++;
+    pc_rt.dropped++;
   } else {
-    pc_rt_nranges++;
+    pc_rt.nranges++;
     pc_rt_tl_stack[depth] = id;
   }
-  pthread_mutex_unlock(&pc_rt_nvtx_mu);
+  pthread_mutex_unlock(&pc_rt.mu);
 }
 
 static void pc_rt_pop(void) {
@@ -304,17 +316,17 @@ static void pc_rt_pop(void) {
   pc_rt_filter_update(depth);
   const uint32_t id = pc_rt_tl_stack[depth];
   if (!id) return;
-  pthread_mutex_lock(&pc_rt_nvtx_mu);
-  if (atomic_load(&pc_rt_accept)) pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
-  pthread_mutex_unlock(&pc_rt_nvtx_mu);
+  pthread_mutex_lock(&pc_rt.mu);
+  if (atomic_load(&pc_rt.accept)) pc_gpu_region_mark_end(id); /* launches go to the enclosing region from now on */
+  pthread_mutex_unlock(&pc_rt.mu);
 }
 
 /* NVTX push/pop of the default domain, decoded by lib/gpu (pc_gpu.h). */
 static void pc_rt_range_push(const char *name) {
-  if (!pc_rt_forked) pc_rt_push(name);
+  if (!pc_rt.forked) pc_rt_push(name);
 }
 static void pc_rt_range_pop(void) {
-  if (!pc_rt_forked) pc_rt_pop();
+  if (!pc_rt.forked) pc_rt_pop();
 }
 
 /* ---- start-up ---------------------------------------------------------------------- */
@@ -337,43 +349,37 @@ static void pc_rt_program_name(char *out, size_t len) {
 static void pc_rt_context_destroying(void) {
   /* Its kernel records must be in before it goes (they are decoded into the
    * store and stay there until their region ends). */
-  if (atomic_load(&pc_rt_state) == PC_RT_RUNNING && !pc_rt_forked) pc_gpu_flush_activity();
+  if (atomic_load(&pc_rt.state) == PC_RT_RUNNING && !pc_rt.forked) pc_gpu_flush_activity();
 }
 
-/* The first context creation: the driver is initialized now. */
-static void pc_rt_context_created(void) {
-  if (atomic_load(&pc_rt_state) != PC_RT_WAITING) return;
-  pthread_mutex_lock(&pc_rt_start_mu);
-  if (atomic_load(&pc_rt_state) != PC_RT_WAITING) {
-    pthread_mutex_unlock(&pc_rt_start_mu);
-    return;
-  }
-  atomic_store(&pc_rt_state, PC_RT_DONE); /* unless all goes well below */
+/* The session, NVTX ranges as regions and the whole-program region; 1 when
+ * all is running, 0 (after the one "profiling off" line) when not. */
+static int pc_rt_start(void) {
   /* A program that links libperfcheck and made its own session first keeps
    * it (one session per process).  The lock is only tried: this callback may
    * run inside that program's perfcheck_session_create. */
   int busy = 0;
   if (pc_session_current_try(&busy) || busy) {
     pc_rt_off("the program runs its own perfcheck session");
-    pthread_mutex_unlock(&pc_rt_start_mu);
-    return;
+    return 0;
   }
   perfcheck_session *s = NULL;
-  perfcheck_status st = pc_session_startup(&pc_rt_opt, &s);
+  perfcheck_status st = pc_session_startup(&pc_rt.opt, &s);
   if (st != PERFCHECK_OK || !s) {
     const char *m = perfcheck_last_error_message();
     pc_rt_off(m && *m ? m : perfcheck_strerror(st));
-    pthread_mutex_unlock(&pc_rt_start_mu);
-    return;
+    return 0;
   }
-  pc_rt_session = s;
+  pthread_mutex_lock(&pc_rt.mu);
+  pc_rt.session = s;
+  pthread_mutex_unlock(&pc_rt.mu);
   pc_err e;
   if (pc_gpu_nvtx_enable(1, &e) != PERFCHECK_OK) {
-    char note[800];
-    snprintf(note, sizeof note, "NVTX ranges are not regions: %s", e.msg);
-    pc_session_note(s, note);
+    pc_err note;
+    pc_err_set(&note, e.status, "NVTX ranges are not regions: %s", e.msg);
+    pc_session_note(s, note.msg);
   }
-  if (pc_rt_env.nvtx_filter) pc_gpu_set_counter_gate(pc_rt_gate);
+  if (pc_rt.env.nvtx_filter) pc_gpu_set_counter_gate(pc_rt_gate);
   char prog[256];
   pc_rt_program_name(prog, sizeof prog);
   if (pc_session_begin_program(s, prog) != PERFCHECK_OK) {
@@ -381,16 +387,27 @@ static void pc_rt_context_created(void) {
      * (detaching inside this callback is not safe) but idle. */
     pc_gpu_quiesce();
     pc_rt_off(perfcheck_last_error_message());
-    pthread_mutex_unlock(&pc_rt_start_mu);
-    return;
+    return 0;
   }
-  atomic_store(&pc_rt_accept, 1);
-  atomic_store(&pc_rt_state, PC_RT_RUNNING);
+  return 1;
+}
+
+/* The first context creation: the driver is initialized now.  One thread
+ * starts the session (a context made meanwhile, on this thread by the start
+ * itself or on another, finds it STARTING and goes on). */
+static void pc_rt_context_created(void) {
+  int waiting = PC_RT_WAITING;
+  if (!atomic_compare_exchange_strong(&pc_rt.state, &waiting, PC_RT_STARTING)) return;
+  const int running = pc_rt_start();
+  pthread_mutex_lock(&pc_rt.mu);
+  if (running) atomic_store(&pc_rt.accept, 1);
+  atomic_store(&pc_rt.state, running ? PC_RT_RUNNING : PC_RT_DONE);
+  pthread_mutex_unlock(&pc_rt.mu);
+  if (!running) return;
   /* Registered now, after the CUDA runtime registered its own teardown, so
    * that it runs before it (atexit runs in reverse order). */
   atexit(pc_rt_atexit);
   pc_rt_install_signals();
-  pthread_mutex_unlock(&pc_rt_start_mu);
 }
 
 /* The two symbols libperfcheck.so exports for the loader (perfcheck.map). */
@@ -408,8 +425,8 @@ __attribute__((visibility("default"))) int pc_inject_nvtx_initialize(int abi, in
 int pc_inject_nvtx_initialize(int abi, int nvtx_version, void *get_export_table) {
   if (abi != PC_INJECT_ABI) return 0;
   pc_inject_initialize(abi);
-  const int st = atomic_load(&pc_rt_state);
-  if (st != PC_RT_WAITING && st != PC_RT_RUNNING) return 0;
+  const int st = atomic_load(&pc_rt.state);
+  if (st != PC_RT_WAITING && st != PC_RT_STARTING && st != PC_RT_RUNNING) return 0;
   return pc_gpu_nvtx_initialize(nvtx_version, get_export_table);
 }
 
@@ -422,9 +439,9 @@ int pc_inject_initialize(int abi) {
     return 1;
   }
   int idle = PC_RT_IDLE;
-  if (!atomic_compare_exchange_strong(&pc_rt_state, &idle, PC_RT_WAITING)) return 1;
+  if (!atomic_compare_exchange_strong(&pc_rt.state, &idle, PC_RT_WAITING)) return 1;
   if (pc_output_privileged()) { /* setuid, setgid, capabilities: nobody's environment configures it */
-    atomic_store(&pc_rt_state, PC_RT_DONE);
+    atomic_store(&pc_rt.state, PC_RT_DONE);
     pc_rt_off("this process runs with privileges its user does not have (setuid, setgid or file capabilities)");
     return 1;
   }
@@ -435,11 +452,11 @@ int pc_inject_initialize(int abi) {
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     setenv("PERFCHECK_ROOT_PID", pid, 0);
   }
-  pc_config_from_env(&pc_rt_opt, &pc_rt_env, stderr);
-  pc_rt_opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
+  pc_config_from_env(&pc_rt.opt, &pc_rt.env, stderr);
+  pc_rt.opt.emit_nvtx = 0; /* our own ranges would come back through the NVTX callbacks */
   /* A file by default, so that a run adds one line to the program's stderr
    * (pc_rt_summary), not the report. */
-  if (!pc_rt_opt.output) pc_rt_opt.output = pc_config_default_output(pc_rt_opt.output_format);
+  if (!pc_rt.opt.output) pc_rt.opt.output = pc_config_default_output(pc_rt.opt.output_format);
   pthread_atfork(NULL, NULL, pc_rt_fork_child);
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */
@@ -447,13 +464,13 @@ int pc_inject_initialize(int abi) {
                                      pc_rt_range_pop};
   pc_err e;
   if (pc_gpu_inject_start(&hooks, &e) != PERFCHECK_OK) {
-    atomic_store(&pc_rt_state, PC_RT_DONE);
+    atomic_store(&pc_rt.state, PC_RT_DONE);
     pc_rt_off(e.msg);
     return 1;
   }
   /* The counter layer's host library loads while the driver creates the
    * first context (the session starts at its creation, pc_rt_context_created). */
-  if (pc_rt_opt.mode != PERFCHECK_MODE_TIMING) pc_gpu_counters_preload();
+  if (pc_rt.opt.mode != PERFCHECK_MODE_TIMING) pc_gpu_counters_preload();
   atexit(pc_rt_atexit_waiting);
   return 1;
 }

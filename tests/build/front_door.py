@@ -8,9 +8,12 @@ Usage: front_door.py SOURCE_DIR --nm NM GPU_OBJECT.o ... --callers CALLER_OBJECT
 2. Every lib/gpu symbol their objects need is defined by the objects that
    implement pc_gpu.h (pc_gpu.c, pc_harvest.c) or is declared in pc_gpu.h:
    the include rule cannot be dodged with a forward declaration.
-3. lib/gpu declares at most one file-scope mutex or rwlock, the loader's
-   (pc_cupti.c): every other lock is a field of the object that owns what it
-   guards (the collector's, pc_collector.h).
+3. Locks sit beside what they guard, one per owner: every mutex or rwlock
+   that lib/gpu declares (a file-scope variable or a struct field; a
+   pointer to a borrowed one does not count) is the loader's, in pc_cupti.c's
+   process struct, or the collector's two (its lock and its launch gate,
+   pc_collector.c); lib/inject declares one per library (the runtime's,
+   pc_inject_rt.c; the loader's, pc_inject.c).
 Prints what it checked; exit 1 on a violation.
 """
 import argparse
@@ -82,18 +85,21 @@ def main():
     print("symbols: %d lib/gpu symbols used by %d caller objects, all through pc_gpu.h" % (nsym, len(caller_objs)))
 
     # 3. locks
-    lock = re.compile(r"^\s*static\s+pthread_(mutex|rwlock)_t\b", re.M)
-    found = []
-    gpu_dir = os.path.join(lib, "gpu")
-    for f in sorted(os.listdir(gpu_dir)):
-        if f.endswith((".c", ".h")):
-            n = len(lock.findall(open(os.path.join(gpu_dir, f), encoding="utf-8").read()))
-            found += [f] * n
-    if found not in ([], ["pc_cupti.c"]):
-        print("lib/gpu has file-scope locks in %s: the collector's lock and the loader's (pc_cupti.c) only" % found)
-        bad += 1
-    else:
-        print("locks: lib/gpu's file-scope locks: %s" % (", ".join(found) or "none"))
+    lock = re.compile(r"^\s*(?:static\s+)?pthread_(?:mutex|rwlock)_t\s+\w+", re.M)
+    allowed = {"gpu": {"pc_cupti.c": 1, "pc_collector.c": 2}, "inject": {"pc_inject_rt.c": 1, "pc_inject.c": 1}}
+    for room, want in sorted(allowed.items()):
+        found = {}
+        d = os.path.join(lib, room)
+        for f in sorted(os.listdir(d)):
+            if f.endswith((".c", ".h")):
+                n = len(lock.findall(open(os.path.join(d, f), encoding="utf-8").read()))
+                if n:
+                    found[f] = n
+        if found != want:
+            print("lib/%s declares locks %s; expected %s (each beside the state it guards)" % (room, found, want))
+            bad += 1
+        else:
+            print("locks: lib/%s's: %s" % (room, ", ".join("%s %d" % kv for kv in sorted(found.items()))))
     return 1 if bad else 0
 
 

@@ -7,11 +7,13 @@
 Reads every C source under lib/ and tools/ (comments and string literals
 left out) and fails on:
 
-  a message buffer   a parameter pair `char *NAME, size_t LEN` with NAME one
-                     of why, err, error, errbuf, errmsg, msg, reason, bad, or
-                     a parameter named whylen, errlen or msglen: an internal
-                     call returns a perfcheck_status and fills the caller's
-                     pc_err (lib/core/base/pc_err.h) instead;
+  a message buffer   told by its types, whatever its name: a writable
+                     `char *, size_t` parameter pair of a function that can
+                     fail (it returns perfcheck_status or int, or takes a
+                     pc_err *).  A failure's reason goes into the caller's
+                     pc_err (lib/core/base/pc_err.h), never beside it; a
+                     function whose text is its result (a path, a name) says
+                     so on that line with "one-channel-ok: REASON";
   a stderr write     under lib/ only (tools/ is the command, whose messages
                      are its own): fprintf, vfprintf, fputs, fputc, putc,
                      fwrite or dprintf to stderr (or fd 2), write(2, ...),
@@ -19,9 +21,9 @@ left out) and fails on:
                      libraries' lines go through pc_say / pc_say_to.
 
 Exit 0 with a summary; 1 naming each offending file:line.  A line may be
-exempted with a comment holding "one-channel-ok: REASON" (one is today: the
-checklist's pc_waits_on_memory, whose buffer is a verdict's reason, not an
-error).
+exempted with a comment holding "one-channel-ok: REASON" (the checklist's
+pc_waits_on_memory, whose buffer is a verdict's reason, not an error; the
+functions whose text is their result).
 """
 import os
 import re
@@ -30,8 +32,9 @@ import sys
 C_DIRS = ["lib", "tools"]
 ALLOWED_STDERR = {os.path.join("lib", "core", "base", "pc_err.c")}
 
-BUFFER = re.compile(r"\bchar\s*\*\s*(why|err|error|errbuf|errmsg|msg|reason|bad)\s*,\s*size_t\b"
-                    r"|\bsize_t\s+(whylen|errlen|msglen)\b")
+# A writable `char *NAME, size_t LEN` pair (not `const char *`).
+PAIR = re.compile(r"(?<![\w*])(?<!const )\bchar\s*\*\s*\w+\s*,\s*size_t\s+\w+")
+FALLIBLE_RETURN = re.compile(r"\b(perfcheck_status|int)\s*$")
 STDERR = re.compile(r"\b(fprintf|vfprintf|dprintf)\s*\(\s*(stderr|2|STDERR_FILENO)\s*,"
                     r"|\b(fputs|fputc|putc|fwrite)\s*\([^;]*,\s*stderr\s*\)"
                     r"|\bwrite\s*\(\s*(2|STDERR_FILENO)\s*,"
@@ -65,12 +68,56 @@ def blank_c(text):
     return "".join(out)
 
 
+def message_buffers(code):
+    """Offsets of writable char*/size_t pairs in the parameters of functions
+    that can fail: the return type before the name is perfcheck_status or
+    int, or the parameter list takes a pc_err *."""
+    for m in PAIR.finditer(code):
+        if code[max(0, m.start() - 6):m.start()].strip().endswith("const"):
+            continue
+        depth, i = 0, m.start()
+        while i > 0:  # the parameter list's opening parenthesis
+            i -= 1
+            if code[i] == ")":
+                depth += 1
+            elif code[i] == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+        if i <= 0:
+            continue
+        close, depth = m.end(), 0
+        while close < len(code):
+            if code[close] == "(":
+                depth += 1
+            elif code[close] == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            close += 1
+        params = code[i + 1:close]
+        head = code[:i].rstrip()
+        name = re.search(r"(\w+)\s*$", head)
+        if not name:
+            continue
+        before = head[:name.start()]
+        start = max(before.rfind(";"), before.rfind("}"), before.rfind("{"), before.rfind("#"))
+        ret = " ".join(before[start + 1:].split())
+        if "pc_err *" in " ".join(params.split()) or "pc_err*" in params or FALLIBLE_RETURN.search(ret):
+            yield m
+
+
 def check(path, rel, problems):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     lines = text.split("\n")
     code = blank_c(text)
-    rules = [(BUFFER, "a message buffer; take a pc_err * (lib/core/base/pc_err.h)")]
+    for m in message_buffers(code):
+        line = code.count("\n", 0, m.start()) + 1
+        if "one-channel-ok:" not in lines[line - 1]:
+            problems.append("%s:%d: %s: a message buffer beside a failure; put the reason in a pc_err * "
+                            "(lib/core/base/pc_err.h)" % (rel, line, " ".join(m.group(0).split())))
+    rules = []
     if rel.split(os.sep)[0] == "lib" and rel not in ALLOWED_STDERR:
         rules.append((STDERR, "writes to stderr; use pc_say or pc_say_to (lib/core/base/pc_err.h)"))
     for rx, why in rules:

@@ -32,7 +32,7 @@ static int setup(void **state) {
   (void)state;
   C = pc_collector_new();
   if (!C) return -1;
-  atomic_store(&C->active, 1);
+  pc_collector_set_active(C, 1);
   pc_collector_install(C);
   return 0;
 }
@@ -45,7 +45,7 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void pc_capture_set_active(int on) { atomic_store(&C->active, on); }
+static void pc_capture_set_active(int on) { pc_collector_set_active(C, on); }
 static uint32_t pc_capture_region_push(const char *name, unsigned flags, const pc_region_marks *b) {
   return pc_collector_region_push(C, name, flags, b);
 }
@@ -64,62 +64,16 @@ static uint64_t pc_capture_failed_launches(void) {
   pc_collector_launch_counts(C, &l, &f);
   return f;
 }
-static uint32_t pc_capture_current_region(void) { return atomic_load(&C->cur_region); }
-static int pc_capture_captures_open(void) { return atomic_load(&C->capturing); }
+static uint32_t pc_capture_current_region(void) { return pc_collector_region_current(C); }
+static int pc_capture_captures_open(void) { return pc_collector_captures_open(C); }
 /* What pc_collector_take_region does first: the region leaves the stack. */
-static void retire(uint32_t id) {
-  pc_col_lock(C);
-  pc_regions_retire(&C->regions, id);
-  atomic_store(&C->cur_region, pc_regions_current(&C->regions));
-  pc_col_unlock(C);
-}
-static size_t purge(uint32_t id) {
-  pc_col_lock(C);
-  const size_t n = pc_ltab_purge(&C->launches, id);
-  pc_col_unlock(C);
-  return n;
-}
-static int any_region(void) {
-  pc_col_lock(C);
-  const int any = C->regions.n > 0;
-  pc_col_unlock(C);
-  return any;
-}
+static void retire(uint32_t id) { pc_collector_region_retire(C, id); }
+static size_t purge(uint32_t id) { return pc_collector_region_purge(C, id); }
+static int any_region(void) { return pc_collector_regions_open(C) > 0; }
 
 /* A copy of one signature of the collector's table. */
-typedef struct sig_info {
-  char mangled[256];
-  void *f;
-  CUcontext ctx;
-  unsigned grid[3], block[3];
-  int seen_direct, seen_graph, rec_valid;
-  unsigned rec_registers;
-  pc_not_profiled not_profiled;
-  pc_attr_state attr_state;
-} sig_info;
-
-static int sig_get(uint32_t sig, sig_info *si) {
-  memset(si, 0, sizeof *si);
-  pc_col_lock(C);
-  const int ok = sig < C->tab.nsigs;
-  if (ok) {
-    const pc_sig *t = &C->tab.sigs[sig];
-    const pc_name *n = &C->tab.names[t->name];
-    snprintf(si->mangled, sizeof si->mangled, "%s", n->mangled ? n->mangled : "");
-    si->f = t->f;
-    si->ctx = t->ctx < C->tab.nctxs ? (CUcontext)C->tab.ctxs[t->ctx].ctx : NULL;
-    memcpy(si->grid, t->grid, sizeof si->grid);
-    memcpy(si->block, t->block, sizeof si->block);
-    si->seen_direct = t->seen_direct;
-    si->seen_graph = t->seen_graph;
-    si->rec_valid = t->rec_valid;
-    si->rec_registers = t->rec_regs;
-    si->not_profiled = (pc_not_profiled)t->np;
-    si->attr_state = (pc_attr_state)t->attr_state;
-  }
-  pc_col_unlock(C);
-  return ok ? 0 : -1;
-}
+typedef pc_sig_info sig_info;
+static int sig_get(uint32_t sig, sig_info *si) { return pc_collector_sig_info(C, sig, si); }
 
 /* ---- launches driven through the real callback -------------------------------------- */
 
@@ -201,9 +155,7 @@ static int join(uint32_t corr, const char *name, unsigned gx, unsigned bx, unsig
   kr.static_smem = 1024;
   kr.graph_id = graph_id_of(corr);
   uint32_t group = 0;
-  pc_col_lock(C);
-  int ok = pc_collector_join_kernel_locked(C, &kr, &group, region);
-  pc_col_unlock(C);
+  int ok = pc_collector_join_kernel(C, &kr, &group, region);
   *sig = PC_KSPAN_SIG(group);
   return ok;
 }
@@ -297,10 +249,8 @@ static void test_launch_flow(void **state) {
     kr.grid[0] = kr.grid[1] = kr.grid[2] = 1;
     kr.block[0] = 32, kr.block[1] = kr.block[2] = 1;
     uint32_t group = 0, region = 0;
-    pc_col_lock(C);
-    assert_int_equal(pc_collector_join_kernel_locked(C, &kr, &group, &region), 0);
-    assert_int_equal(C->tool_kernels, 1);
-    pc_col_unlock(C);
+    assert_int_equal(pc_collector_join_kernel(C, &kr, &group, &region), 0);
+    assert_int_equal(pc_collector_tool_kernels(C), 1);
   }
   assert_int_equal(sig_get(sig2, &si), 0);
   assert_int_equal(si.seen_graph, 1);
@@ -530,8 +480,8 @@ static void test_stream_capture(void **state) {
 
 /* ---- a region's end (pc_harvest.c) on hand-made records ---------------------------- */
 
-/* A kernel record as the activity decoder stores it: joined to its launch,
- * then placed in the store. */
+/* A kernel record as the activity decoder hands it over: joined to its
+ * launch, then placed in the store (the join checked first). */
 static void record(uint32_t corr, const char *name, unsigned gx, unsigned bx, uint64_t start, uint64_t end,
                    uint32_t stream) {
   pc_kernel_record kr;
@@ -542,12 +492,18 @@ static void record(uint32_t corr, const char *name, unsigned gx, unsigned bx, ui
   kr.block[0] = bx, kr.block[1] = kr.block[2] = 1;
   kr.registers = 16;
   kr.graph_id = graph_id_of(corr);
-  uint32_t group = 0, region = 0;
-  pc_col_lock(C);
-  assert_int_equal(pc_collector_join_kernel_locked(C, &kr, &group, &region), 1);
-  pc_kspan k = {start, end, group, region, corr, stream};
-  assert_int_equal(pc_collector_store_kernel_locked(C, &k), 0);
-  pc_col_unlock(C);
+  kr.start = start;
+  kr.end = end;
+  kr.stream = stream;
+  pc_act_record r;
+  memset(&r, 0, sizeof r);
+  r.kind = PC_ACT_KERNEL;
+  r.k = kr;
+  uint64_t dropped0, dropped1, zero;
+  pc_collector_record_counts(C, &dropped0, &zero);
+  pc_collector_add_activity(C, &r, 1);
+  pc_collector_record_counts(C, &dropped1, &zero);
+  assert_int_equal(dropped1, dropped0);
 }
 
 static const pc_snap_sig *snap_sig(const pc_snapshot *s, const char *mangled) {

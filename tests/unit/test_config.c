@@ -429,28 +429,27 @@ static void test_strings_outlive_environment(void **state) {
  * note says which and why. */
 static void test_replay_choice(void **state) {
   (void)state;
-  char note[400];
-  assert_int_equal(pc_config_replay_rotate("rotate", 0, note, sizeof note), 1);
-  assert_string_equal(note, "");
-  assert_int_equal(pc_config_replay_rotate("kernel", 1, note, sizeof note), 0); /* asked for: obeyed, no note */
-  assert_string_equal(note, "");
-  assert_int_equal(pc_config_replay_rotate(NULL, 0, note, sizeof note), 0);
-  assert_string_equal(note, "");
-  assert_int_equal(pc_config_replay_rotate("", 0, note, sizeof note), 0);
-  assert_string_equal(note, "");
-  assert_int_equal(pc_config_replay_rotate(NULL, 1, note, sizeof note), 1);
-  assert_non_null(strstr(note, "rotation, not kernel replay, because XLA's CUDA plugin (JAX) is loaded"));
-  assert_non_null(strstr(note, "PERFCHECK_REPLAY=kernel asks for kernel replay"));
-  assert_int_equal(pc_config_replay_rotate("", 1, note, sizeof note), 1);
-  assert_non_null(strstr(note, "because XLA's CUDA plugin"));
-  assert_int_equal(pc_config_replay_rotate("application", 0, note, sizeof note), 0);
-  assert_string_equal(note, "PERFCHECK_REPLAY=application is neither kernel nor rotate: kernel replay");
-  assert_int_equal(pc_config_replay_rotate("application", 1, note, sizeof note), 1);
-  assert_non_null(strstr(note, "PERFCHECK_REPLAY=application is neither kernel nor rotate: rotation, not kernel"));
-  char tiny[8];
-  assert_int_equal(pc_config_replay_rotate(NULL, 1, tiny, sizeof tiny), 1); /* cut, terminated */
-  assert_int_equal(strlen(tiny), sizeof tiny - 1);
-  assert_int_equal(pc_config_replay_rotate(NULL, 1, NULL, 0), 1);
+  pc_err why;
+  assert_int_equal(pc_config_replay_rotate("rotate", 0, &why), 1);
+  assert_string_equal(why.msg, "");
+  assert_int_equal(pc_config_replay_rotate("kernel", 1, &why), 0); /* asked for: obeyed, no note */
+  assert_string_equal(why.msg, "");
+  assert_int_equal(pc_config_replay_rotate(NULL, 0, &why), 0);
+  assert_string_equal(why.msg, "");
+  assert_int_equal(pc_config_replay_rotate("", 0, &why), 0);
+  assert_string_equal(why.msg, "");
+  assert_int_equal(pc_config_replay_rotate(NULL, 1, &why), 1);
+  assert_int_equal(why.status, PERFCHECK_OK); /* a choice, not an error */
+  assert_non_null(strstr(why.msg, "rotation, not kernel replay, because XLA's CUDA plugin (JAX) is loaded"));
+  assert_non_null(strstr(why.msg, "PERFCHECK_REPLAY=kernel asks for kernel replay"));
+  assert_int_equal(pc_config_replay_rotate("", 1, &why), 1);
+  assert_non_null(strstr(why.msg, "because XLA's CUDA plugin"));
+  assert_int_equal(pc_config_replay_rotate("application", 0, &why), 0);
+  assert_int_equal(why.status, PERFCHECK_ERROR_INVALID_ARGUMENT);
+  assert_string_equal(why.msg, "PERFCHECK_REPLAY=application is neither kernel nor rotate: kernel replay");
+  assert_int_equal(pc_config_replay_rotate("application", 1, &why), 1);
+  assert_non_null(strstr(why.msg, "PERFCHECK_REPLAY=application is neither kernel nor rotate: rotation, not kernel"));
+  assert_int_equal(pc_config_replay_rotate(NULL, 1, NULL), 1);
 }
 
 int main(void) {

@@ -1,5 +1,5 @@
 /* The launch capture's pure tables on a CPU: the launch log against a
- * reference, the hash map's collisions, names, signatures and contexts
+ * reference, the hash map's collisions, erase and iteration, names, signatures and contexts
  * (pc_sigtab.c), and the selection policy (pc_select.c, ncu's -k -s -c and
  * per-signature), without CUDA or CUPTI. */
 #include <setjmp.h>
@@ -84,6 +84,63 @@ static void test_map_collisions(void **state) {
   assert_int_equal(pc_map_find(&m, 43, NULL, NULL), PC_NONE);
   pc_map_free(&m);
   assert_int_equal(pc_map_find(&m, 42, NULL, NULL), PC_NONE);
+}
+
+/* Erase (backward shift), iteration and erase_if against a reference, with
+ * keys that crowd a few homes so that chains wrap around the table's end. */
+static int drop_odd(uint64_t k, uint32_t v, void *arg) {
+  (void)k;
+  ++*(size_t *)arg;
+  return v & 1u;
+}
+
+static void test_map_erase_iterate(void **state) {
+  (void)state;
+  enum { N = 2048 };
+  static int present[N];
+  memset(present, 0, sizeof present);
+  pc_map m;
+  memset(&m, 0, sizeof m);
+  size_t count = 0;
+  for (int op = 0; op < 100000; op++) {
+    const uint32_t v = (uint32_t)(rnd() % N);
+    const uint64_t k = (uint64_t)(v % 61) * 0x100000001ull; /* 61 keys: long collision chains */
+    const size_t slot = pc_map_slot(&m, k, eq_value, &v);
+    assert_int_equal(slot != SIZE_MAX, present[v]);
+    if (rnd() % 3 && !present[v]) {
+      assert_int_equal(pc_map_insert(&m, k, v), 0);
+      present[v] = 1;
+      count++;
+    } else if (slot != SIZE_MAX) {
+      assert_int_equal(m.val[slot], v);
+      pc_map_erase(&m, slot);
+      present[v] = 0;
+      count--;
+    }
+    assert_int_equal(m.n, count);
+  }
+  size_t seen = 0;
+  uint64_t k;
+  uint32_t v;
+  for (size_t it = 0; pc_map_next(&m, &it, &k, &v);) {
+    assert_true(present[v]);
+    assert_int_equal(k, (uint64_t)(v % 61) * 0x100000001ull);
+    seen++;
+  }
+  assert_int_equal(seen, count);
+  size_t asked = 0, odd = 0;
+  for (uint32_t i = 0; i < N; i++) odd += present[i] && (i & 1u);
+  assert_int_equal(pc_map_erase_if(&m, drop_odd, &asked), odd);
+  assert_int_equal(asked, count);
+  for (uint32_t i = 0; i < N; i++) {
+    const uint64_t key = (uint64_t)(i % 61) * 0x100000001ull;
+    assert_int_equal(pc_map_find(&m, key, eq_value, &i) != PC_NONE, present[i] && !(i & 1u));
+  }
+  pc_map_clear(&m);
+  assert_int_equal(m.n, 0);
+  const uint32_t zero = 0;
+  assert_int_equal(pc_map_find(&m, 0, eq_value, &zero), PC_NONE);
+  pc_map_free(&m);
 }
 
 static const unsigned G4[3] = {4, 1, 1}, G8[3] = {8, 1, 1}, B128[3] = {128, 1, 1};
@@ -464,6 +521,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ltab_random),
       cmocka_unit_test(test_map_collisions),
+      cmocka_unit_test(test_map_erase_iterate),
       cmocka_unit_test(test_names_signatures_contexts),
       cmocka_unit_test(test_selection),
       cmocka_unit_test(test_rotation_keeps_the_config),

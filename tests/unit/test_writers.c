@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/pc_core.h"
+#include "base/pc_json_emit.h"
 #include "base/pc_fmt.h"
 
 /* Captures what fn writes to a stream. */
@@ -39,7 +40,7 @@ static char *cap_close(capture *c) {
 
 static char *json_string(const char *s) {
   capture c;
-  pc_json_write_string(cap_open(&c), s);
+  pc_json_string(cap_open(&c), s);
   return cap_close(&c);
 }
 

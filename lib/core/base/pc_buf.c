@@ -1,10 +1,28 @@
-/* The one string builder (pc_buf.h says why not open_memstream). */
+/* The array grow helper and the one string builder (pc_buf.h says why not
+ * open_memstream). */
 #include "base/pc_buf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int pc_grow(void **arr, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return 0;
+  if (size == 0) return -1;
+  size_t nc = *cap > PC_GROW_MIN / 2 ? *cap * 2 : PC_GROW_MIN;
+  while (nc < need) {
+    if (nc > SIZE_MAX / 2) return -1;
+    nc *= 2;
+  }
+  if (nc > SIZE_MAX / size) return -1;
+  void *p = realloc(*arr, nc * size);
+  if (!p) return -1;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
 
 /* Room for `more` bytes and the NUL after them. */
 static int pc_buf_reserve(pc_buf *b, size_t more) {

@@ -1,5 +1,15 @@
 /*
- * pc_buf.h: the one string builder of lib/core (pc_buf.c).
+ * pc_buf.h: growing memory, one of each (pc_buf.c): the string builder and
+ * the array grow helper.
+ *
+ * The array grow helper, pc_grow: room for `need` elements in an array that
+ * keeps its capacity beside it, doubling (at least PC_GROW_MIN); every array
+ * of lib grows through it:
+ *
+ *   if (pc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v)) return -1;
+ *   t->v[t->n++] = x;
+ *
+ * The string builder:
  *
  *   pc_buf b = PC_BUF_INIT;
  *   pc_buf_puts(&b, "name");
@@ -31,6 +41,11 @@ typedef struct pc_buf {
 } pc_buf;
 
 #define PC_BUF_INIT {NULL, 0, 0, 0}
+
+#define PC_GROW_MIN 16
+/* Room for `need` elements of `size` bytes in *arr, whose capacity is *cap:
+ * 0, or -1 on overflow or out of memory (*arr and *cap unchanged). */
+int pc_grow(void **arr, size_t *cap, size_t need, size_t size);
 
 int pc_buf_putn(pc_buf *b, const char *s, size_t n);
 int pc_buf_puts(pc_buf *b, const char *s);

@@ -421,21 +421,19 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
   return PERFCHECK_OK;
 }
 
-int pc_config_replay_rotate(const char *env, int xla_loaded, char *note, size_t len) {
-  if (note && len) note[0] = '\0';
+int pc_config_replay_rotate(const char *env, int xla_loaded, pc_err *why) {
+  pc_err_clear(why);
   if (env && strcmp(env, "rotate") == 0) return 1;
   if (env && strcmp(env, "kernel") == 0) return 0;
   static const char xla[] =
       "rotation, not kernel replay, because XLA's CUDA plugin (JAX) is loaded: kernel replay of the default set "
       "crashed inside CUPTI on XLA's GEMM autotuning (H200, CUPTI 13.0; docs/cupti.md section 18); "
       "PERFCHECK_REPLAY=kernel asks for kernel replay";
-  if (env && *env) {
-    if (note && len)
-      snprintf(note, len, "PERFCHECK_REPLAY=%s is neither kernel nor rotate: %s", env,
+  if (env && *env)
+    pc_err_set(why, PERFCHECK_ERROR_INVALID_ARGUMENT, "PERFCHECK_REPLAY=%s is neither kernel nor rotate: %s", env,
                xla_loaded ? xla : "kernel replay");
-  } else if (xla_loaded && note && len) {
-    snprintf(note, len, "%s", xla);
-  }
+  else if (xla_loaded)
+    pc_err_set(why, PERFCHECK_OK, "%s", xla);
   return xla_loaded ? 1 : 0;
 }
 

@@ -98,9 +98,10 @@ int pc_config_nvtx_match(const pc_env_config *c, const char *name);
  * empty or another value: kernel replay, except with XLA loaded, where
  * kernel replay of the default set crashed inside CUPTI on XLA's GEMM
  * autotuning (H200, CUPTI 13.0, 3 of 3 runs) and rotation ran clean (3 of
- * 3; docs/cupti.md §18).  `note` (len bytes) gets the sentence the report
- * shows for another value or for the XLA choice, "" otherwise. */
-int pc_config_replay_rotate(const char *env, int xla_loaded, char *note, size_t len);
+ * 3; docs/cupti.md §18).  *why (may be NULL) gets the sentence the report
+ * shows for another value (PERFCHECK_ERROR_INVALID_ARGUMENT) or for the XLA
+ * choice (PERFCHECK_OK), an empty message otherwise. */
+int pc_config_replay_rotate(const char *env, int xla_loaded, pc_err *why);
 
 /* The process's place in a parallel job, from its launcher's variables:
  * the rank from RANK (torchrun, torch.distributed), else

@@ -555,7 +555,7 @@ void pc_kernel_free(pc_kernel *k);
  * a metric twice or more differ by up to 19.0% of its mean (counter_spread
  * 0.190)".  Returns 1 with the sentence in buf, 0 when there is nothing to
  * say (kernel replay without a spread, a graph entry: its own section). */
-int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len);
+int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len); /* one-channel-ok: report text, its result */
 /* A deep copy of src into dst (dst overwritten; pc_kernel_free frees it).
  * Returns 0, -1 on OOM (dst then holds what was copied, for pc_kernel_free). */
 int pc_kernel_copy(pc_kernel *dst, const pc_kernel *src);
@@ -752,8 +752,6 @@ typedef struct pc_label {
 /* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
  * OOM (then nothing is left allocated).  The caller frees each text. */
 int pc_kernel_labels(const pc_report *r, pc_label *labels);
-/* JSON string escaping (quotes, control characters, invalid UTF-8 as U+FFFD). */
-void pc_json_write_string(FILE *f, const char *s);
 /* CSV field quoting (RFC 4180). */
 void pc_csv_write_field(FILE *f, const char *s);
 

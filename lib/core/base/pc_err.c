@@ -6,11 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+void pc_msg_vformat(char *dst, size_t cap, const char *fmt, va_list ap) {
+  if (!dst || cap == 0) return;
+  va_list ap2;
+  va_copy(ap2, ap);
+  const int n = vsnprintf(dst, cap, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) {
+    dst[0] = '\0';
+    return;
+  }
+  if ((size_t)n < cap || cap < 4) return;
+  /* Cut: "..." at the end, never half a UTF-8 sequence before it. */
+  size_t keep = cap - 4;
+  while (keep > 0 && ((unsigned char)dst[keep] & 0xC0) == 0x80) keep--;
+  memcpy(dst + keep, "...", 4);
+}
+
 perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...) {
   if (!e) return st;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  pc_msg_vformat(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
   e->status = st;
   return st;
@@ -23,7 +40,7 @@ perfcheck_status pc_err_vset(pc_err *e, perfcheck_status st, const char *prefix,
     int n = snprintf(e->msg, sizeof e->msg, "%s", prefix);
     w = n < 0 ? 0 : (size_t)n < sizeof e->msg ? (size_t)n : sizeof e->msg - 1;
   }
-  vsnprintf(e->msg + w, sizeof e->msg - w, fmt, ap);
+  pc_msg_vformat(e->msg + w, sizeof e->msg - w, fmt, ap);
   e->status = st;
   return st;
 }

@@ -30,10 +30,22 @@
 
 #include "perfcheck.h"
 
+/* The one message size: a pc_err's, the thread's last error, a session's
+ * message and an expectation's failure text.  A longer message is cut at a
+ * UTF-8 character's boundary and ends in "...". */
+#define PC_MSG_MAX 1024
+
 typedef struct pc_err {
   perfcheck_status status; /* PERFCHECK_OK: nothing failed */
-  char msg[768];
+  char msg[PC_MSG_MAX];
 } pc_err;
+
+/* Formats into dst (cap bytes, at most PC_MSG_MAX meant), cut as above. */
+void pc_msg_vformat(char *dst, size_t cap, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
+#endif
+    ;
 
 /* Sets *e (NULL is allowed: the detail is dropped) and returns st. */
 perfcheck_status pc_err_set(pc_err *e, perfcheck_status st, const char *fmt, ...)

@@ -2,6 +2,8 @@
  * and what).  The guard reads the pattern the way glibc's regcomp reads a
  * POSIX extended regex: alternation, concatenation, pieces (an atom and its
  * repetition operators), groups, bracket expressions, escapes. */
+#include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_regex.h"
 
 #include <regex.h>
@@ -262,9 +264,11 @@ typedef struct pc_rset {
 
 struct pc_rx_prog {
   pc_ri *code;
-  uint32_t ncode, capcode;
+  uint32_t ncode;
+  size_t capcode;
   pc_rset *sets;
-  uint32_t nsets, capsets;
+  uint32_t nsets;
+  size_t capsets;
   unsigned char byteclass[256]; /* byte -> its class: bytes no set tells apart share one */
   uint32_t nbc;
   unsigned char *set_has;       /* [set * nbc + class]: the set holds the class's bytes */
@@ -276,7 +280,8 @@ typedef struct pc_rp {
   const unsigned char *p;
   size_t n, i;
   pc_rn *nodes;
-  uint32_t nnodes, capnodes;
+  uint32_t nnodes;
+  size_t capnodes;
   struct pc_rx_prog *prog;
   int oom, bad;
 } pc_rp;
@@ -285,15 +290,9 @@ static int pc_rs_has(const pc_rset *s, unsigned c) { return (s->bits[c >> 3] >> 
 static void pc_rs_add(pc_rset *s, unsigned c) { s->bits[c >> 3] |= (unsigned char)(1u << (c & 7)); }
 
 static uint32_t pc_rp_node(pc_rp *r, unsigned char kind, uint32_t a, uint32_t b) {
-  if (r->nnodes == r->capnodes) {
-    uint32_t cap = r->capnodes ? r->capnodes * 2 : 64;
-    pc_rn *n = realloc(r->nodes, cap * sizeof *n);
-    if (!n) {
-      r->oom = 1;
-      return 0;
-    }
-    r->nodes = n;
-    r->capnodes = cap;
+  if (pc_grow((void **)&r->nodes, &r->capnodes, (size_t)r->nnodes + 1, sizeof *r->nodes)) {
+    r->oom = 1;
+    return 0;
   }
   pc_rn *n = &r->nodes[r->nnodes];
   n->kind = kind;
@@ -307,15 +306,9 @@ static uint32_t pc_rp_set(pc_rp *r, const pc_rset *s) {
   struct pc_rx_prog *g = r->prog;
   for (uint32_t i = 0; i < g->nsets; i++)
     if (memcmp(g->sets[i].bits, s->bits, 32) == 0) return pc_rp_node(r, PC_RN_SET, i, 0);
-  if (g->nsets == g->capsets) {
-    uint32_t cap = g->capsets ? g->capsets * 2 : 16;
-    pc_rset *n = realloc(g->sets, cap * sizeof *n);
-    if (!n) {
-      r->oom = 1;
-      return 0;
-    }
-    g->sets = n;
-    g->capsets = cap;
+  if (pc_grow((void **)&g->sets, &g->capsets, (size_t)g->nsets + 1, sizeof *g->sets)) {
+    r->oom = 1;
+    return 0;
   }
   g->sets[g->nsets] = *s;
   return pc_rp_node(r, PC_RN_SET, g->nsets++, 0);
@@ -546,15 +539,9 @@ static uint32_t pc_rp_alt(pc_rp *r, int depth) {
 
 static uint32_t pc_rg_emit(pc_rp *r, unsigned char op, uint32_t x, uint32_t y) {
   struct pc_rx_prog *g = r->prog;
-  if (g->ncode == g->capcode) {
-    uint32_t cap = g->capcode ? g->capcode * 2 : 64;
-    pc_ri *c = realloc(g->code, cap * sizeof *c);
-    if (!c) {
-      r->oom = 1;
-      return 0;
-    }
-    g->code = c;
-    g->capcode = cap;
+  if (pc_grow((void **)&g->code, &g->capcode, (size_t)g->ncode + 1, sizeof *g->code)) {
+    r->oom = 1;
+    return 0;
   }
   g->code[g->ncode].op = op;
   g->code[g->ncode].x = x;
@@ -651,9 +638,9 @@ typedef struct pc_rx_run {
   int32_t *trans;      /* [state * nbc + class]: -1 unknown */
   uint32_t nst, capst;
   uint32_t *pool;
-  uint32_t npool, cappool;
-  uint32_t *slots;     /* hash table of states: id + 1, 0 free */
-  uint32_t nslots;
+  uint32_t npool;
+  size_t cappool;
+  pc_map state_of;     /* hash of a state's instruction set -> its id */
   unsigned resets;     /* times the cache started again */
 } pc_rx_run;
 
@@ -700,20 +687,6 @@ static uint32_t pc_rx_mix(uint32_t x) {
   return x ^ (x >> 13);
 }
 
-static int pc_rx_rehash(pc_rx_run *u, uint32_t nslots) {
-  uint32_t *s = calloc(nslots, sizeof *s);
-  if (!s) return -1;
-  for (uint32_t k = 0; k < u->nst; k++) {
-    uint32_t j = u->st[k].hash & (nslots - 1);
-    while (s[j]) j = (j + 1) & (nslots - 1);
-    s[j] = k + 1;
-  }
-  free(u->slots);
-  u->slots = s;
-  u->nslots = nslots;
-  return 0;
-}
-
 /* Whether state s holds exactly run->list: as many members, each marked by
  * the closure that made the list (run->gen marks exactly the list's CLASS,
  * MATCH and EOL instructions among the ones it visited). */
@@ -724,20 +697,23 @@ static int pc_rx_same(const pc_rx_run *u, const pc_rx_state *s) {
   return 1;
 }
 
+static int pc_rx_same_id(uint32_t id, const void *arg) {
+  const pc_rx_run *u = arg;
+  return pc_rx_same(u, &u->st[id]);
+}
+
 /* The state of run->list, found or added; -1 out of memory.  Adding may
  * start the cache again (run->resets counts it). */
 static int32_t pc_rx_state_of(pc_rx_run *u) {
   const uint32_t nbc = u->g->nbc;
   uint32_t h = 0;
   for (uint32_t i = 0; i < u->nlist; i++) h += pc_rx_mix(u->list[i]);
-  for (uint32_t j = h & (u->nslots - 1); u->slots[j]; j = (j + 1) & (u->nslots - 1)) {
-    const pc_rx_state *s = &u->st[u->slots[j] - 1];
-    if (s->hash == h && pc_rx_same(u, s)) return (int32_t)(u->slots[j] - 1);
-  }
+  const uint32_t known = pc_map_find(&u->state_of, h, pc_rx_same_id, u);
+  if (known != PC_NONE) return (int32_t)known;
   if (u->nst >= pc_regex_dfa_state_limit || u->npool + u->nlist > PC_RX_DFA_POOL) {
     u->nst = 0;
     u->npool = 0;
-    memset(u->slots, 0, u->nslots * sizeof *u->slots);
+    pc_map_clear(&u->state_of);
     u->resets++;
   }
   if (u->nst == u->capst) {
@@ -749,15 +725,8 @@ static int32_t pc_rx_state_of(pc_rx_run *u) {
     u->trans = tr;
     u->capst = cap;
   }
-  if (u->npool + u->nlist > u->cappool) {
-    uint32_t cap = u->cappool ? u->cappool : 256;
-    while (cap < u->npool + u->nlist) cap *= 2;
-    uint32_t *p = realloc(u->pool, cap * sizeof *p);
-    if (!p) return -1;
-    u->pool = p;
-    u->cappool = cap;
-  }
-  if ((u->nst + 1) * 2 > u->nslots && pc_rx_rehash(u, u->nslots * 2) != 0) return -1;
+  if (pc_grow((void **)&u->pool, &u->cappool, (size_t)u->npool + u->nlist, sizeof *u->pool)) return -1;
+  if (pc_map_insert(&u->state_of, h, u->nst)) return -1;
   pc_rx_state *s = &u->st[u->nst];
   s->off = u->npool;
   s->len = u->nlist;
@@ -770,10 +739,7 @@ static int32_t pc_rx_state_of(pc_rx_run *u) {
     if (op == PC_RI_EOL) s->eol = 1;
   }
   for (uint32_t c = 0; c < nbc; c++) u->trans[(size_t)u->nst * nbc + c] = -1;
-  uint32_t j = h & (u->nslots - 1);
-  while (u->slots[j]) j = (j + 1) & (u->nslots - 1);
-  u->slots[j] = ++u->nst;
-  return (int32_t)(u->nst - 1);
+  return (int32_t)(u->nst++);
 }
 
 /* The state after a byte of class c in state `from`; -1 out of memory. */
@@ -868,7 +834,7 @@ int pc_regex_match(const pc_regex *re, const char *subject) {
   u.stack = malloc((2 * (size_t)g->ncode + 2) * sizeof *u.stack);
   u.list = malloc(((size_t)g->ncode + 1) * sizeof *u.list);
   int rc = -1;
-  if (!u.mark || !u.stack || !u.list || pc_rx_rehash(&u, 64) != 0) goto done;
+  if (!u.mark || !u.stack || !u.list) goto done;
   const unsigned char *p = (const unsigned char *)subject;
   u.gen = 1;
   pc_rx_closure(&u, 0, 1, 0);
@@ -900,7 +866,7 @@ done:
   free(u.st);
   free(u.trans);
   free(u.pool);
-  free(u.slots);
+  pc_map_free(&u.state_of);
   return rc;
 }
 

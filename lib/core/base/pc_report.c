@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "base/pc_core.h"
 
 void pc_attributes_init(pc_attributes *a) {
@@ -195,27 +196,15 @@ void pc_report_free(pc_report *r) {
   free(r);
 }
 
-/* Grows *arr (of elements of size `sz`) so that one more fits. */
-static int pc_grow(void **arr, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return 0;
-  size_t nc = *cap ? *cap * 2 : 8;
-  if (nc > SIZE_MAX / sz) return -1;
-  void *p = realloc(*arr, nc * sz);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 pc_kernel *pc_report_add_kernel(pc_report *r) {
-  if (pc_grow((void **)&r->kernels, &r->cap_kernels, r->nkernels, sizeof *r->kernels)) return NULL;
+  if (pc_grow((void **)&r->kernels, &r->cap_kernels, r->nkernels + 1, sizeof *r->kernels)) return NULL;
   pc_kernel *k = &r->kernels[r->nkernels++];
   pc_kernel_init(k);
   return k;
 }
 
 pc_region *pc_report_add_region(pc_report *r) {
-  if (pc_grow((void **)&r->regions, &r->cap_regions, r->nregions, sizeof *r->regions)) return NULL;
+  if (pc_grow((void **)&r->regions, &r->cap_regions, r->nregions + 1, sizeof *r->regions)) return NULL;
   pc_region *g = &r->regions[r->nregions++];
   pc_region_init(g);
   return g;
@@ -240,14 +229,14 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...) {
   va_end(ap);
   if (!quiet && pc_verbose()) pc_say("warning: %s", buf);
   if (!r) return 0;
-  if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings, sizeof *r->warnings)) return -1;
+  if (pc_grow((void **)&r->warnings, &r->cap_warnings, r->nwarnings + 1, sizeof *r->warnings)) return -1;
   char *d = pc_strdup(buf);
   if (!d) return -1;
   r->warnings[r->nwarnings++] = d;
   return 0;
 }
 
-int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len) {
+int pc_kernel_counters_note(const pc_kernel *k, char *buf, size_t len) { /* one-channel-ok: report text, its result */
   const int rot = strncmp(k->replay, "rotate", 6) == 0;
   if (!len || k->is_graph || (!rot && !pc_has(k->counter_spread))) return 0;
   size_t n = 0;

@@ -47,7 +47,7 @@ PERFCHECK_API const char *perfcheck_version_string(void) { return PERFCHECK_VERS
 
 PERFCHECK_API unsigned perfcheck_version_number(void) { return PERFCHECK_VERSION_NUMBER; }
 
-static _Thread_local char pc_last_error[512];
+static _Thread_local char pc_last_error[PC_MSG_MAX];
 
 PERFCHECK_API const char *perfcheck_last_error_message(void) { return pc_last_error; }
 
@@ -56,7 +56,7 @@ void pc_clear_error(void) { pc_last_error[0] = '\0'; }
 perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(pc_last_error, sizeof pc_last_error, fmt, ap);
+  pc_msg_vformat(pc_last_error, sizeof pc_last_error, fmt, ap);
   va_end(ap);
   return st;
 }

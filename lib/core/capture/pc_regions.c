@@ -1,4 +1,5 @@
 /* The one region stack (pc_regions.h). */
+#include "base/pc_buf.h"
 #include "capture/pc_regions.h"
 
 #include <stdlib.h>
@@ -23,16 +24,11 @@ uint32_t pc_regions_current(const pc_regions *t) {
 static uint32_t pc_name_key(pc_regions *t, const char *name, uint32_t id) {
   for (size_t i = 0; i < t->nnames; i++)
     if (strcmp(t->names[i], name) == 0) return t->keys[i];
-  if (t->nnames == t->capnames) {
-    size_t nc = t->capnames ? t->capnames * 2 : 8;
-    char **n = realloc(t->names, nc * sizeof *n);
-    if (!n) return 0;
-    t->names = n;
-    uint32_t *k = realloc(t->keys, nc * sizeof *k);
-    if (!k) return 0;
-    t->keys = k;
-    t->capnames = nc;
-  }
+  /* Two arrays of one capacity: the keys grow first, on a copy of it. */
+  size_t capkeys = t->capnames;
+  if (pc_grow((void **)&t->keys, &capkeys, t->nnames + 1, sizeof *t->keys) ||
+      pc_grow((void **)&t->names, &t->capnames, t->nnames + 1, sizeof *t->names))
+    return 0;
   char *copy = pc_strdup(name);
   if (!copy) return 0;
   t->names[t->nnames] = copy;
@@ -46,13 +42,7 @@ uint32_t pc_regions_key(const pc_regions *t, uint32_t id) {
 }
 
 uint32_t pc_regions_push(pc_regions *t, const char *name, unsigned flags, const pc_region_marks *begin) {
-  if (t->n == t->cap) {
-    size_t nc = t->cap ? t->cap * 2 : 8;
-    pc_open_region *p = realloc(t->v, nc * sizeof *p);
-    if (!p) return 0;
-    t->v = p;
-    t->cap = nc;
-  }
+  if (pc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v)) return 0;
   char *copy = pc_strdup(name ? name : "(unnamed)");
   if (!copy) return 0;
   pc_open_region *r = &t->v[t->n];

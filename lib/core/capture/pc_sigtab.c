@@ -1,25 +1,15 @@
 /* The launch capture's name, signature and context tables (pc_sigtab.h). */
 #include "capture/pc_sigtab.h"
 
+#include "base/pc_buf.h"
 #include "base/pc_hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pc_table_grow(void **arr, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return 0;
-  size_t nc = *cap ? *cap * 2 : 16;
-  if (nc > SIZE_MAX / sz) return -1;
-  void *p = realloc(*arr, nc * sz);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static uint32_t pc_name_new(pc_sigtab *t, const char *mangled) {
-  if (t->nnames >= PC_NONE - 1 || pc_table_grow((void **)&t->names, &t->capnames, t->nnames, sizeof *t->names))
+  if (t->nnames >= PC_NONE - 1 || pc_grow((void **)&t->names, &t->capnames, t->nnames + 1, sizeof *t->names))
     return PC_NONE;
   pc_name *n = &t->names[t->nnames];
   memset(n, 0, sizeof *n);
@@ -84,7 +74,7 @@ uint32_t pc_sigtab_sig(pc_sigtab *t, uint32_t name, uint32_t ctx, const unsigned
   uint64_t h = pc_hash_u32s(k.v, 9);
   uint32_t id = pc_map_find(&t->sigs_by_key, h, pc_sig_eq, &k);
   if (id != PC_NONE) return id;
-  if (t->nsigs >= max || pc_table_grow((void **)&t->sigs, &t->capsigs, t->nsigs, sizeof *t->sigs)) return PC_NONE;
+  if (t->nsigs >= max || pc_grow((void **)&t->sigs, &t->capsigs, t->nsigs + 1, sizeof *t->sigs)) return PC_NONE;
   pc_sig *s = &t->sigs[t->nsigs];
   memset(s, 0, sizeof *s);
   s->name = name;
@@ -118,7 +108,7 @@ uint32_t pc_sigtab_graph(pc_sigtab *t, uint64_t exec, uint32_t ctx, uint32_t max
   const uint64_t h = pc_hash_u32s(words, 3);
   uint32_t id = pc_map_find(&t->graphs_by_key, h, pc_graph_eq, &k);
   if (id != PC_NONE) return id;
-  if (t->nsigs >= max || pc_table_grow((void **)&t->sigs, &t->capsigs, t->nsigs, sizeof *t->sigs)) return PC_NONE;
+  if (t->nsigs >= max || pc_grow((void **)&t->sigs, &t->capsigs, t->nsigs + 1, sizeof *t->sigs)) return PC_NONE;
   const uint32_t name = pc_name_new(t, NULL); /* no string: never found by name or handle */
   if (name == PC_NONE) return PC_NONE;
   t->names[name].regex = 1;
@@ -139,7 +129,7 @@ uint32_t pc_sigtab_graph(pc_sigtab *t, uint64_t exec, uint32_t ctx, uint32_t max
 uint32_t pc_sigtab_ctx(pc_sigtab *t, void *ctx, uint32_t uid) {
   for (size_t i = t->nctxs; i-- > 0;)
     if (t->ctxs[i].ctx == ctx && t->ctxs[i].uid == uid && t->ctxs[i].alive) return (uint32_t)i;
-  if (pc_table_grow((void **)&t->ctxs, &t->capctxs, t->nctxs, sizeof *t->ctxs)) return PC_NONE;
+  if (pc_grow((void **)&t->ctxs, &t->capctxs, t->nctxs + 1, sizeof *t->ctxs)) return PC_NONE;
   pc_ctxent *c = &t->ctxs[t->nctxs];
   c->ctx = ctx;
   c->uid = uid;

@@ -83,9 +83,6 @@ typedef struct pc_sigtab {
   size_t nctxs, capctxs;
 } pc_sigtab;
 
-/* Room for one more element in *arr (n elements, capacity *cap, doubling). */
-int pc_table_grow(void **arr, size_t *cap, size_t n, size_t sz);
-
 /* The name id of a mangled name, created at first sight; PC_NONE on OOM. */
 uint32_t pc_sigtab_intern(pc_sigtab *t, const char *mangled);
 /* The name id of a launched handle (symbol: CUPTI's symbolName, may be NULL:

@@ -1792,7 +1792,7 @@ static void pc_kernel_borderline(const pc_kernel *k, const pc_device *d, pc_diag
  * findings, with the flag that measures them; the verdict is unchanged.
  * Writes the list ("the FMA, XU pipes; L2 (in part)") and returns how many
  * units it names. */
-static int pc_roofs_unmeasured(const pc_kernel *k, const pc_device *d, char *buf, size_t len, const char **first) {
+static int pc_roofs_unmeasured(const pc_kernel *k, const pc_device *d, char *buf, size_t len, const char **first) { /* one-channel-ok: verdict text, its result */
   size_t n = 0, at = 0;
   int count = 0;
   *first = NULL;

@@ -184,7 +184,7 @@ static const char *pc_knob(const char *lib, pc_family fam) {
   }
 }
 
-int pc_library_advice(const char *library, perfcheck_cause cause, char *out, size_t n) {
+int pc_library_advice(const char *library, perfcheck_cause cause, char *out, size_t n) { /* one-channel-ok: the advice sentence is its result */
   if (!out || n == 0) return -1;
   out[0] = '\0';
   if (!library || !*library) return 0;

@@ -16,6 +16,6 @@ const char *pc_library_of(const char *name);
 /* The change the user controls for a library's kernel whose verdict is
  * `cause`: one sentence into out.  Returns 1 when written, 0 when `library`
  * is NULL or empty (out is ""), -1 on a bad buffer. */
-int pc_library_advice(const char *library, perfcheck_cause cause, char *out, size_t n);
+int pc_library_advice(const char *library, perfcheck_cause cause, char *out, size_t n); /* one-channel-ok: the advice sentence is its result */
 
 #endif

@@ -13,6 +13,7 @@
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
 #include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_hash.h"
 #include "base/pc_regex.h"
 
@@ -451,13 +452,7 @@ static void pc_results_clear(pc_expectations *set) {
 }
 
 static pc_expect_result *pc_result_add(pc_expectations *set) {
-  if (set->nresults == set->cap_results) {
-    size_t cap = set->cap_results ? set->cap_results * 2 : 16;
-    pc_expect_result *p = realloc(set->results, cap * sizeof *p);
-    if (!p) return NULL;
-    set->results = p;
-    set->cap_results = cap;
-  }
+  if (pc_grow((void **)&set->results, &set->cap_results, set->nresults + 1, sizeof *set->results)) return NULL;
   pc_expect_result *r = &set->results[set->nresults++];
   memset(r, 0, sizeof *r);
   r->measured = PC_NULL;
@@ -483,44 +478,51 @@ static int pc_kernel_matches(const pc_expectation *e, const pc_kernel *k) {
  * that labelling every matched entry stays linear (a scan per entry made
  * `regex:.` over 20k kernels quadratic). */
 typedef struct pc_name_counts {
-  const char **names; /* one per distinct name, in the slots' order */
+  const char **names; /* each distinct name once (the report's strings) */
   size_t *counts;
-  uint64_t *hashes;
-  size_t nslots;
+  size_t n, capn, capc;
+  pc_map by_name;     /* hash of the name -> index into names */
 } pc_name_counts;
+
+typedef struct pc_name_probe {
+  const pc_name_counts *c;
+  const char *name;
+} pc_name_probe;
+static int pc_name_eq(uint32_t i, const void *arg) {
+  const pc_name_probe *p = arg;
+  return strcmp(p->c->names[i], p->name) == 0;
+}
 
 static int pc_name_counts_build(pc_name_counts *c, const pc_report *r) {
   memset(c, 0, sizeof *c);
-  size_t n = 16;
-  while (n < 2 * r->nkernels + 2) n *= 2;
-  c->names = calloc(n, sizeof *c->names);
-  c->counts = calloc(n, sizeof *c->counts);
-  c->hashes = calloc(n, sizeof *c->hashes);
-  c->nslots = n;
-  if (!c->names || !c->counts || !c->hashes) return -1;
   for (size_t i = 0; i < r->nkernels; i++) {
-    const char *name = r->kernels[i].name ? r->kernels[i].name : "";
-    uint64_t h = pc_hash_str(name);
-    size_t j = (size_t)h & (n - 1);
-    while (c->names[j] && !(c->hashes[j] == h && strcmp(c->names[j], name) == 0)) j = (j + 1) & (n - 1);
-    c->names[j] = name;
-    c->hashes[j] = h;
-    c->counts[j]++;
+    const pc_name_probe p = {c, r->kernels[i].name ? r->kernels[i].name : ""};
+    const uint64_t h = pc_hash_str(p.name);
+    const uint32_t at = pc_map_find(&c->by_name, h, pc_name_eq, &p);
+    if (at != PC_NONE) {
+      c->counts[at]++;
+      continue;
+    }
+    if (c->n >= PC_NONE || pc_grow((void **)&c->names, &c->capn, c->n + 1, sizeof *c->names) ||
+        pc_grow((void **)&c->counts, &c->capc, c->n + 1, sizeof *c->counts) ||
+        pc_map_insert(&c->by_name, h, (uint32_t)c->n))
+      return -1;
+    c->names[c->n] = p.name;
+    c->counts[c->n++] = 1;
   }
   return 0;
 }
 
 static size_t pc_name_count(const pc_name_counts *c, const char *name) {
-  uint64_t h = pc_hash_str(name);
-  for (size_t j = (size_t)h & (c->nslots - 1); c->names[j]; j = (j + 1) & (c->nslots - 1))
-    if (c->hashes[j] == h && strcmp(c->names[j], name) == 0) return c->counts[j];
-  return 0;
+  const pc_name_probe p = {c, name};
+  const uint32_t at = pc_map_find(&c->by_name, pc_hash_str(name), pc_name_eq, &p);
+  return at == PC_NONE ? 0 : c->counts[at];
 }
 
 static void pc_name_counts_free(pc_name_counts *c) {
   free(c->names);
   free(c->counts);
-  free(c->hashes);
+  pc_map_free(&c->by_name);
 }
 
 /* The kernel's name, its launch signature when several entries share the
@@ -944,13 +946,7 @@ PERFCHECK_API void perfcheck_expectations_destroy(perfcheck_expectations *set) {
 
 /* Takes ownership of *e on success. */
 static perfcheck_status pc_set_append(pc_expectations *set, pc_expectation *e) {
-  if (set->n == set->cap) {
-    size_t cap = set->cap ? set->cap * 2 : 8;
-    pc_expectation *p = realloc(set->items, cap * sizeof *p);
-    if (!p) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    set->items = p;
-    set->cap = cap;
-  }
+  if (pc_grow((void **)&set->items, &set->cap, set->n + 1, sizeof *set->items)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   /* Results point into items, which may have moved: drop them. */
   pc_results_clear(set);
   set->items[set->n++] = *e;
@@ -1120,23 +1116,9 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfchec
 
 /* ---- One expectation at once (the test macros) --------------------------- */
 
-#define PC_EXPECT_MESSAGE_MAX 8192
-static _Thread_local char pc_expect_msg[PC_EXPECT_MESSAGE_MAX];
-
-static void pc_expect_set_message(const char *text) {
-  size_t n = strlen(text);
-  if (n < sizeof pc_expect_msg) {
-    memcpy(pc_expect_msg, text, n + 1);
-    return;
-  }
-  size_t keep = sizeof pc_expect_msg - 4;
-  /* Do not cut a UTF-8 sequence in half. */
-  while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80) keep--;
-  memcpy(pc_expect_msg, text, keep);
-  memcpy(pc_expect_msg + keep, "...", 4);
-}
-
-PERFCHECK_API const char *perfcheck_expect_message(void) { return pc_expect_msg; }
+/* The failure text of this thread's last perfcheck_expect is the thread's
+ * last error (pc_fail): "" after one that passed. */
+PERFCHECK_API const char *perfcheck_expect_message(void) { return perfcheck_last_error_message(); }
 
 PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream) {
   size_t failures = 1;
@@ -1151,14 +1133,15 @@ PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char
     if (st == PERFCHECK_ERROR_EXPECTATION_FAILED) st = PERFCHECK_OK;
   }
   if (st != PERFCHECK_OK) {
-    failures = 1;
-    pc_expect_set_message(perfcheck_last_error_message());
+    failures = 1; /* the thread's last error says why */
+  } else if (failures) {
+    (void)pc_fail(PERFCHECK_ERROR_EXPECTATION_FAILED, "%s", perfcheck_expectations_failures_text(set));
   } else {
-    pc_expect_set_message(perfcheck_expectations_failures_text(set));
+    pc_clear_error();
   }
   if (stream && failures) {
     if (st != PERFCHECK_OK) {
-      fprintf(stream, "perfcheck: expectation failed: %s\n", pc_expect_msg);
+      fprintf(stream, "perfcheck: expectation failed: %s\n", perfcheck_last_error_message());
     } else {
       const char *t = perfcheck_expectations_failures_text(set);
       while (*t) {

@@ -15,6 +15,7 @@
 
 #include "base/pc_core.h"
 #include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_fmt.h"
 #include "read/pc_json.h"
 #include "base/pc_hash.h"
@@ -579,7 +580,7 @@ static perfcheck_status pc_jm_strdup(pc_jm *m, const pc_json *obj, const char *k
 }
 
 /* Into a fixed buffer (cut to fit); null gives "". */
-static perfcheck_status pc_jm_strbuf(pc_jm *m, const pc_json *obj, const char *key, char *buf, size_t len) {
+static perfcheck_status pc_jm_strbuf(pc_jm *m, const pc_json *obj, const char *key, char *buf, size_t len) { /* one-channel-ok: the string read is its result */
   const pc_json *v = pc_json_get(obj, key);
   if (!v) return PERFCHECK_OK;
   if (v->type == PC_JSON_NULL) {
@@ -1282,44 +1283,41 @@ static perfcheck_status pc_js_value(pc_js *js, int depth, pc_jp *p, pc_json *v, 
   return pc_jp_document(p, v);
 }
 
-/* A key of the report object seen already?  (A small open-addressing set.) */
+/* A key of the report object seen already?  (A set over the one table.) */
 typedef struct pc_js_keys {
-  char **slot;
+  char **keys;
   size_t n, cap;
+  pc_map of;                    /* hash of the key -> index into keys */
 } pc_js_keys;
 
+typedef struct pc_js_key_probe {
+  const pc_js_keys *k;
+  const char *key;
+} pc_js_key_probe;
+static int pc_js_key_eq(uint32_t i, const void *arg) {
+  const pc_js_key_probe *p = arg;
+  return strcmp(p->k->keys[i], p->key) == 0;
+}
+
 static int pc_js_key_seen(pc_js_keys *k, const char *key, int *oom) {
-  if ((k->n + 1) * 2 > k->cap) {
-    size_t cap = k->cap ? k->cap * 2 : 32;
-    char **s = calloc(cap, sizeof *s);
-    if (!s) {
-      *oom = 1;
-      return 0;
-    }
-    for (size_t i = 0; i < k->cap; i++)
-      if (k->slot[i]) {
-        size_t j = (size_t)pc_hash_str(k->slot[i]) & (cap - 1);
-        while (s[j]) j = (j + 1) & (cap - 1);
-        s[j] = k->slot[i];
-      }
-    free(k->slot);
-    k->slot = s;
-    k->cap = cap;
-  }
-  size_t j = (size_t)pc_hash_str(key) & (k->cap - 1);
-  for (; k->slot[j]; j = (j + 1) & (k->cap - 1))
-    if (strcmp(k->slot[j], key) == 0) return 1;
-  if (!(k->slot[j] = pc_strdup(key))) {
+  const pc_js_key_probe p = {k, key};
+  const uint64_t h = pc_hash_str(key);
+  if (pc_map_find(&k->of, h, pc_js_key_eq, &p) != PC_NONE) return 1;
+  char *copy = pc_strdup(key);
+  if (!copy || k->n >= PC_NONE || pc_grow((void **)&k->keys, &k->cap, k->n + 1, sizeof *k->keys) ||
+      pc_map_insert(&k->of, h, (uint32_t)k->n)) {
+    free(copy);
     *oom = 1;
     return 0;
   }
-  k->n++;
+  k->keys[k->n++] = copy;
   return 0;
 }
 
 static void pc_js_keys_free(pc_js_keys *k) {
-  for (size_t i = 0; i < k->cap; i++) free(k->slot[i]);
-  free(k->slot);
+  for (size_t i = 0; i < k->n; i++) free(k->keys[i]);
+  free(k->keys);
+  pc_map_free(&k->of);
 }
 
 /* The elements of the array at pos, each mapped by pc_jm_element. */
@@ -1374,7 +1372,8 @@ static perfcheck_status pc_jm_stream(pc_jm *m, pc_js *js) {
   }
   const size_t root_line = js->line, root_col = js->col;
   pc_js_advance(js, 1);
-  pc_js_keys keys = {NULL, 0, 0};
+  pc_js_keys keys;
+  memset(&keys, 0, sizeof keys);
   perfcheck_status st = PERFCHECK_OK;
   pc_js_ws(js);
   int first = 1;

@@ -50,6 +50,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
@@ -592,14 +594,12 @@ static const char *const pc_dev_names[PC_D_COUNT] = {
 /* A raw kernel name and its short name (pc_kernel_short_name), remembered. */
 typedef struct pc_name_memo {
   char *raw, *shortname;
-  uint64_t hash;
 } pc_name_memo;
 #define PC_NCU_MAX_MEMO 65536
 
 /* The parser's state.  Column indexes are -1 when the export lacks them. */
 typedef struct pc_sig {
   char *key;       /* short name, grid, block, dynamic smem */
-  uint64_t hash;
   double *dur;     /* every usable gpu__time_duration.sum of the signature */
   size_t ndur, cap_dur;
   /* Launches whose duration cell could not be read (empty, "n/a", not a
@@ -677,8 +677,7 @@ typedef struct pc_ncu {
   /* Signatures, parallel to r->kernels. */
   pc_sig *sigs;
   size_t nsigs, cap_sigs;
-  size_t *slots; /* open addressing: index + 1, 0 when free */
-  size_t nslots;
+  pc_map sig_of; /* hash of the key -> index into sigs */
   char *scratch;
   size_t scratch_cap;
   char *key;
@@ -699,8 +698,7 @@ typedef struct pc_ncu {
   /* Demangled short names by raw kernel name (rows repeat a few names). */
   pc_name_memo *memo;
   size_t nmemo, cap_memo;
-  size_t *memo_slots;
-  size_t nmemo_slots;
+  pc_map memo_of; /* hash of the raw name -> index into memo */
 } pc_ncu;
 
 static void pc_ncu_warn(pc_ncu *x, const char *fmt, ...)
@@ -1090,20 +1088,20 @@ static void pc_ncu_read_device(pc_ncu *x) {
 
 static uint64_t pc_hash(const char *s, size_t n) { return pc_fnv1a(PC_FNV1A_BASIS, s, n); }
 
-static int pc_ncu_grow_slots(pc_ncu *x) {
-  size_t n = x->nslots ? x->nslots * 2 : 64;
-  if (n > SIZE_MAX / sizeof(size_t)) return -1;
-  size_t *s = calloc(n, sizeof *s);
-  if (!s) return -1;
-  for (size_t i = 0; i < x->nsigs; i++) {
-    size_t j = (size_t)x->sigs[i].hash & (n - 1);
-    while (s[j]) j = (j + 1) & (n - 1);
-    s[j] = i + 1;
-  }
-  free(x->slots);
-  x->slots = s;
-  x->nslots = n;
-  return 0;
+/* The tables' eq callbacks (pc_map.h): the candidate really is this key. */
+typedef struct pc_ncu_probe {
+  const pc_ncu *x;
+  const char *key;
+  size_t len;
+} pc_ncu_probe;
+static int pc_ncu_sig_eq(uint32_t i, const void *arg) {
+  const pc_ncu_probe *p = arg;
+  const char *k = p->x->sigs[i].key;
+  return strlen(k) == p->len && memcmp(k, p->key, p->len) == 0;
+}
+static int pc_ncu_memo_eq(uint32_t i, const void *arg) {
+  const pc_ncu_probe *p = arg;
+  return strcmp(p->x->memo[i].raw, p->key) == 0;
 }
 
 static int pc_ensure(char **buf, size_t *cap, size_t need) {
@@ -1121,13 +1119,7 @@ static int pc_ensure(char **buf, size_t *cap, size_t need) {
 }
 
 static int pc_sig_add_duration(pc_sig *s, double v) {
-  if (s->ndur == s->cap_dur) {
-    size_t n = s->cap_dur ? s->cap_dur * 2 : 4;
-    double *d = realloc(s->dur, n * sizeof *d);
-    if (!d) return -1;
-    s->dur = d;
-    s->cap_dur = n;
-  }
+  if (pc_grow((void **)&s->dur, &s->cap_dur, s->ndur + 1, sizeof *s->dur)) return -1;
   s->dur[s->ndur++] = v;
   return 0;
 }
@@ -1329,48 +1321,28 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
  * few hundred names).  NULL when out of memory. */
 static const char *pc_ncu_short_name(pc_ncu *x, const char *kname, size_t klen) {
   uint64_t h = pc_hash(kname, klen);
-  if (x->nmemo_slots) {
-    for (size_t j = (size_t)h & (x->nmemo_slots - 1); x->memo_slots[j]; j = (j + 1) & (x->nmemo_slots - 1)) {
-      const pc_name_memo *m = &x->memo[x->memo_slots[j] - 1];
-      if (m->hash == h && strcmp(m->raw, kname) == 0) return m->shortname;
-    }
-  }
+  const pc_ncu_probe probe = {x, kname, klen};
+  const uint32_t seen = pc_map_find(&x->memo_of, h, pc_ncu_memo_eq, &probe);
+  if (seen != PC_NONE) return x->memo[seen].shortname;
   if (pc_ensure(&x->scratch, &x->scratch_cap, klen + 1)) return NULL;
   pc_kernel_short_name(kname, x->scratch, klen + 1);
   const char *shortname = x->scratch[0] ? x->scratch : kname;
   if (x->nmemo >= PC_NCU_MAX_MEMO) return shortname; /* hostile: no more memory for names */
-  if ((x->nmemo + 1) * 2 > x->nmemo_slots) {
-    size_t ns = x->nmemo_slots ? x->nmemo_slots * 2 : 256;
-    size_t *slots = calloc(ns, sizeof *slots);
-    if (!slots) return NULL;
-    for (size_t i = 0; i < x->nmemo; i++) {
-      size_t j = (size_t)x->memo[i].hash & (ns - 1);
-      while (slots[j]) j = (j + 1) & (ns - 1);
-      slots[j] = i + 1;
-    }
-    free(x->memo_slots);
-    x->memo_slots = slots;
-    x->nmemo_slots = ns;
-  }
-  if (x->nmemo == x->cap_memo) {
-    size_t cap = x->cap_memo ? x->cap_memo * 2 : 64;
-    pc_name_memo *m = realloc(x->memo, cap * sizeof *m);
-    if (!m) return NULL;
-    x->memo = m;
-    x->cap_memo = cap;
-  }
+  if (pc_grow((void **)&x->memo, &x->cap_memo, x->nmemo + 1, sizeof *x->memo)) return NULL;
   pc_name_memo *m = &x->memo[x->nmemo];
   m->raw = pc_strdup(kname);
   m->shortname = pc_strdup(shortname);
-  m->hash = h;
   if (!m->raw || !m->shortname) {
     free(m->raw);
     free(m->shortname);
     return NULL;
   }
-  size_t j = (size_t)h & (x->nmemo_slots - 1);
-  while (x->memo_slots[j]) j = (j + 1) & (x->nmemo_slots - 1);
-  x->memo_slots[j] = ++x->nmemo;
+  if (pc_map_insert(&x->memo_of, h, (uint32_t)x->nmemo)) {
+    free(m->raw);
+    free(m->shortname);
+    return NULL;
+  }
+  x->nmemo++;
   return m->shortname;
 }
 
@@ -1420,21 +1392,17 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
    * usable): counted against its signature (pc_ncu_finish says so). */
   const int dur_bad = !dur_ok && dcol >= 0 && dst != PC_NUM_UNIT;
 
-  if (x->nslots == 0 && pc_ncu_grow_slots(x))
-    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-  size_t j = (size_t)h & (x->nslots - 1);
-  while (x->slots[j]) {
-    pc_sig *s = &x->sigs[x->slots[j] - 1];
-    if (s->hash == h && strlen(s->key) == keylen && memcmp(s->key, x->key, keylen) == 0) {
-      pc_kernel *k = &x->r->kernels[x->slots[j] - 1];
-      k->launches++;
-      k->profiled_launches++;
-      if (dur_ok && pc_sig_add_duration(s, dur))
-        return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-      if (dur_bad) pc_sig_bad_duration(x, s, line, dst == PC_NUM_OK ? PC_NUM_NOT_A_NUMBER : dst, dcol);
-      return PERFCHECK_OK;
-    }
-    j = (j + 1) & (x->nslots - 1);
+  const pc_ncu_probe probe = {x, x->key, keylen};
+  const uint32_t seen = pc_map_find(&x->sig_of, h, pc_ncu_sig_eq, &probe);
+  if (seen != PC_NONE) {
+    pc_sig *s = &x->sigs[seen];
+    pc_kernel *k = &x->r->kernels[seen];
+    k->launches++;
+    k->profiled_launches++;
+    if (dur_ok && pc_sig_add_duration(s, dur))
+      return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    if (dur_bad) pc_sig_bad_duration(x, s, line, dst == PC_NUM_OK ? PC_NUM_NOT_A_NUMBER : dst, dcol);
+    return PERFCHECK_OK;
   }
 
   /* A new signature. */
@@ -1442,16 +1410,10 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
     x->over_cap++;
     return PERFCHECK_OK;
   }
-  if (x->nsigs == x->cap_sigs) {
-    size_t n = x->cap_sigs ? x->cap_sigs * 2 : 16;
-    pc_sig *s = realloc(x->sigs, n * sizeof *s);
-    if (!s) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-    x->sigs = s;
-    x->cap_sigs = n;
-  }
+  if (pc_grow((void **)&x->sigs, &x->cap_sigs, x->nsigs + 1, sizeof *x->sigs))
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   pc_sig *s = &x->sigs[x->nsigs];
   memset(s, 0, sizeof *s);
-  s->hash = h;
   s->key = malloc(keylen + 1);
   pc_kernel *k = pc_report_add_kernel(x->r);
   if (!s->key || !k) {
@@ -1460,10 +1422,9 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
   }
   memcpy(s->key, x->key, keylen);
   s->key[keylen] = '\0';
-  x->nsigs++;
-  x->slots[j] = x->nsigs;
-  if (x->nsigs * 2 > x->nslots && pc_ncu_grow_slots(x))
+  if (pc_map_insert(&x->sig_of, h, (uint32_t)x->nsigs))
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  x->nsigs++;
   if (dur_ok && pc_sig_add_duration(s, dur))
     return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
   if (dur_bad) pc_sig_bad_duration(x, s, line, dst == PC_NUM_OK ? PC_NUM_NOT_A_NUMBER : dst, dcol);
@@ -1563,13 +1524,13 @@ static void pc_ncu_free(pc_ncu *x) {
     free(x->sigs[i].dur);
   }
   free(x->sigs);
-  free(x->slots);
+  pc_map_free(&x->sig_of);
   for (size_t i = 0; i < x->nmemo; i++) {
     free(x->memo[i].raw);
     free(x->memo[i].shortname);
   }
   free(x->memo);
-  free(x->memo_slots);
+  pc_map_free(&x->memo_of);
   free(x->scratch);
   free(x->key);
   free(x->csv.buf);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "base/pc_core.h"
 #include "report/pc_diff.h"
 #include "expect/pc_expect.h"
@@ -190,14 +191,9 @@ static pc_change pc_compare_value(pc_mlist *l, const char *name, double a, doubl
   else
     c = ((b > a) == (worse_when > 0)) ? PC_CHANGE_WORSE : PC_CHANGE_BETTER;
   if (l->oom) return c;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    pc_diff_metric *p = realloc(l->v, cap * sizeof *p);
-    if (!p) {
-      l->oom = 1;
-      return c;
-    }
-    l->v = p, l->cap = cap;
+  if (pc_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
+    l->oom = 1;
+    return c;
   }
   pc_diff_metric *m = &l->v[l->n];
   m->name = pc_strdup(name);

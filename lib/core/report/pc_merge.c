@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
+#include "base/pc_map.h"
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
@@ -73,7 +75,6 @@ static uint64_t pc_merge_hash(pc_mk m) {
 /* A key seen in the current report, and how often so far. */
 typedef struct pc_moccur {
   pc_mk k;
-  uint64_t hash;
   size_t count;
 } pc_moccur;
 
@@ -94,7 +95,6 @@ typedef struct pc_mgroup {
   size_t model;            /* its device model: pc_merger.models[model] */
   char *key_mangled;       /* the first entry's mangled name, NULL unknown */
   size_t occ;              /* k-th entry of its key within its report */
-  uint64_t hash;           /* of the key and occ */
   size_t timed;            /* contributing entries with a measured median */
   double median;           /* the one measured median while timed <= 1 */
   uint64_t launches, profiled;
@@ -122,8 +122,7 @@ struct pc_merger {
   pc_report *r;                /* the merged report, growing */
   pc_mgroup *grp;
   size_t ngrp, capgrp;
-  size_t *gslots;              /* group index + 1 by hash of key and occurrence */
-  size_t nslots;
+  pc_map groups;               /* hash of key and occurrence -> group index */
   char **models;               /* device names seen */
   size_t nmodels;
   pc_merge_input *in;          /* per report folded in */
@@ -133,8 +132,9 @@ struct pc_merger {
   int first_passes;
   char **later;                /* the merge's own warnings, after every report's */
   size_t nlater;
-  pc_moccur *oslots;           /* per report: key -> occurrences so far */
-  size_t noslots;
+  pc_map occ_of;               /* per report: hash of key -> index into occ */
+  pc_moccur *occ;              /* per report: each key and its occurrences so far */
+  size_t nocc, capocc;
 };
 
 static int pc_merger_later(pc_merger *m, const char *fmt, ...)
@@ -224,9 +224,7 @@ static pc_merger *pc_merger_new(void) {
   pc_merger *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->r = pc_report_new();
-  m->nslots = 16;
-  m->gslots = calloc(m->nslots, sizeof *m->gslots);
-  if (!m->r || !m->gslots) {
+  if (!m->r) {
     pc_merger_free(m);
     return NULL;
   }
@@ -239,13 +237,14 @@ static void pc_merger_free(pc_merger *m) {
   pc_report_free(m->r);
   for (size_t i = 0; i < m->ngrp; i++) free(m->grp[i].key_mangled);
   free(m->grp);
-  free(m->gslots);
+  pc_map_free(&m->groups);
   for (size_t i = 0; i < m->nmodels; i++) free(m->models[i]);
   free(m->models);
   free(m->in);
   for (size_t i = 0; i < m->nlater; i++) free(m->later[i]);
   free(m->later);
-  free(m->oslots);
+  pc_map_free(&m->occ_of);
+  free(m->occ);
   free(m);
 }
 
@@ -270,30 +269,38 @@ static int pc_merger_in_group(const pc_merger *m, const pc_mgroup *g, const pc_k
          pc_same_double(a->dynamic_smem, b->dynamic_smem) && pc_same_str(a->region, b->region);
 }
 
-static int pc_merger_grow_slots(pc_merger *m) {
-  size_t n = m->nslots * 2;
-  size_t *s = calloc(n, sizeof *s);
-  if (!s) return -1;
-  for (size_t i = 0; i < m->ngrp; i++) {
-    size_t q = (size_t)m->grp[i].hash & (n - 1);
-    while (s[q]) q = (q + 1) & (n - 1);
-    s[q] = i + 1;
-  }
-  free(m->gslots);
-  m->gslots = s;
-  m->nslots = n;
+/* The tables' eq callbacks (pc_map.h): the candidate really is this key. */
+typedef struct pc_merge_probe {
+  const pc_merger *m;
+  const pc_kernel *k;
+  pc_mk mk;
+  size_t model, occ;
+} pc_merge_probe;
+static int pc_merge_occ_eq(uint32_t i, const void *arg) {
+  const pc_merge_probe *p = arg;
+  return pc_merge_same_key_exact(p->m->occ[i].k, p->mk);
+}
+static int pc_merge_group_eq(uint32_t i, const void *arg) {
+  const pc_merge_probe *p = arg;
+  const pc_mgroup *c = &p->m->grp[i];
+  return c->occ == p->occ && pc_merger_in_group(p->m, c, p->k, p->model);
+}
+
+/* The occurrence number of key p->mk (hash h) within the current report:
+ * 0 for its first entry.  SIZE_MAX on out of memory. */
+static size_t pc_merger_occurrence(pc_merger *m, const pc_merge_probe *p, uint64_t h) {
+  const uint32_t i = pc_map_find(&m->occ_of, h, pc_merge_occ_eq, p);
+  if (i != PC_NONE) return m->occ[i].count++;
+  if (m->nocc >= PC_NONE || pc_grow((void **)&m->occ, &m->capocc, m->nocc + 1, sizeof *m->occ) ||
+      pc_map_insert(&m->occ_of, h, (uint32_t)m->nocc))
+    return SIZE_MAX;
+  m->occ[m->nocc++] = (pc_moccur){p->mk, 1};
   return 0;
 }
 
 static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
   pc_report *r = m->r;
-  if (m->nin == m->capin) {
-    size_t cap = m->capin ? m->capin * 2 : 8;
-    pc_merge_input *in = realloc(m->in, cap * sizeof *in);
-    if (!in) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    m->in = in;
-    m->capin = cap;
-  }
+  if (pc_grow((void **)&m->in, &m->capin, m->nin + 1, sizeof *m->in)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
   m->in[m->nin] = (pc_merge_input){s->rank, s->world_size, s->local_rank};
   const size_t index = m->nin++;
   if (index == 0) {
@@ -343,48 +350,21 @@ static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
    * expected constant time). */
   const size_t model = pc_merger_model(m, s->device.name);
   if (model == SIZE_MAX) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-  size_t oslots_n = 16; /* this report's table: its own size, so that many small reports stay linear */
-  while (oslots_n < 2 * s->nkernels + 2) oslots_n *= 2;
-  if (oslots_n > m->noslots) {
-    pc_moccur *o = realloc(m->oslots, oslots_n * sizeof *o);
-    if (!o) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-    m->oslots = o;
-    m->noslots = oslots_n;
-  }
-  pc_moccur *oslots = m->oslots;
-  memset(oslots, 0, oslots_n * sizeof *oslots);
+  pc_map_clear(&m->occ_of); /* occurrences count within one report */
+  m->nocc = 0;
   for (size_t j = 0; j < s->nkernels; j++) {
     const pc_kernel *k = &s->kernels[j];
-    const pc_mk mk = {k, s->device.name};
-    uint64_t h = pc_merge_hash(mk);
+    pc_merge_probe p = {m, k, {k, s->device.name}, model, 0};
+    const uint64_t h = pc_merge_hash(p.mk);
     /* k-th entry of its key within its report. */
-    size_t o = (size_t)h & (oslots_n - 1);
-    while (oslots[o].k.k && !(oslots[o].hash == h && pc_merge_same_key_exact(oslots[o].k, mk)))
-      o = (o + 1) & (oslots_n - 1);
-    if (!oslots[o].k.k) {
-      oslots[o].k = mk;
-      oslots[o].hash = h;
-    }
-    size_t occ = oslots[o].count++;
+    if ((p.occ = pc_merger_occurrence(m, &p, h)) == SIZE_MAX) return PERFCHECK_ERROR_OUT_OF_MEMORY;
     /* Its group: the first one of the same key and occurrence. */
-    uint64_t gh = h ^ (0x9E3779B97F4A7C15ull * (occ + 1));
-    size_t q = (size_t)gh & (m->nslots - 1);
-    pc_mgroup *g = NULL;
-    for (; m->gslots[q]; q = (q + 1) & (m->nslots - 1)) {
-      pc_mgroup *c = &m->grp[m->gslots[q] - 1];
-      if (c->hash == gh && c->occ == occ && pc_merger_in_group(m, c, k, model)) {
-        g = c;
-        break;
-      }
-    }
+    const uint64_t gh = h ^ (0x9E3779B97F4A7C15ull * (p.occ + 1));
+    const uint32_t gi = pc_map_find(&m->groups, gh, pc_merge_group_eq, &p);
+    pc_mgroup *g = gi == PC_NONE ? NULL : &m->grp[gi];
+    const size_t occ = p.occ;
     if (!g) {
-      if (m->ngrp == m->capgrp) {
-        size_t cap = m->capgrp ? m->capgrp * 2 : 64;
-        pc_mgroup *ng = realloc(m->grp, cap * sizeof *ng);
-        if (!ng) return PERFCHECK_ERROR_OUT_OF_MEMORY;
-        m->grp = ng;
-        m->capgrp = cap;
-      }
+      if (pc_grow((void **)&m->grp, &m->capgrp, m->ngrp + 1, sizeof *m->grp)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
       pc_kernel *copy = pc_report_add_kernel(r);
       if (!copy) return PERFCHECK_ERROR_OUT_OF_MEMORY;
       g = &m->grp[m->ngrp];
@@ -392,14 +372,12 @@ static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
       g->kidx = r->nkernels - 1;
       g->model = model;
       g->occ = occ;
-      g->hash = gh;
       g->median = PC_NULL;
       g->dmin = g->dmax = PC_NULL;
       m->ngrp++;
       if (pc_merge_copy_kernel(copy, k) || (k->mangled && !(g->key_mangled = pc_strdup(k->mangled))))
         return PERFCHECK_ERROR_OUT_OF_MEMORY; /* (the copy is freed with the report) */
-      m->gslots[q] = m->ngrp;
-      if (m->ngrp * 2 > m->nslots && pc_merger_grow_slots(m)) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+      if (pc_map_insert(&m->groups, gh, (uint32_t)(m->ngrp - 1))) return PERFCHECK_ERROR_OUT_OF_MEMORY;
     } else if (g->profiled == 0 && k->profiled_launches > 0) {
       /* The first report that profiled the signature gives the counters. */
       pc_kernel *copy = &r->kernels[g->kidx];

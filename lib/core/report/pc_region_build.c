@@ -829,14 +829,14 @@ static int pc_glaunch_cmp(const void *a, const void *b) {
 }
 
 /* A graph kernel row: its graph launch, its signature, its start. */
-typedef struct pc_grow {
+typedef struct pc_graph_row {
   uint32_t launch;              /* index into the sorted launches */
   uint32_t sig;
   uint64_t start;
-} pc_grow;
+} pc_graph_row;
 
-static int pc_grow_cmp(const void *a, const void *b) {
-  const pc_grow *x = a, *y = b;
+static int pc_graph_row_cmp(const void *a, const void *b) {
+  const pc_graph_row *x = a, *y = b;
   if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
   return x->sig < y->sig ? -1 : x->sig > y->sig;
@@ -900,7 +900,7 @@ static void pc_region_graphs(const pc_snapshot *s, pc_report *r, pc_build_state 
   size_t nrows = 0;
   for (size_t i = 0; i < s->nlaunches; i++)
     nrows += (s->launches[i].flags & (PC_SNAP_GRAPH | PC_SNAP_INHERITED)) == PC_SNAP_GRAPH;
-  pc_grow *rows = nrows ? malloc(nrows * sizeof *rows) : NULL;
+  pc_graph_row *rows = nrows ? malloc(nrows * sizeof *rows) : NULL;
   if (!L || (nrows && !rows)) {
     free(L), free(rows);
     pc_warn(r, st, "out of memory: the graph entries of region \"%s\" were dropped", g->name);
@@ -925,9 +925,9 @@ static void pc_region_graphs(const pc_snapshot *s, pc_report *r, pc_build_state 
       if (e > x->hi) x->hi = e;
       t = a;
     }
-    rows[nr++] = (pc_grow){(uint32_t)(x - L), l->sig, t};
+    rows[nr++] = (pc_graph_row){(uint32_t)(x - L), l->sig, t};
   }
-  qsort(rows, nr, sizeof *rows, pc_grow_cmp);
+  qsort(rows, nr, sizeof *rows, pc_graph_row_cmp);
 
   for (uint32_t gs = 0; gs < s->nsigs; gs++) {
     const pc_snap_sig *gsi = &s->sigs[gs];

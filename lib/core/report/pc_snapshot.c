@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pc_buf.h"
 #include "report/pc_snapshot.h"
 
 static const char *const pc_np_names[PC_NP_COUNT_] = {"none",    "timing", "graph",   "filtered", "skipped",
@@ -62,19 +63,16 @@ void pc_snapshot_free(pc_snapshot *s) {
 }
 
 /* One more element in *arr (n elements now).  The arrays stay plain (no
- * capacity field): an array grown only here has a power-of-two capacity, so
- * it is full exactly when n is 0 or a power of two, and then doubles.  An
- * array set wholesale (the harvest moves the launch store in) is not
- * appended to afterwards. */
+ * capacity field): one grown only here (pc_grow, doubling from a power of
+ * two) or made by the harvest (a power of two at least n) holds at least
+ * the smallest power of two >= n, which is the capacity pc_grow is told. */
 static void *pc_append(void **arr, size_t *n, size_t sz) {
-  size_t cap = 1;
-  while (cap < *n + 1) cap *= 2;
-  if (*n == 0 || (*n & (*n - 1)) == 0) { /* n is 0 or a power of two: the array is full */
-    if (cap > SIZE_MAX / sz) return NULL;
-    void *p = realloc(*arr, cap * sz);
-    if (!p) return NULL;
-    *arr = p;
+  size_t cap = 0; /* at least the smallest power of two >= n: what pc_grow or pc_snap_array gave it */
+  if (*n) {
+    cap = 1;
+    while (cap < *n) cap *= 2;
   }
+  if (pc_grow(arr, &cap, *n + 1, sz)) return NULL;
   char *e = (char *)*arr + *n * sz;
   memset(e, 0, sz);
   (*n)++;
@@ -152,7 +150,7 @@ const pc_device *pc_snapshot_device(const pc_snapshot *s, int ordinal) {
   return NULL;
 }
 
-int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len) {
+int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len) { /* one-channel-ok: the file name is its result */
   char safe[101];
   size_t n = 0;
   for (const char *p = region && *region ? region : "region"; *p && n < sizeof safe - 1; p++) {

@@ -239,7 +239,7 @@ perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *e
  * (letters, digits, '.', '-', '_'; anything else '_'; at most 100 bytes),
  * and ".N" before ".json" for the N-th region of that name (seq >= 2).
  * Returns 0, or -1 when it does not fit. */
-int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len);
+int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len); /* one-channel-ok: the file name is its result */
 
 /* ---- the builder (pc_region_build.c) ------------------------------------------------ */
 

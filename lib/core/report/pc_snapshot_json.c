@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "base/pc_fmt.h"
+#include "base/pc_json_emit.h"
 #include "read/pc_json.h"
 #include "report/pc_snapshot.h"
 
@@ -61,16 +62,6 @@ typedef struct pc_sw {
   uint64_t origin;
 } pc_sw;
 
-static void pc_sw_num(FILE *f, double v) {
-  if (!isfinite(v)) {
-    fputs("null", f);
-    return;
-  }
-  char buf[40];
-  pc_fmt_double(buf, sizeof buf, v);
-  fputs(buf, f);
-}
-
 static void pc_sw_time(const pc_sw *w, uint64_t t) {
   if (!t) {
     fputs("null", w->f);
@@ -82,39 +73,32 @@ static void pc_sw_time(const pc_sw *w, uint64_t t) {
     fprintf(w->f, "-%" PRIu64, w->origin - t);
 }
 
-static void pc_sw_key(FILE *f, const char *key, int *first) {
-  if (!*first) fputs(", ", f);
-  *first = 0;
-  pc_json_write_string(f, key);
-  fputs(": ", f);
-}
-
 static void pc_sw_dim3(FILE *f, const unsigned v[3]) { fprintf(f, "[%u, %u, %u]", v[0], v[1], v[2]); }
 
 static void pc_sw_device(FILE *f, const pc_device *d) {
   int first = 1;
   fputc('{', f);
-  pc_sw_key(f, "name", &first);
-  pc_json_write_string(f, d->name[0] ? d->name : NULL);
-  pc_sw_key(f, "compute_capability", &first);
+  pc_json_key(f, "name", &first);
+  pc_json_string(f, d->name[0] ? d->name : NULL);
+  pc_json_key(f, "compute_capability", &first);
   if (d->cc_major >= 0 && d->cc_minor >= 0)
     fprintf(f, "\"%d.%d\"", d->cc_major, d->cc_minor);
   else
     fputs("null", f);
   for (size_t i = 0; i < pc_json_ndevice_ints; i++) {
     const int v = *(const int *)((const char *)d + pc_json_device_ints[i].offset);
-    pc_sw_key(f, pc_json_device_ints[i].key, &first);
+    pc_json_key(f, pc_json_device_ints[i].key, &first);
     if (v < 0)
       fputs("null", f);
     else
       fprintf(f, "%d", v);
   }
   for (size_t i = 0; i < pc_json_ndevice_doubles; i++) {
-    pc_sw_key(f, pc_json_device_doubles[i].key, &first);
-    pc_sw_num(f, *(const double *)((const char *)d + pc_json_device_doubles[i].offset));
+    pc_json_key(f, pc_json_device_doubles[i].key, &first);
+    pc_json_number(f, *(const double *)((const char *)d + pc_json_device_doubles[i].offset));
   }
-  pc_sw_key(f, "ceilings_source", &first);
-  pc_json_write_string(f, d->ceilings_source[0] ? d->ceilings_source : NULL);
+  pc_json_key(f, "ceilings_source", &first);
+  pc_json_string(f, d->ceilings_source[0] ? d->ceilings_source : NULL);
   fputc('}', f);
 }
 
@@ -122,11 +106,11 @@ static void pc_sw_attributes(FILE *f, const pc_attributes *a) {
   int first = 1;
   fputc('{', f);
   for (size_t i = 0; i < pc_json_nattributes; i++) {
-    pc_sw_key(f, pc_json_attributes[i].key, &first);
-    pc_sw_num(f, *(const double *)((const char *)a + pc_json_attributes[i].offset));
+    pc_json_key(f, pc_json_attributes[i].key, &first);
+    pc_json_number(f, *(const double *)((const char *)a + pc_json_attributes[i].offset));
   }
-  pc_sw_key(f, "binding_limit", &first);
-  pc_json_write_string(f, a->binding == PC_LIMIT_NONE ? NULL : pc_limiter_name(a->binding));
+  pc_json_key(f, "binding_limit", &first);
+  pc_json_string(f, a->binding == PC_LIMIT_NONE ? NULL : pc_limiter_name(a->binding));
   fputc('}', f);
 }
 
@@ -134,7 +118,7 @@ static void pc_sw_strings(FILE *f, char *const *v, size_t n) {
   fputc('[', f);
   for (size_t i = 0; i < n; i++) {
     if (i) fputs(", ", f);
-    pc_json_write_string(f, v[i]);
+    pc_json_string(f, v[i]);
   }
   fputc(']', f);
 }
@@ -162,9 +146,9 @@ static uint64_t pc_sw_origin(const pc_snapshot *s) {
 static void pc_sw_region(const pc_sw *w, const pc_snapshot *s) {
   FILE *f = w->f;
   fputs("  \"region\": {\"name\": ", f);
-  pc_json_write_string(f, s->name);
+  pc_json_string(f, s->name);
   fputs(", \"parent\": ", f);
-  pc_json_write_string(f, s->parent);
+  pc_json_string(f, s->parent);
   fprintf(f, ", \"depth\": %d, \"program\": %s, \"begin\": ", s->depth, s->program ? "true" : "false");
   pc_sw_time(w, s->begin_ts);
   fputs(", \"end\": ", f);
@@ -175,7 +159,7 @@ static void pc_sw_region(const pc_sw *w, const pc_snapshot *s) {
           s->launch_calls, s->failed_calls, s->dropped_records, s->zero_ts_records, s->missing_records,
           s->spans_lost ? "true" : "false");
   fputs("    \"fault\": ", f);
-  pc_json_write_string(f, s->fault);
+  pc_json_string(f, s->fault);
   fputs(", \"first_device\": ", f);
   if (s->first_device >= 0)
     fprintf(f, "%d", s->first_device);
@@ -187,25 +171,25 @@ static void pc_sw_region(const pc_sw *w, const pc_snapshot *s) {
 static void pc_sw_counters(FILE *f, const pc_snapshot *s) {
   const pc_metric_def *table = pc_metric_table();
   fprintf(f, "  \"counters\": {\"asked\": %s, \"metric_set\": ", s->counters ? "true" : "false");
-  pc_json_write_string(f, s->metric_set[0] ? s->metric_set : NULL);
+  pc_json_string(f, s->metric_set[0] ? s->metric_set : NULL);
   fputs(", \"note\": ", f);
-  pc_json_write_string(f, s->counters_note);
+  pc_json_string(f, s->counters_note);
   fprintf(f, ", \"passes\": %d,\n    \"via_substitute\": [", s->passes);
   int first = 1;
   for (int m = 0; m < PC_M_COUNT; m++)
     if (s->via_substitute[m]) {
       if (!first) fputs(", ", f);
       first = 0;
-      pc_json_write_string(f, table[m].name);
+      pc_json_string(f, table[m].name);
     }
   fputs("],\n    \"extra\": ", f);
   pc_sw_strings(f, s->extra_names, s->nextra);
   fputs(",\n    \"rejected\": [", f);
   for (size_t i = 0; i < s->nrejected; i++) {
     fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-    pc_json_write_string(f, s->rejected[i]);
+    pc_json_string(f, s->rejected[i]);
     fputs(", \"reason\": ", f);
-    pc_json_write_string(f, s->rejected_reason ? s->rejected_reason[i] : NULL);
+    pc_json_string(f, s->rejected_reason ? s->rejected_reason[i] : NULL);
     fputc('}', f);
   }
   fputs("]},\n", f);
@@ -213,7 +197,7 @@ static void pc_sw_counters(FILE *f, const pc_snapshot *s) {
 
 static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
   fputs("    {\"mangled\": ", f);
-  pc_json_write_string(f, g->mangled);
+  pc_json_string(f, g->mangled);
   fprintf(f, ", \"context\": %u, \"grid\": ", (unsigned)g->context);
   pc_sw_dim3(f, g->grid);
   fputs(", \"block\": ", f);
@@ -221,12 +205,12 @@ static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
   fputs(", \"cluster\": ", f);
   pc_sw_dim3(f, g->cluster);
   fprintf(f, ", \"dynamic_smem\": %u, \"not_profiled\": ", g->dynamic_smem);
-  pc_json_write_string(f, pc_not_profiled_name(g->not_profiled));
+  pc_json_string(f, pc_not_profiled_name(g->not_profiled));
   fprintf(f, ",\n     \"attributes_from\": \"%s\", \"attributes_new\": %s, \"attributes\": ",
           pc_sj_attr_from[(unsigned)g->attr_from < 3 ? g->attr_from : 0], g->attr_new ? "true" : "false");
   pc_sw_attributes(f, &g->attr);
   fputs(",\n     \"attributes_note\": ", f);
-  pc_json_write_string(f, g->attr_note);
+  pc_json_string(f, g->attr_note);
   fputs(", \"record\": ", f);
   if (g->rec_valid)
     fprintf(f, "{\"registers\": %u, \"static_smem\": %u, \"local_per_thread\": %u}", g->rec_registers,
@@ -261,15 +245,15 @@ static void pc_sw_profiled(const pc_sw *w, const pc_snapshot *s, const pc_snap_p
   int first = 1;
   for (int m = 0; m < PC_M_COUNT; m++)
     if (pc_has(p->values[m])) {
-      pc_sw_key(f, table[m].name, &first);
-      pc_sw_num(f, p->values[m]);
+      pc_json_key(f, table[m].name, &first);
+      pc_json_number(f, p->values[m]);
     }
   fputs("}, \"extra\": ", f);
   if (p->extra) {
     fputc('[', f);
     for (size_t x = 0; x < s->nextra; x++) {
       if (x) fputs(", ", f);
-      pc_sw_num(f, p->extra[x]);
+      pc_json_number(f, p->extra[x]);
     }
     fputc(']', f);
   } else {
@@ -285,18 +269,18 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *e
   pc_locale_begin(&lg);
   pc_sw w = {f, pc_sw_origin(s)};
   fprintf(f, "{\"schema\": \"%s\",\n  \"tool\": {\"name\": \"perfcheck\", \"version\": ", PC_SNAPSHOT_SCHEMA);
-  pc_json_write_string(f, s->tool_version[0] ? s->tool_version : PERFCHECK_VERSION_STRING);
+  pc_json_string(f, s->tool_version[0] ? s->tool_version : PERFCHECK_VERSION_STRING);
   fputs(", \"cupti\": ", f);
   if (s->cupti_path[0] || s->cupti_version) {
     fputs("{\"path\": ", f);
-    pc_json_write_string(f, s->cupti_path[0] ? s->cupti_path : NULL);
+    pc_json_string(f, s->cupti_path[0] ? s->cupti_path : NULL);
     fprintf(f, ", \"version\": %u, \"preloaded\": %s}", s->cupti_version,
             s->cupti_preloaded < 0 ? "null" : s->cupti_preloaded ? "true" : "false");
   } else {
     fputs("null", f);
   }
   fputs(", \"demangler\": ", f);
-  pc_json_write_string(f, s->demangler[0] ? s->demangler : NULL);
+  pc_json_string(f, s->demangler[0] ? s->demangler : NULL);
   fprintf(f, "},\n  \"origin_ns\": \"%" PRIu64 "\",\n", w.origin);
   pc_sw_region(&w, s);
   pc_sw_counters(f, s);
@@ -305,7 +289,7 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *e
   fputs(",\n  \"devices\": [", f);
   for (size_t i = 0; i < s->ndevices; i++) {
     fprintf(f, "%s\n    {\"ordinal\": %d, \"pci_bus_id\": ", i ? "," : "", s->devices[i].ordinal);
-    pc_json_write_string(f, s->devices[i].pci_bus_id[0] ? s->devices[i].pci_bus_id : NULL);
+    pc_json_string(f, s->devices[i].pci_bus_id[0] ? s->devices[i].pci_bus_id : NULL);
     fputs(", \"facts\": ", f);
     pc_sw_device(f, &s->devices[i].facts);
     fputc('}', f);
@@ -318,7 +302,7 @@ perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *e
     else
       fputs("null", f);
     fputs(", \"pci_bus_id\": ", f);
-    pc_json_write_string(f, s->contexts[i].pci_bus_id[0] ? s->contexts[i].pci_bus_id : NULL);
+    pc_json_string(f, s->contexts[i].pci_bus_id[0] ? s->contexts[i].pci_bus_id : NULL);
     fputc('}', f);
   }
   fputs("],\n  \"signatures\": [", f);
@@ -459,7 +443,7 @@ static perfcheck_status pc_sr_strdup(pc_sr *r, const pc_json *obj, const char *k
   return PERFCHECK_OK;
 }
 
-static perfcheck_status pc_sr_strbuf(pc_sr *r, const pc_json *obj, const char *key, char *buf, size_t len) {
+static perfcheck_status pc_sr_strbuf(pc_sr *r, const pc_json *obj, const char *key, char *buf, size_t len) { /* one-channel-ok: the string read is its result */
   const pc_json *v;
   buf[0] = '\0';
   PC_SR_TRY(pc_sr_member(r, obj, key, PC_JSON_STRING, 1, &v));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pc_core.h"
+#include "base/pc_json_emit.h"
 #include "report/pc_diff.h"
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
@@ -336,21 +337,11 @@ perfcheck_status pc_diff_write_text(const pc_diff *d, FILE *f, pc_err *err) {
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static void pc_jnum(FILE *f, double v) {
-  char buf[40];
-  if (!isfinite(v)) {
-    fputs("null", f);
-    return;
-  }
-  pc_fmt_double(buf, sizeof buf, v);
-  fputs(buf, f);
-}
-
 static void pc_jverdict(FILE *f, const pc_finding *v) {
   fprintf(f, "{\"step\": %d, \"cause\": \"%s\", \"metric\": ", v->step, perfcheck_cause_name(v->cause));
-  pc_json_write_string(f, v->metric[0] ? v->metric : NULL);
+  pc_json_string(f, v->metric[0] ? v->metric : NULL);
   fputs(", \"value\": ", f);
-  pc_jnum(f, v->value);
+  pc_json_number(f, v->value);
   fputs("}", f);
 }
 
@@ -360,33 +351,33 @@ static void pc_junit(FILE *f, const pc_unit_load *u) {
     return;
   }
   fputs("{\"name\": ", f);
-  pc_json_write_string(f, u->name);
+  pc_json_string(f, u->name);
   fputs(", \"pct\": ", f);
-  pc_jnum(f, u->pct);
+  pc_json_number(f, u->pct);
   fputs(", \"metric\": ", f);
-  pc_json_write_string(f, u->metric);
+  pc_json_string(f, u->metric);
   fputs("}", f);
 }
 
 static void pc_jside(FILE *f, const pc_diff_side *s) {
   fprintf(f, "{\"launches\": %" PRIu64 ", \"duration_ns\": {\"min\": ", s->launches);
-  pc_jnum(f, s->dur_min);
+  pc_json_number(f, s->dur_min);
   fputs(", \"median\": ", f);
-  pc_jnum(f, s->dur_median);
+  pc_json_number(f, s->dur_median);
   fputs(", \"max\": ", f);
-  pc_jnum(f, s->dur_max);
+  pc_json_number(f, s->dur_max);
   fputs("}, \"total_ns\": ", f);
-  pc_jnum(f, s->total);
+  pc_json_number(f, s->total);
   fputs(", \"kernel_time_share\": ", f);
-  pc_jnum(f, s->share);
+  pc_json_number(f, s->share);
   fputs(", \"busiest_pipe\": ", f);
   pc_junit(f, &s->busiest_pipe);
   fputs(", \"busiest_memory\": ", f);
   pc_junit(f, &s->busiest_memory);
   fputs(", \"arithmetic_intensity\": ", f);
-  pc_jnum(f, s->ai);
+  pc_json_number(f, s->ai);
   fputs(", \"gflops\": ", f);
-  pc_jnum(f, s->gflops);
+  pc_json_number(f, s->gflops);
   fputs(", \"verdict\": ", f);
   pc_jverdict(f, &s->verdict);
   fprintf(f, ", \"bound\": \"%s\"}", perfcheck_bound_name(s->bound));
@@ -394,13 +385,13 @@ static void pc_jside(FILE *f, const pc_diff_side *s) {
 
 static void pc_jdevice(FILE *f, const pc_device *d, const char *source) {
   fputs("{\"device\": ", f);
-  pc_json_write_string(f, d->name[0] ? d->name : NULL);
+  pc_json_string(f, d->name[0] ? d->name : NULL);
   fputs(", \"source\": ", f);
-  pc_json_write_string(f, source);
+  pc_json_string(f, source);
   fputs(", \"peak_dram_bytes_per_s\": ", f);
-  pc_jnum(f, d->peak_dram_bytes_per_s);
+  pc_json_number(f, d->peak_dram_bytes_per_s);
   fputs(", \"peak_fp32_flop_per_s\": ", f);
-  pc_jnum(f, d->peak_fp32_flop_per_s);
+  pc_json_number(f, d->peak_fp32_flop_per_s);
   fputs("}", f);
 }
 
@@ -412,15 +403,15 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
   fputs("{\n  \"schema\": \"perfcheck-diff/1\",\n  \"tool\": {\"name\": \"perfcheck\", \"version\": \"" PERFCHECK_VERSION_STRING
         "\"},\n  \"before\": ",
         f);
-  pc_json_write_string(f, d->name_a);
+  pc_json_string(f, d->name_a);
   fputs(",\n  \"after\": ", f);
-  pc_json_write_string(f, d->name_b);
+  pc_json_string(f, d->name_b);
   fputs(",\n  \"before_device\": ", f);
   pc_jdevice(f, &d->device_a, d->source_a);
   fputs(",\n  \"after_device\": ", f);
   pc_jdevice(f, &d->device_b, d->source_b);
   fputs(",\n  \"tolerance\": {\"duration_pct\": ", f);
-  pc_jnum(f, d->time_band_pct);
+  pc_json_number(f, d->time_band_pct);
   fputs(", \"rate_pct\": 5, \"count_pct\": 1},\n", f);
   fprintf(f, "  \"worse\": %zu,\n  \"summary\": {\"worse\": %zu, \"better\": %zu, \"moved\": %zu, \"same\": %zu, "
              "\"added\": %zu, \"removed\": %zu},\n  \"notes\": [",
@@ -428,21 +419,21 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
           d->count[PC_CHANGE_SAME], d->added, d->removed);
   for (size_t i = 0; i < d->nnotes; i++) {
     if (i) fputs(", ", f);
-    pc_json_write_string(f, d->notes[i]);
+    pc_json_string(f, d->notes[i]);
   }
   fputs("],\n  \"kernels\": [", f);
   for (size_t i = 0; i < d->nkernels; i++) {
     const pc_diff_kernel *k = &d->kernels[i];
     fputs(i ? ",\n    {" : "\n    {", f);
     fputs("\"name\": ", f);
-    pc_json_write_string(f, k->name);
+    pc_json_string(f, k->name);
     fputs(", \"label\": ", f);
-    pc_json_write_string(f, k->label);
+    pc_json_string(f, k->label);
     fputs(", \"region\": ", f);
-    pc_json_write_string(f, k->region);
+    pc_json_string(f, k->region);
     fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem_bytes\": ", k->grid[0], k->grid[1],
             k->grid[2], k->block[0], k->block[1], k->block[2]);
-    pc_jnum(f, k->dynamic_smem);
+    pc_json_number(f, k->dynamic_smem);
     fprintf(f, ",\n     \"presence\": \"%s\", \"change\": \"%s\",\n     \"before\": ", pc_presence_name(k->presence),
             k->presence == PC_PAIRED ? pc_change_name(k->overall) : pc_presence_name(k->presence));
     if (k->presence == PC_ADDED) fputs("null", f);
@@ -451,9 +442,9 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
     if (k->presence == PC_REMOVED) fputs("null", f);
     else pc_jside(f, &k->b);
     fputs(",\n     \"time\": {\"change_pct\": ", f);
-    pc_jnum(f, k->time_change_pct);
+    pc_json_number(f, k->time_change_pct);
     fputs(", \"band_pct\": ", f);
-    pc_jnum(f, k->time_band_pct);
+    pc_json_number(f, k->time_band_pct);
     fprintf(f,
             ", \"change\": \"%s\"}, \"verdict_change\": \"%s\",\n     \"busiest_change\": {\"pipe\": \"%s\", "
             "\"memory\": \"%s\"},\n     \"metrics\": [",
@@ -463,13 +454,13 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
     for (size_t j = 0; j < k->nmetrics; j++) {
       const pc_diff_metric *m = &k->metrics[j];
       fputs(j ? ", {\"name\": " : "{\"name\": ", f);
-      pc_json_write_string(f, m->name);
+      pc_json_string(f, m->name);
       fputs(", \"before\": ", f);
-      pc_jnum(f, m->before);
+      pc_json_number(f, m->before);
       fputs(", \"after\": ", f);
-      pc_jnum(f, m->after);
+      pc_json_number(f, m->after);
       fputs(", \"tolerance_pct\": ", f);
-      pc_jnum(f, m->tolerance_pct);
+      pc_json_number(f, m->tolerance_pct);
       fprintf(f, ", \"change\": \"%s\"}", pc_change_name(m->change));
     }
     fputs("]}", f);
@@ -478,21 +469,21 @@ perfcheck_status pc_diff_write_json(const pc_diff *d, FILE *f, pc_err *err) {
   for (size_t i = 0; i < d->nregions; i++) {
     const pc_diff_region *g = &d->regions[i];
     fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-    pc_json_write_string(f, g->name);
+    pc_json_string(f, g->name);
     fputs(", \"parent\": ", f);
-    pc_json_write_string(f, g->parent);
+    pc_json_string(f, g->parent);
     fprintf(f, ", \"depth\": %d, \"presence\": \"%s\", \"change\": \"%s\",\n     \"wall_ns\": {\"before\": ", g->depth,
             pc_presence_name(g->presence),
             g->presence == PC_PAIRED ? pc_change_name(g->overall) : pc_presence_name(g->presence));
-    pc_jnum(f, g->wall_a);
+    pc_json_number(f, g->wall_a);
     fputs(", \"after\": ", f);
-    pc_jnum(f, g->wall_b);
+    pc_json_number(f, g->wall_b);
     fputs("}, \"kernel_ns\": {\"before\": ", f);
-    pc_jnum(f, g->kernel_a);
+    pc_json_number(f, g->kernel_a);
     fputs(", \"after\": ", f);
-    pc_jnum(f, g->kernel_b);
+    pc_json_number(f, g->kernel_b);
     fputs("}, \"time\": {\"change_pct\": ", f);
-    pc_jnum(f, g->time_change_pct);
+    pc_json_number(f, g->time_change_pct);
     fprintf(f, ", \"change\": \"%s\"}, \"verdict\": {\"before\": \"%s\", \"after\": \"%s\", \"change\": \"%s\"}}",
             pc_change_name(g->time), perfcheck_cause_name(g->verdict_a.cause), perfcheck_cause_name(g->verdict_b.cause),
             pc_change_name(g->verdict));

@@ -9,138 +9,8 @@
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "base/pc_json_emit.h"
 #include "read/pc_json.h" /* pc_json_attributes */
-
-void pc_json_write_string(FILE *f, const char *s) {
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
-  fputc('"', f);
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned c = *p;
-    if (c == '"' || c == '\\') {
-      fputc('\\', f);
-      fputc((int)c, f);
-      p++;
-    } else if (c < 0x20 || c == 0x7F) {
-      switch (c) {
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
-        default: fprintf(f, "\\u%04x", c); break;
-      }
-      p++;
-    } else if (c < 0x80) {
-      fputc((int)c, f);
-      p++;
-    } else {
-      size_t n = pc_utf8_seq_len(p);
-      if (n == 0) {
-        fputs("\\ufffd", f); /* a byte that is not UTF-8: one replacement each */
-        p++;
-      } else if (n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
-        /* U+2028/2029 are valid JSON but end a line in JavaScript. */
-        fprintf(f, "\\u%04x", p[2] == 0xA8 ? 0x2028u : 0x2029u);
-        p += 3;
-      } else {
-        fwrite(p, 1, n, f);
-        p += n;
-      }
-    }
-  }
-  fputc('"', f);
-}
-
-/* A small pretty-printing emitter: it tracks whether a comma is due. */
-#define PC_JW_MAX_DEPTH 16
-
-typedef struct pc_jw {
-  FILE *f;
-  int depth;
-  int count[PC_JW_MAX_DEPTH]; /* members written so far at each depth */
-} pc_jw;
-
-static void pc_jw_indent(pc_jw *w) {
-  fputc('\n', w->f);
-  for (int i = 0; i < w->depth; i++) fputs("  ", w->f);
-}
-
-/* Starts a member (key may be NULL inside an array). */
-static void pc_jw_member(pc_jw *w, const char *key) {
-  if (w->count[w->depth]++ > 0) fputc(',', w->f);
-  pc_jw_indent(w);
-  if (key) {
-    pc_json_write_string(w->f, key);
-    fputs(": ", w->f);
-  }
-}
-
-static void pc_jw_open(pc_jw *w, const char *key, char bracket) {
-  pc_jw_member(w, key);
-  fputc(bracket, w->f);
-  if (w->depth + 1 < PC_JW_MAX_DEPTH) w->depth++;
-  w->count[w->depth] = 0;
-}
-
-static void pc_jw_close(pc_jw *w, char bracket) {
-  int had = w->count[w->depth] > 0;
-  if (w->depth > 0) w->depth--;
-  if (had) pc_jw_indent(w);
-  fputc(bracket, w->f);
-}
-
-static void pc_json_number(FILE *f, double v) {
-  if (!isfinite(v)) {
-    fputs("null", f); /* NaN: not measured; Inf is no JSON number either */
-    return;
-  }
-  char buf[40];
-  pc_fmt_double(buf, sizeof buf, v);
-  fputs(buf, f);
-}
-
-static void pc_jw_num(pc_jw *w, const char *key, double v) {
-  pc_jw_member(w, key);
-  pc_json_number(w->f, v);
-}
-
-static void pc_jw_int(pc_jw *w, const char *key, long long v) {
-  pc_jw_member(w, key);
-  fprintf(w->f, "%lld", v);
-}
-
-/* An int field of pc_device where -1 means unknown. */
-static void pc_jw_known_int(pc_jw *w, const char *key, int v) {
-  pc_jw_member(w, key);
-  if (v < 0)
-    fputs("null", w->f);
-  else
-    fprintf(w->f, "%d", v);
-}
-
-static void pc_jw_u64(pc_jw *w, const char *key, uint64_t v) {
-  pc_jw_member(w, key);
-  fprintf(w->f, "%" PRIu64, v);
-}
-
-static void pc_jw_str(pc_jw *w, const char *key, const char *s) {
-  pc_jw_member(w, key);
-  pc_json_write_string(w->f, s);
-}
-
-/* An empty string means "none": written as null. */
-static void pc_jw_str_or_null(pc_jw *w, const char *key, const char *s) {
-  pc_jw_str(w, key, (s && *s) ? s : NULL);
-}
-
-static void pc_jw_dim3(pc_jw *w, const char *key, const unsigned v[3]) {
-  pc_jw_member(w, key);
-  fprintf(w->f, "[%u, %u, %u]", v[0], v[1], v[2]);
-}
 
 static void pc_jw_finding_fields(pc_jw *w, const pc_finding *f) {
   pc_jw_int(w, "step", f->step);
@@ -149,11 +19,6 @@ static void pc_jw_finding_fields(pc_jw *w, const pc_finding *f) {
   pc_jw_num(w, "value", f->value);
   pc_jw_num(w, "threshold", f->threshold);
   pc_jw_str_or_null(w, "advice", f->advice);
-}
-
-static void pc_jw_bool(pc_jw *w, const char *key, int v) {
-  pc_jw_member(w, key);
-  fputs(v ? "true" : "false", w->f);
 }
 
 /* The dominant stall: {"reason", "metric", "per_issue", "share",
@@ -398,7 +263,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
     pc_jw_open(w, "kernel_names", '[');
     for (size_t i = 0; i < k->ngraph_names; i++) {
       pc_jw_member(w, NULL);
-      pc_json_write_string(w->f, k->graph_names[i]);
+      pc_json_string(w->f, k->graph_names[i]);
     }
     pc_jw_close(w, ']');
     pc_jw_close(w, '}');
