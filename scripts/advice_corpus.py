@@ -265,7 +265,9 @@ def score(pairs, timing, report, speedup_min, roof_max, extreme_min=10.0):
                "kernel": (k.get("display_name") or k.get("name")) if k else None,
                "time_share": k.get("kernel_time_share") if k else None,
                "rank": k.get("rank") if k else None,
-               "timing": tstat, "speedup": speedup, "named": named}
+               "timing": tstat, "speedup": speedup, "named": named,
+               "estimated_speedup": (((k.get("diagnosis") or {}).get("estimated_gain") or {}).get("speedup")
+                                     if k else None)}
         changed_k = main.get((pid, "changed"))
         row["verdict_changed"] = ((changed_k.get("diagnosis") or {}).get("cause") if changed_k else None)
         paid = None if speedup is None else speedup >= speedup_min

@@ -92,34 +92,43 @@ def export_ranges(export):
             try:
                 grid = int(float(row[ix["launch__grid_size"]].replace(",", "")))
                 block = int(float(row[ix["launch__block_size"]].replace(",", "")))
+                smem = float(row[ix["launch__shared_mem_per_block_dynamic"]].replace(",", "")) \
+                    if "launch__shared_mem_per_block_dynamic" in ix else None
             except (KeyError, ValueError):
                 continue
-            rows.append((rng, kern, grid, block))
+            rows.append((rng, kern, grid, block, smem))
     return rows
 
 
 def split_by_range(report_path, export):
     """Offline, rows of one signature profiled under several ranges are one entry (one kernel, one verdict),
-    named after one of the ranges: give every range its own copy of that entry, so each pair finds its kernel."""
+    named after one of the ranges: every range that finds no entry of its own gets a copy of its kernel's."""
     rep = advice_corpus.read_report(report_path)
-    out = []
-    for rng, kern, grid, block in export_ranges(export):
-        best = None
+    have = {advice_corpus.pair_key(k) for k in rep["kernels"]}
+    extra = []
+    for rng, kern, grid, block, smem in export_ranges(export):
+        m = advice_corpus.RANGE_RE.search(rng)
+        if not m or (m.group(1), m.group(2)) in have:
+            continue
         for k in rep["kernels"]:
             if grid_of(k) != grid or grid_of({"grid": k.get("block")}) != block:
+                continue
+            ks = k.get("dynamic_smem_bytes")
+            # ncu's dynamic shared memory column is in Kbyte (1000 or 1024): compare loosely
+            if smem is not None and isinstance(ks, (int, float)) and not (abs(ks - smem) < 1 or abs(ks - smem * 1000) < 1000
+                                                                        or abs(ks - smem * 1024) < 1024):
                 continue
             names = [k.get(f) or "" for f in ("demangled", "name")]
             short = (k.get("name") or "").split("<")[0].split("::")[-1]
             if any(n and n in kern for n in names) or (short and short in kern):
-                best = k
+                c = dict(k)
+                c["region"] = rng
+                extra.append(c)
+                have.add((m.group(1), m.group(2)))
                 break
-        if best is not None:
-            c = dict(best)
-            c["region"] = rng
-            out.append(c)
-    if out:
+    if extra:
         rep = dict(rep)
-        rep["kernels"] = out
+        rep["kernels"] = rep["kernels"] + extra
     return rep
 
 
@@ -279,6 +288,19 @@ def main(argv=None):
         w("  at_roof: %d of %d; counterexamples not advised: %d of %d; probes agree: %d of %d\n" % (
             t["at_roof_called_at_roof"], t["at_roof_entries"], t["counterexamples_not_advised"], t["counterexamples"],
             t["probes_agree"], t["probes"]))
+    pairs = [(c["mode"], r) for c in result["corpus"] for r in c["rows"]
+             if r["named"] and r["speedup"] is not None and isinstance(r.get("estimated_speedup"), (int, float))]
+    if pairs:
+        w("\n== the estimated gain of the advice followed against the measured speedup (pairs whose verdict named "
+          "the change)\n")
+        ratios = []
+        for mode, r in pairs:
+            ratios.append(r["estimated_speedup"] / r["speedup"])
+            w("  %-10s %-22s %-26s estimated %6.2fx  measured %6.2fx\n" % (mode, r["pair"], r["verdict"],
+                                                                         r["estimated_speedup"], r["speedup"]))
+        ratios.sort()
+        w("  estimated over measured: median %.2f, from %.2f to %.2f (%d pairs)\n" % (
+            ratios[len(ratios) // 2], ratios[0], ratios[-1], len(ratios)))
     for p in result["production"]:
         rows = p["rows"]
         right = sum(1 for r in rows if r["result"] == "right")
