@@ -232,8 +232,9 @@ def main(argv=None):
     ap.add_argument("--perfcheck", default=os.path.join(ROOT, "build", "bin", "perfcheck"))
     ap.add_argument("--part", choices=("tune", "valid", "all"), default="valid")
     ap.add_argument("--format", choices=("text", "json"), default="text")
+    ap.add_argument("--rules", help="the commit the perfcheck binary was built at, when it is not this tree's")
     args = ap.parse_args(argv)
-    result = {"schema": "validation-score/1", "commit": commit(), "part": args.part, "corpus": [], "production": []}
+    result = {"schema": "validation-score/1", "commit": args.rules or commit(), "part": args.part, "corpus": [], "production": []}
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for d, pairs, timing, exports, snaps, ids in latest_runs(advice_runs()):
@@ -273,7 +274,8 @@ def main(argv=None):
         sys.stdout.write("\n")
         return 0
     w = sys.stdout.write
-    w("perfcheck rules at %s, part %s\n" % (result["commit"], args.part))
+    w("perfcheck rules at %s, part %s (perfcheck: %s; this tree's scripts and data: %s)\n" % (
+        result["commit"], args.part, args.perfcheck, commit()))
     for c in result["corpus"]:
         t = c["totals"]
         w("\n== corpus %s (%s), %s\n" % (c["run"], c["gpu"], c["mode"]))
