@@ -180,7 +180,7 @@ PERFCHECK_API const char *perfcheck_bound_name(perfcheck_bound bound);
 /* ==== Options ============================================================ */
 
 typedef enum perfcheck_format {
-  PERFCHECK_FORMAT_TEXT = 0, /* the checklist tables and a verdict line per kernel */
+  PERFCHECK_FORMAT_TEXT = 0, /* the verdicts, most time first, then the checklist tables */
   PERFCHECK_FORMAT_JSON = 1, /* schema "perfcheck-report/1" (report-contract.md) */
   PERFCHECK_FORMAT_CSV = 2,  /* one row per kernel */
   /* One self-contained HTML page (no network, no script needed to see it):

@@ -34,7 +34,7 @@ set_tests_properties(unit.cli.json PROPERTIES LABELS unit)
 pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
   STDOUT "Part 1: what the launch configuration alone decides"
          "\nmysteryC, 48000 B dynamic     14          0       48000       1        8     25.0\n"
-         "\nmysteryA: step 3 uncoalesced_global_loads: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 31.91 \\(threshold 16\\): "
+         "\nmysteryA: step 3 uncoalesced_global_loads: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 31.91 sectors/request \\(threshold 16 sectors/request\\)\n  time: "
          "\nmysteryB: step 4 divergent_warps: [^\n]* = 16.21 "
          "\nmysteryC, 48000 B dynamic: step 5 occupancy_shared_memory: "
          "\nmysteryC, 0 B dynamic: step 0 at_roof: "

@@ -67,7 +67,7 @@ static void test_advice_in_c_locale(void **state) {
   FILE *f = open_memstream(&text, &len);
   assert_int_equal(pc_write_text(r, f, NULL), PERFCHECK_OK);
   fclose(f);
-  assert_non_null(strstr(text, "= 16.21 (threshold 24)"));
+  assert_non_null(strstr(text, "= 16.21 threads/inst (threshold 24 threads/inst)"));
   assert_null(strstr(text, "16,2"));
   free(text);
   pc_report_free(r);

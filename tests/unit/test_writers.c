@@ -299,14 +299,17 @@ static void test_csv_report(void **state) {
       "compute_pct,local_sectors,bank_conflict_share,atomic_share,step,cause,bound,metric,value,threshold,advice,"
       "display_name,total_ns,kernel_time_share,bytes_per_sector_ld,bytes_per_sector_st,bytes_per_sector_ldgsts,"
       "busiest_pipe,busiest_pipe_pct,busiest_memory,busiest_memory_pct,device_ordinal,pci_bus_id,rank,borderline,"
-      "runner_up,stall,stall_share\n";
+      "runner_up,stall,stall_share,label,worth_changing,library,library_advice,runner_up_metric,runner_up_value,"
+      "runner_up_threshold,estimated_speedup,estimated_saved_ns,estimated_basis\n";
   assert_memory_equal(c, header, strlen(header));
   assert_non_null(strstr(c, "\nmysteryA,solve,16384x1x1,256x1x1,0,1,449000,31.910003662109375,,,,,,,,0.25,,74.7,18.7,"
                             ",,,,,3,uncoalesced_global_loads,memory,a / b,31.910003662109375,4,Coalesce the loads.,"
-                            "mysteryA,,,,,,,,,,1,0000:2A:00.0,,0,,,\n"));
+                            "mysteryA,,,,,,,,,,1,0000:2A:00.0,,0,,,,mysteryA,,,,,,,,,\n"));
+  /* The label tells apart entries that share a name, as in the text report. */
+  assert_non_null(strstr(c, ",\"mysteryC, 48000 B dynamic, grid 16384x1x1\",,,,,,,,,\n"));
   /* Unmeasured: empty fields, never 0. */
   assert_non_null(
-      strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,,nothing,,,,,,,,,,,,,0,,,\n"));
+      strstr(c, "\nnothing,,1x1x1,256x1x1,,1,,,,,,,,,,,,,,,,,,,2,not_assessed,unknown,,,,,nothing,,,,,,,,,,,,,0,,,,nothing,,,,,,,,,\n"));
   /* One line per kernel plus the header. */
   size_t lines = 0;
   for (const char *p = c; *p; p++) lines += *p == '\n';
@@ -339,16 +342,23 @@ static void test_text_report(void **state) {
   /* Share, rank and step 2 per kernel: nothing measured in this sample, so "-". */
   snprintf(row, sizeof row, "\n%-41s %10s %8s %5s %13s %6s %15s %6s\n", "mysteryA", "-", "-", "-", "-", "-", "-", "-");
   assert_non_null(strstr(t, row));
-  assert_non_null(strstr(t, "\nmysteryA: step 3 uncoalesced_global_loads: a / b = 31.91 (threshold 4): Coalesce the "
-                            "loads.\n"));
+  /* The verdict: the deciding metric, its value and threshold, then the
+   * advice on a line of its own. */
+  assert_non_null(strstr(t, "\nmysteryA: step 3 uncoalesced_global_loads: a / b = 31.91 (threshold 4)\n"));
+  assert_non_null(strstr(t, "\n  advice: Coalesce the loads.\n"));
   assert_non_null(strstr(t, "\nnothing: step 2 not_assessed\n"));
-  /* Regions, with step 1's verdict, after the tables and before the verdicts. */
+  /* The verdicts first; the regions' table after the kernels' tables. */
+  const char *verdicts = strstr(t, "\nVerdicts, the kernels that hold the most time first\n");
+  assert_non_null(verdicts);
+  assert_true(verdicts < strstr(t, "Part 1"));
   const char *reg = strstr(t, "\nsolve                    10.000      1.000      8.000      10.0         5  not_the_slow_part\n");
   assert_non_null(reg);
   assert_true(reg > strstr(t, "Part 2"));
-  assert_true(reg < strstr(t, "\nVerdicts\n"));
-  assert_non_null(strstr(t, "\nregion solve: step 1 not_the_slow_part: kernel_ns / wall_ns = 0.1 (threshold 0.5): "
-                            "Look outside the kernels.\n"));
+  /* The region's step 1 heads the verdicts, each number with its unit. */
+  const char *rv = strstr(t, "\nregion solve: step 1 not_the_slow_part: kernel_ns / wall_ns = 0.1 (10% of the wall clock) "
+                             "(threshold 0.5: 50% of the wall clock): Look outside the kernels.\n");
+  assert_non_null(rv);
+  assert_true(rv > verdicts && rv < strstr(t, "\nmysteryA: step 3"));
   /* The warning's newline does not break the line structure. */
   assert_non_null(strstr(t, "  a warning with \"quotes\"\\nand a newline\n"));
   free(t);
@@ -396,6 +406,233 @@ static void test_empty_report(void **state) {
   assert_non_null(strstr(j, "\"sm_count\": null"));
   free(j);
   pc_report_free(r);
+}
+
+/* ---- what the verdicts say --------------------------------------------------------- */
+
+static void set_verdict(pc_finding *v, int step, perfcheck_cause cause, const char *metric, double value,
+                        double threshold, const char *advice) {
+  v->step = step;
+  v->cause = cause;
+  snprintf(v->metric, sizeof v->metric, "%s", metric);
+  v->value = value;
+  v->threshold = threshold;
+  snprintf(v->advice, sizeof v->advice, "%s", advice);
+}
+
+/* Four kernels of one region: the verdicts come first, the kernels that
+ * hold the time first and the one under 1% after them; each verdict says
+ * its metric, value and threshold in the metric's unit, its runner-up's
+ * number when borderline, every secondary finding, a library kernel's
+ * advice in two parts, and an estimated gain as an estimate. */
+static pc_report *verdicts_report(void) {
+  pc_report *r = pc_report_new();
+  assert_non_null(r);
+  r->step1_assessed = 1;
+  const struct {
+    const char *name;
+    double share;
+  } ks[] = {{"tiny_init", 0.005}, {"mid_issue", 0.195}, {"big_l2", 0.5}, {"gemm_lib", 0.3}};
+  for (size_t i = 0; i < 4; i++) {
+    pc_kernel *k = add_kernel(r, ks[i].name, 64, 0);
+    k->region = pc_strdup("step");
+    k->time_share = ks[i].share;
+    k->time_share_from_timeline = 1;
+    k->total_ns = ks[i].share * 1e7;
+    k->rank = 0;
+  }
+  pc_kernel *tiny = &r->kernels[0], *mid = &r->kernels[1], *big = &r->kernels[2], *lib = &r->kernels[3];
+  set_verdict(&tiny->diag.verdict, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, "launch__waves_per_multiprocessor", 0.0076, 1,
+              "Launch more blocks.");
+  /* The issue slots: compared as a % of peak, printed as ncu's value. */
+  set_verdict(&mid->diag.verdict, 0, PERFCHECK_CAUSE_AT_ROOF, "smsp__issue_active.avg.per_cycle_active", 96, 80,
+              "Finished as written.");
+  /* "No unit near its roof", borderline: the 79% that makes it so is said. */
+  set_verdict(&big->diag.verdict, 0, PERFCHECK_CAUSE_LATENCY_BOUND, "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+              79, 80, "No unit is near its roof (L2 is the busiest, at 79.0%).");
+  big->metric[PC_M_L2_THROUGHPUT_PCT] = 79;
+  big->diag.borderline = 1;
+  big->diag.runner_up = PERFCHECK_CAUSE_AT_ROOF;
+  big->diag.nfindings = 1;
+  set_verdict(&big->diag.findings[0], 3, PERFCHECK_CAUSE_SHARED_BANK_CONFLICTS,
+              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum / "
+              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+              0.97, 0.1, "Pad the shared tile by one word.");
+  snprintf(lib->library, sizeof lib->library, "%s", "cuBLAS");
+  set_verdict(&lib->diag.verdict, 5, PERFCHECK_CAUSE_GRID_TOO_SMALL, "launch__waves_per_multiprocessor", 0.48, 1,
+              "Launch more blocks.");
+  snprintf(lib->diag.library_advice, sizeof lib->diag.library_advice, "%s", "Batch the 6 small GEMMs in one call.");
+  lib->diag.gain.speedup = 1.5;
+  lib->diag.gain.saved_ns = 1e6;
+  snprintf(lib->diag.gain.basis, sizeof lib->diag.gain.basis, "%s", "one wave of the SMs instead of half of one");
+  return r;
+}
+
+static void test_text_verdicts(void **state) {
+  (void)state;
+  pc_report *r = verdicts_report();
+  char *t = write_report(r, PERFCHECK_FORMAT_TEXT);
+  print_message("%s", t);
+  const char *big = strstr(t, "\nbig_l2: step 0 latency_bound: lts__throughput.avg.pct_of_peak_sustained_elapsed = 79% "
+                              "(threshold 80%)\n");
+  const char *lib = strstr(t, "\ngemm_lib: step 5 grid_too_small: launch__waves_per_multiprocessor = 0.48 waves "
+                              "(threshold 1 wave)\n");
+  const char *mid = strstr(t, "\nmid_issue: step 0 at_roof: smsp__issue_active.avg.per_cycle_active = 0.96 inst/cycle "
+                              "(96% of peak) (threshold 0.8 inst/cycle: 80% of peak)\n");
+  const char *not_worth = strstr(t, "\nNot worth changing: each of these takes under 1% of its region's kernel time");
+  const char *tiny = strstr(t, "\ntiny_init: step 5 grid_too_small: launch__waves_per_multiprocessor = 0.0076 waves");
+  assert_non_null(big);
+  assert_non_null(lib);
+  assert_non_null(mid);
+  assert_non_null(not_worth);
+  assert_non_null(tiny);
+  /* By share, the one under 1% after the heading that says so; all before
+   * the tables. */
+  assert_true(big < lib && lib < mid && mid < not_worth && not_worth < tiny && tiny < strstr(t, "Part 1"));
+  assert_null(strstr(t, "per_cycle_active = 96"));
+  assert_non_null(strstr(t, "  time: 0.5% of region step's kernel time, 50 us in 1 launch; not worth changing: under 1% "
+                            "of the kernel time\n"));
+  assert_non_null(strstr(t, "  time: 50.0% of region step's kernel time, 5 ms in 1 launch\n"));
+  /* The borderline verdict names the number that makes it so. */
+  assert_non_null(strstr(big, "\n  borderline: nudging one threshold by 5 points (10% of a ratio) gives at_roof instead: "
+                              "lts__throughput.avg.pct_of_peak_sustained_elapsed = 79% (threshold 80%)\n"));
+  /* The secondary finding under it. */
+  assert_non_null(strstr(big, "\n  also: step 3 shared_bank_conflicts: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+                              " / l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum = 0.97 conflicts/wavefront "
+                              "(threshold 0.1 conflicts/wavefront): Pad the shared tile by one word.\n"));
+  /* A library's kernel: the change the user controls, then the library's. */
+  assert_non_null(strstr(lib, "\n  library: cuBLAS\n  advice: Batch the 6 small GEMMs in one call.\n"
+                              "  inside the kernel (for cuBLAS's authors): Launch more blocks.\n"));
+  assert_non_null(strstr(lib, "\n  estimated gain (an estimate, not a measurement): 1.5x faster, about 1 ms saved: one wave "
+                              "of the SMs instead of half of one\n"));
+  free(t);
+  /* The report's own worth_changing wins over the share when it carries one. */
+  r->kernels[0].worth_changing = 1;
+  t = write_report(r, PERFCHECK_FORMAT_TEXT);
+  assert_null(strstr(t, "Not worth changing"));
+  free(t);
+  r->kernels[0].worth_changing = -1;
+  char *c = write_report(r, PERFCHECK_FORMAT_CSV);
+  assert_non_null(strstr(c, ",tiny_init,false,,,,,,,,\n"));
+  assert_non_null(strstr(c, ",gemm_lib,true,cuBLAS,Batch the 6 small GEMMs in one call.,,,,1.5,1000000,one wave of the SMs "
+                            "instead of half of one\n"));
+  assert_non_null(strstr(c, ",big_l2,true,,,lts__throughput.avg.pct_of_peak_sustained_elapsed,79,80,,,\n"));
+  free(c);
+  pc_report_free(r);
+}
+
+/* Two different kernels whose display names are one ("...": the template
+ * arguments that tell them apart elided) get labels that tell them apart,
+ * in the text, the HTML and the CSV alike. */
+static void test_labels_apart(void **state) {
+  (void)state;
+  static const char *const names[] = {
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, "
+      "at::native::LerpFunctor<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, int)",
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 2, 1, 1>, "
+      "at::native::Sqrt<float> >(at::native::(anonymous namespace)::TensorListMetadata<2>, int)"};
+  pc_report *r = pc_report_new();
+  for (int i = 0; i < 2; i++) {
+    pc_kernel *k = add_kernel(r, "x", 67, 0);
+    free(k->name);
+    k->name = NULL;
+    assert_int_equal(pc_kernel_set_names(k, NULL, names[i]), 0);
+  }
+  /* The display names are one: the case this is about. */
+  assert_string_equal(pc_kernel_label_name(&r->kernels[0]), pc_kernel_label_name(&r->kernels[1]));
+  pc_label labels[2] = {{0}};
+  assert_int_equal(pc_kernel_labels(r, labels), 0);
+  print_message("%s\n%s\n", labels[0].text, labels[1].text);
+  assert_string_not_equal(labels[0].text, labels[1].text);
+  assert_non_null(strstr(labels[0].text, "TernaryOpScalarFunctor"));
+  assert_non_null(strstr(labels[1].text, "Sqrt<float>"));
+  char *t = write_report(r, PERFCHECK_FORMAT_TEXT), *h = write_report(r, PERFCHECK_FORMAT_HTML),
+       *c = write_report(r, PERFCHECK_FORMAT_CSV);
+  for (int i = 0; i < 2; i++) {
+    char want[512];
+    snprintf(want, sizeof want, "\n%s: step", labels[i].text);
+    assert_non_null(strstr(t, want));
+    char esc[512];
+    size_t o = 0;
+    for (const char *q = labels[i].text; *q && o + 5 < sizeof esc; q++)
+      o += (size_t)snprintf(esc + o, sizeof esc - o, "%s", *q == '<' ? "&lt;" : *q == '>' ? "&gt;" : (char[2]){*q, 0});
+    assert_non_null(strstr(h, esc));
+    snprintf(want, sizeof want, "\"%s\"", labels[i].text);
+    assert_non_null(strstr(c, want));
+  }
+  free(t);
+  free(h);
+  free(c);
+  free(labels[0].text);
+  free(labels[1].text);
+  pc_report_free(r);
+}
+
+/* Advice is never cut: every advice of every recorded report fits its
+ * field with room to spare, and the longest one reaches the text, JSON,
+ * CSV and HTML reports whole. */
+static void scan_advice(const pc_report *r, size_t *longest, char *keep, size_t keep_len) {
+  for (size_t i = 0; i < r->nkernels; i++) {
+    const pc_diagnosis *d = &r->kernels[i].diag;
+    for (size_t j = 0; j <= d->nfindings && j <= PC_MAX_FINDINGS; j++) {
+      const pc_finding *f = j == 0 ? &d->verdict : &d->findings[j - 1];
+      const size_t n = strlen(f->advice);
+      assert_true(n + 1 < PC_ADVICE_MAX); /* strictly shorter than the field: nothing was cut */
+      if (n > *longest) {
+        *longest = n;
+        snprintf(keep, keep_len, "%s", f->advice);
+      }
+    }
+  }
+}
+
+static void test_longest_advice(void **state) {
+  (void)state;
+  static const char *const files[] = {
+      "nsys/mystery_kern_mem.hand-made.csv",          "corpus/h200-2026-12-01/torch_ops.csv.gz",
+      "corpus/h200-2026-12-01/access_widths.csv.gz",  "advice/h200-2026-12-01-b/advice.csv.gz",
+      "advice/h200-2026-12-02-c/inproc.json.gz",     "h200-torch/torch_step.perfcheck-run.json",
+      "ncu_raw_valid.csv",                            "t4_seed000.csv"};
+  size_t longest = 0;
+  char keep[PC_ADVICE_MAX] = "";
+  const char *from = NULL;
+  pc_report *best = NULL;
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", PERFCHECK_TEST_DATA, files[i]);
+    perfcheck_report *r = NULL;
+    assert_int_equal(perfcheck_report_read(path, 1, &r), PERFCHECK_OK);
+    const size_t before = longest;
+    scan_advice(r, &longest, keep, sizeof keep);
+    if (longest > before) {
+      pc_report_free(best);
+      best = r;
+      from = files[i];
+    } else {
+      pc_report_free(r);
+    }
+  }
+  print_message("longest advice: %zu bytes, from %s: %s\n", longest, from, keep);
+  assert_true(longest > 320); /* longer than the old field: the case this is about */
+  /* The stall clause that used to be cut ("... (cp.async, TMA)") reads whole. */
+  {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/corpus/h200-2026-12-01/torch_ops.csv.gz", PERFCHECK_TEST_DATA);
+    perfcheck_report *r = NULL;
+    assert_int_equal(perfcheck_report_read(path, 1, &r), PERFCHECK_OK);
+    char *j = write_report(r, PERFCHECK_FORMAT_JSON);
+    assert_non_null(strstr(j, "prefetch into shared memory (cp.async, TMA).\""));
+    free(j);
+    pc_report_free(r);
+  }
+  for (int fmt = PERFCHECK_FORMAT_TEXT; fmt <= PERFCHECK_FORMAT_HTML; fmt++) {
+    char *out = write_report(best, (perfcheck_format)fmt);
+    if (!strstr(out, keep)) fail_msg("format %d lost the longest advice", fmt);
+    free(out);
+  }
+  pc_report_free(best);
 }
 
 static void test_write_errors(void **state) {
@@ -454,7 +691,8 @@ int main(void) {
       cmocka_unit_test(test_printable),   cmocka_unit_test(test_json_report),  cmocka_unit_test(test_csv_report),
       cmocka_unit_test(test_text_report), cmocka_unit_test(test_text_seed_layout),
       cmocka_unit_test(test_empty_report), cmocka_unit_test(test_write_errors),
-      cmocka_unit_test(test_locale),
+      cmocka_unit_test(test_locale),      cmocka_unit_test(test_text_verdicts), cmocka_unit_test(test_labels_apart),
+      cmocka_unit_test(test_longest_advice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -315,13 +315,19 @@ typedef struct pc_unit_def {
   const char *name;
   int kind;
   const char *metric;
+  double scale;                 /* the metric's value x scale = its % of peak (100 for
+                                   smsp__issue_active.avg.per_cycle_active, else 1) */
 } pc_unit_def;
 const pc_unit_def *pc_units(size_t *count);
 /* The unit a metric (as the table spells it) measures, for the JSON reader;
  * NULL if unknown. */
 const pc_unit_def *pc_unit_lookup(const char *metric);
 
-#define PC_ADVICE_MAX 320
+/* Room for the longest advice the checklist writes (about 480 bytes: the
+ * latency_bound sentence with the longest stall clause); tests/unit/
+ * test_writers.c checks that none is cut and that the longest reaches every
+ * writer whole. */
+#define PC_ADVICE_MAX 640
 #define PC_METRIC_NAME_MAX 160
 #define PC_MAX_FINDINGS 16
 

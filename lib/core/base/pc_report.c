@@ -62,6 +62,7 @@ void pc_kernel_init(pc_kernel *k) {
   k->total_ns = k->time_share = PC_NULL;
   k->busiest_pipe.pct = k->busiest_memory.pct = PC_NULL;
   k->counter_spread = PC_NULL;
+  k->worth_changing = -1;
   k->device_ordinal = -1;
   k->worth_changing = -1;
   pc_attributes_init(&k->attr);

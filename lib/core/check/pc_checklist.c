@@ -426,7 +426,7 @@ enum { PC_RATE_DRAM = -2, PC_RATE_FP32 = -3 };
   X("issue", PC_UNIT_AGGREGATE, "smsp__issue_active.avg.per_cycle_active", PC_M_ISSUE_ACTIVE, 100)              \
   X("fp32", PC_UNIT_AGGREGATE, PC_FLOP_RATE, PC_RATE_FP32, 1)
 
-#define PC_UNIT_DEF_(name, kind, metric, id, scale) {name, kind, metric},
+#define PC_UNIT_DEF_(name, kind, metric, id, scale) {name, kind, metric, scale},
 static const pc_unit_def pc_unit_defs[] = {PC_UNIT_ROWS(PC_UNIT_DEF_)};
 #undef PC_UNIT_DEF_
 typedef struct pc_unit_src {
@@ -1619,6 +1619,8 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->gain.speedup = dg->gain.saved_ns = PC_NULL;
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
   dg->runner_up = PERFCHECK_CAUSE_NONE;
+  dg->runner_up_value = dg->runner_up_threshold = PC_NULL;
+  dg->gain.speedup = dg->gain.saved_ns = PC_NULL;
   dg->stall.per_issue = dg->stall.share = dg->stall.second_share = PC_NULL;
 }
 

@@ -68,20 +68,6 @@ const char *pc_html_num(char *buf, size_t len, double v) {
   return buf;
 }
 
-const char *pc_html_ns(char *buf, size_t len, double ns) {
-  if (!isfinite(ns))
-    snprintf(buf, len, "-");
-  else if (ns < 1e3)
-    snprintf(buf, len, "%.0f ns", ns);
-  else if (ns < 1e6)
-    snprintf(buf, len, "%.4g us", ns / 1e3);
-  else if (ns < 1e9)
-    snprintf(buf, len, "%.4g ms", ns / 1e6);
-  else
-    snprintf(buf, len, "%.4g s", ns / 1e9);
-  return buf;
-}
-
 /* ---- Page ------------------------------------------------------------------ */
 
 static const char pc_html_css[] =

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "base/pc_core.h"
+#include "write/pc_words.h" /* pc_words_ns: a duration for people */
 
 /* The width of one character of the boxes' monospace font (11 px DejaVu
  * Sans Mono / Liberation Mono advance 0.602 em = 6.62 px), rounded up. */
@@ -34,8 +35,6 @@ size_t pc_html_chars_for(double width_px);
 /* A number for people: NaN -> "-", integers below 1e6 exact, else 4
  * significant digits ("0.25", "16.22", "5.515e+04" never: 55154). */
 const char *pc_html_num(char *buf, size_t len, double v);
-/* A duration in ns for people: "850 ns", "12.3 us", "1.184 ms", "2.31 s". */
-const char *pc_html_ns(char *buf, size_t len, double ns);
 
 /* <!DOCTYPE html> ... <body>, with the page's CSS; the title is escaped. */
 void pc_html_begin(FILE *f, const char *title);

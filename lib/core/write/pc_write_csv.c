@@ -5,10 +5,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "write/pc_words.h"
 
 void pc_csv_write_field(FILE *f, const char *s) {
   if (!s) return;
@@ -65,13 +67,25 @@ static const char *const pc_csv_columns[] = {
     /* Appended (issue 15): the device the kernel ran on. */
     "device_ordinal", "pci_bus_id",
     /* Appended (issue 19): rank in its region, borderline mark, dominant stall. */
-    "rank", "borderline", "runner_up", "stall", "stall_share"};
+    "rank", "borderline", "runner_up", "stall", "stall_share",
+    /* Appended: the label the text and HTML reports give the entry (what
+     * tells apart entries that share a display name), whether it is worth
+     * changing, the library that owns it and the change the user controls
+     * there, the borderline runner-up's evidence, and the estimated gain. */
+    "label", "worth_changing", "library", "library_advice", "runner_up_metric", "runner_up_value",
+    "runner_up_threshold", "estimated_speedup", "estimated_saved_ns", "estimated_basis"};
 
 perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err) {
   pc_err_clear(err);
   if (!r || !f) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "pc_write_csv: NULL argument");
   pc_locale_guard lg;
   pc_locale_begin(&lg);
+  pc_label *labels = calloc(r->nkernels ? r->nkernels : 1, sizeof *labels);
+  if (!labels || pc_kernel_labels(r, labels) != 0) {
+    free(labels);
+    pc_locale_end(&lg);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_csv: out of memory");
+  }
   size_t ncol = sizeof pc_csv_columns / sizeof pc_csv_columns[0];
   for (size_t i = 0; i < ncol; i++) {
     if (i) fputc(',', f);
@@ -141,8 +155,33 @@ perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err) {
     pc_csv_write_field(f, k->diag.stall.reason);
     fputc(',', f);
     pc_csv_number(f, k->diag.stall.share);
+    fputc(',', f);
+    pc_csv_write_field(f, labels[i].text);
+    const int worth = pc_kernel_worth_changing(k);
+    fprintf(f, ",%s,", worth < 0 ? "" : worth ? "true" : "false");
+    pc_csv_write_field(f, k->library[0] ? k->library : NULL);
+    fputc(',', f);
+    pc_csv_write_field(f, k->diag.library_advice[0] ? k->diag.library_advice : NULL);
+    const char *rm = NULL;
+    double rv = PC_NULL, rt = PC_NULL;
+    (void)pc_runner_up_evidence(k, &r->device, &rm, &rv, &rt);
+    fputc(',', f);
+    pc_csv_write_field(f, rm);
+    fputc(',', f);
+    pc_csv_number(f, rv);
+    fputc(',', f);
+    pc_csv_number(f, rt);
+    const int gain = pc_gain_known(&k->diag.gain);
+    fputc(',', f);
+    pc_csv_number(f, gain ? k->diag.gain.speedup : PC_NULL);
+    fputc(',', f);
+    pc_csv_number(f, gain ? k->diag.gain.saved_ns : PC_NULL);
+    fputc(',', f);
+    pc_csv_write_field(f, gain && k->diag.gain.basis[0] ? k->diag.gain.basis : NULL);
     fputc('\n', f);
   }
+  for (size_t i = 0; i < r->nkernels; i++) free(labels[i].text);
+  free(labels);
   pc_locale_end(&lg);
   if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the CSV report failed");
   return PERFCHECK_OK;

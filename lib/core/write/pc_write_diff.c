@@ -119,26 +119,26 @@ static void pc_signature_text(char *buf, size_t len, const pc_diff_kernel *k) {
 static void pc_time_text(char *buf, size_t len, const pc_diff_kernel *k) {
   char a[32], b[32], p[32];
   if (pc_is_null(k->time_change_pct)) {
-    snprintf(buf, len, "time not measured on both sides (%s -> %s)", pc_html_ns(a, sizeof a, k->a.dur_median),
-             pc_html_ns(b, sizeof b, k->b.dur_median));
+    snprintf(buf, len, "time not measured on both sides (%s -> %s)", pc_words_ns(a, sizeof a, k->a.dur_median),
+             pc_words_ns(b, sizeof b, k->b.dur_median));
     return;
   }
   snprintf(p, sizeof p, "%+.1f%%", k->time_change_pct);
-  snprintf(buf, len, "time %s (median %s -> %s", p, pc_html_ns(a, sizeof a, k->a.dur_median),
-           pc_html_ns(b, sizeof b, k->b.dur_median));
+  snprintf(buf, len, "time %s (median %s -> %s", p, pc_words_ns(a, sizeof a, k->a.dur_median),
+           pc_words_ns(b, sizeof b, k->b.dur_median));
   size_t n = strlen(buf);
   if (n < len && (k->a.launches > 1 || k->b.launches > 1)) {
     char a0[32], a1[32], b0[32], b1[32];
-    snprintf(buf + n, len - n, "; launches %s..%s -> %s..%s", pc_html_ns(a0, sizeof a0, k->a.dur_min),
-             pc_html_ns(a1, sizeof a1, k->a.dur_max), pc_html_ns(b0, sizeof b0, k->b.dur_min),
-             pc_html_ns(b1, sizeof b1, k->b.dur_max));
+    snprintf(buf + n, len - n, "; launches %s..%s -> %s..%s", pc_words_ns(a0, sizeof a0, k->a.dur_min),
+             pc_words_ns(a1, sizeof a1, k->a.dur_max), pc_words_ns(b0, sizeof b0, k->b.dur_min),
+             pc_words_ns(b1, sizeof b1, k->b.dur_max));
     n = strlen(buf);
   }
   if (n < len) snprintf(buf + n, len - n, "; band %s%%)", pc_dn(p, sizeof p, k->time_band_pct));
   n = strlen(buf);
   if (n < len && (pc_has(k->a.total) || pc_has(k->b.total))) {
     char t0[32], t1[32], s0[32], s1[32];
-    snprintf(buf + n, len - n, ", total %s -> %s", pc_html_ns(t0, sizeof t0, k->a.total), pc_html_ns(t1, sizeof t1, k->b.total));
+    snprintf(buf + n, len - n, ", total %s -> %s", pc_words_ns(t0, sizeof t0, k->a.total), pc_words_ns(t1, sizeof t1, k->b.total));
     n = strlen(buf);
     if (n < len && (pc_has(k->a.share) || pc_has(k->b.share)))
       snprintf(buf + n, len - n, ", share %s%% -> %s%%", pc_dn(s0, sizeof s0, k->a.share * 100),
@@ -234,7 +234,7 @@ static void pc_text_presence(FILE *f, const pc_diff_kernel *k) {
   const pc_diff_side *s = k->presence == PC_ADDED ? &k->b : &k->a;
   pc_text_kernel_head(f, k);
   fprintf(f, "]: %" PRIu64 " launch%s, median %s, step %d %s\n", s->launches, s->launches == 1 ? "" : "es",
-          pc_html_ns(a, sizeof a, s->dur_median), s->verdict.step, perfcheck_cause_name(s->verdict.cause));
+          pc_words_ns(a, sizeof a, s->dur_median), s->verdict.step, perfcheck_cause_name(s->verdict.cause));
 }
 
 static void pc_text_region(FILE *f, const pc_diff_region *g) {
@@ -245,7 +245,7 @@ static void pc_text_region(FILE *f, const pc_diff_region *g) {
     fprintf(f, ": %s\n", pc_presence_name(g->presence));
     return;
   }
-  fprintf(f, ": wall %s -> %s", pc_html_ns(a, sizeof a, g->wall_a), pc_html_ns(b, sizeof b, g->wall_b));
+  fprintf(f, ": wall %s -> %s", pc_words_ns(a, sizeof a, g->wall_a), pc_words_ns(b, sizeof b, g->wall_b));
   if (pc_has(g->time_change_pct)) fprintf(f, " (%+.1f%%)", g->time_change_pct);
   fprintf(f, ": %s%s", pc_time_word(g->time), g->replay_dominated ? " (counter replay, see the notes)" : "");
   if (g->verdict != PC_CHANGE_SAME)
@@ -606,9 +606,9 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f, pc_err *err) {
     const double ma = k->a.dur_median, mb = k->b.dur_median;
     char v[40];
     fprintf(f, "<td class=\"n\" data-v=\"%s\">%s</td>", pc_has(ma) ? (pc_fmt_double(v, sizeof v, ma), v) : "",
-            pc_html_ns(a, sizeof a, ma));
+            pc_words_ns(a, sizeof a, ma));
     fprintf(f, "<td class=\"n\" data-v=\"%s\">%s</td>", pc_has(mb) ? (pc_fmt_double(v, sizeof v, mb), v) : "",
-            pc_html_ns(b, sizeof b, mb));
+            pc_words_ns(b, sizeof b, mb));
     if (pc_has(k->time_change_pct))
       fprintf(f, "<td class=\"n\" data-v=\"%.6g\">%+.1f%%</td>", k->time_change_pct, k->time_change_pct);
     else
@@ -652,8 +652,8 @@ perfcheck_status pc_diff_write_html(const pc_diff *d, FILE *f, pc_err *err) {
       fprintf(f, "<tr class=\"%s\"><td>%s</td><td>", g->overall == PC_CHANGE_WORSE ? "worse" : "",
               g->presence == PC_PAIRED ? pc_change_name(g->overall) : pc_presence_name(g->presence));
       pc_html_text(f, g->name);
-      fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", pc_html_ns(a, sizeof a, g->wall_a),
-              pc_html_ns(b, sizeof b, g->wall_b));
+      fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", pc_words_ns(a, sizeof a, g->wall_a),
+              pc_words_ns(b, sizeof b, g->wall_b));
       if (pc_has(g->time_change_pct))
         fprintf(f, "<td class=\"n\">%+.1f%% %s</td>", g->time_change_pct, pc_time_word(g->time));
       else

@@ -457,7 +457,7 @@ static void pc_html_segment(FILE *f, const char *cls, double x, double w, const 
   char a[32], p[32];
   fprintf(f, "<rect class=\"%s\" x=\"%.2f\" y=\"2\" width=\"%.2f\" height=\"%.0f\"><title>%s %s (%s%% of the wall "
              "clock)</title></rect>",
-          cls, x, w, PC_TL_H - 4, what, pc_html_ns(a, sizeof a, ns), pc_html_num(p, sizeof p, ns / wall * 100));
+          cls, x, w, PC_TL_H - 4, what, pc_words_ns(a, sizeof a, ns), pc_html_num(p, sizeof p, ns / wall * 100));
 }
 
 /* Step 1 of each device, when the region's kernels ran on more than one:
@@ -488,7 +488,7 @@ static void pc_html_region_devices(FILE *f, const pc_region *g) {
       fputs(")", f);
     }
     fprintf(f, ": kernels busy %s (%s%% of the wall clock), %" PRIu64 " launch%s; step 1: ",
-            pc_html_ns(a, sizeof a, d->kernel_ns), pc_html_num(b, sizeof b, d->kernel_share * 100), d->launches,
+            pc_words_ns(a, sizeof a, d->kernel_ns), pc_html_num(b, sizeof b, d->kernel_share * 100), d->launches,
             d->launches == 1 ? "" : "es");
     const pc_finding *v = &d->diag.verdict;
     if (v->step == 1 && v->cause != PERFCHECK_CAUSE_NONE)
@@ -532,17 +532,17 @@ static void pc_html_region(FILE *f, const pc_region *g) {
             "<span class=\"sw\" style=\"background:#e39b2d;border-radius:0\"></span>copies %s "
             "<span class=\"sw\" style=\"background:#d9d9d9;border-radius:0\"></span>neither %s, of a wall clock of %s; "
             "%" PRIu64 " launch%s",
-            pc_html_ns(a, sizeof a, g->kernel_ns), pc_html_num(b, sizeof b, g->kernel_share * 100),
-            pc_html_ns(c, sizeof c, copies), pc_html_ns(d, sizeof d, rest), pc_html_ns(e, sizeof e, wall), g->launches,
+            pc_words_ns(a, sizeof a, g->kernel_ns), pc_html_num(b, sizeof b, g->kernel_share * 100),
+            pc_words_ns(c, sizeof c, copies), pc_words_ns(d, sizeof d, rest), pc_words_ns(e, sizeof e, wall), g->launches,
             g->launches == 1 ? "" : "es");
-    if (pc_has(g->gpu_idle_ns)) fprintf(f, "; gaps between kernels %s", pc_html_ns(a, sizeof a, g->gpu_idle_ns));
+    if (pc_has(g->gpu_idle_ns)) fprintf(f, "; gaps between kernels %s", pc_words_ns(a, sizeof a, g->gpu_idle_ns));
     if (copies > copies_drawn + 0.5)
-      fprintf(f, "; copies overlapping kernels %s (not drawn twice)", pc_html_ns(a, sizeof a, copies - copies_drawn));
+      fprintf(f, "; copies overlapping kernels %s (not drawn twice)", pc_words_ns(a, sizeof a, copies - copies_drawn));
     if (g->dropped_records) fprintf(f, "; %" PRIu64 " activity records dropped", g->dropped_records);
     if (pc_has(g->communication_share) && g->communication_share > 0)
       fprintf(f, "; communication kernels %s%% of kernel time (%s of communication against %s of compute)",
-              pc_html_num(a, sizeof a, g->communication_share * 100), pc_html_ns(b, sizeof b, g->communication_ns),
-              pc_html_ns(c, sizeof c, g->compute_ns));
+              pc_html_num(a, sizeof a, g->communication_share * 100), pc_words_ns(b, sizeof b, g->communication_ns),
+              pc_words_ns(c, sizeof c, g->compute_ns));
     fputs(".</p>\n", f);
     pc_html_region_devices(f, g);
   }
@@ -607,8 +607,8 @@ static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *la
       fputs("</td>", f);
     }
     fprintf(f, "<td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>", k->launches, k->launches);
-    pc_td_num(f, k->dur_median_ns, pc_html_ns(a, sizeof a, k->dur_median_ns));
-    pc_td_num(f, k->total_ns, pc_html_ns(a, sizeof a, k->total_ns));
+    pc_td_num(f, k->dur_median_ns, pc_words_ns(a, sizeof a, k->dur_median_ns));
+    pc_td_num(f, k->total_ns, pc_words_ns(a, sizeof a, k->total_ns));
     char sh[40];
     snprintf(sh, sizeof sh, "%s%%", pc_html_num(a, sizeof a, k->time_share * 100));
     pc_td_num(f, k->time_share, pc_has(k->time_share) ? sh : "-");
@@ -771,8 +771,8 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
       fputs("</span>; ", f);
     }
     fprintf(f, "%" PRIu64 " launch%s, duration min / median / max %s / %s / %s, total %s", k->launches,
-            k->launches == 1 ? "" : "es", pc_html_ns(a, sizeof a, k->dur_min_ns), pc_html_ns(b, sizeof b, k->dur_median_ns),
-            pc_html_ns(c, sizeof c, k->dur_max_ns), pc_html_ns(d, sizeof d, k->total_ns));
+            k->launches == 1 ? "" : "es", pc_words_ns(a, sizeof a, k->dur_min_ns), pc_words_ns(b, sizeof b, k->dur_median_ns),
+            pc_words_ns(c, sizeof c, k->dur_max_ns), pc_words_ns(d, sizeof d, k->total_ns));
     if (pc_has(k->time_share))
       fprintf(f, ", %s%% of the %s kernel time", pc_html_num(e, sizeof e, k->time_share * 100),
               k->time_share_from_timeline ? (k->region ? "region's" : "unregioned") : "export's");
