@@ -20,8 +20,18 @@ headless Chromium, and asserts:
   - each point's area proportional to the kernel's kernel_time_share (the
     JSON's, on data-share: r = 28 sqrt(share), at least 2.5 px) when every
     drawn kernel has one, else every point one size;
+  - a point drawn from warm DRAM bytes (a multi-pass replay) or from CUDA-core
+    FLOPs where the checklist left the intensity unknown sits at the JSON's
+    flops / dram_bytes and flops / duration, and its legend row says so;
+  - every point labelled (text.plabel) with its kernel's number among the
+    verdicts;
   - a DRAM and an FP32 ceiling line exactly when the report's device holds
-    that peak, each on its value; no tensor roof (the report has none yet);
+    that peak, each on its value; an FP64, XU and tensor roof exactly where
+    the compute capability's documented rate gives one, flat at the FP32
+    peak times that rate, each with its source in the legend;
+  - the verdicts first: the first kernel's five bands within the first
+    screen (1280 x 900), the kernels in the order of their share of the
+    time, those under 1% after the others;
   - every text of a box (the five bands) inside its box, every SVG text
     inside its picture, no paragraph, list item or cell whose text overflows;
   - per kernel five bands, and the band of the verdict's step red when that
@@ -31,7 +41,8 @@ headless Chromium, and asserts:
     measured (report pages);
   - the kernel table sorts by time when its header is clicked;
   - the file is smaller than --max-bytes (default 1,000,000).
-It writes a PNG of the whole page with --screenshot.
+It writes a PNG of the whole page with --screenshot, of the first screen
+with --screenshot-top, and of the roofline with --screenshot-roofline.
 
 Chromium is driven over --remote-debugging-pipe (the DevTools protocol on
 two file descriptors, NUL-terminated JSON): no port, no websocket library,
@@ -140,12 +151,23 @@ PAGE_FACTS = r"""
                 h: +p.getAttribute('height'), lx0: +p.dataset.lx0, lx1: +p.dataset.lx1,
                 ly0: +p.dataset.ly0, ly1: +p.dataset.ly1};
     svg.querySelectorAll('circle.point').forEach(c => out.points.push({k: +c.dataset.k,
+      approx: c.classList.contains('approx'),
       cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'), r: +c.getAttribute('r'),
       share: c.dataset.share === undefined ? null : +c.dataset.share, title: c.querySelector('title').textContent}));
     svg.querySelectorAll('line.ceiling').forEach(l => out.ceilings.push({kind: l.dataset.ceiling,
       value: +l.dataset.value, x1: +l.getAttribute('x1'), y1: +l.getAttribute('y1'),
       x2: +l.getAttribute('x2'), y2: +l.getAttribute('y2')}));
   }
+  if (svg) {
+    out.plabels = Array.from(svg.querySelectorAll('text.plabel')).map(t => ({k: +t.dataset.k, text: t.textContent}));
+    out.roofbox = (b => ({x: b.left + window.scrollX, y: b.top + window.scrollY, w: b.width, h: b.height}))(r(svg));
+  }
+  out.roof_legend = Array.from(document.querySelectorAll('li[data-roof]')).map(l => ({pipe: l.dataset.roof,
+    text: l.textContent}));
+  const bands = document.querySelector('article svg.bands');
+  out.first_bands_bottom = bands ? r(bands).bottom + window.scrollY : null;
+  const sec = id => { const e = document.getElementById(id); return e ? r(e).top + window.scrollY : null; };
+  out.top_of = {checklist: sec('checklist'), roofline: sec('roofline'), regions: sec('regions'), kernels: sec('kernels')};
   document.querySelectorAll('svg').forEach(s => {
     const sr = r(s);
     s.querySelectorAll('text').forEach(t => {
@@ -172,7 +194,8 @@ PAGE_FACTS = r"""
     out.overflow.push('the page is wider than the window: ' + document.documentElement.scrollWidth + ' px (' +
       wide.slice(0, 3).map(e => e.tagName + '.' + e.className + ' "' + e.textContent.slice(0, 40) + '"').join(', ') + ')');
   }
-  document.querySelectorAll('article').forEach(a => out.articles.push({id: a.id,
+  document.querySelectorAll('article').forEach(a => out.articles.push({id: a.id, num: +a.dataset.num,
+    not_worth: a.classList.contains('not-worth'),
     bands: Array.from(a.querySelectorAll('g.band')).map(g => ({step: +g.dataset.step, state: g.dataset.state,
       lines: Array.from(g.querySelectorAll('text')).map(t => t.textContent)}))}));
   document.querySelectorAll('table.roof-legend tbody tr').forEach(tr => {
@@ -218,6 +241,8 @@ def main():
     ap.add_argument("--perfcheck", required=True)
     ap.add_argument("--chromium")
     ap.add_argument("--screenshot")
+    ap.add_argument("--screenshot-top", help="a PNG of the first screen (1280 x 900)")
+    ap.add_argument("--screenshot-roofline", help="a PNG of the roofline")
     ap.add_argument("--max-bytes", type=int, default=1000000)
     ap.add_argument("--keep", help="keep the page and its JSON in this directory")
     ap.add_argument("--diff", action="store_true", help="two reports: check the page of perfcheck diff")
@@ -296,6 +321,24 @@ def main():
             with open(a.screenshot, "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
             print("screenshot: %s (1280 x %d)" % (a.screenshot, h))
+        if a.screenshot_top:
+            b.call("Runtime.evaluate", {"expression": "window.scrollTo(0,0)"}, session=s)
+            shot = b.call("Page.captureScreenshot", {"format": "png",
+                                                     "clip": {"x": 0, "y": 0, "width": 1280, "height": 900, "scale": 1}},
+                          session=s)
+            import base64
+            with open(a.screenshot_top, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            print("screenshot of the first screen: %s" % a.screenshot_top)
+        if a.screenshot_roofline and facts.get("roofbox"):
+            rb = facts["roofbox"]
+            shot = b.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                                     "clip": {"x": rb["x"], "y": rb["y"], "width": rb["w"],
+                                                              "height": rb["h"], "scale": 1}}, session=s)
+            import base64
+            with open(a.screenshot_roofline, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            print("screenshot of the roofline: %s" % a.screenshot_roofline)
         col = json.dumps("after" if a.diff else "median")
         sort = json.loads(b.call("Runtime.evaluate", {"expression": SORT_CHECK % (col, col), "returnByValue": True},
                                  session=s)["result"]["value"])
@@ -345,10 +388,33 @@ def main():
                 shares[i] = k.get("kernel_time_share")
         kernels_n = len(truth["kernels"])
     pts = {p["k"]: p for p in facts["points"]}
+    # Points the page drew where the checklist left the intensity unknown
+    # (warm DRAM bytes of a multi-pass replay: hollow; CUDA-core FLOPs of a
+    # kernel with a little tensor activity): their legend row says how, and
+    # they sit at the JSON's flops / dram_bytes and flops / duration.
+    noted = {}
+    if not a.diff:
+        for i, k in enumerate(truth["kernels"]):
+            if i in expect or i not in pts:
+                continue
+            d = k.get("derived", {})
+            dur = (k.get("metrics") or {}).get("gpu__time_duration.sum")
+            why = facts["legend_why"][i] if i < len(facts["legend_why"]) else None
+            if positive(d.get("flops")) and positive(d.get("dram_bytes")) and positive(dur) and why and \
+                    (("approximate" in why) == pts[i]["approx"]):
+                noted[i] = (d["flops"] / d["dram_bytes"], d["flops"] / dur, k.get("display_name") or k["name"])
+                shares[i] = k.get("kernel_time_share")
+        expect.update(noted)
     check(facts["plot"] is not None, "the page has a roofline")
     check(len(facts["points"]) == len(expect) and set(pts) == set(expect),
-          "one point per measured kernel: %d points, %d kernels measured of %d" % (len(facts["points"]), len(expect),
-                                                                                  kernels_n))
+          "one point per measured kernel: %d points, %d kernels measured of %d (%d of them drawn as the legend "
+          "says)" % (len(facts["points"]), len(expect), kernels_n, len(noted)))
+    labelled = {l["k"]: l["text"] for l in facts.get("plabels", [])}
+    nums = {int(x["id"][1:]): x["num"] for x in facts["articles"]} if not a.diff else {}
+    unlabelled = [i for i in pts if i not in labelled or
+                  (i in nums and not labelled[i].split(" ")[0] == str(nums[i]))]
+    check(not unlabelled, "every point is labelled with its kernel's number among the verdicts" +
+          ("" if not unlabelled else ": " + ", ".join(map(str, unlabelled[:5]))))
     if a.expect_points is not None:
         check(len(facts["points"]) == a.expect_points, "exactly %d points" % a.expect_points)
     pl = facts["plot"] or {"x": 0, "y": 0, "w": 1, "h": 1, "lx0": 0, "lx1": 1, "ly0": 0, "ly1": 1}
@@ -364,7 +430,9 @@ def main():
         p = pts.get(i)
         if p is None:
             continue
-        if abs(p["cx"] - X(ai)) > 0.6 or abs(p["cy"] - Y(gf)) > 0.6 or name not in p["title"]:
+        # The title holds the label: the display name, or a longer form of the
+        # name where two kernels share it (up to the display's first "...").
+        if abs(p["cx"] - X(ai)) > 0.6 or abs(p["cy"] - Y(gf)) > 0.6 or name.split("...")[0] not in p["title"]:
             misplaced.append("%s at (%.1f, %.1f), wanted (%.1f, %.1f)" % (name, p["cx"], p["cy"], X(ai), Y(gf)))
     check(not misplaced, "every point where its intensity and FLOP/s put it, titled with its kernel" +
           ("" if not misplaced else ": " + "; ".join(misplaced[:5])))
@@ -391,8 +459,29 @@ def main():
     bw, fp = dev.get("peak_dram_bytes_per_s"), dev.get("peak_fp32_flop_per_s")
     check(("dram" in ceil) == positive(bw), "a DRAM ceiling line exactly when the device has a peak (%s)" % bw)
     check(("fp32" in ceil) == positive(fp), "an FP32 ceiling line exactly when the device has a peak (%s)" % fp)
-    check(not any(k.startswith("tensor") for k in ceil) or dev.get("peak_tensor_flop_per_s"),
-          "no tensor roof without device.peak_tensor_flop_per_s")
+    # The pipes' documented rates per SM and cycle, against FP32's (the
+    # device model's table): FP64 FMA, XU results, dense FP16 tensor FLOP.
+    cc = dev.get("compute_capability") or ""
+    if a.diff:  # the diff's JSON names the after run's device, not its compute capability
+        rc, out, _ = run([a.perfcheck, "report", "-q", "--format", "json", a.reports[1]])
+        if rc in (0, 1):
+            cc = (json.loads(out).get("device") or {}).get("compute_capability") or ""
+    lanes = {"7.0": 64, "7.5": 64, "8.0": 64, "8.6": 128, "8.7": 128, "8.9": 128, "9.0": 128}.get(cc)
+    rates = {"fp64": {"6.0": 64, "7.0": 64, "7.5": 4, "8.0": 64, "8.6": 4, "8.7": 4, "8.9": 4, "9.0": 128},
+             "xu": {"7.0": 16, "7.5": 16, "8.0": 16, "8.6": 16, "8.7": 16, "8.9": 16, "9.0": 16},
+             "tensor": {"7.0": 1024, "7.5": 1024, "8.0": 2048, "9.0": 4096}}
+    legend = {l["pipe"]: l["text"] for l in facts.get("roof_legend", [])}
+    for pipe, table in rates.items():
+        want = positive(fp) and lanes and cc in table
+        check((pipe in ceil) == bool(want), "a %s roof exactly where compute capability %s documents one" % (pipe, cc))
+        if want and pipe in ceil:
+            v = fp * table[cc] / (2 * lanes)
+            c = ceil[pipe][0]
+            check(abs(c["value"] / v - 1) < 1e-5 and abs(c["y1"] - Y(v / 1e9)) < 1.0 and c["y1"] == c["y2"],
+                  "the %s roof is flat at the FP32 peak x %d/%d = %.4g /s" % (pipe, table[cc], 2 * lanes, v))
+        check(pipe in legend and (("Programming Guide" in legend[pipe] or "whitepaper" in legend[pipe]) if want
+                                  else "not drawn" in legend[pipe]),
+              "the legend says where the %s roof comes from, or why there is none" % pipe)
     if "dram" in ceil and positive(bw):
         c = ceil["dram"][0]
         on = all(abs(Y(bw * 10 ** ((x - pl["x"]) / pl["w"] * (pl["lx1"] - pl["lx0"]) + pl["lx0"]) / 1e9) - y) < 1.0
@@ -411,18 +500,45 @@ def main():
           ("" if not facts["overflow"] else ": " + "; ".join(facts["overflow"][:5])))
 
     if not a.diff:
-        arts = facts["articles"]
-        check(len(arts) == kernels_n and all(len(x["bands"]) == 5 for x in arts),
+        order = [int(x["id"][1:]) for x in facts["articles"]]
+        arts = {int(x["id"][1:]): x for x in facts["articles"]}
+        check(len(arts) == kernels_n and all(len(x["bands"]) == 5 for x in arts.values()),
               "five bands for each of the %d kernels" % kernels_n)
+
+        def worth(k):
+            w = k.get("worth_changing")
+            if w in (True, False):
+                return w
+            sh = k.get("kernel_time_share")
+            return None if not isinstance(sh, (int, float)) else sh >= 0.01
+
+        def rank_key(i):
+            k = truth["kernels"][i]
+            w = worth(k)
+            sh = k.get("kernel_time_share")
+            tot = k.get("total_ns")
+            return (0 if w is True else 2 if w is False else 1, -(sh if isinstance(sh, (int, float)) else -1),
+                    -(tot if isinstance(tot, (int, float)) else -1), i)
+        check(order == sorted(range(kernels_n), key=rank_key),
+              "the verdicts in the order of their share of the time, those under 1%% after the others: %s" % order[:12])
+        flagged = [i for i in order if arts[i]["not_worth"] != (worth(truth["kernels"][i]) is False)]
+        check(not flagged, "a kernel under 1%% of the time, and only such a kernel, is marked not worth changing%s" %
+              ("" if not flagged else ": " + ", ".join(map(str, flagged[:5]))))
+        fb = facts.get("first_bands_bottom")
+        check(kernels_n == 0 or (fb is not None and fb <= 900),
+              "the first kernel's five bands are in the first screen (their bottom at %s px of 900)" % fb)
+        tops = facts["top_of"]
+        check(tops["checklist"] is not None and tops["roofline"] is not None and tops["checklist"] < tops["roofline"]
+              < tops["regions"] < tops["kernels"], "the verdicts first, then the roofline, the regions and the kernels")
         wrong = []
         for i, k in enumerate(truth["kernels"]):
             v = k["diagnosis"]
-            if 1 <= v["step"] <= 5 and v["cause"] != "not_assessed" and i < len(arts):
+            if 1 <= v["step"] <= 5 and v["cause"] != "not_assessed" and i in arts:
                 band = [b for b in arts[i]["bands"] if b["step"] == v["step"]]
                 if not band or band[0]["state"] != "catches":
                     wrong.append("%s: step %d %s but band %s" % (k["name"], v["step"], v["cause"],
                                                                  band[0]["state"] if band else "missing"))
-            if v["step"] == 0 and v["cause"] in ("at_roof", "latency_bound") and i < len(arts):
+            if v["step"] == 0 and v["cause"] in ("at_roof", "latency_bound") and i in arts:
                 red = [b["step"] for b in arts[i]["bands"] if b["state"] == "catches"]
                 if red:
                     wrong.append("%s: %s but red band(s) %s" % (k["name"], v["cause"], red))
@@ -437,8 +553,8 @@ def main():
             return "%.0f" % v if abs(v) >= 1e4 else "%.4g" % v if abs(v) >= 1e-3 else "%.3e" % v
         wrong = []
         for i, k in enumerate(truth["kernels"]):
-            if i >= len(arts):
-                break
+            if i not in arts:
+                continue
             bands = {b["step"]: b for b in arts[i]["bands"]}
             d = k.get("derived", {})
             pipe, mem = unit_text(d.get("busiest_pipe")), unit_text(d.get("busiest_memory"))

@@ -47,7 +47,7 @@ static size_t count(const char *s, const char *needle) {
 /* The text of <article id="kI"> ... </article>, malloc'd. */
 static char *article(const char *html, size_t i) {
   char id[32];
-  snprintf(id, sizeof id, "<article id=\"k%zu\">", i);
+  snprintf(id, sizeof id, "<article id=\"k%zu\"", i);
   const char *a = strstr(html, id);
   if (!a) fail_msg("no %s", id);
   const char *e = strstr(a, "</article>");
@@ -106,14 +106,37 @@ static void test_mystery(void **state) {
   assert_non_null(strstr(html, "</html>\n"));
   assert_self_contained(html);
   assert_no_unmeasured_numbers(html);
-  /* Every kernel measured: four points, both ceilings, no tensor roof. */
+  char want[160];
+  /* Every kernel measured: four points, each labelled with its number
+   * among the verdicts; the DRAM roof and a roof for each pipe whose peak
+   * is documented for compute capability 9.0 (FP32, FP64, XU, tensor),
+   * each line with its label, and its source in the legend. */
   assert_int_equal(count(html, "<circle class=\"point\""), 4);
-  assert_int_equal(count(html, "data-ceiling=\"dram\""), 1);
-  assert_int_equal(count(html, "data-ceiling=\"fp32\""), 1);
-  assert_int_equal(count(html, "data-ceiling=\"tensor"), 0);
-  assert_non_null(strstr(html, "Tensor-core roof: not measured"));
+  assert_int_equal(count(html, "<text class=\"plabel\""), 4);
+  assert_int_equal(count(html, "<line class=\"ceiling\" data-ceiling=\"dram\""), 1);
+  assert_int_equal(count(html, "<line class=\"ceiling\" data-ceiling=\"fp32\""), 1);
+  static const char *const pipes[] = {"fp64", "xu", "tensor"};
+  static const double ratio[] = {128.0 / 256.0, 16.0 / 256.0, 4096.0 / 256.0};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(want, sizeof want, "<line class=\"ceiling pipe\" data-ceiling=\"%s\" data-value=\"%.6g\"", pipes[i],
+             r->device.peak_fp32_flop_per_s * ratio[i]);
+    if (!strstr(html, want)) fail_msg("no %s roof: %s", pipes[i], want);
+    snprintf(want, sizeof want, "<text class=\"clabel\" data-ceiling=\"%s\"", pipes[i]);
+    assert_non_null(strstr(html, want));
+  }
+  assert_non_null(strstr(html, "<li data-roof=\"fp64\">FP64 roof: 33454 GFLOP/s (the FP32 roof x 64/128: FP64 FMA per SM "
+                               "and cycle against FP32's on compute capability 9.0 (CUDA C++ Programming Guide"));
+  assert_non_null(strstr(html, "<li data-roof=\"tensor\">Tensor (FP16, dense) roof: 1070531 GFLOP/s"));
+  /* The verdicts first, by share: mysteryB (38%), then the roofline. */
+  const char *first = strstr(html, "<article id=\"k");
+  assert_non_null(first);
+  assert_non_null(strstr(first, "<h3>1. mysteryB</h3>"));
+  assert_true(strstr(first, "<h3>1. mysteryB</h3>") < strstr(html, "<h3>2. mysteryC, 116736 B dynamic</h3>"));
+  assert_true(first < strstr(html, "<section id=\"roofline\">"));
+  /* The numbers in their units: ncu's 0.96 for the issue slots, not 96. */
+  assert_non_null(strstr(html, "smsp__issue_active.avg.per_cycle_active</span> = 0.96 inst/cycle (96% of peak) (threshold "
+                               "0.8 inst/cycle: 80% of peak)"));
   /* The DRAM line's value is the device's peak, written exactly enough. */
-  char want[64];
   snprintf(want, sizeof want, "data-ceiling=\"dram\" data-value=\"%.6g\"", r->device.peak_dram_bytes_per_s);
   assert_non_null(strstr(html, want));
   /* A point's area is its share of the export's kernel time: r = 28 sqrt(share). */
@@ -199,7 +222,8 @@ static void test_missing_inputs(void **state) {
   assert_null(strstr(html, "data-k=\"3\""));
   assert_non_null(strstr(html, "no point: FLOPs not measured"));
   assert_non_null(strstr(html, "no point: DRAM bytes not measured"));
-  assert_non_null(strstr(html, "no point: a tensor-core kernel (the tensor pipe 100% of its pipe activity)"));
+  assert_non_null(strstr(html, "no point: a tensor-core kernel (the tensor pipe 100% of its pipe activity, at 40.0% of its "
+                               "peak)"));
   assert_non_null(strstr(html, "1 of 4 kernels drawn"));
   assert_no_unmeasured_numbers(html);
   free(html);
@@ -589,6 +613,100 @@ static void test_tensor_share(void **state) {
   perfcheck_report_destroy(r);
 }
 
+/* The page opens with the verdicts, most time first: the kernels that hold
+ * the time, then those under 1% of their region's kernel time, marked not
+ * worth changing; a library kernel's advice in two parts, an estimated
+ * gain said as one, a borderline verdict with the number that makes it so. */
+static void test_verdicts_first(void **state) {
+  (void)state;
+  pc_report *r = load("h200/mystery.csv");
+  /* Shares of one region: mysteryA the most, mysteryB under 1%. */
+  const double share[4] = {0.6, 0.005, 0.25, 0.145};
+  size_t ia = kernel_index(r, "mysteryA", 0), ib = kernel_index(r, "mysteryB", 0);
+  size_t ic = kernel_index(r, "mysteryC", 116736), id = kernel_index(r, "mysteryC", 0);
+  const size_t at[4] = {ia, ib, ic, id};
+  for (size_t i = 0; i < 4; i++) r->kernels[at[i]].time_share = share[i];
+  pc_kernel *c = &r->kernels[ic];
+  snprintf(c->library, sizeof c->library, "%s", "CUTLASS");
+  snprintf(c->diag.library_advice, sizeof c->diag.library_advice, "%s", "Pick a tile configuration with less shared "
+           "memory per block.");
+  c->diag.gain.speedup = 1.8;
+  c->diag.gain.saved_ns = 1.2e5;
+  snprintf(c->diag.gain.basis, sizeof c->diag.gain.basis, "%s", "eight blocks per SM instead of one");
+  pc_kernel *d = &r->kernels[id]; /* at_roof at 96%: a runner-up evidence from the report */
+  d->diag.borderline = 1;
+  d->diag.runner_up = PERFCHECK_CAUSE_LATENCY_BOUND;
+  snprintf(d->diag.runner_up_metric, sizeof d->diag.runner_up_metric, "%s", "smsp__issue_active.avg.per_cycle_active");
+  d->diag.runner_up_value = 96;
+  d->diag.runner_up_threshold = 95;
+  char *html = html_of(r);
+  char h[4][160];
+  snprintf(h[0], sizeof h[0], "<article id=\"k%zu\" data-num=\"1\">\n<h3>1. mysteryA</h3>", ia);
+  snprintf(h[1], sizeof h[1], "<article id=\"k%zu\" data-num=\"2\">\n<h3>2. mysteryC, 116736 B dynamic <span "
+           "class=\"lib\">CUTLASS</span></h3>", ic);
+  snprintf(h[2], sizeof h[2], "<article id=\"k%zu\" data-num=\"3\">\n<h3>3. mysteryC, 0 B dynamic</h3>", id);
+  snprintf(h[3], sizeof h[3], "<article id=\"k%zu\" data-num=\"4\" class=\"not-worth\">\n<h3>4. mysteryB</h3>", ib);
+  const char *prev = strstr(html, "<section id=\"checklist\">");
+  assert_non_null(prev);
+  for (int i = 0; i < 4; i++) {
+    const char *p = strstr(html, h[i]);
+    if (!p) fail_msg("no %s", h[i]);
+    assert_true(p > prev);
+    prev = p;
+  }
+  const char *head = strstr(html, "<h3 class=\"not-worth-head\">Not worth changing");
+  assert_non_null(head);
+  assert_true(head < strstr(html, h[3]) && head > strstr(html, h[2]));
+  assert_true(strstr(html, h[3]) < strstr(html, "<section id=\"roofline\">"));
+  char *a = article(html, ib);
+  assert_non_null(strstr(a, "<b>not worth changing</b> (under 1%; the verdict stands)"));
+  free(a);
+  a = article(html, ic);
+  assert_non_null(strstr(a, "<p class=\"advice\"><b>Advice:</b> Pick a tile configuration with less shared memory per "
+                            "block.</p><p class=\"advice-inside\">Inside the kernel (for CUTLASS's authors): Shared "
+                            "memory per block"));
+  assert_non_null(strstr(a, "<p class=\"gain\"><b>Estimated gain</b> (an estimate, not a measurement): 1.8x faster, about "
+                            "120 us saved: eight blocks per SM instead of one.</p>"));
+  free(a);
+  a = article(html, id);
+  assert_non_null(strstr(a, "<b>Borderline:</b> nudging one threshold by 5 points (10% of a ratio) gives "
+                            "<b>latency_bound</b> instead: smsp__issue_active.avg.per_cycle_active = 0.96 inst/cycle (96% "
+                            "of peak) (threshold 0.95 inst/cycle: 95% of peak).</p>"));
+  free(a);
+  /* The roofline numbers its points as the verdicts do. */
+  char lab[64];
+  snprintf(lab, sizeof lab, "<text class=\"plabel\" data-k=\"%zu\"", ia);
+  const char *l = strstr(html, lab);
+  assert_non_null(l);
+  assert_non_null(strstr(l, ">1 mysteryA</text>"));
+  free(html);
+  pc_report_free(r);
+}
+
+/* In process with the default kernel replay of several passes: a point per
+ * kernel all the same, from the warm DRAM bytes, hollow and said so. */
+static void test_points_in_process(void **state) {
+  (void)state;
+  perfcheck_report *r = NULL;
+  assert_int_equal(perfcheck_report_read(PERFCHECK_TEST_DATA "/h200-torch/torch_step.perfcheck-run.json", 1, &r),
+                   PERFCHECK_OK);
+  size_t multipass = 0;
+  for (size_t i = 0; i < r->nkernels; i++) multipass += r->kernels[i].passes > 1;
+  assert_true(multipass > 20);
+  char *html = html_of(r);
+  const size_t hollow = count(html, "<circle class=\"point approx\"");
+  print_message("%zu hollow points of %zu kernels\n", hollow, r->nkernels);
+  assert_true(hollow >= 25);
+  assert_int_equal(count(html, "<circle class=\"point\""), 0);
+  assert_int_equal(count(html, "<text class=\"plabel\""), hollow);
+  assert_non_null(strstr(html, "The cache level, plainly: "));
+  assert_non_null(strstr(html, "drawn <span class=\"why\">(approximate: DRAM bytes of a 6-pass kernel replay, not a "
+                               "cold run"));
+  assert_no_unmeasured_numbers(html);
+  free(html);
+  pc_report_free(r);
+}
+
 static void test_write_error(void **state) {
   (void)state;
   pc_report *r = load("h200/mystery.csv");
@@ -608,7 +726,8 @@ int main(void) {
       cmocka_unit_test(test_steps_follow_the_walk), cmocka_unit_test(test_band_bytes_per_sector),
       cmocka_unit_test(test_band_busiest_units), cmocka_unit_test(test_band_lanes_and_near_roof),
       cmocka_unit_test(test_band_step1_in_process), cmocka_unit_test(test_points_without_share),
-      cmocka_unit_test(test_tensor_share),
+      cmocka_unit_test(test_tensor_share), cmocka_unit_test(test_verdicts_first),
+      cmocka_unit_test(test_points_in_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

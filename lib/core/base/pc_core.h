@@ -186,6 +186,24 @@ int pc_fp32_lanes_per_sm(int cc_major, int cc_minor);
  * Sets ceilings_source to "attributes". */
 void pc_device_ceilings_from_clocks(pc_device *d, double mem_clock_khz, double bus_width_bits,
                                     double sm_clock_khz);
+/* The compute roofs a roofline draws: FP32 (the device's own peak), and
+ * FP64, XU (transcendentals, in results per second) and the tensor cores
+ * (dense FP16/BF16 FLOP per second), each from the FP32 peak by the ratio
+ * of the per-SM, per-cycle rates NVIDIA documents for the compute
+ * capability (pc_device.c names the source of each; a rate not documented
+ * for it gives no roof).  Fills out[] (at most PC_PIPE_PEAKS) and returns
+ * how many; 0 without an FP32 peak. */
+#define PC_PIPE_PEAKS 4
+typedef struct pc_pipe_peak {
+  const char *pipe;      /* "fp32", "fp64", "xu", "tensor" */
+  const char *unit;      /* "FLOP/s", or "results/s" for the XU */
+  double per_s;
+  char source[200];      /* where the number comes from, in words */
+} pc_pipe_peak;
+size_t pc_device_pipe_peaks(const pc_device *d, pc_pipe_peak *out);
+/* Where a device's ceilings came from, in words ("from the device's
+ * clocks, not measured"), for ceilings_source. */
+const char *pc_device_ceilings_origin(const char *ceilings_source);
 /* Recomputes ridge_flop_per_byte from the two peaks (NaN if either is). */
 void pc_device_update_ridge(pc_device *d);
 /* Reads a ceilings file ("key = value" lines: peak_dram_bytes_per_s,

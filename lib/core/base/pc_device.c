@@ -62,6 +62,85 @@ int pc_fp32_lanes_per_sm(int cc_major, int cc_minor) {
 
 static int pc_positive(double v) { return isfinite(v) && v > 0; }
 
+/* Per SM and cycle, as NVIDIA documents them: FP64 fused multiply-adds and
+ * the 32-bit special-function (XU) results (CUDA C++ Programming Guide,
+ * arithmetic instruction throughput table), and dense FP16 tensor-core
+ * FLOP (the Volta, Turing, A100 and H100 architecture whitepapers: 64, 64,
+ * 256 and 512 FMA per tensor core and cycle, 8, 8, 4 and 4 tensor cores
+ * per SM).  -1 where a rate is not documented here. */
+static int pc_fp64_fma_per_sm(int major, int minor) {
+  if (major == 6) return minor == 0 ? 32 : 4;
+  if (major == 7) return minor == 0 ? 32 : 2;
+  if (major == 8) return minor == 0 ? 32 : 2;
+  if (major == 9 && minor == 0) return 64;
+  return -1;
+}
+static int pc_xu_per_sm(int major, int minor) {
+  if (major == 7 || major == 8 || (major == 9 && minor == 0)) return 16;
+  return -1;
+}
+static int pc_tensor_fp16_flop_per_sm(int major, int minor) {
+  if (major == 7) return minor == 0 || minor == 5 ? 1024 : -1;
+  if (major == 8 && minor == 0) return 2048;
+  if (major == 9 && minor == 0) return 4096;
+  return -1;
+}
+
+const char *pc_device_ceilings_origin(const char *src) {
+  if (!src || !*src) return "source unknown";
+  if (strcmp(src, "measured") == 0) return "measured by perfcheck ceilings";
+  if (strcmp(src, "attributes") == 0) return "from the device's clocks, not measured";
+  if (strcmp(src, "ncu-export") == 0) return "from the export's device attributes, not measured";
+  if (strcmp(src, "file") == 0) return "from a ceilings file";
+  return src;
+}
+
+size_t pc_device_pipe_peaks(const pc_device *d, pc_pipe_peak *out) {
+  if (!d || !out || !pc_positive(d->peak_fp32_flop_per_s)) return 0;
+  const int lanes = pc_fp32_lanes_per_sm(d->cc_major, d->cc_minor);
+  size_t n = 0;
+  out[n].pipe = "fp32";
+  out[n].unit = "FLOP/s";
+  out[n].per_s = d->peak_fp32_flop_per_s;
+  snprintf(out[n].source, sizeof out[n].source, "%s", pc_device_ceilings_origin(d->ceilings_source));
+  n++;
+  if (lanes <= 0) return n;
+  const double fp32_per_sm = 2.0 * lanes; /* FLOP per SM and cycle */
+  const int fp64 = pc_fp64_fma_per_sm(d->cc_major, d->cc_minor), xu = pc_xu_per_sm(d->cc_major, d->cc_minor),
+            tensor = pc_tensor_fp16_flop_per_sm(d->cc_major, d->cc_minor);
+  if (fp64 > 0) {
+    out[n].pipe = "fp64";
+    out[n].unit = "FLOP/s";
+    out[n].per_s = d->peak_fp32_flop_per_s * (2.0 * fp64) / fp32_per_sm;
+    snprintf(out[n].source, sizeof out[n].source,
+             "the FP32 roof x %d/%d: FP64 FMA per SM and cycle against FP32's on compute capability %d.%d (CUDA C++ "
+             "Programming Guide, arithmetic instruction throughput)",
+             fp64, lanes, d->cc_major, d->cc_minor);
+    n++;
+  }
+  if (xu > 0) {
+    out[n].pipe = "xu";
+    out[n].unit = "results/s";
+    out[n].per_s = d->peak_fp32_flop_per_s * xu / fp32_per_sm;
+    snprintf(out[n].source, sizeof out[n].source,
+             "the FP32 roof x %d/%.0f: special-function results per SM and cycle against FP32 FLOP on compute "
+             "capability %d.%d (CUDA C++ Programming Guide, arithmetic instruction throughput)",
+             xu, fp32_per_sm, d->cc_major, d->cc_minor);
+    n++;
+  }
+  if (tensor > 0) {
+    out[n].pipe = "tensor";
+    out[n].unit = "FLOP/s";
+    out[n].per_s = d->peak_fp32_flop_per_s * tensor / fp32_per_sm;
+    snprintf(out[n].source, sizeof out[n].source,
+             "the FP32 roof x %d/%.0f: dense FP16 tensor-core FLOP per SM and cycle against FP32's on compute "
+             "capability %d.%d (NVIDIA's architecture whitepaper)",
+             tensor, fp32_per_sm, d->cc_major, d->cc_minor);
+    n++;
+  }
+  return n;
+}
+
 void pc_device_update_ridge(pc_device *d) {
   if (!d) return;
   if (pc_positive(d->peak_dram_bytes_per_s) && pc_positive(d->peak_fp32_flop_per_s))

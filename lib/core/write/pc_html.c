@@ -194,6 +194,10 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
   p->share = k->time_share;
   p->cause = k->diag.verdict.cause;
   const pc_derived *d = &k->derived;
+  const double dur = k->metric[PC_M_DURATION];
+  const int tensor_active = k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
+                            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct");
+  const double tshare = pc_roof_tensor_share(k);
   if (k->is_graph) { /* its time is its kernels': no share, and no point beside theirs */
     p->ai = p->gflops = PC_NULL;
     snprintf(p->why, sizeof p->why, "a CUDA graph's entry: its counters are every launch's sum over its %u kernels "
@@ -207,42 +211,51 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
     snprintf(p->why, sizeof p->why, "no DRAM traffic measured (0 bytes): the intensity has no value");
   else if (!(d->flops > 0))
     snprintf(p->why, sizeof p->why, "no floating-point work measured (0 FLOP): no place on a log axis");
-  else if (pc_is_null(d->arithmetic_intensity) && k->passes > 1)
-    snprintf(p->why, sizeof p->why, "DRAM bytes from a %d-pass replay (later passes find the data in L2, the memory "
-                                    "restore adds writes): intensity left unknown; collect in one pass, or profile "
-                                    "with ncu --cache-control all", k->passes);
-  else if (pc_is_null(d->arithmetic_intensity) &&
-           (k->metric[PC_M_PIPE_TENSOR_PCT] > pc_threshold_value("tensor_active_pct") ||
-            k->metric[PC_M_PIPE_TENSOR_GMMA_PCT] > pc_threshold_value("tensor_active_pct"))) {
-    /* The checklist leaves intensity unknown at any tensor activity (rule
-     * tensor_active_pct).  A kernel whose pipes are mostly CUDA cores still
-     * has its place: its FLOPs are counted (an FMA kernel's 2% tensor
-     * activity on the H200 adds next to nothing), so it is drawn from its
-     * measured FLOPs, DRAM bytes and duration.  A tensor-core kernel (the
-     * tensor pipe at least half of its pipe activity) is not: its FLOPs are
-     * not among the counters, and no tensor roof is measured to place it
-     * against. */
-    const double share = pc_roof_tensor_share(k), dur = k->metric[PC_M_DURATION];
-    if (share < PC_ROOF_TENSOR_SHARE_MAX && dur > 0) {
-      p->ai = d->flops / d->dram_bytes;
-      p->gflops = d->flops / dur;
+  else if (pc_is_null(d->arithmetic_intensity) && tensor_active && !(tshare < PC_ROOF_TENSOR_SHARE_MAX)) {
+    /* A tensor-core kernel (the tensor pipe at least half of its pipe
+     * activity): its tensor FLOPs are not among the counters (the metric
+     * set has the tensor pipe's cycles, not its operations), so the FLOPs
+     * counted are a small part of its work and would place it far below
+     * where it runs. */
+    p->ai = p->gflops = PC_NULL;
+    snprintf(p->why, sizeof p->why,
+             "a tensor-core kernel (the tensor pipe %.0f%% of its pipe activity, at %.1f%% of its peak): its tensor "
+             "FLOPs are not among the counters (the set measures the pipe's cycles, not its operations), so it has "
+             "no point; the tensor roof is drawn for reference",
+             tshare * 100.0, pc_has(k->metric[PC_M_PIPE_TENSOR_PCT]) ? k->metric[PC_M_PIPE_TENSOR_PCT] : 0.0);
+  } else if (pc_is_null(d->arithmetic_intensity) && (k->passes > 1 || tensor_active) && dur > 0) {
+    /* Placed from its measured FLOPs, DRAM bytes and duration, and says how:
+     * a CUDA-core kernel with a little tensor activity (the checklist
+     * leaves its intensity unknown at any, rule tensor_active_pct: an FMA
+     * kernel's 2% on the H200 adds next to nothing), or DRAM bytes of a
+     * multi-pass kernel replay, which are not a cold run's (later passes
+     * find the data in L2, the replay's memory restore adds writes): the
+     * point is drawn hollow and its legend row says so. */
+    p->ai = d->flops / d->dram_bytes;
+    p->gflops = d->flops / dur;
+    p->note = 1;
+    if (k->passes > 1) {
+      p->approx = 1;
+      snprintf(p->why, sizeof p->why,
+               "approximate: DRAM bytes of a %d-pass kernel replay, not a cold run (later passes find the data in "
+               "L2; the replay's memory restore adds writes); hollow.  PERFCHECK_REPLAY=rotate measures them from a "
+               "flushed L2",
+               k->passes);
+    } else {
       snprintf(p->why, sizeof p->why,
                "CUDA-core FLOPs: the tensor pipe is %.0f%% of its pipe activity (at %.1f%% of its peak), under "
                "the %.0f%% that makes a tensor-core kernel",
-               share * 100.0, pc_has(k->metric[PC_M_PIPE_TENSOR_PCT]) ? k->metric[PC_M_PIPE_TENSOR_PCT] : 0.0,
+               tshare * 100.0, pc_has(k->metric[PC_M_PIPE_TENSOR_PCT]) ? k->metric[PC_M_PIPE_TENSOR_PCT] : 0.0,
                PC_ROOF_TENSOR_SHARE_MAX * 100.0);
-      p->note = 1;
-    } else {
-      snprintf(p->why, sizeof p->why,
-               "a tensor-core kernel (the tensor pipe %.0f%% of its pipe activity): its tensor FLOPs are not "
-               "among the counters and the device's tensor roof is not measured, so it has no place here",
-               share * 100.0);
     }
-  }
-  else if (pc_is_null(k->metric[PC_M_DURATION]) || pc_is_null(d->gflops))
+  } else if (pc_is_null(dur) || pc_is_null(d->gflops))
     snprintf(p->why, sizeof p->why, "duration not measured (gpu__time_duration.sum)");
   else if (!(d->gflops > 0) || !(d->arithmetic_intensity > 0))
     snprintf(p->why, sizeof p->why, "a measured value is not positive");
+  else if (k->dram_cold) {
+    p->note = 1;
+    snprintf(p->why, sizeof p->why, "DRAM bytes of a launch that started from a flushed L2 (a cold run)");
+  }
 }
 
 int pc_roof_point_drawn(const pc_roof_point *p) {
@@ -283,15 +296,6 @@ static const char *pc_decade_label(char *buf, size_t len, int e) {
   return buf;
 }
 
-static const char *pc_ceiling_source_text(const char *src) {
-  if (!src || !*src) return "source unknown";
-  if (strcmp(src, "measured") == 0) return "measured by perfcheck ceilings";
-  if (strcmp(src, "attributes") == 0) return "peak from the device's clocks, not measured";
-  if (strcmp(src, "ncu-export") == 0) return "peak from the export's device attributes, not measured";
-  if (strcmp(src, "file") == 0) return "from a ceilings file";
-  return src;
-}
-
 /* Points drawn largest first, so that a small point is never hidden. */
 typedef struct pc_draw_order {
   double r;
@@ -319,28 +323,59 @@ static double pc_point_r(const pc_roof_point *p, int scaled) {
   return r < 2.5 ? 2.5 : r;
 }
 
+/* A compute roof's colour and name. */
+static const char *pc_pipe_color(const char *pipe) {
+  if (strcmp(pipe, "fp32") == 0) return "#2e7d32";
+  if (strcmp(pipe, "fp64") == 0) return "#ef6c00";
+  if (strcmp(pipe, "xu") == 0) return "#6a1b9a";
+  return "#c62828"; /* tensor */
+}
+static const char *pc_pipe_title(const char *pipe) {
+  if (strcmp(pipe, "fp32") == 0) return "FP32";
+  if (strcmp(pipe, "fp64") == 0) return "FP64";
+  if (strcmp(pipe, "xu") == 0) return "XU";
+  return "Tensor (FP16, dense)";
+}
+
+/* A placed label's box, px. */
+typedef struct pc_box {
+  double x0, y0, x1, y1;
+} pc_box;
+
+static int pc_box_hits(const pc_box *b, const pc_box *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (b->x0 < v[i].x1 && v[i].x0 < b->x1 && b->y0 < v[i].y1 && v[i].y0 < b->y1) return 1;
+  return 0;
+}
+
 int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n) {
   char b1[64], b2[64];
   const double bw = pc_pos(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s : PC_NULL;
-  const double peak = pc_pos(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL; /* GFLOP/s */
+  pc_pipe_peak roofs[PC_PIPE_PEAKS];
+  const size_t nroofs = pc_device_pipe_peaks(d, roofs);
+  const double peak = nroofs ? roofs[0].per_s / 1e9 : PC_NULL; /* FP32, GFLOP/s */
   const double ridge = (pc_has(bw) && pc_has(peak)) ? peak * 1e9 / bw : PC_NULL;
 
-  /* The ranges: every point (and where a diff's point came from), the ridge,
-   * the FP32 roof. */
+  /* The ranges: every point (and where a diff's point came from), each
+   * roof and its ridge. */
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-  size_t drawn = 0, have_share = 0;
+  size_t drawn = 0, have_share = 0, approx = 0;
   for (size_t i = 0; i < n; i++) {
     const pc_roof_point *p = &pts[i];
     if (!pc_roof_point_drawn(p)) continue;
     drawn++;
+    approx += p->approx != 0;
     if (pc_has_share(p)) have_share++;
     xlo = fmin(xlo, p->ai), xhi = fmax(xhi, p->ai), ylo = fmin(ylo, p->gflops), yhi = fmax(yhi, p->gflops);
     if (pc_pos(p->from_ai) && pc_pos(p->from_gflops))
       xlo = fmin(xlo, p->from_ai), xhi = fmax(xhi, p->from_ai), ylo = fmin(ylo, p->from_gflops),
       yhi = fmax(yhi, p->from_gflops);
   }
-  if (pc_has(ridge)) xlo = fmin(xlo, ridge), xhi = fmax(xhi, ridge);
-  if (pc_has(peak)) yhi = fmax(yhi, peak * 1.3), ylo = fmin(ylo, peak);
+  for (size_t r = 0; r < nroofs; r++) {
+    const double g = roofs[r].per_s / 1e9;
+    yhi = fmax(yhi, g * 1.3), ylo = fmin(ylo, g);
+    if (pc_has(bw)) xlo = fmin(xlo, g * 1e9 / bw), xhi = fmax(xhi, g * 1e9 / bw);
+  }
   if (!isfinite(xlo)) xlo = 0.1, xhi = 100;
   if (!isfinite(ylo)) ylo = 1, yhi = 1e5;
   pc_axes ax = {72, 16, PC_ROOF_W - 72 - 24, PC_ROOF_H - 16 - 56, 0, 0, 0, 0};
@@ -351,8 +386,18 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
   fprintf(f, "<section id=\"%s\">\n<h2>Roofline</h2>\n", id);
   fputs("<p class=\"note\">Arithmetic intensity (FLOP per DRAM byte) against achieved FLOP/s, on log axes, from "
         "measured values only: derived.arithmetic_intensity = derived.flops / derived.dram_bytes, and "
-        "derived.gflops.</p>\n",
+        "derived.gflops.  ",
         f);
+  if (approx)
+    fprintf(f, "The cache level, plainly: %zu of the %zu points use DRAM bytes counted across a multi-pass kernel "
+               "replay, warm rather than cold (later passes find the data in L2), and are drawn hollow: their "
+               "intensity is approximate.",
+            approx, drawn);
+  else
+    fputs("The DRAM bytes are those of the run as measured (an export's own; in process, a cold run's from a "
+          "flushed L2 or a single pass).",
+          f);
+  fputs("</p>\n", f);
   fprintf(f,
           "<svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
           "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"roofline\">\n",
@@ -388,37 +433,93 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
           "<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">achieved GFLOP/s</text>\n",
           ax.top + ax.ph / 2, ax.top + ax.ph / 2);
 
-  /* The memory roof: GFLOP/s = bytes/s x FLOP/byte / 1e9, up to the ridge. */
+  /* The points, largest first (a small one is never hidden). */
+  const int scaled = drawn > 0 && have_share == drawn;
+  pc_draw_order *order = malloc((n ? n : 1) * sizeof *order);
+  size_t no = 0;
+  if (order)
+    for (size_t i = 0; i < n; i++)
+      if (pc_roof_point_drawn(&pts[i])) order[no].r = pc_point_r(&pts[i], scaled), order[no].i = i, no++;
+  if (order) qsort(order, no, sizeof *order, pc_cmp_draw);
+
+  /* What a label must not cover: every point, the DRAM roof's label and
+   * the labels placed before it. */
+  const size_t cap_boxes = 2 * n + PC_PIPE_PEAKS + 64;
+  pc_box *boxes = malloc(cap_boxes * sizeof *boxes);
+  size_t nboxes = 0;
+  for (size_t j = 0; boxes && order && j < no; j++) {
+    const pc_roof_point *p = &pts[order[j].i];
+    const double cx = pc_ax_x(&ax, p->ai), cy = pc_ax_y(&ax, p->gflops), r = order[j].r;
+    boxes[nboxes++] = (pc_box){cx - r, cy - r, cx + r, cy + r};
+  }
+
+  /* The memory roof: GFLOP/s = bytes/s x FLOP/byte / 1e9, up to the
+   * highest compute roof's ridge. */
+  double ridge_max = ridge;
+  for (size_t r = 0; r < nroofs && pc_has(bw); r++) ridge_max = fmax(ridge_max, roofs[r].per_s / bw);
   if (pc_has(bw)) {
     double x0 = fmax(xmin, ymin * 1e9 / bw);
-    double x1 = fmin(pc_has(ridge) ? ridge : xmax, fmin(xmax, ymax * 1e9 / bw));
+    double x1 = fmin(pc_has(ridge_max) ? ridge_max : xmax, fmin(xmax, ymax * 1e9 / bw));
     if (x0 < x1) {
       double px0 = pc_ax_x(&ax, x0), py0 = pc_ax_y(&ax, bw * x0 / 1e9);
       double px1 = pc_ax_x(&ax, x1), py1 = pc_ax_y(&ax, bw * x1 / 1e9);
       fprintf(f,
               "<line class=\"ceiling\" data-ceiling=\"dram\" data-value=\"%.6g\" stroke=\"#1565c0\" x1=\"%.1f\" "
               "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>DRAM %s GB/s (%s)</title></line>\n",
-              bw, px0, py0, px1, py1, pc_html_num(b1, sizeof b1, bw / 1e9), pc_ceiling_source_text(d->ceilings_source));
+              bw, px0, py0, px1, py1, pc_html_num(b1, sizeof b1, bw / 1e9), pc_device_ceilings_origin(d->ceilings_source));
       double ang = atan2(py0 - py1, px1 - px0) * 180.0 / 3.14159265358979323846;
       /* The label sits above the line, a third of the way along. */
       double lx = px0 + (px1 - px0) * 0.3, ly = py0 + (py1 - py0) * 0.3 - 6;
       fprintf(f, "<text class=\"clabel\" x=\"%.1f\" y=\"%.1f\" transform=\"rotate(%.2f %.1f %.1f)\" fill=\"#1565c0\">"
                  "DRAM %s GB/s</text>\n",
               lx, ly, -ang, lx, ly, pc_html_num(b1, sizeof b1, bw / 1e9));
+      /* The slanted label as a row of small boxes, one per character. */
+      const size_t chars = strlen("DRAM  GB/s") + strlen(b1);
+      const double ca = cos(ang * 3.14159265358979323846 / 180.0), sa = sin(ang * 3.14159265358979323846 / 180.0);
+      for (size_t c = 0; boxes && c < chars && nboxes < cap_boxes; c++) {
+        const double t = (c + 0.5) * PC_HTML_CHAR_W, x = lx + t * ca, y = ly - t * sa - 4;
+        boxes[nboxes++] = (pc_box){x - 4, y - 6, x + 4, y + 6};
+      }
     }
   }
-  /* The FP32 roof, flat from the ridge. */
-  if (pc_has(peak) && peak >= ymin && peak <= ymax) {
-    double x0 = pc_has(ridge) ? fmax(xmin, ridge) : xmin;
-    if (x0 < xmax) {
-      double px0 = pc_ax_x(&ax, x0), px1 = pc_ax_x(&ax, xmax), py = pc_ax_y(&ax, peak);
-      fprintf(f,
-              "<line class=\"ceiling\" data-ceiling=\"fp32\" data-value=\"%.6g\" stroke=\"#2e7d32\" x1=\"%.1f\" "
-              "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>FP32 %s GFLOP/s (%s)</title></line>\n",
-              peak * 1e9, px0, py, px1, py, pc_html_num(b1, sizeof b1, peak), pc_ceiling_source_text(d->ceilings_source));
-      fprintf(f, "<text class=\"clabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#2e7d32\">FP32 %s GFLOP/s</text>\n",
-              px1 - 4, py - 6, pc_html_num(b1, sizeof b1, peak));
-    }
+  /* The compute roofs, each flat from its own ridge. */
+  for (size_t r = 0; r < nroofs; r++) {
+    const double g = roofs[r].per_s / 1e9;
+    if (!(g >= ymin && g <= ymax)) continue;
+    const double rr = pc_has(bw) ? g * 1e9 / bw : PC_NULL;
+    double x0 = pc_has(rr) ? fmax(xmin, rr) : xmin;
+    if (!(x0 < xmax)) continue;
+    const double px0 = pc_ax_x(&ax, x0), px1 = pc_ax_x(&ax, xmax), py = pc_ax_y(&ax, g);
+    const int flop = strcmp(roofs[r].unit, "FLOP/s") == 0;
+    fprintf(f,
+            "<line class=\"ceiling%s\" data-ceiling=\"%s\" data-value=\"%.6g\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
+            "x2=\"%.1f\" y2=\"%.1f\"><title>%s %s %s (",
+            r ? " pipe" : "", roofs[r].pipe, roofs[r].per_s, pc_pipe_color(roofs[r].pipe), px0, py, px1, py,
+            pc_pipe_title(roofs[r].pipe), pc_html_num(b1, sizeof b1, g), flop ? "GFLOP/s" : "G results/s");
+    pc_html_text(f, roofs[r].source);
+    fputs(")</title></line>\n", f);
+    char text[96];
+    snprintf(text, sizeof text, "%s %s %s", pc_pipe_title(roofs[r].pipe), pc_html_num(b1, sizeof b1, g),
+             flop ? "GFLOP/s" : "G results/s");
+    const double w = strlen(text) * PC_HTML_CHAR_W;
+    /* Above the line at its right end, below it, or at its left end (the
+     * ridge): the first place that covers no point and no other label. */
+    const pc_box cand[4] = {{px1 - 4 - w, py - 17, px1 - 4, py - 4},
+                            {px1 - 4 - w, py + 3, px1 - 4, py + 16},
+                            {px0 + 4, py - 17, px0 + 4 + w, py - 4},
+                            {px0 + 4, py + 3, px0 + 4 + w, py + 16}};
+    pc_box box = cand[0];
+    for (int c = 0; c < 4; c++)
+      if (cand[c].x0 >= ax.left && cand[c].x1 <= ax.left + ax.pw && cand[c].y0 >= ax.top &&
+          cand[c].y1 <= ax.top + ax.ph && !(boxes && pc_box_hits(&cand[c], boxes, nboxes))) {
+        box = cand[c];
+        break;
+      }
+    if (boxes && nboxes < cap_boxes) boxes[nboxes++] = box;
+    fprintf(f, "<text class=\"clabel\" data-ceiling=\"%s\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", roofs[r].pipe,
+            box.x0, box.y1 - 3, pc_pipe_color(roofs[r].pipe));
+    pc_html_text(f, text);
+    fputs("</text>\n", f);
   }
   if (pc_has(ridge) && ridge > xmin && ridge < xmax) {
     double px = pc_ax_x(&ax, ridge);
@@ -428,14 +529,6 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
             ax.top + ax.ph - 6, pc_html_num(b1, sizeof b1, ridge));
   }
 
-  /* The points. */
-  const int scaled = drawn > 0 && have_share == drawn;
-  pc_draw_order *order = malloc((n ? n : 1) * sizeof *order);
-  size_t no = 0;
-  if (order)
-    for (size_t i = 0; i < n; i++)
-      if (pc_roof_point_drawn(&pts[i])) order[no].r = pc_point_r(&pts[i], scaled), order[no].i = i, no++;
-  if (order) qsort(order, no, sizeof *order, pc_cmp_draw);
   for (size_t j = 0; j < no; j++) {
     const pc_roof_point *p = &pts[order[j].i];
     double cx = pc_ax_x(&ax, p->ai), cy = pc_ax_y(&ax, p->gflops);
@@ -446,37 +539,97 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
         fprintf(f, "<line class=\"move\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" marker-end=\"url(#arrow)\"/>",
                 fx, fy, cx, cy);
     }
-    fprintf(f, "<circle class=\"point\" data-k=\"%zu\" data-ai=\"%.9g\" data-gflops=\"%.9g\" ", p->index, p->ai,
-            p->gflops);
+    fprintf(f, "<circle class=\"point%s\" data-k=\"%zu\" data-ai=\"%.9g\" data-gflops=\"%.9g\" ",
+            p->approx ? " approx" : "", p->index, p->ai, p->gflops);
     if (scaled) fprintf(f, "data-share=\"%.9g\" ", p->share);
-    fprintf(f, "cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"><title>", cx, cy, order[j].r,
-            pc_html_cause_color(p->cause));
+    if (p->approx)
+      fprintf(f, "cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" stroke=\"%s\" fill=\"none\"><title>", cx, cy, order[j].r,
+              pc_html_cause_color(p->cause));
+    else
+      fprintf(f, "cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"><title>", cx, cy, order[j].r,
+              pc_html_cause_color(p->cause));
+    fprintf(f, "%d. ", p->num > 0 ? p->num : (int)p->index + 1);
     pc_html_text(f, p->label);
-    fprintf(f, ": %s FLOP/byte, %s GFLOP/s, ", pc_html_num(b1, sizeof b1, p->ai), pc_html_num(b2, sizeof b2, p->gflops));
+    fprintf(f, ": %s FLOP/byte%s, %s GFLOP/s, ", pc_html_num(b1, sizeof b1, p->ai), p->approx ? " (approximate)" : "",
+            pc_html_num(b2, sizeof b2, p->gflops));
     if (scaled) fprintf(f, "%s%% of the kernel time, ", pc_html_num(b1, sizeof b1, p->share * 100));
     if (p->cause_before && strcmp(p->cause_before, perfcheck_cause_name(p->cause)) != 0)
       fprintf(f, "%s -> ", p->cause_before);
     fprintf(f, "%s</title></circle>\n", perfcheck_cause_name(p->cause));
   }
-  const int drew_points = order != NULL;
+  /* Each point's label: its number and, where it fits beside the point
+   * without covering another label, its name (the legend below has every
+   * name); the largest points (the most time) are placed first. */
+  for (size_t j = 0; j < no; j++) {
+    const pc_roof_point *p = &pts[order[j].i];
+    const double cx = pc_ax_x(&ax, p->ai), cy = pc_ax_y(&ax, p->gflops), r = order[j].r;
+    char num[24];
+    snprintf(num, sizeof num, "%d", p->num > 0 ? p->num : (int)p->index + 1);
+    /* Names for the first ten verdicts (the time is theirs), numbers for
+     * the rest: the legend below names every one. */
+    const int nth = p->num > 0 ? p->num : (int)p->index + 1;
+    const size_t name_chars = nth <= 10 ? 22 : 0;
+    const size_t label_chars = strlen(num) + (name_chars ? 1 + (strlen(p->label) < name_chars ? strlen(p->label) : name_chars) : 0);
+    const double wfull = label_chars * PC_HTML_CHAR_W, wnum = strlen(num) * PC_HTML_CHAR_W;
+    /* Right, left, above, below: the first place that is free. */
+    int placed = 0, with_name = 0;
+    pc_box at = {0, 0, 0, 0};
+    for (int pass = name_chars ? 0 : 1; pass < 2 && !placed; pass++) {
+      const double w = pass == 0 ? wfull : wnum;
+      const pc_box cand[4] = {{cx + r + 2, cy - 6, cx + r + 2 + w, cy + 6},
+                              {cx - r - 2 - w, cy - 6, cx - r - 2, cy + 6},
+                              {cx - w / 2, cy - r - 14, cx + w / 2, cy - r - 2},
+                              {cx - w / 2, cy + r + 2, cx + w / 2, cy + r + 14}};
+      for (int c = 0; c < 4 && !placed; c++) {
+        const pc_box *b = &cand[c];
+        if (b->x0 < ax.left || b->x1 > ax.left + ax.pw || b->y0 < ax.top || b->y1 > ax.top + ax.ph) continue;
+        if (boxes && pc_box_hits(b, boxes, nboxes)) continue;
+        at = *b, placed = 1, with_name = pass == 0;
+      }
+    }
+    if (!placed) at = (pc_box){cx + r + 2, cy - 6, cx + r + 2 + wnum, cy + 6}; /* its number, whatever it covers */
+    if (boxes && nboxes < cap_boxes) boxes[nboxes++] = at;
+    fprintf(f, "<text class=\"plabel\" data-k=\"%zu\" x=\"%.1f\" y=\"%.1f\">%s", p->index, at.x0, at.y1 - 3, num);
+    if (with_name) {
+      fputc(' ', f);
+      pc_html_text_cut(f, p->label, name_chars);
+    }
+    fputs("</text>\n", f);
+  }
+  const int drew_points = order != NULL && boxes != NULL;
   free(order);
+  free(boxes);
   fputs("</svg>\n", f);
 
   /* What the chart shows and what it does not. */
   fputs("<ul class=\"legend\">\n", f);
   if (pc_has(bw))
     fprintf(f, "<li>DRAM roof: %s GB/s (%s).</li>\n", pc_html_num(b1, sizeof b1, bw / 1e9),
-            pc_ceiling_source_text(d->ceilings_source));
+            pc_device_ceilings_origin(d->ceilings_source));
   else
     fputs("<li>DRAM roof: not known (device.peak_dram_bytes_per_s is null): no line.</li>\n", f);
-  if (pc_has(peak))
-    fprintf(f, "<li>FP32 roof: %s GFLOP/s (%s)%s%s.</li>\n", pc_html_num(b1, sizeof b1, peak),
-            pc_ceiling_source_text(d->ceilings_source), pc_has(ridge) ? "; ridge point " : "",
-            pc_has(ridge) ? pc_html_num(b2, sizeof b2, ridge) : "");
-  else
-    fputs("<li>FP32 roof: not known (device.peak_fp32_flop_per_s is null): no line.</li>\n", f);
-  fputs("<li>Tensor-core roof: not measured (the report's device has no peak_tensor_flop_per_s): no line.</li>\n", f);
-  fprintf(f, "<li>%zu of %zu kernel%s drawn; ", drawn, n, n == 1 ? "" : "s");
+  static const char *const pipes[] = {"fp32", "fp64", "xu", "tensor"};
+  for (size_t q = 0; q < sizeof pipes / sizeof pipes[0]; q++) {
+    const pc_pipe_peak *rf = NULL;
+    for (size_t r = 0; r < nroofs; r++)
+      if (strcmp(roofs[r].pipe, pipes[q]) == 0) rf = &roofs[r];
+    fprintf(f, "<li data-roof=\"%s\">%s roof: ", pipes[q], pc_pipe_title(pipes[q]));
+    if (rf) {
+      fprintf(f, "%s %s (", pc_html_num(b1, sizeof b1, rf->per_s / 1e9),
+              strcmp(rf->unit, "FLOP/s") == 0 ? "GFLOP/s" : "G results/s: one instruction's result each");
+      pc_html_text(f, rf->source);
+      fputs(")", f);
+      if (q == 0 && pc_has(ridge)) fprintf(f, "; ridge point %s", pc_html_num(b2, sizeof b2, ridge));
+      fputs(".</li>\n", f);
+    } else if (q == 0) {
+      fputs("not known (device.peak_fp32_flop_per_s is null): no line.</li>\n", f);
+    } else {
+      fprintf(f, "not drawn: no peak measured or documented for compute capability %d.%d here.</li>\n", d->cc_major,
+              d->cc_minor);
+    }
+  }
+  fprintf(f, "<li>%zu of %zu kernel%s drawn%s; ", drawn, n, n == 1 ? "" : "s",
+          approx ? ", the hollow ones from warm DRAM bytes (approximate)" : "");
   if (scaled)
     fputs("a point's area is proportional to the kernel's share of its region's kernel time "
           "(kernels[].kernel_time_share; offline, of the export's profiled launches): a kernel with all of it "
@@ -488,16 +641,19 @@ int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_
             drawn - have_share, drawn, drawn == 1 ? " has" : "s have");
   else
     fputs("no point to draw.</li>\n", f);
-  fputs("<li>Colour: the verdict's cause (below).  Hover a point for its kernel.</li>\n</ul>\n", f);
+  fputs("<li>Colour: the verdict's cause (below).  Each point is labelled with its kernel's number among the "
+        "verdicts; hover it for the kernel.</li>\n</ul>\n",
+        f);
 
   /* The legend table: every kernel, and why one has no point. */
-  fputs("<table class=\"roof-legend\"><thead><tr><th>kernel</th><th>FLOP/byte</th><th>GFLOP/s</th><th>verdict</th>"
-        "<th>point</th></tr></thead><tbody>\n",
+  fputs("<table class=\"roof-legend\"><thead><tr><th>#</th><th>kernel</th><th>FLOP/byte</th><th>GFLOP/s</th>"
+        "<th>verdict</th><th>point</th></tr></thead><tbody>\n",
         f);
   for (size_t i = 0; i < n; i++) {
     const pc_roof_point *p = &pts[i];
-    fprintf(f, "<tr><td class=\"name\"><span class=\"sw\" style=\"background:%s\"></span><a href=\"#k%zu\">",
-            pc_html_cause_color(p->cause), p->index);
+    fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"name\"><span class=\"sw\" style=\"background:%s\"></span>"
+               "<a href=\"#k%zu\">",
+            p->num > 0 ? p->num : (int)p->index + 1, pc_html_cause_color(p->cause), p->index);
     pc_html_text(f, p->label);
     fprintf(f, "</a></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", pc_html_num(b1, sizeof b1, p->ai),
             pc_html_num(b2, sizeof b2, p->gflops));

@@ -55,9 +55,12 @@ typedef struct pc_roof_point {
   double share;          /* area: share of the region's kernel time; NaN: one size (then all are) */
   perfcheck_cause cause; /* colour */
   const char *cause_before; /* a diff: the earlier verdict's cause word, or NULL */
-  char why[260];         /* when there is no point: why (filled by pc_roof_point_set); with
+  char why[300];         /* when there is no point: why (filled by pc_roof_point_set); with
                             note set, how the drawn point was placed */
   int note;              /* the point is drawn and why says from what */
+  int approx;            /* drawn from warm DRAM bytes (a multi-pass replay): hollow */
+  int num;               /* the number it is labelled with (its place among the verdicts);
+                            0: index + 1 */
 } pc_roof_point;
 
 /* A kernel with tensor activity is a tensor-core kernel when its tensor pipe
@@ -73,9 +76,11 @@ void pc_roof_point_set(pc_roof_point *p, size_t index, const char *label, const 
 int pc_roof_point_drawn(const pc_roof_point *p);
 
 /* The roofline section: an SVG on log-log axes with the device's ceilings
- * (a line only for a ceiling the report holds; the legend says where each
- * came from and which are not measured) and one circle per drawn point,
- * then the legend table (every kernel, with why it has no point).
+ * (the DRAM roof, and a compute roof for each pipe whose peak the device
+ * model holds or documents: FP32, FP64, XU, tensor, pc_device_pipe_peaks;
+ * the legend says where each came from and which are missing), one circle
+ * per drawn point, each labelled with its number (and its name where it
+ * fits), then the legend table (every kernel, with why it has no point).
  * `id` names the section (HTML id).  Returns 0, or -1 when memory ran out
  * (the page is still well formed, but its points are missing). */
 int pc_html_roofline(FILE *f, const char *id, const pc_device *d, const pc_roof_point *pts, size_t n);

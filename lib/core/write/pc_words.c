@@ -129,6 +129,10 @@ static void pc_say_number(char *buf, size_t len, const char *metric, double v, i
 }
 
 void pc_words_value(char *buf, size_t len, const char *metric, double value) {
+  if (!isfinite(value)) {
+    snprintf(buf, len, "%s not measured", metric ? metric : "");
+    return;
+  }
   char n[160];
   pc_say_number(n, sizeof n, metric, value, 0);
   snprintf(buf, len, "%s = %s", metric ? metric : "", n);

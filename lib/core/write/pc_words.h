@@ -20,7 +20,8 @@
 
 #include "base/pc_core.h"
 
-/* A finding's metric and value, "metric = value unit", into buf; the
+/* A finding's metric and value, "metric = value unit" ("metric not
+ * measured" for NaN), into buf; the
  * threshold the same way ("threshold 0.8 inst/cycle (80% of peak)") into
  * thr when thr is not NULL and the threshold is known (else thr = ""). */
 void pc_words_value(char *buf, size_t len, const char *metric, double value);

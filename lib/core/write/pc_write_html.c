@@ -28,6 +28,7 @@
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
 #include "write/pc_html.h"
+#include "write/pc_words.h"
 
 /* ---- The five bands ---------------------------------------------------------- */
 
@@ -580,11 +581,12 @@ static void pc_td_unit(FILE *f, const pc_unit_load *u) {
   pc_td_num(f, u->name ? u->pct : PC_NULL, pc_unit_text(buf, sizeof buf, u));
 }
 
-static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *labels) {
+static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *labels, const size_t *ord,
+                                 const int *num) {
   char a[40];
   int regions = 0; /* a region column only when some entry ran in one */
   for (size_t i = 0; i < r->nkernels && !regions; i++) regions = r->kernels[i].region != NULL;
-  fputs("<section id=\"kernels\">\n<h2>Kernels</h2>\n<p class=\"note\">Click a column to sort (median: the median "
+  fputs("<section id=\"kernels\">\n<h2>Kernels</h2>\n<p class=\"note\">Click a column to sort (#: the kernel's place among the verdicts; median: the median "
         "duration of the launches; total: their sum; share and rank: of the region's kernel time, of the export's offline; "
         "verdict: by step); a kernel's name leads to its five questions and metrics.  Busiest: the pipe and the "
         "memory level nearest their peak (step 2).</p>\n"
@@ -596,9 +598,10 @@ static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *la
         "<th data-sort=\"num\">GB/s</th><th data-sort=\"num\">busiest pipe</th><th data-sort=\"num\">busiest "
         "memory</th><th data-sort=\"num\">verdict</th></tr></thead><tbody>\n",
         f);
-  for (size_t i = 0; i < r->nkernels; i++) {
+  for (size_t j = 0; j < r->nkernels; j++) {
+    const size_t i = ord[j];
     const pc_kernel *k = &r->kernels[i];
-    fprintf(f, "<tr><td data-v=\"%zu\">%zu</td><td class=\"name\"><a href=\"#k%zu\">", i, i + 1, i);
+    fprintf(f, "<tr><td data-v=\"%d\">%d</td><td class=\"name\"><a href=\"#k%zu\">", num[i], num[i], i);
     pc_html_text(f, labels[i].text);
     fputs("</a></td>", f);
     if (regions) {
@@ -627,15 +630,28 @@ static void pc_html_kernel_table(FILE *f, const pc_report *r, const pc_label *la
   fputs("</tbody></table>\n</section>\n", f);
 }
 
-static void pc_html_finding(FILE *f, const pc_finding *v) {
-  char a[40], b[40];
+/* A finding: its cause, and the metric, value and threshold that decided
+ * it, each number in its metric's own unit (pc_words.h), then its advice. */
+static void pc_html_evidence(FILE *f, const pc_finding *v) {
+  char val[PC_METRIC_NAME_MAX + 200], thr[200];
   fprintf(f, "step %d <b>%s</b>", v->step, perfcheck_cause_name(v->cause));
   if (v->metric[0]) {
     fputs(": <span class=\"mono\">", f);
     pc_html_text(f, v->metric);
-    fprintf(f, "</span> = %s", pc_html_num(a, sizeof a, v->value));
-    if (pc_has(v->threshold)) fprintf(f, " (threshold %s)", pc_html_num(b, sizeof b, v->threshold));
+    pc_words_value(val, sizeof val, v->metric, v->value);
+    fputs("</span>", f);
+    pc_html_text(f, val + strlen(v->metric));
+    pc_words_threshold(thr, sizeof thr, v->metric, v->threshold);
+    if (thr[0]) {
+      fputs(" (", f);
+      pc_html_text(f, thr);
+      fputs(")", f);
+    }
   }
+}
+
+static void pc_html_finding(FILE *f, const pc_finding *v) {
+  pc_html_evidence(f, v);
   if (v->advice[0]) {
     fputs(". ", f);
     pc_html_text(f, v->advice);
@@ -757,26 +773,30 @@ static void pc_html_metrics(FILE *f, const pc_kernel *k, const unsigned char *ev
   fputs("</details>\n", f);
 }
 
-static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size_t i, const pc_label *label,
+static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size_t i, int num, const pc_label *label,
                            const unsigned char *everywhere) {
-  fprintf(f, "<article id=\"k%zu\">\n<h3>%zu. ", i, i + 1);
+  const int worth = pc_kernel_worth_changing(k);
+  fprintf(f, "<article id=\"k%zu\" data-num=\"%d\"%s>\n<h3>%d. ", i, num, worth == 0 ? " class=\"not-worth\"" : "", num);
   pc_html_text(f, label->text);
+  if (k->library[0]) {
+    fputs(" <span class=\"lib\">", f);
+    pc_html_text(f, k->library);
+    fputs("</span>", f);
+  }
   fputs("</h3>\n", f);
   {
     char a[40], b[40], c[40], d[40], e[40];
     fputs("<p class=\"meta\">", f);
-    if (k->demangled && *k->demangled) {
-      fputs("<span class=\"mono\">", f);
-      pc_html_text(f, k->demangled);
-      fputs("</span>; ", f);
-    }
-    fprintf(f, "%" PRIu64 " launch%s, duration min / median / max %s / %s / %s, total %s", k->launches,
+    if (pc_has(k->time_share))
+      fprintf(f, "<b>%s%% of the %s kernel time</b>", pc_html_num(e, sizeof e, k->time_share * 100),
+              k->time_share_from_timeline ? (k->region ? "region's" : "unregioned") : "export's");
+    else
+      fputs("<b>share of the kernel time unknown</b>", f);
+    if (k->rank > 0) fprintf(f, " (rank %d)", k->rank);
+    if (worth == 0) fputs(": <b>not worth changing</b> (under 1%; the verdict stands)", f);
+    fprintf(f, "; %" PRIu64 " launch%s, duration min / median / max %s / %s / %s, total %s", k->launches,
             k->launches == 1 ? "" : "es", pc_words_ns(a, sizeof a, k->dur_min_ns), pc_words_ns(b, sizeof b, k->dur_median_ns),
             pc_words_ns(c, sizeof c, k->dur_max_ns), pc_words_ns(d, sizeof d, k->total_ns));
-    if (pc_has(k->time_share))
-      fprintf(f, ", %s%% of the %s kernel time", pc_html_num(e, sizeof e, k->time_share * 100),
-              k->time_share_from_timeline ? (k->region ? "region's" : "unregioned") : "export's");
-    if (k->rank > 0) fprintf(f, " (rank %d)", k->rank);
     if (k->region) {
       fputs("; region ", f);
       pc_html_text(f, k->region);
@@ -785,12 +805,62 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
   }
   fputs("<div style=\"display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start\">\n", f);
   pc_html_bands(f, r, k);
-  fputs("<div style=\"flex:1;min-width:240px\"><p><b>Verdict:</b> ", f);
-  pc_html_finding(f, &k->diag.verdict);
+  fputs("<div style=\"flex:1;min-width:240px\"><p class=\"verdict\"><b>Verdict:</b> ", f);
+  pc_html_evidence(f, &k->diag.verdict);
   fputs("</p>", f);
-  if (k->diag.borderline)
-    fprintf(f, "<p><b>Borderline:</b> nudging one threshold by 5 points (10%% of a ratio) gives <b>%s</b> instead.</p>",
-            perfcheck_cause_name(k->diag.runner_up));
+  const pc_diagnosis *dg = &k->diag;
+  if (k->library[0] && dg->library_advice[0]) {
+    fputs("<p class=\"advice\"><b>Advice:</b> ", f);
+    pc_html_text(f, dg->library_advice);
+    fputs("</p>", f);
+    if (dg->verdict.advice[0]) {
+      fputs("<p class=\"advice-inside\">Inside the kernel (for ", f);
+      pc_html_text(f, k->library);
+      fputs("'s authors): ", f);
+      pc_html_text(f, dg->verdict.advice);
+      fputs("</p>", f);
+    }
+  } else if (dg->verdict.advice[0]) {
+    if (k->library[0]) {
+      fputs("<p class=\"advice-inside\">Inside the kernel (for ", f);
+      pc_html_text(f, k->library);
+      fputs("'s authors; no change of the call is known): ", f);
+    } else {
+      fputs("<p class=\"advice\"><b>Advice:</b> ", f);
+    }
+    pc_html_text(f, dg->verdict.advice);
+    fputs("</p>", f);
+  }
+  if (dg->borderline) {
+    fprintf(f, "<p class=\"borderline\"><b>Borderline:</b> nudging one threshold by 5 points (10%% of a ratio) gives <b>%s</b> "
+               "instead",
+            perfcheck_cause_name(dg->runner_up));
+    const char *m = NULL;
+    double v = PC_NULL, t = PC_NULL;
+    if (pc_runner_up_evidence(k, &r->device, &m, &v, &t) && m) {
+      char val[PC_METRIC_NAME_MAX + 200], thr[200];
+      pc_words_value(val, sizeof val, m, v);
+      pc_words_threshold(thr, sizeof thr, m, t);
+      fputs(": ", f);
+      pc_html_text(f, val);
+      if (thr[0]) {
+        fputs(" (", f);
+        pc_html_text(f, thr);
+        fputs(")", f);
+      }
+    }
+    fputs(".</p>", f);
+  }
+  if (pc_gain_known(&dg->gain)) {
+    char a[40];
+    fprintf(f, "<p class=\"gain\"><b>Estimated gain</b> (an estimate, not a measurement): %.2gx faster", dg->gain.speedup);
+    if (pc_has(dg->gain.saved_ns)) fprintf(f, ", about %s saved", pc_words_ns(a, sizeof a, dg->gain.saved_ns));
+    if (dg->gain.basis[0]) {
+      fputs(": ", f);
+      pc_html_text(f, dg->gain.basis);
+    }
+    fputs(".</p>", f);
+  }
   char note[2048];
   if (pc_kernel_counters_note(k, note, sizeof note)) { /* the text report's "counters:" line */
     fputs("<p><b>Counters:</b> ", f);
@@ -802,19 +872,19 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
       fputs("</p>", f);
     }
   }
-  if (k->diag.stall.reason) {
+  if (dg->stall.reason) {
     char sa[40], sb[40];
-    fprintf(f, "<p>Warp stalls: <span class=\"mono\">%s</span> %s%% of stall cycles", k->diag.stall.reason,
-            pc_html_num(sa, sizeof sa, k->diag.stall.share * 100));
-    if (k->diag.stall.second)
-      fprintf(f, ", then <span class=\"mono\">%s</span> %s%%", k->diag.stall.second,
-              pc_html_num(sb, sizeof sb, k->diag.stall.second_share * 100));
+    fprintf(f, "<p>Warp stalls: <span class=\"mono\">%s</span> %s%% of stall cycles", dg->stall.reason,
+            pc_html_num(sa, sizeof sa, dg->stall.share * 100));
+    if (dg->stall.second)
+      fprintf(f, ", then <span class=\"mono\">%s</span> %s%%", dg->stall.second,
+              pc_html_num(sb, sizeof sb, dg->stall.second_share * 100));
     fputs(".</p>", f);
   }
-  fprintf(f, "<p>Step 2's bound: %s.</p></div>\n</div>\n", perfcheck_bound_name(k->diag.bound));
-  size_t nf = k->diag.nfindings < PC_MAX_FINDINGS ? k->diag.nfindings : PC_MAX_FINDINGS, shown = 0;
+  fprintf(f, "<p>Step 2's bound: %s.</p></div>\n</div>\n", perfcheck_bound_name(dg->bound));
+  size_t nf = dg->nfindings < PC_MAX_FINDINGS ? dg->nfindings : PC_MAX_FINDINGS, shown = 0;
   for (size_t j = 0; j < nf; j++) {
-    const pc_finding *fd = &k->diag.findings[j];
+    const pc_finding *fd = &dg->findings[j];
     /* Offline, step 1's "no wall clock" is the same for every kernel: the
      * header says it once. */
     if (!r->step1_assessed && fd->step == 1 && fd->cause == PERFCHECK_CAUSE_NOT_ASSESSED) continue;
@@ -823,6 +893,11 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
     fputs("</li>\n", f);
   }
   if (shown) fputs("</ul>\n", f);
+  if (k->demangled && *k->demangled) {
+    fputs("<p class=\"meta mono\">", f);
+    pc_html_text(f, k->demangled);
+    fputs("</p>\n", f);
+  }
   pc_html_metrics(f, k, everywhere);
   fputs("</article>\n", f);
 }
@@ -841,8 +916,7 @@ static void pc_html_header(FILE *f, const pc_report *r) {
   fputs(", metric set ", f);
   pc_html_text(f, r->metric_set);
   if (r->passes > 0) fprintf(f, ", %d passes", r->passes);
-  fprintf(f, "; perfcheck %s.</p>\n", PERFCHECK_VERSION_STRING);
-  fprintf(f, "<p class=\"meta\">Ceilings: DRAM %s GB/s, FP32 %s GFLOP/s, ridge %s FLOP/byte (",
+  fprintf(f, "; perfcheck %s.  Ceilings: DRAM %s GB/s, FP32 %s GFLOP/s, ridge %s FLOP/byte (", PERFCHECK_VERSION_STRING,
           pc_html_num(a, sizeof a, pc_has(d->peak_dram_bytes_per_s) ? d->peak_dram_bytes_per_s / 1e9 : PC_NULL),
           pc_html_num(b, sizeof b, pc_has(d->peak_fp32_flop_per_s) ? d->peak_fp32_flop_per_s / 1e9 : PC_NULL),
           pc_html_num(c, sizeof c, d->ridge_flop_per_byte));
@@ -853,18 +927,36 @@ static void pc_html_header(FILE *f, const pc_report *r) {
     fputs("<p class=\"meta\">Step 1 (is the kernel the slow part?) is not assessed: an ncu export has no wall "
           "clock; the walk starts at step 2.</p>\n",
           f);
-  fputs("<p class=\"meta\"><a href=\"#roofline\">roofline</a> &middot; <a href=\"#regions\">regions</a> &middot; "
-        "<a href=\"#kernels\">kernels</a> &middot; <a href=\"#checklist\">the five questions</a></p>\n</header>\n",
+  fputs("<p class=\"meta\"><a href=\"#checklist\">verdicts</a> &middot; ", f);
+  if (r->nwarnings) fprintf(f, "<a href=\"#warnings\">%zu warning%s</a> &middot; ", r->nwarnings, r->nwarnings == 1 ? "" : "s");
+  fputs("<a href=\"#roofline\">roofline</a> &middot; <a href=\"#regions\">regions</a> &middot; "
+        "<a href=\"#kernels\">kernels</a></p>\n</header>\n",
         f);
-  if (r->nwarnings) {
-    fprintf(f, "<div class=\"warnings\"><b>Warnings (%zu)</b><ul>\n", r->nwarnings);
-    for (size_t i = 0; i < r->nwarnings; i++) {
-      if (i == 5) fprintf(f, "</ul><details><summary>%zu more</summary><ul>\n", r->nwarnings - 5);
-      fputs("<li>", f);
-      pc_html_text(f, r->warnings[i]);
-      fputs("</li>\n", f);
-    }
-    fputs(r->nwarnings > 5 ? "</ul></details></div>\n" : "</ul></div>\n", f);
+}
+
+static void pc_html_warnings(FILE *f, const pc_report *r) {
+  if (!r->nwarnings) return;
+  fprintf(f, "<div class=\"warnings\" id=\"warnings\"><b>Warnings (%zu)</b><ul>\n", r->nwarnings);
+  for (size_t i = 0; i < r->nwarnings; i++) {
+    if (i == 5) fprintf(f, "</ul><details><summary>%zu more</summary><ul>\n", r->nwarnings - 5);
+    fputs("<li>", f);
+    pc_html_text(f, r->warnings[i]);
+    fputs("</li>\n", f);
+  }
+  fputs(r->nwarnings > 5 ? "</ul></details></div>\n" : "</ul></div>\n", f);
+}
+
+/* The regions' step-1 verdicts, one line each, above the kernels'. */
+static void pc_html_region_verdicts(FILE *f, const pc_report *r) {
+  for (size_t i = 0; i < r->nregions; i++) {
+    const pc_region *g = &r->regions[i];
+    const pc_finding *v = &g->diag.verdict;
+    if (v->step != 1 || v->cause == PERFCHECK_CAUSE_NONE) continue;
+    fputs("<p class=\"region-verdict\"><b>Region ", f);
+    pc_html_text(f, g->name);
+    fputs(":</b> ", f);
+    pc_html_finding(f, v);
+    fputs(" <a href=\"#regions\">(regions)</a></p>\n", f);
   }
 }
 
@@ -876,37 +968,36 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err) {
   const size_t n = r->nkernels;
   pc_label *labels = calloc(n ? n : 1, sizeof *labels);
   pc_roof_point *pts = calloc(n ? n : 1, sizeof *pts);
-  if (!labels || !pts || pc_kernel_labels(r, labels) != 0) {
+  size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+  int *num = malloc((n ? n : 1) * sizeof *num);
+  if (!labels || !pts || !ord || !num || pc_kernel_labels(r, labels) != 0 || pc_kernel_verdict_order(r, ord) != 0) {
+    if (labels)
+      for (size_t i = 0; i < n; i++) free(labels[i].text);
     free(labels);
     free(pts);
+    free(ord);
+    free(num);
     pc_locale_end(&lg);
     return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
   }
+  for (size_t j = 0; j < n; j++) num[ord[j]] = (int)j + 1;
   char title[200];
   snprintf(title, sizeof title, "perfcheck: %s, %zu kernel%s", r->device.name[0] ? r->device.name : "unknown device",
            n, n == 1 ? "" : "s");
   pc_html_begin(f, title);
   pc_html_header(f, r);
 
-  for (size_t i = 0; i < n; i++) pc_roof_point_set(&pts[i], i, labels[i].text, &r->kernels[i]);
-  int roof = pc_html_roofline(f, "roofline", &r->device, pts, n);
-
-  fputs("<section id=\"regions\">\n<h2>Regions: is the kernel the slow part? (step 1)</h2>\n", f);
-  if (r->nregions == 0)
-    fprintf(f, "<p class=\"why\">No regions%s: step 1 is not assessed.</p>\n",
-            r->step1_assessed ? "" : " (an ncu export has no wall clock)");
-  for (size_t i = 0; i < r->nregions; i++) pc_html_region(f, &r->regions[i]);
-  fputs("</section>\n", f);
-
-  pc_html_kernel_table(f, r, labels);
-
-  fputs("<section id=\"checklist\">\n<h2>The five questions, per kernel</h2>\n<p class=\"note\">Each band holds its "
-        "step's number against its threshold (the README's table): <span class=\"sw\" style=\"background:#dcefdc\">"
-        "</span>passes, <span class=\"sw\" style=\"background:#f9d6d5\"></span>catches, <span class=\"sw\" "
-        "style=\"background:#ececec\"></span>not assessed.  On a gauge the bar is the threshold, the dot the value "
-        "and the diamond the second value (stores; compute; theoretical occupancy).  Hover a band for the metric "
-        "as ncu spells it.</p>\n",
+  /* The verdicts first, the kernels that hold the most time first, each
+   * with its five questions; those under 1% of their region's kernel time
+   * after the others. */
+  fputs("<section id=\"checklist\">\n<h2>Verdicts, the kernels that hold the most time first</h2>\n<p class=\"note\">"
+        "Each kernel's five questions as a row of bands, each its step's number against its threshold (the "
+        "README's table): <span class=\"sw\" style=\"background:#dcefdc\"></span>passes, <span class=\"sw\" "
+        "style=\"background:#f9d6d5\"></span>catches, <span class=\"sw\" style=\"background:#ececec\"></span>not "
+        "assessed; on a gauge the bar is the threshold, the dot the value and the diamond the second value (stores; "
+        "compute; theoretical occupancy).  Hover a band for the metric as ncu spells it.</p>\n",
         f);
+  pc_html_region_verdicts(f, r);
   if (n == 0) fputs("<p>No kernels.</p>\n", f);
   pc_html_band_defs(f);
   unsigned char everywhere[PC_M_COUNT];
@@ -915,6 +1006,17 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err) {
     everywhere[m] = n > 0;
     for (size_t i = 0; i < n && everywhere[m]; i++) everywhere[m] = pc_is_null(r->kernels[i].metric[m]);
     neverywhere += everywhere[m];
+  }
+  int said_not_worth = 0;
+  for (size_t j = 0; j < n; j++) {
+    const size_t i = ord[j];
+    if (!said_not_worth && pc_kernel_worth_changing(&r->kernels[i]) == 0) {
+      said_not_worth = 1;
+      fputs("<h3 class=\"not-worth-head\">Not worth changing: each of these takes under 1% of its region's kernel "
+            "time (verdicts kept, for the record)</h3>\n",
+            f);
+    }
+    pc_html_kernel(f, r, &r->kernels[i], i, num[i], &labels[i], everywhere);
   }
   if (neverywhere) {
     const pc_metric_def *table = pc_metric_table();
@@ -927,13 +1029,31 @@ perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err) {
       }
     fputs(".</p>\n", f);
   }
-  for (size_t i = 0; i < n; i++) pc_html_kernel(f, r, &r->kernels[i], i, &labels[i], everywhere);
   fputs("</section>\n", f);
+
+  pc_html_warnings(f, r);
+
+  for (size_t i = 0; i < n; i++) {
+    pc_roof_point_set(&pts[i], i, labels[i].text, &r->kernels[i]);
+    pts[i].num = num[i];
+  }
+  int roof = pc_html_roofline(f, "roofline", &r->device, pts, n);
+
+  fputs("<section id=\"regions\">\n<h2>Regions: is the kernel the slow part? (step 1)</h2>\n", f);
+  if (r->nregions == 0)
+    fprintf(f, "<p class=\"why\">No regions%s: step 1 is not assessed.</p>\n",
+            r->step1_assessed ? "" : " (an ncu export has no wall clock)");
+  for (size_t i = 0; i < r->nregions; i++) pc_html_region(f, &r->regions[i]);
+  fputs("</section>\n", f);
+
+  pc_html_kernel_table(f, r, labels, ord, num);
   pc_html_end(f);
 
   for (size_t i = 0; i < n; i++) free(labels[i].text);
   free(labels);
   free(pts);
+  free(ord);
+  free(num);
   pc_locale_end(&lg);
   if (roof != 0) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "pc_write_html: out of memory");
   if (fflush(f) != 0 || ferror(f)) return pc_err_set(err, PERFCHECK_ERROR_IO, "writing the HTML report failed");
