@@ -254,8 +254,11 @@ PERFCHECK_API void perfcheck_options_init(perfcheck_options *options);
  * PERFCHECK_LAUNCH_COUNT, PERFCHECK_PER_SIGNATURE, PERFCHECK_OUTPUT,
  * PERFCHECK_FORMAT, PERFCHECK_PROGRESS; the README's table), so that a
  * program or a language binding that creates its own session honours the
- * same settings.  PERFCHECK_NVTX has no field here: it applies to the
- * injection library only.  A bad value is never fatal: it gives one warning
+ * same settings.  PERFCHECK_NVTX, PERFCHECK_NVTX_INCLUDE and
+ * PERFCHECK_NVTX_EXCLUDE (ncu's --nvtx-include/--nvtx-exclude: push/pop
+ * ranges "A/", start/end ranges "A" and "A,B") have no field here: they
+ * select the launches of the injection library's session, which sees the
+ * program's NVTX ranges.  A bad value is never fatal: it gives one warning
  * line on stderr naming the variable and the default used, and that field
  * keeps its default.  The strings stored in *options are owned by the
  * library and stay valid for the life of the process.  *bad_values (may be

@@ -91,9 +91,10 @@ const char pc_cli_run_usage[] =
     "  -c, --launch-count N     profile at most N matching launches, 0: no limit\n"
     "                           (PERFCHECK_LAUNCH_COUNT, ncu's -c)\n"
     "      --nvtx               ncu's switch: NVTX support (always on here)\n"
-    "      --nvtx-include CONF  counters only inside these NVTX push/pop ranges, in\n"
-    "                           ncu's syntax: A/ (inside A), A/B/ (B directly in A),\n"
-    "                           A/*/B/, [A/ (A at the bottom), B] (B innermost),\n"
+    "      --nvtx-include CONF  counters only inside these NVTX ranges, in ncu's\n"
+    "                           syntax: push/pop A/ (inside A), A/B/ (B directly in\n"
+    "                           A), A/*/B/, [A/ (A at the bottom), B] (B innermost);\n"
+    "                           start/end A (while A is open), A,B (both open);\n"
     "                           regex:EXPR for a name; repeatable\n"
     "                           (PERFCHECK_NVTX_INCLUDE, one a line)\n"
     "      --nvtx-exclude CONF  no counters inside these ranges; the same syntax\n"
@@ -683,8 +684,9 @@ int pc_cli_run(int argc, char **argv) {
         if (last_was_nvtx)
           return pc_cli_usage_error("run", RUN_USAGE,
                                     "'%s' before '--' is not a program: --nvtx is a switch, as ncu's (for counters "
-                                    "only inside the NVTX range %s, write --nvtx-include '%s/')",
-                                    argv[optind], argv[optind], argv[optind]);
+                                    "only inside the NVTX range %s, write --nvtx-include '%s/' for a push/pop range, "
+                                    "'%s' for a start/end range)",
+                                    argv[optind], argv[optind], argv[optind], argv[optind]);
         return pc_cli_usage_error("run", RUN_USAGE, "'%s' before '--' is not an option (the program comes after '--')",
                                   argv[optind]);
       }

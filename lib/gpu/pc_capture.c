@@ -482,14 +482,16 @@ static void pc_attr_name(const nvtxEventAttributes_t *a, char *out, size_t len) 
   }
 }
 
-/* Push/pop ranges of the default domain only: start/end ranges (which may
- * end on another thread) and named domains (libraries annotate themselves
- * that way, on their own stacks) are not regions. */
+/* Ranges of the default domain only: named domains (libraries annotate
+ * themselves that way, on their own stacks) are not regions.  Push/pop
+ * ranges are a thread's; start/end ranges the process's, matched by the id
+ * NVTX returned at their start (CUpti_NvtxData.functionReturnValue). */
 static void pc_on_nvtx(CUpti_CallbackId cbid, const void *data) {
   const CUpti_NvtxData *d = data;
   const void *p = d ? d->functionParams : NULL;
   char name[256];
-  int push = 1;
+  enum { PC_NV_PUSH, PC_NV_POP, PC_NV_START, PC_NV_END } what = PC_NV_PUSH;
+  uint64_t id = 0;
   switch (cbid) {
     case CUPTI_CBID_NVTX_nvtxRangePushA: {
       const nvtxRangePushA_params *q = p;
@@ -516,21 +518,68 @@ static void pc_on_nvtx(CUpti_CallbackId cbid, const void *data) {
       break;
     }
     case CUPTI_CBID_NVTX_nvtxRangePop:
-      push = 0;
+      what = PC_NV_POP;
       break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
       const nvtxDomainRangePop_params *q = p;
       if (q && q->domain) return;
-      push = 0;
+      what = PC_NV_POP;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeStartA: {
+      const nvtxRangeStartA_params *q = p;
+      snprintf(name, sizeof name, "%s", q && q->message ? q->message : "(unnamed range)");
+      what = PC_NV_START;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeStartW: {
+      const nvtxRangeStartW_params *q = p;
+      if (q && q->message)
+        pc_wide_name(q->message, name, sizeof name);
+      else
+        snprintf(name, sizeof name, "%s", "(unnamed range)");
+      what = PC_NV_START;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx: {
+      const nvtxRangeStartEx_params *q = p;
+      pc_attr_name(q ? q->eventAttrib : NULL, name, sizeof name);
+      what = PC_NV_START;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+      const nvtxDomainRangeStartEx_params *q = p;
+      if (!q || q->domain) return;
+      pc_attr_name(q->core.eventAttrib, name, sizeof name);
+      what = PC_NV_START;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeEnd: {
+      const nvtxRangeEnd_params *q = p;
+      if (!q) return;
+      id = (uint64_t)q->id;
+      what = PC_NV_END;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
+      const nvtxDomainRangeEnd_params *q = p;
+      if (!q || q->domain) return;
+      id = (uint64_t)q->core.id;
+      what = PC_NV_END;
       break;
     }
     default:
       return;
   }
-  if (push && pc_gpu_g.hooks.range_push)
+  if (what == PC_NV_START && d->functionReturnValue) id = (uint64_t) * (const nvtxRangeId_t *)d->functionReturnValue;
+  if (what == PC_NV_PUSH && pc_gpu_g.hooks.range_push)
     pc_gpu_g.hooks.range_push(name);
-  else if (!push && pc_gpu_g.hooks.range_pop)
+  else if (what == PC_NV_POP && pc_gpu_g.hooks.range_pop)
     pc_gpu_g.hooks.range_pop();
+  else if (what == PC_NV_START && pc_gpu_g.hooks.range_start)
+    pc_gpu_g.hooks.range_start(id, name);
+  else if (what == PC_NV_END && pc_gpu_g.hooks.range_end)
+    pc_gpu_g.hooks.range_end(id);
 }
 
 void CUPTIAPI pc_capture_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -639,12 +688,13 @@ void pc_capture_unsubscribe(void) {
   pc_gpu_g.sub = NULL;
 }
 
-/* Push/pop ranges only; start/end ranges (nvtxRangeStart*, which may end on
- * another thread) are not regions. */
+/* Push/pop and start/end ranges (pc_on_nvtx). */
 static const CUpti_CallbackId pc_nvtx_ids[] = {
     CUPTI_CBID_NVTX_nvtxRangePushA,        CUPTI_CBID_NVTX_nvtxRangePushW,     CUPTI_CBID_NVTX_nvtxRangePushEx,
     CUPTI_CBID_NVTX_nvtxRangePop,          CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-    CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,    CUPTI_CBID_NVTX_nvtxRangeStartA,    CUPTI_CBID_NVTX_nvtxRangeStartW,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx,      CUPTI_CBID_NVTX_nvtxRangeEnd,       CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
 };
 
 perfcheck_status pc_capture_nvtx_enable(int on, pc_err *err) {

@@ -176,6 +176,12 @@ typedef struct pc_gpu_inject_hooks {
    * session lock, no CUDA call. */
   void (*range_push)(const char *name);
   void (*range_pop)(void);
+  /* NVTX start/end ranges of the default domain (nvtxRangeStartA/W/Ex,
+   * nvtxRangeEnd, nvtxDomainRangeStartEx/End with the NULL domain), as the
+   * push/pop ones: NVTX's range id (0 when CUPTI gave none) and the name.
+   * A range belongs to the process: it may end on another thread. */
+  void (*range_start)(uint64_t id, const char *name);
+  void (*range_end)(uint64_t id);
 } pc_gpu_inject_hooks;
 
 /* Inside cuInit (the loader's InitializeInjection): keeps the hooks (copied),

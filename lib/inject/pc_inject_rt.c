@@ -25,7 +25,12 @@
  * (exit, or the signal watcher), innermost first, each with its recorded
  * interval (pc_session_end_all, pc_session.h).  This file keeps only each
  * thread's stack of the ranges it pushed (NVTX ranges are per thread).  Ranges of named domains (libraries
- * annotate themselves that way) and start/end ranges are not regions.  At
+ * annotate themselves that way) are not regions.  Start/end ranges
+ * (nvtxRangeStartA/W/Ex and nvtxRangeEnd, nvtxDomainRangeStartEx/End with
+ * the NULL domain) are regions too, opened at their start and marked ended
+ * at their end, which may come on another thread: they belong to the
+ * process, and this file keeps the open ones by NVTX's range id
+ * (pc_nvtx_open).  At
  * most PC_RT_MAX_RANGES ranges become regions, so that a range per
  * iteration cannot grow the report or the capture's region table without
  * bound; later ones are counted in one warning.  Ranges are per thread (as
@@ -33,11 +38,13 @@
  * launches of every thread while it is open.
  *
  * PERFCHECK_NVTX=NAME, PERFCHECK_NVTX_INCLUDE / _EXCLUDE (ncu's
- * --nvtx-include / --nvtx-exclude push/pop syntax, lib/core/base/pc_nvtx_filter.h):
- * counters only while some thread's range stack satisfies an include (or
- * there is none) and no thread's satisfies an exclude; timing everywhere;
- * other launches say why they have no counters.  Each thread keeps the
- * filter's state per depth, computed at each push from its parent's.
+ * --nvtx-include / --nvtx-exclude push/pop and start/end syntax,
+ * lib/core/base/pc_nvtx_filter.h): counters only while some thread's range
+ * stack, or the process's open start/end ranges, satisfy an include (or
+ * there is none) and none satisfies an exclude; timing everywhere; other
+ * launches say why they have no counters.  Each thread keeps the filter's
+ * state per depth, computed at each push from its parent's; the start/end
+ * verdict is computed at each start and end.
  *
  * The report is written exactly once, by pc_rt_finish: at exit (an atexit
  * handler registered after the CUDA runtime's own, so it runs first, while
@@ -87,9 +94,10 @@ enum { PC_RT_IDLE = 0, PC_RT_WAITING, PC_RT_STARTING, PC_RT_RUNNING, PC_RT_FINIS
 enum { PC_RT_MAX_RANGES = 256, PC_RT_MAX_DEPTH = 64, PC_RT_NAME_MAX = 256 };
 
 /* The runtime's process-wide state, all of it, beside its one lock.
- * `mu` guards the session pointer and the count of ranges that became
+ * `mu` guards the session pointer, the count of ranges that became
  * regions (with opening and ending those regions: lib/gpu's collector lock
- * is taken under it), and the state's moves out of RUNNING and FINISHING;
+ * is taken under it) and the open start/end ranges, and the state's moves
+ * out of RUNNING and FINISHING;
  * `cv` wakes a finish that waits for another one to end.  `mu` is never
  * held across the session's start or its end.  The rest is set once before
  * any other thread can read it (opt, env, the signal pipe), atomic, or a
@@ -108,6 +116,13 @@ static struct {
   atomic_int accept;                  /* ranges are recorded */
   atomic_int nthreads_inc;            /* threads whose stack satisfies an include */
   atomic_int nthreads_exc;            /* threads whose stack satisfies an exclude */
+  /* start/end ranges: the open ones, each with the region it opened (0
+   * none); whether they satisfy a start/end include / exclude; and the
+   * starts that could not be followed (CUPTI gave no range id, or
+   * PC_NVTX_MAX_OPEN ranges were open already) */
+  pc_nvtx_open open;
+  atomic_int se_inc, se_exc;
+  uint64_t se_lost;
   /* signals */
   int sigpipe[2];
   atomic_int sig_seen;
@@ -154,7 +169,7 @@ static void pc_rt_finish(void) {
   atomic_store(&pc_rt.state, PC_RT_FINISHING);
   atomic_store(&pc_rt.accept, 0); /* no callback opens or ends a region from here */
   perfcheck_session *s = pc_rt.session;
-  const uint64_t dropped = pc_rt.dropped;
+  const uint64_t dropped = pc_rt.dropped, lost = pc_rt.se_lost;
   pthread_mutex_unlock(&pc_rt.mu);
 
   pc_session_mark_exit(); /* libraries may be unloaded by now: no attribute calls */
@@ -165,6 +180,14 @@ static void pc_rt_finish(void) {
              "%llu NVTX ranges are not regions: at most %d ranges per process become regions (their launches "
              "count in the enclosing region)",
              (unsigned long long)dropped, PC_RT_MAX_RANGES);
+    pc_session_note(s, note);
+  }
+  if (lost) {
+    char note[240];
+    snprintf(note, sizeof note,
+             "%llu NVTX start/end ranges were not followed (CUPTI gave no range id at their start, or %d were open "
+             "at once): they are no regions, and --nvtx-include/--nvtx-exclude did not see them",
+             (unsigned long long)lost, PC_NVTX_MAX_OPEN);
     pc_session_note(s, note);
   }
   /* The process is ending: CUPTI stays subscribed (inactive), because
@@ -264,7 +287,8 @@ static void pc_rt_fork_child(void) {
 
 static int pc_rt_gate(void) {
   const pc_nvtx_filter *f = pc_rt.env.nvtx_filter;
-  return (!f || f->ninclude == 0 || atomic_load(&pc_rt.nthreads_inc) > 0) && atomic_load(&pc_rt.nthreads_exc) == 0;
+  return (!f || f->ninclude == 0 || atomic_load(&pc_rt.nthreads_inc) > 0 || atomic_load(&pc_rt.se_inc)) &&
+         atomic_load(&pc_rt.nthreads_exc) == 0 && !atomic_load(&pc_rt.se_exc);
 }
 
 /* The filter's verdict for this thread's stack now (depth ranges, the top
@@ -321,12 +345,61 @@ static void pc_rt_pop(void) {
   pthread_mutex_unlock(&pc_rt.mu);
 }
 
-/* NVTX push/pop of the default domain, decoded by lib/gpu (pc_gpu.h). */
+/* The filter's verdict on the open start/end ranges; pc_rt.mu held. */
+static void pc_rt_startend_update_locked(void) {
+  const pc_nvtx_filter *f = pc_rt.env.nvtx_filter;
+  atomic_store(&pc_rt.se_inc, f && pc_nvtx_open_included(f, &pc_rt.open));
+  atomic_store(&pc_rt.se_exc, f && pc_nvtx_open_excluded(f, &pc_rt.open));
+}
+
+/* A start/end range starts: a region (as a push's), and an open range the
+ * filter sees until its end, on whichever thread that comes. */
+static void pc_rt_start(uint64_t id, const char *name) {
+  pthread_mutex_lock(&pc_rt.mu);
+  uint32_t region = 0;
+  if (id == 0) { /* no id to match its end with */
+    pc_rt.se_lost++;
+    pthread_mutex_unlock(&pc_rt.mu);
+    return;
+  }
+  if (atomic_load(&pc_rt.accept)) {
+    region = pc_rt.nranges < PC_RT_MAX_RANGES ? pc_gpu_region_open(name, PC_RG_RECORDED) : 0;
+    if (!region)
+      pc_rt.dropped++;
+    else
+      pc_rt.nranges++;
+  }
+  if (pc_nvtx_open_start(&pc_rt.open, id, name, region) != 0) {
+    pc_rt.se_lost++;
+    if (region) pc_gpu_region_mark_end(region); /* nothing would end it later */
+  }
+  pc_rt_startend_update_locked();
+  pthread_mutex_unlock(&pc_rt.mu);
+}
+
+static void pc_rt_end(uint64_t id) {
+  pthread_mutex_lock(&pc_rt.mu);
+  uint32_t region = 0;
+  if (pc_nvtx_open_end(&pc_rt.open, id, &region)) { /* else a range started before us, or not followed */
+    if (region && atomic_load(&pc_rt.accept)) pc_gpu_region_mark_end(region);
+    pc_rt_startend_update_locked();
+  }
+  pthread_mutex_unlock(&pc_rt.mu);
+}
+
+/* NVTX push/pop and start/end of the default domain, decoded by lib/gpu
+ * (pc_gpu.h). */
 static void pc_rt_range_push(const char *name) {
   if (!pc_rt.forked) pc_rt_push(name);
 }
 static void pc_rt_range_pop(void) {
   if (!pc_rt.forked) pc_rt_pop();
+}
+static void pc_rt_range_start(uint64_t id, const char *name) {
+  if (!pc_rt.forked) pc_rt_start(id, name);
+}
+static void pc_rt_range_end(uint64_t id) {
+  if (!pc_rt.forked) pc_rt_end(id);
 }
 
 /* ---- start-up ---------------------------------------------------------------------- */
@@ -461,7 +534,7 @@ int pc_inject_initialize(int abi) {
   /* CUPTI's own part now, before any context exists (as NVIDIA's injection
    * samples do); pc_session_startup finds both already on. */
   const pc_gpu_inject_hooks hooks = {pc_rt_context_created, pc_rt_context_destroying, pc_rt_range_push,
-                                     pc_rt_range_pop};
+                                     pc_rt_range_pop, pc_rt_range_start, pc_rt_range_end};
   pc_err e;
   if (pc_gpu_inject_start(&hooks, &e) != PERFCHECK_OK) {
     atomic_store(&pc_rt.state, PC_RT_DONE);

@@ -8,6 +8,7 @@ programs (tests/gpu/test_inject.sh).  One check per call:
   inject_check.py kernels REPORT.json N        at least N kernel entries
   inject_check.py nvtx REPORT.json PROGRAM     one region per NVTX range
   inject_check.py nvtx_gate REPORT.json        counters only inside "second"
+  inject_check.py nvtx_startend_gate REPORT.json  counters only inside the start/end range "phase"
   inject_check.py partial REPORT.json REGION.. these regions (a signal, exit())
   inject_check.py torch REPORT.json            a PyTorch script's kernels named
   inject_check.py linked REPORT.json COUNTERS_STDOUT
@@ -115,20 +116,20 @@ def check_kernels(r, n):
 
 def check_nvtx(r, program):
     g = {x.get("name"): x for x in r.get("regions", [])}
-    for name in ("first", "second", "outer", "inner", program):
+    for name in ("first", "second", "outer", "inner", "phase", program):
         check(name in g, "region %s (regions: %s)" % (name, sorted(g)))
     if "inner" in g:
         check(g["inner"].get("parent") == "outer", "region inner: parent %s, want outer" % g["inner"].get("parent"))
-    for name in ("first", "second", "outer"):
+    for name in ("first", "second", "outer", "phase"):
         if name in g:
             check(g[name].get("parent") == program, "region %s: parent %s, want %s" % (name, g[name].get("parent"), program))
-    for name, launches in (("first", 1), ("second", 1), ("outer", 1), ("inner", 1)):
+    for name, launches in (("first", 1), ("second", 1), ("outer", 1), ("inner", 1), ("phase", 1)):
         if name in g:
             check(g[name].get("launches") == launches, "region %s: %s launches, want %d" % (name, g[name].get("launches"), launches))
     key = lambda t: (t[0] or "", t[1] or "")
     where = sorted(((k.get("name"), k.get("region")) for k in r.get("kernels", [])), key=key)
-    want = sorted([("nvtx_fill", "first"), ("nvtx_scale", "second"), ("nvtx_fill", "inner"), ("nvtx_fill", None)],
-                  key=key)
+    want = sorted([("nvtx_fill", "first"), ("nvtx_scale", "second"), ("nvtx_fill", "inner"), ("nvtx_fill", None),
+                   ("nvtx_scale", "phase")], key=key)
     check(where == want, "kernels by region: %s, want %s" % (where, want))
 
 
@@ -139,6 +140,22 @@ def check_nvtx_gate(r):
         else:
             check((k.get("profiled_launches") or 0) == 0 and "PERFCHECK_NVTX" in (k.get("not_measured_reason") or ""),
                   "outside: not profiled, and says why; %s" % describe(k))
+
+
+def check_nvtx_startend_gate(r):
+    """--nvtx-include phase (no '/': ncu's start/end syntax): counters only for
+    the launch inside the start/end range, which another thread ended."""
+    inside = [k for k in r.get("kernels", []) if k.get("region") == "phase"]
+    check(len(inside) == 1, "one kernel in the start/end range phase: %d" % len(inside))
+    for k in r.get("kernels", []):
+        if k.get("region") == "phase":
+            check((k.get("profiled_launches") or 0) >= 1 and k.get("metrics", {}).get("gpu__time_duration.sum"),
+                  "inside the start/end range phase: profiled; %s" % describe(k))
+        else:
+            check((k.get("profiled_launches") or 0) == 0 and "NVTX range filter" in (k.get("not_measured_reason") or ""),
+                  "outside: not profiled, and says why; %s" % describe(k))
+    notes = " ".join(r.get("warnings", []))
+    check("start/end ranges were not followed" not in notes, "every start/end range followed (CUPTI gave its id)")
 
 
 def check_partial(r, names):
@@ -207,6 +224,8 @@ def main(argv):
         check_nvtx(r, argv[3])
     elif what == "nvtx_gate":
         check_nvtx_gate(r)
+    elif what == "nvtx_startend_gate":
+        check_nvtx_startend_gate(r)
     elif what == "partial":
         check_partial(r, argv[3:])
     elif what == "torch":

@@ -7,6 +7,8 @@
 //   "second"  nvtx3::scoped_range, i.e. nvtxDomainRangePushEx / Pop in the
 //             global domain                        -> nvtx_scale
 //   "outer" { "inner" }  nested nvtxRangePushA     -> nvtx_fill (grid 256) in inner
+//   "phase"   nvtxRangeStartEx / nvtxRangeEnd, a start/end range ended on
+//             another thread                       -> nvtx_scale (grid 512)
 // Every kernel's output is checked on the host; the program exits 3, which
 // must pass through the injection library unchanged.
 //   --term           raise(SIGTERM) inside "second", after its kernel: the
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <nvtx3/nvtx3.hpp>
+#include <thread>
 #include <vector>
 
 #define CHECK(call)                                                                             \
@@ -97,6 +100,18 @@ int main(int argc, char** argv) {
   expect(d, 4.0f, "fill in inner");
   nvtxRangePop();
   nvtxRangePop();
+
+  {
+    nvtxEventAttributes_t a{};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "phase";
+    const nvtxRangeId_t id = nvtxRangeStartEx(&a);
+    nvtx_scale<<<512, kBlock>>>(d, kN, 0.5f);
+    expect(d, 2.0f, "scale in phase");
+    std::thread([id] { nvtxRangeEnd(id); }).join();  // a start/end range belongs to the process
+  }
 
   if (std::strcmp(mode, "--fork") == 0) {
     std::fflush(stdout);

@@ -140,6 +140,11 @@ case $part in
     runs "--nvtx --nvtx-include second/" 3 "$tmp/gate" \
       "$PERFCHECK" run --mode counters --nvtx --nvtx-include second/ --format json --output "$tmp/gate.json" -- "$NVTX"
     pycheck nvtx_gate "$tmp/gate.json"
+    # ncu's start/end syntax (no trailing '/'): the range "phase" of
+    # nvtxRangeStartEx / nvtxRangeEnd, ended on another thread.
+    runs "--nvtx --nvtx-include phase (a start/end range)" 3 "$tmp/segate" \
+      "$PERFCHECK" run --mode counters --nvtx --nvtx-include phase --format json --output "$tmp/segate.json" -- "$NVTX"
+    pycheck nvtx_startend_gate "$tmp/segate.json"
     runs "SIGTERM inside a range" 143 "$tmp/term" \
       "$PERFCHECK" run --format json --output "$tmp/term.json" -- "$NVTX" --term
     pycheck partial "$tmp/term.json" first second "$name"

@@ -133,8 +133,11 @@ def main():
           "--nvtx NAME --: %r" % p.stderr)
     p = run(pc, ["run", "-k", "--set", "full", "/bin/echo", "ok"], env)
     check(p.returncode == 2 and "-k needs a value, not the option '--set'" in p.stderr, "-k --set: %r" % p.stderr)
-    p = run(pc, ["run", "--nvtx-include", "train", "/bin/echo", "ok"], env)
-    check(p.returncode == 2 and "start/end range in ncu's syntax" in p.stderr, "start/end range: %r" % p.stderr)
+    # A start/end range (no '/'), and two that must be open at once, as ncu reads them.
+    p = run(pc, ["run", "--nvtx-include", "train", "--nvtx-exclude", "warmup,eval", "/bin/echo", "ok"], env)
+    check(p.returncode == 0 and p.stdout == "ok\n", "start/end ranges: %r %r" % (p.stdout, p.stderr))
+    p = run(pc, ["run", "--nvtx-include", "D@train", "/bin/echo", "ok"], env)
+    check(p.returncode == 2 and "names the NVTX domain \"D\"" in p.stderr, "a domain: %r" % p.stderr)
     for s in ("basic", "detailed", "full"):
         p = run(pc, ["metrics", "--set", s])
         check(p.returncode == 0 and "gpu__time_duration.sum" in p.stdout, "metrics --set %s: %r" % (s, p.stderr))

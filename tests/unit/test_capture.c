@@ -18,6 +18,8 @@
 #include "pc_collector.h"
 #include "pc_gpu.h"
 
+#include <generated_nvtx_meta.h> /* the NVTX callbacks' parameter structs */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -649,6 +651,84 @@ static void test_harvest(void **state) {
   pc_activity_stop();
 }
 
+/* ---- NVTX callbacks: push/pop and start/end, decoded for the injection's hooks ---- */
+
+static struct {
+  int pushes, pops, starts, ends;
+  uint64_t start_id, end_id;
+  char name[64];
+} nv;
+static void nv_push(const char *n) { nv.pushes++, snprintf(nv.name, sizeof nv.name, "%s", n); }
+static void nv_pop(void) { nv.pops++; }
+static void nv_start(uint64_t id, const char *n) { nv.starts++, nv.start_id = id, snprintf(nv.name, sizeof nv.name, "%s", n); }
+static void nv_end(uint64_t id) { nv.ends++, nv.end_id = id; }
+
+static void nvtx_call(CUpti_CallbackId cbid, const char *fn, const void *params, const void *ret) {
+  CUpti_NvtxData d = {fn, params, ret};
+  pc_capture_callback(NULL, CUPTI_CB_DOMAIN_NVTX, cbid, &d);
+}
+
+static void test_nvtx_ranges(void **state) {
+  (void)state;
+  const pc_gpu_inject_hooks saved = pc_gpu_g.hooks;
+  pc_gpu_g.hooks = (pc_gpu_inject_hooks){NULL, NULL, nv_push, nv_pop, nv_start, nv_end};
+  atomic_store(&pc_gpu_g.nvtx_on, 1);
+  memset(&nv, 0, sizeof nv);
+  /* nvtxRangeStartEx: the name from its attributes, the id NVTX returns. */
+  nvtxEventAttributes_t a;
+  memset(&a, 0, sizeof a);
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  a.message.ascii = "phase";
+  const nvtxRangeStartEx_params sx = {&a};
+  nvtxRangeId_t id = 42;
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangeStartEx, "nvtxRangeStartEx", &sx, &id);
+  assert_int_equal(nv.starts, 1);
+  assert_int_equal(nv.start_id, 42);
+  assert_string_equal(nv.name, "phase");
+  /* nvtxRangeStartA, and the end of the first (any thread may end it). */
+  const nvtxRangeStartA_params sa = {"load"};
+  id = 43;
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &sa, &id);
+  assert_int_equal(nv.starts, 2);
+  assert_int_equal(nv.start_id, 43);
+  assert_string_equal(nv.name, "load");
+  const nvtxRangeEnd_params e = {42};
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangeEnd, "nvtxRangeEnd", &e, NULL);
+  assert_int_equal(nv.ends, 1);
+  assert_int_equal(nv.end_id, 42);
+  /* A named domain's ranges are a library's: not followed.  The default
+   * domain's (NULL) are. */
+  const nvtxDomainRangeStartEx_params ds = {(nvtxDomainHandle_t)&a, {&a}};
+  id = 44;
+  nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, "nvtxDomainRangeStartEx", &ds, &id);
+  assert_int_equal(nv.starts, 2);
+  const nvtxDomainRangeStartEx_params d0 = {NULL, {&a}};
+  nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, "nvtxDomainRangeStartEx", &d0, &id);
+  assert_int_equal(nv.starts, 3);
+  assert_int_equal(nv.start_id, 44);
+  const nvtxDomainRangeEnd_params de = {NULL, {44}}, dn = {(nvtxDomainHandle_t)&a, {44}};
+  nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangeEnd, "nvtxDomainRangeEnd", &dn, NULL);
+  assert_int_equal(nv.ends, 1);
+  nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangeEnd, "nvtxDomainRangeEnd", &de, NULL);
+  assert_int_equal(nv.ends, 2);
+  assert_int_equal(nv.end_id, 44);
+  /* No return value from CUPTI: the id is 0, and the runtime says so. */
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &sa, NULL);
+  assert_int_equal(nv.starts, 4);
+  assert_int_equal(nv.start_id, 0);
+  /* Push/pop still reach their own hooks. */
+  const nvtxRangePushA_params pa = {"step"};
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", &pa, NULL);
+  nvtx_call(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", NULL, NULL);
+  assert_int_equal(nv.pushes, 1);
+  assert_int_equal(nv.pops, 1);
+  assert_string_equal(nv.name, "step");
+  atomic_store(&pc_gpu_g.nvtx_on, 0);
+  pc_gpu_g.hooks = saved;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_launch_flow, setup, teardown),
@@ -657,6 +737,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_region_ids, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stream_capture, setup, teardown),
       cmocka_unit_test_setup_teardown(test_harvest, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_nvtx_ranges, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

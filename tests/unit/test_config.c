@@ -301,7 +301,10 @@ static void test_nvtx(void **state) {
   GOOD("PERFCHECK_NVTX_INCLUDE", "train/\n[outer/inner]", assert_non_null(x->nvtx_filter);
        assert_int_equal(x->nvtx_filter->n, 2); assert_int_equal(x->nvtx_filter->ninclude, 2));
   GOOD("PERFCHECK_NVTX_EXCLUDE", "warmup/", assert_non_null(x->nvtx_filter); assert_int_equal(x->nvtx_filter->ninclude, 0));
-  bad("PERFCHECK_NVTX_INCLUDE", "train/\ntrain_step", "is a start/end range in ncu's syntax", "everywhere");
+  /* Start/end configurations too: "A" while A is open, "A,B" both. */
+  GOOD("PERFCHECK_NVTX_INCLUDE", "train/\ntrain_step\nfwd,bwd", assert_non_null(x->nvtx_filter);
+       assert_int_equal(x->nvtx_filter->n, 3); assert_int_equal(x->nvtx_filter->nstartend, 2));
+  bad("PERFCHECK_NVTX_INCLUDE", "train/\nD@train_step", "names the NVTX domain \"D\"", "everywhere");
   bad("PERFCHECK_NVTX_EXCLUDE", "D@warmup/", "names the NVTX domain \"D\"", "nowhere");
 }
 

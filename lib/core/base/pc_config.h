@@ -23,7 +23,7 @@
  * | `PERFCHECK_LAUNCH_COUNT`  | non-negative integer: matching launches to profile at most; `0` no limit (ncu's `-c`) | `0` (no limit) |
  * | `PERFCHECK_PER_SIGNATURE` | positive integer: profiled launches per distinct kernel signature | `1`                    |
  * | `PERFCHECK_NVTX`          | an NVTX range name, exactly, or `regex:EXPR`: profile only inside such ranges (as the include `NAME/`) | everywhere |
- * | `PERFCHECK_NVTX_INCLUDE`  | ncu's `--nvtx-include` push/pop configurations (`A/`, `A/B/`, `[A/`, `B]`, `A/` + `*` + `/B/`, `regex:EXPR` elements), one a line: counters only where one holds | everywhere |
+ * | `PERFCHECK_NVTX_INCLUDE`  | ncu's `--nvtx-include` configurations, one a line: push/pop (`A/`, `A/B/`, `[A/`, `B]`, `A/` + `*` + `/B/`, `regex:EXPR` elements) or start/end (`A`, `A,B`): counters only where one holds | everywhere |
  * | `PERFCHECK_NVTX_EXCLUDE`  | ncu's `--nvtx-exclude`, the same syntax: no counters where one holds | nowhere |
  * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | `perfcheck-%p.txt` (`.json`, `.csv`, `.html` by format) in the current folder |
  * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
@@ -53,8 +53,8 @@ typedef struct pc_env_config {
   const char *nvtx_include;  /* PERFCHECK_NVTX or NULL */
   const pc_regex *nvtx_regex; /* compiled when PERFCHECK_NVTX is regex:EXPR, else NULL */
   /* PERFCHECK_NVTX (as the include "NAME/"), PERFCHECK_NVTX_INCLUDE and
-   * PERFCHECK_NVTX_EXCLUDE (ncu's --nvtx-include/--nvtx-exclude push/pop
-   * syntax, pc_nvtx_filter.h; several configurations one a line) as one
+   * PERFCHECK_NVTX_EXCLUDE (ncu's --nvtx-include/--nvtx-exclude push/pop and
+   * start/end syntax, pc_nvtx_filter.h; several configurations one a line) as one
    * filter, kept by this module; NULL when none is set. */
   const struct pc_nvtx_filter *nvtx_filter;
   int progress;
