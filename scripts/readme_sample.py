@@ -24,8 +24,10 @@ EXPORT = "tests/data/corpus/h200-2026-12-01/mystery.csv.gz"  # scripts/demo.sh's
 BEGIN = "<!-- BEGIN SAMPLE OUTPUT (scripts/readme_sample.py --write) -->"
 END = "<!-- END SAMPLE OUTPUT -->"
 # The lines shown: from the first line matching START up to (not including)
-# the first empty line after it.
+# the first empty line after it, each verdict's line and its advice (KEEP);
+# the report's other lines under a verdict (time, findings) are left out.
 SELECT_START = r"^Verdicts\b"
+KEEP = r"^(\S|  advice: )"
 
 
 def sample(perfcheck):
@@ -39,7 +41,7 @@ def sample(perfcheck):
         sys.exit("readme_sample: no line of `perfcheck diagnose %s` matches %r: the report's layout changed; "
                  "change SELECT_START in %s" % (EXPORT, SELECT_START, os.path.relpath(__file__, ROOT)))
     end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
-    shown = lines[start:end]
+    shown = [line for line in lines[start:end] if re.match(KEEP, line)]
     return "\n".join(["```console", "$ perfcheck diagnose " + EXPORT, "..."] + shown + ["```"]) + "\n"
 
 
