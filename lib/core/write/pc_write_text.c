@@ -389,9 +389,12 @@ static void pc_put_kernel_verdict(FILE *f, const pc_report *r, const pc_kernel *
   pc_fmt_printable(region, sizeof region, k->region ? k->region : "", 80);
   if (pc_has(k->time_share)) {
     pc_fmt_share(a, sizeof a, k->time_share);
-    fprintf(f, "%s of %s%s%s kernel time", a,
-            k->time_share_from_timeline ? (k->region ? "region " : "the unregioned") : "the export's profiled",
-            k->time_share_from_timeline && k->region ? region : "", k->time_share_from_timeline && k->region ? "'s" : "");
+    if (!k->time_share_from_timeline)
+      fprintf(f, "%s of the export's profiled kernel time", a);
+    else if (k->region)
+      fprintf(f, "%s of region %s's kernel time", a, region);
+    else
+      fprintf(f, "%s of the kernel time outside NVTX ranges", a);
     if (k->rank > 0) fprintf(f, " (rank %d of %zu)", k->rank, pc_region_peers(r, k));
   } else {
     fputs("share of kernel time unknown", f);
