@@ -43,6 +43,7 @@ static const struct {
     {"_op_ld.sum / l1tex__t_requests_", {"sectors/request", 1, NULL, 0}},
     {"_op_st.sum / l1tex__t_requests_", {"sectors/request", 1, NULL, 0}},
     {"_local_op_ld.sum + ", {"sectors", 1, NULL, 0}},
+    {"launch__block_size / ceil(", {"lanes/warp", 1, NULL, 0}},
 };
 
 static pc_unit_words pc_unit_of(const char *metric) {
@@ -71,6 +72,7 @@ static pc_unit_words pc_unit_of(const char *metric) {
   else if (strcmp(metric, "launch__waves_per_multiprocessor") == 0) w.unit = "waves";
   else if (strncmp(metric, "launch__occupancy_limit_", 24) == 0) w.unit = "blocks/SM";
   else if (strcmp(metric, "launch__registers_per_thread") == 0) w.unit = "registers/thread";
+  else if (strcmp(metric, "launch__block_size") == 0) w.unit = "threads";
   else if (pc_ends_with(metric, "_ns") || strstr(metric, "time_duration")) w.unit = "ns";
   else {
     const pc_metric_def *m = pc_metric_lookup(metric, NULL);
