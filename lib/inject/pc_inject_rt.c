@@ -354,7 +354,7 @@ static void pc_rt_startend_update_locked(void) {
 
 /* A start/end range starts: a region (as a push's), and an open range the
  * filter sees until its end, on whichever thread that comes. */
-static void pc_rt_start(uint64_t id, const char *name) {
+static void pc_rt_se_start(uint64_t id, const char *name) {
   pthread_mutex_lock(&pc_rt.mu);
   uint32_t region = 0;
   if (id == 0) { /* no id to match its end with */
@@ -377,7 +377,7 @@ static void pc_rt_start(uint64_t id, const char *name) {
   pthread_mutex_unlock(&pc_rt.mu);
 }
 
-static void pc_rt_end(uint64_t id) {
+static void pc_rt_se_end(uint64_t id) {
   pthread_mutex_lock(&pc_rt.mu);
   uint32_t region = 0;
   if (pc_nvtx_open_end(&pc_rt.open, id, &region)) { /* else a range started before us, or not followed */
@@ -396,10 +396,10 @@ static void pc_rt_range_pop(void) {
   if (!pc_rt.forked) pc_rt_pop();
 }
 static void pc_rt_range_start(uint64_t id, const char *name) {
-  if (!pc_rt.forked) pc_rt_start(id, name);
+  if (!pc_rt.forked) pc_rt_se_start(id, name);
 }
 static void pc_rt_range_end(uint64_t id) {
-  if (!pc_rt.forked) pc_rt_end(id);
+  if (!pc_rt.forked) pc_rt_se_end(id);
 }
 
 /* ---- start-up ---------------------------------------------------------------------- */

@@ -75,7 +75,7 @@ static void test_merge_linear(void **state) {
   (void)state;
   for (int same = 0; same <= 1; same++) {
     /* The ratio at sizes where memory traffic does not dominate (a kernel
-     * entry is ~9 KiB), then the issue's 100k entries absolutely. */
+     * entry is ~16 KiB), then the issue's 100k entries absolutely. */
     double a = time_merge(10000, 5, same), b = time_merge(20000, 5, same);
     double c = time_merge(100000, 5, same);
     print_message("merge, %s keys: 10k entries %.3f s, 20k %.3f s (ratio %.2f), 100k %.3f s\n",

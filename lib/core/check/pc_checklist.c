@@ -1619,8 +1619,6 @@ static void pc_diag_reset(pc_diagnosis *dg) {
   dg->gain.speedup = dg->gain.saved_ns = PC_NULL;
   dg->bound = PERFCHECK_BOUND_UNKNOWN;
   dg->runner_up = PERFCHECK_CAUSE_NONE;
-  dg->runner_up_value = dg->runner_up_threshold = PC_NULL;
-  dg->gain.speedup = dg->gain.saved_ns = PC_NULL;
   dg->stall.per_issue = dg->stall.share = dg->stall.second_share = PC_NULL;
 }
 

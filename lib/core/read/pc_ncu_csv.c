@@ -63,7 +63,7 @@
 #define PC_NCU_MAX_RECORD_BYTES ((size_t)64 << 20)
 #define PC_NCU_MAX_COLUMNS ((size_t)100000)     /* ncu's --set full has ~2000 */
 #define PC_NCU_MAX_WARNINGS 200                 /* then one line says how many more */
-/* Distinct signatures kept: a pc_kernel is ~9 KiB, so a hostile export of
+/* Distinct signatures kept: a pc_kernel is ~16 KiB, so a hostile export of
  * millions of one-line "kernels" must not take the host's memory.  A real
  * export has a few to a few thousand. */
 #define PC_NCU_MAX_KERNELS 20000

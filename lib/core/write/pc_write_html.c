@@ -853,7 +853,7 @@ static void pc_html_kernel(FILE *f, const pc_report *r, const pc_kernel *k, size
   }
   if (pc_gain_known(&dg->gain)) {
     char a[40];
-    fprintf(f, "<p class=\"gain\"><b>Estimated gain</b> (an estimate, not a measurement): %.2gx faster", dg->gain.speedup);
+    fprintf(f, "<p class=\"gain\"><b>Estimated gain</b> (an estimate, not a measurement): %.3gx faster", dg->gain.speedup);
     if (pc_has(dg->gain.saved_ns)) fprintf(f, ", about %s saved", pc_words_ns(a, sizeof a, dg->gain.saved_ns));
     if (dg->gain.basis[0]) {
       fputs(": ", f);

@@ -424,7 +424,7 @@ static void pc_put_kernel_verdict(FILE *f, const pc_report *r, const pc_kernel *
   if (pc_gain_known(&d->gain)) {
     char basis[sizeof d->gain.basis * 4 + 8];
     pc_fmt_printable(basis, sizeof basis, d->gain.basis, (size_t)-1);
-    fprintf(f, "  estimated gain (an estimate, not a measurement): %.2gx faster", d->gain.speedup);
+    fprintf(f, "  estimated gain (an estimate, not a measurement): %.3gx faster", d->gain.speedup);
     if (pc_has(d->gain.saved_ns)) fprintf(f, ", about %s saved", pc_words_ns(b, sizeof b, d->gain.saved_ns));
     if (basis[0]) fprintf(f, ": %s", basis);
     fputc('\n', f);
