@@ -156,8 +156,7 @@ static void test_gain_owner_runner_up(void **state) {
   assert_int_equal(fmha->diag.verdict.cause, PERFCHECK_CAUSE_LATENCY_BOUND);
   assert_true(fmha->diag.borderline);
   assert_int_equal(fmha->diag.runner_up, PERFCHECK_CAUSE_OCCUPANCY_REGISTERS);
-  assert_string_equal(fmha->diag.runner_up_metric,
-                      "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio");
+  assert_string_equal(fmha->diag.runner_up_metric, "share of the stall cycles of the largest stall reason");
   assert_true(fabs(fmha->diag.runner_up_value - 0.2943) < 0.001);
   assert_true(fabs(fmha->diag.runner_up_threshold - 0.3) < 1e-9);
   pc_report_free(t);

@@ -978,9 +978,11 @@ static void pc_walk_coalescing(pc_walk *w, const pc_kernel *k, int ld) {
                     "shared memory): the warp uses only %.1f of every 32 bytes it writes%s.",
                bps, why);
     }
-    if (pc_has(spr) && spr > smax + slack)
-      pc_note(w, 3, cause, ratio, spr, smax, "%.1f sectors per request with %.1f of 32 bytes used per sector: %s.", spr,
-              bps, eff > bmax ? "wide (8- or 16-byte) accesses, well used" : "the accesses are scattered");
+    /* Many sectors per request with every fetched byte used are wide
+     * accesses, nothing to fix: no note. */
+    if (pc_has(spr) && spr > smax + slack && eff <= bmax)
+      pc_note(w, 3, cause, ratio, spr, smax, "%.1f sectors per request with %.1f of 32 bytes used per sector: the "
+              "accesses are scattered.", spr, bps);
     return;
   }
   if (pc_has(spr)) {
@@ -1459,7 +1461,7 @@ static void pc_walk_occupancy(pc_walk *w, const pc_kernel *k, const pc_device *d
     else
       snprintf(what, sizeof what, "warps stall mostly on %s (%.0f%% of stall cycles), which more warps do not hide",
                st->reason, st->share * 100.0);
-    pc_note(w, 5, cause, st->metric, st->per_issue, PC_T(PC_T_STALL_DOMINANT_SHARE),
+    pc_note(w, 5, cause, st->metric, st->per_issue, PC_NULL,
             "Occupancy is low (%.1f%% achieved) but %s: more resident warps are not the change.", ach, what);
   } else {
     char why[160];
@@ -1733,11 +1735,11 @@ static double pc_threshold_quantity(const pc_kernel *k, const pc_device *d, size
     case PC_T_WAVES_MIN: *name = PC_WAVES; return dv->waves_per_sm;
     case PC_T_ACHIEVED_LOW_PCT: *name = PC_NAME(PC_M_WARPS_ACTIVE_PCT); return dv->achieved_occupancy_pct;
     case PC_T_OCC_CAP_SHARE:
-      *name = "achieved / theoretical occupancy";
+      *name = "achieved occupancy / theoretical occupancy";
       return pc_ratio(dv->achieved_occupancy_pct, dv->theoretical_occupancy_pct);
     case PC_T_ELIGIBLE_STARVED: *name = "smsp__warps_eligible.avg.per_cycle_active"; return dv->warps_eligible;
     case PC_T_STALL_DOMINANT_SHARE:
-      *name = st->reason ? st->metric : NULL;
+      *name = st->reason ? "share of the stall cycles of the largest stall reason" : NULL;
       return st->reason ? st->share : PC_NULL;
     default: return PC_NULL;
   }
