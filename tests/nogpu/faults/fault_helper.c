@@ -12,12 +12,26 @@
  *       writes a device's ceilings file to PATH as `perfcheck ceilings` and
  *       the ceilings cache do (pc_device_write_ceilings): exit 0 written, 1
  *       not (the reason on stderr). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pc_config.h"
 #include "base/pc_core.h"
+#include "base/pc_output.h"
+
+/* Writes 1 MiB, then dies of the signal *ctx with its default action. */
+static int write_then_die(FILE *f, void *ctx) {
+  static char chunk[1 << 16];
+  memset(chunk, 'x', sizeof chunk);
+  for (int i = 0; i < 16; i++)
+    if (fwrite(chunk, 1, sizeof chunk, f) != sizeof chunk) return -1;
+  fflush(f);
+  signal(*(int *)ctx, SIG_DFL);
+  raise(*(int *)ctx);
+  return 0;
+}
 
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "deliver") == 0) {
@@ -54,7 +68,21 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (argc == 4 && strcmp(argv[1], "interrupt") == 0) {
+    static const struct {
+      const char *name;
+      int sig;
+    } sigs[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT}, {"XFSZ", SIGXFSZ}};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+      if (strcmp(argv[3], sigs[i].name) == 0) {
+        int sig = sigs[i].sig;
+        pc_err err;
+        pc_output_write_file(argv[2], write_then_die, &sig, &err);
+        fprintf(stderr, "fault_helper: the write returned (%s)\n", err.msg);
+        return 1;
+      }
+  }
   fprintf(stderr, "usage: fault_helper deliver PATTERN FORMAT EXPORT.csv | fault_helper config | "
-                  "fault_helper ceilings PATH\n");
+                  "fault_helper ceilings PATH | fault_helper interrupt PATH SIGNAL\n");
   return 2;
 }

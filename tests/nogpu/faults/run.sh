@@ -407,11 +407,12 @@ done
 run_case "$PC" diagnose -v --format json "$tmp/deccomma.csv"
 if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')" = None ] && has "$tmp/err" '"0,500" is not a number (a decimal comma'; then
   pass "0,500: a decimal comma, rejected (not 500)"; else fail "decimal comma" "exit $rc"; fi
-# A NUL byte in the first 64 KiB makes the file binary (pc_input.c): refused
-# whole, exit 2, the formats named; never read as 96.
-run_case "$PC" diagnose --format json "$tmp/nul.csv"
-if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && has "$tmp/err" 'binary data, not text; expected an ncu raw export'; then
-  pass "96\\0384: a NUL byte refuses the file (not 96)"; else fail "NUL in a cell" "exit $rc"; fi
+# A NUL byte in a cell spoils that cell only: the duration is a bad value
+# (null, one warning), never 96; the rest of the row and the file are read.
+run_case "$PC" diagnose -v --format json "$tmp/nul.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"], k["metrics"]["dram__bytes_read.sum"] > 0')" = "(None, True)" ] &&
+  has "$tmp/err" 'a NUL byte'; then
+  pass "96\\0384: a NUL byte spoils its cell only (null, not 96; the row's other values read)"; else fail "NUL in a cell" "exit $rc"; fi
 for f in repeat_bad repeat_neg; do
   run_case "$PC" diagnose -v --format json "$tmp/$f.csv"
   if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["launches"], k["total_ns"], float(k["duration_ns"]["min"]), float(k["duration_ns"]["max"])')" = "(3, None, 96384.0, 100000.0)" ] &&
@@ -752,6 +753,304 @@ if [ -n "$APP" ] && [ -x "$APP" ]; then
 else
   skip "CUDA program, no/stub driver" "no CUDA program built (no nvcc)"
 fi
+
+# ==== CI gates, honest numbers, outputs that follow their names, limits ========
+# (docs/cli.md, "Errors, limits and exit codes", says what each case gets.)
+
+"$PC" diagnose --quiet --format json "$H200" >"$tmp/g_base.json"
+# The same report with mysteryA twice as slow (every duration doubled): a
+# regression against g_base.json.
+python3 - "$tmp/g_base.json" "$tmp/g_worse.json" <<'E'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in d["kernels"]:
+    if k["name"] == "mysteryA":
+        for key in ("min", "median", "max"):
+            k["duration_ns"][key] *= 2
+        k["total_ns"] *= 2
+        k["metrics"]["gpu__time_duration.sum"] *= 2
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+E
+# TESTS FAILURES FAILURE_ELEMENTS of the JUnit file (its testsuites element).
+junit_count() { python3 -c 'import sys, xml.etree.ElementTree as T; r=T.parse(sys.argv[1]).getroot(); print(r.get("tests"), r.get("failures"), sum(1 for _ in r.iter("failure")))' "$1" 2>/dev/null; }
+# summary FILE: "FAILED TOTAL" from check's summary line.
+summary() { sed -n 's/^perfcheck check: \([0-9]*\) of \([0-9]*\) checks\{0,1\} failed.*/\1 \2/p' "$1"; }
+
+# -- check: the JUnit file and the exit status agree, baseline included.
+rm -f "$tmp/j1.xml"
+run_case "$PC" check --baseline "$tmp/g_base.json" --junit "$tmp/j1.xml" "$tmp/g_worse.json"
+set -- $(junit_count "$tmp/j1.xml") x x x; jt=$1 jf=$2 jfe=$3
+set -- $(summary "$tmp/out") x x; sf=$1 st=$2
+if [ "$rc" = 1 ] && [ "$jf" != x ] && [ "$jf" -ge 1 ] && [ "$jf" = "$jfe" ] && [ "$sf" = "$jf" ] && [ "$st" = "$jt" ] &&
+  grep -q 'mysteryA' "$tmp/j1.xml"; then
+  pass "check --baseline --junit: a regression is exit 1 and a JUnit failure ($jf of $jt), the summary counts the same"
+else fail "check --baseline --junit" "exit $rc, junit '$jt $jf', summary '$sf $st'"; fi
+run_case "$PC" check --baseline "$tmp/g_base.json" -e 'mysteryA:step==3' --junit "$tmp/j2.xml" "$tmp/g_worse.json"
+set -- $(junit_count "$tmp/j2.xml") x x x; jt=$1 jf=$2
+set -- $(summary "$tmp/out") x x; sf=$1 st=$2
+if [ "$rc" = 1 ] && [ "$jf" != x ] && [ "$jf" -ge 1 ] && [ "$sf" = "$jf" ] && [ "$st" = "$jt" ] && [ "$jt" -ge 2 ]; then
+  pass "check --baseline -e --junit: the JUnit file has the expectation and the regression ($jf of $jt failed)"
+else fail "check --baseline -e --junit" "exit $rc, junit '$jt $jf', summary '$sf $st'"; fi
+run_case "$PC" check --baseline "$tmp/g_base.json" --junit "$tmp/j3.xml" "$tmp/g_base.json"
+set -- $(junit_count "$tmp/j3.xml") x x x; jt=$1 jf=$2
+set -- $(summary "$tmp/out") x x; sf=$1 st=$2
+if [ "$rc" = 0 ] && [ "$jf" = 0 ] && [ "$jt" != x ] && [ "$jt" -ge 1 ] && [ "$sf" = 0 ] && [ "$st" = "$jt" ]; then
+  pass "check --baseline --junit, nothing worse: exit 0, $jt passing testcases, 0 failures"
+else fail "check --baseline, nothing worse" "exit $rc, junit '$jt $jf', summary '$sf $st'"; fi
+if [ -w /dev/full ]; then
+  "$PC" check --baseline "$tmp/g_base.json" "$tmp/g_worse.json" >/dev/full 2>"$tmp/err"; rc=$?
+  r1=$rc
+  "$PC" check --baseline "$tmp/g_base.json" "$tmp/g_base.json" >/dev/full 2>"$tmp/err"; rc=$?
+  if [ "$r1" = 2 ] && [ "$rc" = 2 ]; then pass "check --baseline > /dev/full: exit 2 (a lost result is neither pass nor fail)"
+  else fail "check --baseline > /dev/full" "exit $r1 (worse), $rc (same)"; fi
+else skip "check --baseline > /dev/full" "no /dev/full"; fi
+out_case "check --baseline --junit DEVICE: exit 2, the device stays" 2 is_chr "$DEV" \
+  "$PC" check --quiet --baseline "$tmp/g_base.json" --junit "$DEV" "$tmp/g_worse.json"
+# `-- PROGRAM` that exits non-zero: exit 1 and a failed testcase that says so.
+run_case "$PC" check -e 'mysteryA:step==3' --junit "$tmp/j4.xml" -- \
+  sh -c 'PERFCHECK_ROOT_PID= "$1" deliver "$PERFCHECK_OUTPUT" json "$2"; exit 3' sh "$HELPER" "$T4"
+set -- $(junit_count "$tmp/j4.xml") x x x; jt=$1 jf=$2
+if [ "$rc" = 1 ] && [ "$jf" = 1 ] && [ "$jt" = 2 ] && grep -q 'exit status 3' "$tmp/j4.xml"; then
+  pass "check -- PROGRAM exiting 3: exit 1 and a JUnit failure for the exit status"
+else fail "check -- PROGRAM exit status in JUnit" "exit $rc, junit '$jt $jf'"; fi
+
+# -- FLOPs: a bad FP32 term makes flops, gflops and intensity null, never a partial sum.
+python3 - "$H200" "$tmp" <<'E'
+import csv, io, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="latin-1")))
+head = rows[0]
+ffma = head.index("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+def write(name, rows):
+    b = io.StringIO()
+    csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    open("%s/%s" % (sys.argv[2], name), "w", newline="", encoding="latin-1").write(b.getvalue())
+for tag, val in (("nan", "nan"), ("bad", "abc"), ("empty", "")):
+    r = [list(x) for x in rows]
+    for x in r[2:]:
+        if x[head.index("Kernel Name")].startswith(("mysteryA", "mysteryB")):
+            x[ffma] = val
+    write("flops_%s.csv" % tag, r)
+r = [[c for i, c in enumerate(x) if i != ffma] for x in rows]
+write("flops_nocol.csv", r)
+E
+for tag in nan bad empty nocol; do
+  run_case "$PC" diagnose -v --format json "$tmp/flops_$tag.csv"
+  got=$(kval mysteryB 'k["derived"]["flops"], k["derived"]["gflops"], k["derived"]["arithmetic_intensity"]')
+  if [ "$rc" = 0 ] && [ "$got" = "(None, None, None)" ] && has "$tmp/err" "flops, gflops and arithmetic_intensity are null"; then
+    pass "FFMA count $tag: flops, gflops and intensity null with a warning (never a partial sum)"
+  else fail "FFMA $tag" "exit $rc: $got"; fi
+done
+# mysteryA's only FP32 work is FFMA (FADD and FMUL read 0): a partial sum was 0.
+run_case "$PC" check --quiet -e 'mysteryA:flops<=0' "$tmp/flops_nan.csv"
+if [ "$rc" = 1 ] && has "$tmp/out" "was not measured"; then pass "check -e 'mysteryA:flops<=0' with a NaN FFMA: fails (not measured)"
+else fail "flops<=0 passes" "exit $rc"; fi
+"$PC" diagnose --quiet --format json "$H200" >"$tmp/out"
+# (an FMA is two: FP32, FP64 and FP16 counts, all measured in this export)
+if [ "$(kval mysteryB 'k["derived"]["flops"] == sum(w * k["metrics"]["smsp__sass_thread_inst_executed_op_%s_pred_on.sum" % op] for op, w in (("ffma", 2), ("fadd", 1), ("fmul", 1), ("dfma", 2), ("dadd", 1), ("dmul", 1), ("hfma", 2), ("hadd", 1), ("hmul", 1)))')" = True ]; then
+  pass "whole counts still give flops (2 FMA + ADD + MUL over FP32, FP64, FP16)"; else fail "whole flops" "$(kval mysteryB 'k["derived"]["flops"]')"; fi
+
+# -- An empty unit under a duration or byte column is no unit at all: not read.
+python3 - "$H200" "$tmp/unit_empty.csv" <<'E'
+import csv, io, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="latin-1")))
+head, units = rows[0], rows[1]
+for n in ("gpu__time_duration.sum", "dram__bytes_read.sum"):
+    units[head.index(n)] = ""
+b = io.StringIO()
+csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+open(sys.argv[2], "w", newline="", encoding="latin-1").write(b.getvalue())
+E
+run_case "$PC" diagnose -v --format json "$tmp/unit_empty.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"], k["metrics"]["dram__bytes_read.sum"]')" = "(None, None)" ] &&
+  has "$tmp/err" "column gpu__time_duration.sum: no unit" && has "$tmp/err" "column dram__bytes_read.sum: no unit"; then
+  pass "an empty unit cell under a duration or byte column: not read (null, one warning each), never base units"
+else fail "empty unit cell" "exit $rc: $(kval mysteryA 'k["metrics"]["gpu__time_duration.sum"]')"; fi
+
+# -- The format follows the output name; a conflicting flag is refused.
+for ext in json csv html txt; do
+  rm -f "$tmp/f.$ext"
+  run_case "$PC" diagnose --quiet -o "$tmp/f.$ext" "$T4"
+  case $ext in
+    json) ok() { json_ok "$1"; } ;;
+    csv) ok() { head -c 5 "$1" | grep -q '^name,'; } ;;
+    html) ok() { head -c 100 "$1" | grep -qi '<!doctype html'; } ;;
+    txt) ok() { head -c 12 "$1" | grep -q '^perfcheck'; } ;;
+  esac
+  if [ "$rc" = 0 ] && ok "$tmp/f.$ext"; then pass "diagnose -o f.$ext writes $ext"; else fail "diagnose -o f.$ext" "exit $rc: $(head -c 40 "$tmp/f.$ext")"; fi
+done
+run_case "$PC" report -f csv -o "$tmp/c.json" "$T4"
+if [ "$rc" = 2 ] && [ ! -e "$tmp/c.json" ] && has "$tmp/err" "c.json" && has "$tmp/err" "json"; then
+  pass "report -f csv -o c.json: refused (exit 2), nothing written"; else fail "format against the name" "exit $rc"; fi
+cp "$tmp/g_base.json" "$tmp/m_a.json"
+run_case "$PC" merge -o "$tmp/m_a.json" "$tmp/m_a.json" "$tmp/o_b.json"
+if [ "$rc" = 0 ] && json_ok "$tmp/m_a.json" && "$PC" check -q -e 'mysteryA:launches>=1' "$tmp/m_a.json" >/dev/null 2>&1; then
+  pass "merge -o a.json a.json b.json: a.json is the merged JSON report, readable back"; else fail "merge over its input" "exit $rc"; fi
+cp "$T4" "$tmp/in.csv"
+run_case "$PC" report -o "$tmp/in.csv" "$tmp/in.csv"
+if [ "$rc" = 2 ] && cmp -s "$T4" "$tmp/in.csv" && has "$tmp/err" "is also an input"; then
+  pass "report -o in.csv in.csv: refused (CSV could not be read back), the input untouched"; else fail "output over an input" "exit $rc"; fi
+cp "$tmp/g_base.json" "$tmp/jin.json"
+run_case "$PC" check -q -e 'mysteryA:step==3' --junit "$tmp/jin.json" "$tmp/jin.json"
+if [ "$rc" = 2 ] && cmp -s "$tmp/g_base.json" "$tmp/jin.json"; then
+  pass "check --junit R.json R.json: refused, the report untouched"; else fail "junit over the input" "exit $rc"; fi
+
+# -- Conflicting output flags.
+for args in "report --html $tmp/x1.html -o $tmp/x1.txt" "report --html $tmp/x2.html -f csv" "report -o $tmp/x3.txt -o $tmp/x4.txt" \
+  "diagnose --csv -f json" "diagnose -f json --csv" "merge -f json -o $tmp/x5.csv"; do
+  set -- $args
+  run_case "$PC" "$@" "$T4"
+  if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ -z "$(ls "$tmp"/x[0-9]* 2>/dev/null)" ]; then
+    pass "conflicting output flags refused: perfcheck $args"; else fail "conflicting flags: $args" "exit $rc"; fi
+done
+
+# -- Exit codes as the help says.
+if [ -w /dev/full ]; then
+  for args in "metrics" "--help" "help diagnose" "diagnose --help" "--version" "metrics --list-sets"; do
+    "$PC" $args >/dev/full 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 2 ] && has "$tmp/err" "stdout"; then pass "perfcheck $args > /dev/full: exit 2"; else fail "$args > /dev/full" "exit $rc"; fi
+  done
+else skip "help > /dev/full" "no /dev/full"; fi
+if "$PC" --help | grep -q "stdout"; then pass "--help says what a failed write to stdout exits"; else fail "--help exit codes" "not said"; fi
+
+# -- Endless input that is not CSV stops after a bounded look for a header.
+run_case timeout 120 sh -c "yes | '$PC' diagnose -"
+if [ "$rc" = 2 ] && has "$tmp/err" "no header row in the first"; then pass "yes | diagnose -: exit 2 after a bounded look for a header"
+else fail "yes | diagnose" "exit $rc"; fi
+run_case timeout 120 sh -c "yes | '$PC' diagnose --wall-time 1s -"
+if [ "$rc" = 2 ] && has "$tmp/err" "in the first"; then pass "yes | diagnose --wall-time 1s -: exit 2 after a bounded look"
+else fail "yes | diagnose nsys" "exit $rc"; fi
+
+# -- A duplicated metric column whose copies disagree: warned, not read.
+python3 - "$H200" "$tmp/dupcol.csv" <<'E'
+import csv, io, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="latin-1")))
+c = rows[0].index("dram__bytes_read.sum")
+out = []
+for i, r in enumerate(rows):
+    v = r[c]
+    if i >= 2 and r[rows[0].index("Kernel Name")].startswith("mysteryA"):
+        v = "1.000000"
+    out.append(r + [v])
+b = io.StringIO()
+csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(out)
+open(sys.argv[2], "w", newline="", encoding="latin-1").write(b.getvalue())
+E
+run_case "$PC" diagnose -v --format json "$tmp/dupcol.csv"
+if [ "$rc" = 0 ] && [ "$(kval mysteryA 'k["metrics"]["dram__bytes_read.sum"]')" = None ] &&
+  [ "$(kval mysteryB 'k["metrics"]["dram__bytes_read.sum"] > 1e7')" = True ] && has "$tmp/err" "dram__bytes_read.sum" &&
+  has "$tmp/err" "disagree"; then
+  pass "two dram__bytes_read.sum columns that disagree: warned, null where they differ, read where they agree"
+else fail "duplicated column" "exit $rc: $(kval mysteryA 'k["metrics"]["dram__bytes_read.sum"]')"; fi
+
+# -- CSV cells that a spreadsheet would take for a formula are neutralised.
+python3 - "$H200" "$tmp/formula.csv" <<'E'
+import csv, io, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="latin-1")))
+ki = rows[0].index("Kernel Name")
+names = ['=HYPERLINK("http://x")', "+1+cmd", "-2+cmd", "@SUM(A1)"]
+for r, n in zip(rows[2:], names):
+    r[ki] = n
+b = io.StringIO()
+csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+open(sys.argv[2], "w", newline="", encoding="latin-1").write(b.getvalue())
+E
+run_case "$PC" diagnose --quiet --format csv "$tmp/formula.csv"
+if [ "$rc" = 0 ] && python3 - "$tmp/out" <<'E'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+names = sorted(r["name"] for r in rows)
+assert names and all(n[0] == "'" for n in names), names
+assert all(r[k][:1] not in "=+-@" for r in rows for k in ("name", "display_name", "advice", "region")), rows
+assert any(n == "'=HYPERLINK(\"http://x\")" for n in names), names
+E
+then pass "CSV: cells beginning with = + - @ get a leading quote (no formula in a spreadsheet)"; else fail "CSV formulas" "exit $rc"; fi
+
+# -- Bad values of the on/off variables get the same one-line warning.
+for v in PERFCHECK_VERBOSE=yes PERFCHECK_ROTATE_SESSION=2; do
+  run_case env "$v" "$HELPER" config
+  if [ "$rc" = 0 ] && [ "$(grep -c "${v%%=*}=\"${v#*=}\" is not 0 or 1" "$tmp/err")" = 1 ]; then pass "$v: one warning line"; else
+    fail "$v warning" "$(cat "$tmp/err")"; fi
+done
+
+# -- Messages that say what is really wrong.
+run_case "$PC" diagnose "$T4" "$H200"
+if [ "$rc" = 2 ] && has "$tmp/err" "one export at a time" && has "$tmp/err" "perfcheck merge"; then
+  pass "diagnose A.csv B.csv: one export at a time (merge for two)"; else fail "two exports" "exit $rc"; fi
+echo '[{"schema": "perfcheck-report/2"}]' >"$tmp/arr.json"
+run_case "$PC" diagnose "$tmp/arr.json"
+if [ "$rc" = 2 ] && has "$tmp/err" "a JSON array" && ! has "$tmp/err" "no header row"; then
+  pass "a JSON array: named as such"; else fail "JSON array message" "exit $rc"; fi
+python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read().decode("latin-1").encode("utf-16"))' "$T4" "$tmp/u16.csv"
+run_case "$PC" diagnose "$tmp/u16.csv"
+if [ "$rc" = 2 ] && has "$tmp/err" "UTF-16" && has "$tmp/err" "iconv"; then pass "a UTF-16 export: named UTF-16, with the conversion"
+else fail "UTF-16 message" "exit $rc"; fi
+gzip -c "$T4" | gzip -c >"$tmp/twice.gz"
+run_case "$PC" diagnose "$tmp/twice.gz"
+if [ "$rc" = 2 ] && has "$tmp/err" "compressed twice"; then pass "a double gzip: named as such"; else fail "double gzip message" "exit $rc"; fi
+printf '\037\213' >"$tmp/g2.gz"
+run_case "$PC" diagnose "$tmp/g2.gz"
+if [ "$rc" = 2 ] && has "$tmp/err" "gzip" && ! has "$tmp/err" "empty file"; then pass "a 2-byte gzip: a cut-short gzip, not an empty file"
+else fail "2-byte gzip message" "exit $rc"; fi
+
+# -- No hidden cap on distinct kernels: 25,000 signatures, every row kept.
+python3 - "$tmp/many.csv" <<'E'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('"Kernel Name","gpu__time_duration.sum","launch__grid_size","launch__block_size"\n"","nsecond","",""\n')
+    for i in range(25000):
+        f.write('"k_%d(float*)","%d","%d","256"\n' % (i, 1000 + i, 1 + i % 64))
+E
+# k_24999's share of the 25,000 kernels' time: 25999 ns of sum(1000..25999) ns.
+run_case "$PC" check --quiet -e 'k_24999:launches==1' -e 'k_24999:kernel_time_share within 0.1% of 7.703693e-05' \
+  -e 'k_0:kernel_time_share within 0.1% of 2.963073e-06' "$tmp/many.csv"
+if [ "$rc" = 0 ]; then pass "25,000 distinct kernels: every one kept, time shares over all of them (no 20,000 cap)"
+else fail "kernel cap" "exit $rc: $(head -3 "$tmp/out")"; fi
+rm -f "$tmp/many.csv"
+
+# -- An interrupted or size-limited write leaves no temporary behind.
+for sig in TERM INT; do
+  echo old >"$tmp/intr.json"
+  run_case "$HELPER" interrupt "$tmp/intr.json" "$sig"
+  if [ "$(cat "$tmp/intr.json")" = old ] && [ -z "$(ls -A "$tmp" | grep -v '^intr.json$' | grep '^\.intr')" ] &&
+    [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then pass "SIG$sig in the middle of a write: the old file whole, no temporary"
+  else fail "SIG$sig mid-write" "exit $rc: $(ls -A "$tmp" | grep intr)"; fi
+done
+echo old >"$tmp/fsz.html"
+(ulimit -f 2; exec "$PC" report --quiet --html "$tmp/fsz.html" "$H200") >/dev/null 2>&1
+rc=$?
+if [ "$(cat "$tmp/fsz.html")" = old ] && [ -z "$(ls -A "$tmp" | grep '^\.fsz')" ]; then
+  pass "ulimit -f with SIGXFSZ's default (the process dies mid-write, exit $rc): no temporary left"
+else fail "SIGXFSZ mid-write" "exit $rc: $(ls -A "$tmp" | grep fsz)"; fi
+
+# -- perfcheck run: the program ends with perfcheck; ALRM and PIPE are passed on.
+if ! san_skip "run: the program dies with perfcheck"; then
+  rm -f "$tmp/child.pid"
+  "$PC" run -- sh -c "echo \$\$ >'$tmp/child.pid'; exec sleep 60" >/dev/null 2>&1 &
+  rp=$!
+  for _ in $(seq 100); do [ -s "$tmp/child.pid" ] && break; sleep 0.05; done
+  cp=$(cat "$tmp/child.pid" 2>/dev/null)
+  kill -9 "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+  gone=0
+  for _ in $(seq 100); do if [ -n "$cp" ] && ! kill -0 "$cp" 2>/dev/null; then gone=1; break; fi; sleep 0.05; done
+  if [ -n "$cp" ] && [ "$gone" = 1 ]; then pass "perfcheck run killed (SIGKILL): its program ends too (PR_SET_PDEATHSIG)"
+  else fail "run SIGKILL" "program $cp still running"; [ -n "$cp" ] && kill -9 "$cp" 2>/dev/null; fi
+  for sig in ALRM PIPE; do
+    rm -f "$tmp/out"
+    set -m
+    "$PC" run -- sh -c "trap 'echo got $sig; exit 5' $sig; echo ready; while :; do sleep 0.05; done" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    set +m
+    for _ in $(seq 100); do grep -q ready "$tmp/out" 2>/dev/null && break; sleep 0.05; done
+    kill -"$sig" "$pid"
+    (trap - EXIT; sleep 10; kill -9 "$pid" 2>/dev/null) & watchdog=$!
+    wait "$pid"
+    rc=$?
+    kill -9 "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
+    if [ "$rc" = 5 ] && has "$tmp/out" "got $sig"; then pass "run forwards SIG$sig, the program's exit status stays"; else
+      fail "SIG$sig" "exit $rc: $(cat "$tmp/out")"; fi
+  done
+fi
+
 
 echo
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
