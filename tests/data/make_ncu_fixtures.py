@@ -72,7 +72,9 @@ T4_COLUMNS = sorted(list(T4_DEVICE) + [
     "launch__waves_per_multiprocessor", "sm__maximum_warps_per_active_cycle_pct",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
 ])
 
@@ -99,7 +101,9 @@ T4_UNITS = {
     "sm__maximum_warps_per_active_cycle_pct": "%",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed": "%",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "%",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "inst",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "inst",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": "inst",
 }
 
 
@@ -121,7 +125,10 @@ def t4_row(i, name, regs, dyn, limits, waves, theo, dur_ns, ld_sect, st_sect, tp
         "sm__maximum_warps_per_active_cycle_pct": theo,
         "sm__throughput.avg.pct_of_peak_sustained_elapsed": sm_pct,
         "sm__warps_active.avg.pct_of_peak_sustained_active": ach,
+        # The seed's kernels do fmaf only: no FADD or FMUL (FLOPs need all three).
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "0",
         "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": ffma,
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": "0",
         "smsp__thread_inst_executed_per_inst_executed.ratio": tpi,
     })
     lead = [i, "23817", "mystery", "t4-node", name, "1", "7", "(256, 1, 1)", "(16384, 1, 1)",

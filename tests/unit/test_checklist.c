@@ -100,6 +100,7 @@ static void mystery(pc_kernel *k, int which, int with_intensity) {
   k->metric[PC_M_WARPS_ACTIVE_PCT] = achieved;
   if (with_intensity) {
     k->metric[PC_M_FFMA] = fma_per_thread * kElements;
+    k->metric[PC_M_FADD] = k->metric[PC_M_FMUL] = 0; /* fmaf only */
     k->metric[PC_M_DRAM_BYTES_READ] = 4 * kElements;
     k->metric[PC_M_DRAM_BYTES_WRITE] = 4 * kElements;
   }
@@ -219,13 +220,36 @@ static void test_derive_flops_and_ceilings(void **state) {
   k.metric[PC_M_DFMA] = 100;
   pc_derive(&k, &d);
   assert_true(isnan(k.derived.flops));
-  /* FP32 terms that were measured, FMA = 2; FP64/FP16 added when measured. */
+  /* FMA = 2.  The three FP32 counts are all needed: FFMA alone, or FADD
+   * and FMUL without FFMA, is a smaller number than the kernel's FLOPs,
+   * never a measurement. */
   k.metric[PC_M_FFMA] = 1000;
   pc_derive(&k, &d);
-  assert_near(k.derived.flops, 2000 + 200, 0);
-  k.metric[PC_M_FADD] = 10, k.metric[PC_M_FMUL] = 20, k.metric[PC_M_HADD] = 5, k.metric[PC_M_HFMA] = 1;
+  assert_true(isnan(k.derived.flops));
+  k.metric[PC_M_FFMA] = PC_NULL, k.metric[PC_M_FADD] = 10, k.metric[PC_M_FMUL] = 20;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.flops));
+  /* All three, with an FP64 triple measured in part (DFMA only): unknown. */
+  k.metric[PC_M_FFMA] = 1000;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.flops));
+  /* Each of FP64 and FP16 added when measured whole, left out when none of
+   * it was (the default set collects neither), never in part. */
+  k.metric[PC_M_DFMA] = PC_NULL;
+  pc_derive(&k, &d);
+  assert_near(k.derived.flops, 2000 + 10 + 20, 0);
+  k.metric[PC_M_DFMA] = 100, k.metric[PC_M_DADD] = 0, k.metric[PC_M_DMUL] = 0;
+  k.metric[PC_M_HADD] = 5, k.metric[PC_M_HFMA] = 1;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.flops)); /* HMUL missing */
+  k.metric[PC_M_HMUL] = 0;
   pc_derive(&k, &d);
   assert_near(k.derived.flops, 2000 + 10 + 20 + 200 + 5 + 2, 0);
+  /* A NaN or negative FP32 count is no count. */
+  k.metric[PC_M_FFMA] = -1;
+  pc_derive(&k, &d);
+  assert_true(isnan(k.derived.flops) && isnan(k.derived.gflops) && isnan(k.derived.arithmetic_intensity));
+  k.metric[PC_M_FFMA] = 1000;
   /* DRAM bytes need both directions. */
   k.metric[PC_M_DRAM_BYTES_READ] = 1000;
   pc_derive(&k, &d);

@@ -24,6 +24,8 @@
 
 #include "base/pc_core.h"
 #include "base/pc_fmt.h"
+#include "base/pc_hash.h"
+#include "base/pc_map.h"
 #include "check/pc_library.h"
 
 /* ==== Thresholds ========================================================== */
@@ -382,6 +384,34 @@ static double pc_sum_measured(const double *v, const double *w, size_t n) {
   return any ? s : PC_NULL;
 }
 
+/* FLOPs: an FMA is two.  The three FP32 counts (FFMA, FADD, FMUL) must all
+ * be measured, or flops are unknown: a sum without one of them is a smaller
+ * number, never a measurement (a NaN FFMA made a compute-bound kernel's
+ * flops 0, or hundreds of times too low).  The FP64 and FP16 triples are
+ * added when each is measured whole, left out when none of a triple is
+ * (the default set does not collect them), and make flops unknown when a
+ * triple is measured in part.  The readers say which count was missing. */
+static double pc_flops(const double *m) {
+  static const pc_metric_id ids[3][3] = {{PC_M_FFMA, PC_M_FADD, PC_M_FMUL},
+                                         {PC_M_DFMA, PC_M_DADD, PC_M_DMUL},
+                                         {PC_M_HFMA, PC_M_HADD, PC_M_HMUL}};
+  static const double w[3] = {2, 1, 1};
+  double flops = 0;
+  for (int t = 0; t < 3; t++) {
+    double sum = 0;
+    int have = 0;
+    for (int i = 0; i < 3; i++) {
+      const double v = pc_nonneg(m[ids[t][i]]);
+      if (pc_has(v)) sum += w[i] * v, have++;
+    }
+    if (have == 3)
+      flops += sum;
+    else if (t == 0 || have > 0)
+      return PC_NULL;
+  }
+  return flops;
+}
+
 static double pc_dims(const unsigned v[3]) {
   if (v[0] == 0 || v[1] == 0 || v[2] == 0) return PC_NULL;
   return (double)v[0] * (double)v[1] * (double)v[2];
@@ -686,16 +716,7 @@ void pc_derive(pc_kernel *k, const pc_device *d) {
   pc_occ_resolve(k, d, &occ);
   o->theoretical_occupancy_pct = occ.theoretical_pct;
 
-  /* FLOPs: an FMA is two.  FP32 terms decide whether flops are known at all;
-   * FP64 and FP16 terms are added when they were measured. */
-  const double fp32[3] = {m[PC_M_FFMA], m[PC_M_FADD], m[PC_M_FMUL]};
-  const double others[6] = {m[PC_M_DFMA], m[PC_M_DADD], m[PC_M_DMUL], m[PC_M_HFMA], m[PC_M_HADD], m[PC_M_HMUL]};
-  const double w3[3] = {2, 1, 1}, w6[6] = {2, 1, 1, 2, 1, 1};
-  o->flops = pc_sum_measured(fp32, w3, 3);
-  if (pc_has(o->flops)) {
-    double extra = pc_sum_measured(others, w6, 6);
-    if (pc_has(extra)) o->flops += extra;
-  }
+  o->flops = pc_flops(m);
   double rd = pc_nonneg(m[PC_M_DRAM_BYTES_READ]), wr = pc_nonneg(m[PC_M_DRAM_BYTES_WRITE]);
   o->dram_bytes = (pc_has(rd) && pc_has(wr)) ? rd + wr : PC_NULL;
   o->arithmetic_intensity = pc_ratio(o->flops, o->dram_bytes);
@@ -2235,6 +2256,18 @@ static void pc_checklist_region_c(pc_region *g) {
   pc_region_borderline(g);
 }
 
+/* Rank order: longest total first. */
+typedef struct pc_rank_key {
+  double total;
+  size_t index;
+} pc_rank_key;
+
+static int pc_rank_cmp(const void *pa, const void *pb) {
+  const pc_rank_key *a = pa, *b = pb;
+  if (a->total != b->total) return a->total > b->total ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
 /* A graph entry's time is its kernels' time, which their own entries
  * hold: it takes no share and no rank, and is not counted in the sum. */
 void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
@@ -2248,25 +2281,41 @@ void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline) {
   }
   for (size_t i = 0; i < n; i++) {
     k[i].time_share_from_timeline = from_timeline;
+    k[i].rank = 0;
     if (k[i].is_graph) {
       k[i].time_share = PC_NULL;
-      k[i].rank = 0;
       continue;
     }
     k[i].time_share = (known == counted && sum > 0 && pc_has(pc_nonneg(k[i].total_ns))) ? k[i].total_ns / sum : PC_NULL;
-    /* Rank by total time, longest first; ties share the better rank. */
-    const double ti = pc_nonneg(k[i].total_ns);
-    int rank = 0;
-    if (pc_has(ti)) {
-      rank = 1;
-      for (size_t j = 0; j < n; j++)
-        if (!k[j].is_graph && pc_has(pc_nonneg(k[j].total_ns)) && k[j].total_ns > ti) rank++;
-    }
-    k[i].rank = rank;
   }
+  /* Rank by total time, longest first; ties share the better rank: one
+   * sort (qsort), not a scan of the others per entry. */
+  pc_rank_key *order = known ? malloc(known * sizeof *order) : NULL;
+  if (!order) return; /* none known, or no memory: ranks stay unknown (0) */
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!k[i].is_graph && pc_has(pc_nonneg(k[i].total_ns))) order[m++] = (pc_rank_key){k[i].total_ns, i};
+  qsort(order, m, sizeof *order, pc_rank_cmp);
+  int rank = 0;
+  for (size_t p = 0; p < m; p++) {
+    if (p == 0 || order[p].total != order[p - 1].total) rank = p < (size_t)INT_MAX ? (int)p + 1 : INT_MAX;
+    k[order[p].index].rank = rank;
+  }
+  free(order);
 }
 
 static int pc_same_region(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* pc_map's check of a candidate: entry `val` is in the probe's region. */
+typedef struct pc_region_probe {
+  const pc_kernel *kernels;
+  const char *region;
+} pc_region_probe;
+
+static int pc_region_eq(uint32_t val, const void *arg) {
+  const pc_region_probe *p = arg;
+  return pc_same_region(p->kernels[val].region, p->region);
+}
 
 /* Sort key: the region's first index among the kernels, then time. */
 typedef struct pc_korder {
@@ -2295,15 +2344,26 @@ static void pc_report_sort_kernels(pc_report *r) {
     free(o), free(tmp);
     return;
   }
+  /* Each region's first index, through one table (pc_map) of the region
+   * names seen: linear, where a scan of the earlier entries per entry grew
+   * as the square of the entries. */
+  pc_map seen = {0};
   for (size_t i = 0; i < n; i++) {
+    const char *region = r->kernels[i].region;
+    const uint64_t h = region ? pc_hash_str(region) : 0;
+    const pc_region_probe probe = {r->kernels, region};
+    const uint32_t first = pc_map_find(&seen, h, pc_region_eq, &probe);
     size_t g = i;
-    for (size_t j = 0; j < i; j++)
-      if (pc_same_region(r->kernels[j].region, r->kernels[i].region)) {
-        g = o[j].group;
-        break;
-      }
+    if (first != PC_NONE)
+      g = first;
+    else if (i >= PC_NONE || pc_map_insert(&seen, h, (uint32_t)i) != 0) { /* no memory: the order stays */
+      pc_map_free(&seen);
+      free(o), free(tmp);
+      return;
+    }
     o[i] = (pc_korder){g, i, r->kernels[i].total_ns};
   }
+  pc_map_free(&seen);
   qsort(o, n, sizeof *o, pc_korder_cmp);
   for (size_t i = 0; i < n; i++) tmp[i] = r->kernels[o[i].index];
   memcpy(r->kernels, tmp, n * sizeof *tmp);
@@ -2321,6 +2381,12 @@ static void pc_checklist_report_c(pc_report *r) {
     while (j < r->nkernels && pc_same_region(r->kernels[j].region, r->kernels[i].region)) j++;
     pc_kernel_time_shares(r->kernels + i, j - i, r->step1_assessed);
     i = j;
+  }
+  /* Rows of the input that no entry holds: shares and ranks over the rest
+   * would be wrong, so they are unknown (the reader's warning says why). */
+  for (size_t i = 0; r->rows_left_out && i < r->nkernels; i++) {
+    r->kernels[i].time_share = PC_NULL;
+    r->kernels[i].rank = 0;
   }
   for (size_t i = 0; i < r->nkernels; i++) {
     pc_kernel *k = &r->kernels[i];
