@@ -143,5 +143,5 @@ pc_cli_test(nsys_no_wall EXIT 0 FLAGS --no-stderr
 pc_cli_test(nsys_bad_wall EXIT 2 FLAGS --no-stdout STDERR "bad --wall-time '4 5s'"
   ARGS diagnose --wall-time "4 5s" ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
 pc_cli_test(nsys_wall_on_ncu EXIT 2 FLAGS --no-stdout
-  STDERR "mystery.csv:1: an ncu export, not an nsys stats CSV" "--wall-time and a second file are for nsys stats CSV"
+  STDERR "mystery.csv:1: an ncu export, not an nsys stats CSV" "--wall-time is for an nsys stats CSV"
   ARGS diagnose --wall-time 1s ${_pc_data}/h200/mystery.csv)

@@ -505,7 +505,8 @@ static void test_layout_variations(void **state) {
   pc_report_free(r);
 }
 
-/* Many one-line "kernels": the report keeps a bounded number and says so. */
+/* Many one-line "kernels": every one is kept (no cap: shares and ranks over
+ * every row), in time linear in the rows. */
 static void test_many_signatures(void **state) {
   (void)state;
   const size_t rows = 25000;
@@ -517,11 +518,58 @@ static void test_many_signatures(void **state) {
   pc_report *r = NULL;
   pc_err err;
   assert_int_equal(pc_ncu_csv_parse(text, n, "many.csv", 1, &r, &err), PERFCHECK_OK);
-  assert_int_equal(r->nkernels, 20000);
-  assert_string_equal(r->kernels[19999].name, "k19999");
-  assert_true(has_warning(r, "many.csv: more than 20000 distinct kernel signatures: 5000 launch rows", NULL, NULL));
+  assert_int_equal(r->nkernels, rows);
+  assert_int_equal(r->rows_left_out, 0);
+  pc_checklist_report(r); /* as perfcheck_report_read does: sorted, shares, ranks */
+  assert_false(has_warning(r, "distinct kernel signatures", NULL, NULL));
+  /* Sorted longest first: k24999 (25000 ns) ranks 1 of the 25000 entries
+   * and has its share of them all, sum(1..25000) ns. */
+  const double sum = (double)rows * (rows + 1) / 2;
+  assert_string_equal(r->kernels[0].name, "k24999");
+  assert_int_equal(r->kernels[0].rank, 1);
+  assert_near(r->kernels[0].time_share, 25000 / sum, 1e-15);
+  assert_string_equal(r->kernels[rows - 1].name, "k0");
+  assert_int_equal(r->kernels[rows - 1].rank, (int)rows);
+  assert_near(r->kernels[rows - 1].time_share, 1 / sum, 1e-15);
   pc_report_free(r);
   free(text);
+}
+
+/* A row that cannot be read (a field short) or has no kernel name: the rest
+ * is kept, and the time shares and ranks are null, since over the rows kept
+ * they would be too large; with every row read they are there. */
+static void test_rows_left_out(void **state) {
+  (void)state;
+  static const char head[] = "\"Kernel Name\",\"gpu__time_duration.sum\",\"launch__grid_size\"\n\"\",\"nsecond\",\"\"\n";
+  static const char *const bodies[] = {
+      "\"a\",\"100\",\"1\"\n\"b\",\"300\"\n\"c\",\"200\",\"1\"\n", /* b: one field short */
+      "\"a\",\"100\",\"1\"\n\"\",\"300\",\"1\"\n\"c\",\"200\",\"1\"\n", /* no name */
+      "\"a\",\"100\",\"1\"\n\"c\",\"200\",\"1\"\n",                       /* whole */
+  };
+  for (size_t i = 0; i < 3; i++) {
+    char text[512];
+    int n = snprintf(text, sizeof text, "%s%s", head, bodies[i]);
+    pc_report *r = NULL;
+    pc_err err;
+    assert_int_equal(pc_ncu_csv_parse(text, (size_t)n, "left.csv", 1, &r, &err), PERFCHECK_OK);
+    assert_int_equal(r->nkernels, 2);
+    assert_int_equal(r->rows_left_out, i < 2 ? 1 : 0);
+    pc_checklist_report(r);
+    for (size_t k = 0; k < 2; k++) {
+      const int c = strcmp(r->kernels[k].name, "c") == 0;
+      if (i < 2) {
+        assert_true(isnan(r->kernels[k].time_share));
+        assert_int_equal(r->kernels[k].rank, 0);
+      } else {
+        assert_near(r->kernels[k].time_share, c ? 200.0 / 300 : 100.0 / 300, 1e-12);
+        assert_int_equal(r->kernels[k].rank, c ? 1 : 2);
+      }
+    }
+    assert_int_equal(has_warning(r, "time shares and ranks are null: 1 launch row of the export was not read", NULL,
+                                 NULL),
+                     i < 2);
+    pc_report_free(r);
+  }
 }
 
 /* Writes `size` bytes of junk produced by `fill` to a temporary file. */
@@ -1033,6 +1081,7 @@ int main(void) {
       cmocka_unit_test(test_unusable_values),
       cmocka_unit_test(test_hostile_names),     cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_layout_variations), cmocka_unit_test(test_many_signatures),
+      cmocka_unit_test(test_rows_left_out),
       cmocka_unit_test(test_junk_100mb),
       cmocka_unit_test(test_numbers),
       cmocka_unit_test(test_units_never_silent),

@@ -546,6 +546,11 @@ typedef struct perfcheck_report {
   char **warnings;
   size_t nwarnings, cap_warnings;
   int step1_assessed;           /* 0 offline: step 1 is not_assessed */
+  /* Launch rows of the input that no entry holds (damaged rows, rows
+   * without a kernel name): the kernels' time shares and ranks would be
+   * over the rows kept, so they are null (pc_checklist_report).  Summed by
+   * merge; JSON "rows_left_out". */
+  size_t rows_left_out;
   /* The process's place in a parallel job (RANK/WORLD_SIZE, Open MPI's,
    * PMI's; LOCAL_RANK), read by the session; -1 unknown. */
   int rank, world_size, local_rank;

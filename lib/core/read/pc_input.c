@@ -35,7 +35,7 @@ struct pc_input {
   int truncated;     /* a gzip stream without its end */
   char error[256];   /* the last read error */
   pc_input_kind kind;
-  const char *what;  /* PC_INPUT_BINARY's phrase */
+  const char *what;  /* PC_INPUT_OTHER's phrase */
   FILE *stream;
 };
 
@@ -71,19 +71,49 @@ static ssize_t pc_input_gzread(pc_input *in, char *buf, size_t n) {
   return -1;
 }
 
+/* UTF-16 or UTF-32 text (a byte order mark, or ASCII with a NUL beside
+ * every byte): PC_INPUT_OTHER with the conversion to make; 0 otherwise. */
+static int pc_input_utf16(pc_input *in) {
+  const unsigned char *p = (const unsigned char *)in->head;
+  const size_t n = in->hlen;
+  int bits = 0;
+  if (n >= 4 && ((p[0] == 0xFF && p[1] == 0xFE && p[2] == 0 && p[3] == 0) ||
+                 (p[0] == 0 && p[1] == 0 && p[2] == 0xFE && p[3] == 0xFF)))
+    bits = 32;
+  else if (n >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF)))
+    bits = 16;
+  else if (n >= 16) {
+    /* No mark: ASCII in every other byte, NUL in the others. */
+    size_t m = n < 512 ? n & ~(size_t)1 : 512, zero[2] = {0, 0}, ascii[2] = {0, 0};
+    for (size_t j = 0; j < m; j++) {
+      zero[j & 1] += p[j] == 0;
+      ascii[j & 1] += p[j] >= 0x09 && p[j] < 0x7F;
+    }
+    for (int odd = 0; odd < 2 && !bits; odd++)
+      if (zero[odd] * 10 >= m / 2 * 9 && ascii[!odd] * 10 >= m / 2 * 9) bits = 16;
+  }
+  if (!bits) return 0;
+  in->kind = PC_INPUT_OTHER;
+  in->what = bits == 32 ? "UTF-32 text: perfcheck reads UTF-8 (and ASCII); convert it first: iconv -f UTF-32 -t UTF-8 "
+                          "FILE > FILE.utf8.csv"
+                        : "UTF-16 text (as Windows tools write it): perfcheck reads UTF-8 (and ASCII); convert it "
+                          "first: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv";
+  return 1;
+}
+
 /* What the start looks like. */
 static void pc_input_classify(pc_input *in) {
   const unsigned char *p = (const unsigned char *)in->head;
   const size_t n = in->hlen;
   in->what = "";
   if (n >= 4 && memcmp(p, "NVR\0", 4) == 0) {
-    in->kind = PC_INPUT_BINARY;
+    in->kind = PC_INPUT_OTHER;
     in->what = "an Nsight Compute report (.ncu-rep), not a CSV export: export it with `ncu --import REPORT.ncu-rep "
                "--csv --page raw > REPORT.csv`";
     return;
   }
   if (n >= 16 && memcmp(p, "SQLite format 3", 16) == 0) {
-    in->kind = PC_INPUT_BINARY;
+    in->kind = PC_INPUT_OTHER;
     in->what = "an SQLite database (an nsys export?), not a CSV: give `nsys stats --report cuda_gpu_kern_sum "
                "--format csv REPORT.nsys-rep` output instead";
     return;
@@ -100,24 +130,47 @@ static void pc_input_classify(pc_input *in) {
   };
   for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
     if (n >= other[i].len && memcmp(p, other[i].magic, other[i].len) == 0) {
-      in->kind = PC_INPUT_BINARY;
+      in->kind = PC_INPUT_OTHER;
       in->what = other[i].what;
       return;
     }
+  if (n >= 2 && p[0] == 0x1F && p[1] == 0x8B) {
+    in->kind = PC_INPUT_OTHER;
+    in->what = in->gzip ? "gzip-compressed twice: decompress it once first (gunzip -c FILE > FILE.once.gz), then give "
+                          "that"
+                        : "gzip data that could not be decompressed";
+    return;
+  }
+  if (pc_input_utf16(in)) return;
   size_t i = 0;
   if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3; /* a UTF-8 byte order mark */
   while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) i++;
   if (i == n) {
+    if (in->truncated) { /* "\x1f\x8b" alone: a gzip header cut before any data */
+      in->kind = PC_INPUT_OTHER;
+      in->what = "a gzip stream cut short before its first byte of data (a damaged or truncated .gz file)";
+      return;
+    }
     in->kind = PC_INPUT_EMPTY;
     return;
   }
-  if (memchr(p, '\0', n)) {
-    in->kind = PC_INPUT_BINARY;
+  size_t control = 0;
+  for (size_t j = 0; j < n; j++)
+    control += p[j] < 0x20 && p[j] != '\t' && p[j] != '\n' && p[j] != '\v' && p[j] != '\f' && p[j] != '\r' &&
+               p[j] != 0x1B;
+  if (control && (n < 100 || control * 100 > n)) {
+    in->kind = PC_INPUT_OTHER;
     in->what = "binary data, not text";
     return;
   }
   if (p[i] == '{') {
     in->kind = PC_INPUT_JSON;
+    return;
+  }
+  if (p[i] == '[') {
+    in->kind = PC_INPUT_OTHER;
+    in->what = "a JSON array, not a perfcheck report (a report is one JSON object, {\"schema\": "
+               "\"perfcheck-report/2\", ...}; perfcheck merge combines several reports)";
     return;
   }
   /* Line by line: ncu's header row, or nsys stats' (which may follow

@@ -36,7 +36,8 @@ typedef enum pc_input_kind {
   PC_INPUT_NCU_CSV,    /* a line with a "Kernel Name" field: an ncu raw export */
   PC_INPUT_NSYS_CSV,   /* an nsys stats CSV (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum) */
   PC_INPUT_TEXT,       /* text, none of those in the first PC_INPUT_PEEK bytes */
-  PC_INPUT_BINARY      /* NUL bytes or another container (pc_input_what says which) */
+  PC_INPUT_OTHER       /* nothing perfcheck reads: binary data, another container or text encoding, a JSON
+                          array, a gzip stream cut before its first byte (pc_input_what says which) */
 } pc_input_kind;
 
 typedef struct pc_input pc_input;
@@ -54,9 +55,15 @@ const char *pc_input_name(const pc_input *in);
 /* What the start of the input looks like. */
 pc_input_kind pc_input_kind_of(const pc_input *in);
 
-/* For PC_INPUT_BINARY: what it is, as a phrase that completes "PATH: ..."
+/* For PC_INPUT_OTHER: what it is, as a phrase that completes "PATH: ..."
  * and says what to do ("an Nsight Compute report (.ncu-rep), not a CSV
- * export: ..."); "" otherwise. */
+ * export: ...", "UTF-16 text: ...", "gzip-compressed twice: ..."); "binary
+ * data, not text" for bytes that are none of those; "" for other kinds.
+ *
+ * Binary: more than 1% of the start (or any of a start shorter than 100
+ * bytes) are control bytes other than tab, LF, VT, FF, CR and ESC.  A NUL
+ * byte here and there in an export is no reason to refuse it: the reader
+ * spoils that cell or row only. */
 const char *pc_input_what(const pc_input *in);
 
 /* Nonzero when the input was gzip-compressed. */

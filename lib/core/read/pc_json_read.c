@@ -1101,6 +1101,12 @@ static perfcheck_status pc_jm_member(pc_jm *m, const pc_json *obj, const char *k
   if (strcmp(key, "source") == 0) return pc_jm_strbuf(m, obj, "source", r->source, sizeof r->source);
   if (strcmp(key, "metric_set") == 0) return pc_jm_strbuf(m, obj, "metric_set", r->metric_set, sizeof r->metric_set);
   if (strcmp(key, "passes") == 0) return pc_jm_int(m, obj, "passes", 0, &r->passes);
+  if (strcmp(key, "rows_left_out") == 0) {
+    uint64_t n = 0;
+    PC_TRY(pc_jm_u64(m, obj, "rows_left_out", &n));
+    r->rows_left_out = (size_t)n;
+    return PERFCHECK_OK;
+  }
   if (strcmp(key, "step1_assessed") == 0) {
     const pc_json *s1 = pc_json_get(obj, "step1_assessed");
     if (s1->type != PC_JSON_TRUE && s1->type != PC_JSON_FALSE)

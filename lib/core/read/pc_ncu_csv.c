@@ -34,7 +34,9 @@
  * is not one ncu writes (pc_parse_unit: "", "%", a time word, or an SI
  * prefix and a word of pc_unit_word, optionally "/" another), or is of
  * another kind than the column (a time for gpu__time_duration.sum, bytes
- * for dram__bytes_* and shared-memory sizes, "%" for .pct_of_peak_*): one
+ * for dram__bytes_* and shared-memory sizes, "%" for .pct_of_peak_*), or
+ * whose units cell is empty under such a column (device__attribute_*
+ * excepted: CUDA's attributes, which ncu writes without a unit): one
  * warning names it and none of its values is read.  A second header row
  * whose columns differ from the first is PERFCHECK_ERROR_PARSE at its line.
  * A launch without a usable duration is counted: its kernel's total_ns is
@@ -63,11 +65,12 @@
 #define PC_NCU_MAX_RECORD_BYTES ((size_t)64 << 20)
 #define PC_NCU_MAX_COLUMNS ((size_t)100000)     /* ncu's --set full has ~2000 */
 #define PC_NCU_MAX_WARNINGS 200                 /* then one line says how many more */
-/* Distinct signatures kept: a pc_kernel is ~16 KiB, so a hostile export of
- * millions of one-line "kernels" must not take the host's memory.  A real
- * export has a few to a few thousand. */
-#define PC_NCU_MAX_KERNELS 20000
 #define PC_NCU_MAX_NUMBER_CHARS 64
+/* How far the header row is looked for: ncu writing to stdout puts the
+ * program's own output before it; input that has no header in the first
+ * 64 MiB is not an export (`yes | perfcheck diagnose -` would be read
+ * forever). */
+#define PC_NCU_MAX_PREAMBLE_BYTES ((size_t)64 << 20)
 
 /* ==== The input, streamed ==================================================== */
 
@@ -327,7 +330,8 @@ typedef enum pc_num_status {
   PC_NUM_DECIMAL_COMMA, /* "0,500": a decimal comma (a German 0.5), never 500 */
   PC_NUM_RANGE,        /* outside the range of a double (1e-400) */
   PC_NUM_NUL,          /* a NUL byte inside the cell ("96\0384") */
-  PC_NUM_UNIT          /* the column's unit is unknown or missing (its one warning says so) */
+  PC_NUM_UNIT,         /* the column's unit is unknown or missing (its one warning says so) */
+  PC_NUM_CONFLICT      /* another column of the same name holds another value in this row */
 } pc_num_status;
 
 /* Parses an ncu number: [+-]digits, optional fraction and exponent; ','
@@ -665,6 +669,11 @@ typedef struct pc_ncu {
   int units_read;
   unsigned char *reads;  /* per column: 1 when numbers of it are read (metric, launch__, device__) */
   unsigned char *usable; /* per column: its unit, in this section, is known and fits the column */
+  /* Columns of one name (a metric listed twice): per column, the next
+   * column of its name, -1 at the end; and whether a disagreement of the
+   * two was said. */
+  long *dup_next;
+  unsigned char *dup_said;
   long col_kernel, col_grid, col_block, col_device, col_cc;
   long col_metric[PC_M_COUNT];
   int metric_rank[PC_M_COUNT]; /* 3 name, 2 alias, 1 substitute */
@@ -673,6 +682,7 @@ typedef struct pc_ncu {
   long col_standin[PC_SI_COUNT]; /* --set full's stand-ins (pc_standin_names) */
   size_t metric_columns;       /* columns named like ncu metrics (a "__" in them) */
   int standins_said;           /* stand-in kinds already said in the warnings */
+  int flops_said;              /* the export's missing FLOP count column, said once */
   int has_metric_name_column;  /* the long format of --page details */
   /* Signatures, parallel to r->kernels. */
   pc_sig *sigs;
@@ -686,13 +696,13 @@ typedef struct pc_ncu {
   size_t warnings;    /* warnings issued by the reader */
   size_t suppressed;  /* warnings not listed past PC_NCU_MAX_WARNINGS */
   size_t empty_names; /* rows without a kernel name */
-  size_t over_cap;    /* rows of signatures past PC_NCU_MAX_KERNELS */
   /* Damage: rows that could not be read, and the first of them. */
   size_t bad_rows;
   size_t first_bad_line;
   char first_bad[240];
   int rest_unreadable; /* reading stopped there: the rest of the file is not CSV */
   size_t launch_rows;  /* rows read as launches (merged or not) */
+  size_t row_line;     /* the line of the row being read, for messages */
   /* Units of each column, parsed once (factor 1 when none). */
   pc_unit *unit;
   /* Demangled short names by raw kernel name (rows repeat a few names). */
@@ -755,8 +765,45 @@ static const char *pc_num_reason(pc_num_status st) {
     case PC_NUM_RANGE: return "outside the range of a double";
     case PC_NUM_NUL: return "a NUL byte inside the value";
     case PC_NUM_UNIT: return "its column's unit is unknown";
+    case PC_NUM_CONFLICT: return "two columns of this name disagree in this row";
     default: return "unusable";
   }
+}
+
+/* Sort key of the columns named like metrics, to find names that repeat. */
+typedef struct pc_col_name {
+  const char *name;
+  size_t index;
+} pc_col_name;
+
+static int pc_col_name_cmp(const void *pa, const void *pb) {
+  const pc_col_name *a = pa, *b = pb;
+  const int c = strcmp(a->name, b->name);
+  if (c) return c;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+/* Links the columns that share a name (x->dup_next), by one sort of the
+ * names (qsort): a reader takes a name's first column, and pc_ncu_cell
+ * checks the others against it in each row. */
+static perfcheck_status pc_ncu_map_duplicates(pc_ncu *x) {
+  x->dup_next = malloc(x->ncols * sizeof *x->dup_next);
+  x->dup_said = calloc(x->ncols, 1);
+  pc_col_name *names = malloc(x->ncols * sizeof *names);
+  if (!x->dup_next || !x->dup_said || !names) {
+    free(names);
+    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < x->ncols; i++) {
+    x->dup_next[i] = -1;
+    if (strstr(x->header[i], "__")) names[n++] = (pc_col_name){x->header[i], i};
+  }
+  qsort(names, n, sizeof *names, pc_col_name_cmp);
+  for (size_t i = 1; i < n; i++)
+    if (strcmp(names[i].name, names[i - 1].name) == 0) x->dup_next[names[i - 1].index] = (long)names[i].index;
+  free(names);
+  return PERFCHECK_OK;
 }
 
 /* Maps the header's columns.  A metric of the table is read from its ncu
@@ -834,13 +881,16 @@ static perfcheck_status pc_ncu_map_header(pc_ncu *x) {
   for (size_t i = 0; i < x->ncols; i++)
     if (!(x->header[i] = pc_strdup(pc_csv_field(c, i))))
       return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
-  return PERFCHECK_OK;
+  return pc_ncu_map_duplicates(x);
 }
 
 /* What a read column measures, so that a known unit of another kind is
  * caught ("Kinst" on gpu__time_duration.sum): 't' a time, 'b' bytes, '%' a
- * percentage, 0 anything.  ncu's "no unit" ("") fits every column (older
- * exports write shared-memory sizes in bytes that way). */
+ * percentage, 0 anything.  ncu's "no unit" ("") fits a column of kind 0,
+ * and the device__attribute_* columns, which are CUDA's device attributes
+ * in CUDA's own units (bytes, kHz: ncu writes their units cell empty); under
+ * a duration, a byte count or a percentage an empty cell says nothing (96.384
+ * could be us or ns), so that column is not read (pc_ncu_keep_units). */
 static char pc_ncu_col_kind(const char *name) {
   if (strstr(name, "__time_duration")) return 't';
   if (strstr(name, ".pct_of_peak")) return '%';
@@ -849,8 +899,8 @@ static char pc_ncu_col_kind(const char *name) {
   return 0;
 }
 
-static int pc_unit_fits(const pc_unit *u, const char *unit_text, char kind) {
-  if (!unit_text || !*unit_text) return 1;
+static int pc_unit_fits(const pc_unit *u, const char *unit_text, char kind, int device_attribute) {
+  if (!unit_text || !*unit_text) return kind == 0 || device_attribute;
   switch (kind) {
     case 't': return u->is_time && !u->is_rate;
     case 'b': return u->is_bytes && !u->is_rate;
@@ -875,12 +925,18 @@ static perfcheck_status pc_ncu_keep_units(pc_ncu *x, size_t line) {
     x->unit[i] = pc_parse_unit(u);
     const char kind = pc_ncu_col_kind(x->header[i]);
     const int nul = i < c->n && pc_csv_field_has_nul(c, i);
-    x->usable[i] = !nul && x->unit[i].known && pc_unit_fits(&x->unit[i], u, kind);
+    const int attribute = strncmp(x->header[i], "device__attribute_", 18) == 0;
+    x->usable[i] = !nul && x->unit[i].known && pc_unit_fits(&x->unit[i], u, kind, attribute);
     if (!x->reads[i] || x->usable[i]) continue;
     char shown[80], col[160];
     pc_fmt_printable(shown, sizeof shown, u, 40);
     pc_fmt_printable(col, sizeof col, x->header[i], 120);
-    if (!x->unit[i].known || nul)
+    if (!*u && !nul)
+      pc_ncu_warn(x,
+                  "%s:%zu: column %s: no unit (its units cell is empty) where %s needs one: its values are not read "
+                  "(never taken as base units)",
+                  x->name, line, col, kind == 't' ? "a time" : kind == 'b' ? "a byte count" : "a percentage");
+    else if (!x->unit[i].known || nul)
       pc_ncu_warn(x, "%s:%zu: column %s: unknown unit \"%s\"%s: its values are not read (never taken as base units)",
                   x->name, line, col, shown, nul ? " (with a NUL byte)" : "");
     else
@@ -927,18 +983,57 @@ static void pc_ncu_no_units(pc_ncu *x, size_t header_line) {
  * rounded ("49.15" Kbyte) are snapped to the multiple of 1 KiB they round
  * from when `snap_kib` is set (shared-memory sizes are such multiples;
  * 48000 B printed "48.00" Kbyte is kept, since 48128 is not within 5 B). */
-static pc_num_status pc_ncu_cell(const pc_ncu *x, long col, int snap_kib, double *out) {
+static pc_num_status pc_ncu_scaled(const pc_ncu *x, long col, double *out, int *decimals) {
   *out = PC_NULL;
-  if (col < 0) return PC_NUM_EMPTY;
+  *decimals = 0;
   if (!x->usable[col]) return PC_NUM_UNIT;
   if (pc_csv_field_has_nul(&x->csv, (size_t)col)) return PC_NUM_NUL;
-  int decimals = 0;
   double v;
-  pc_num_status st = pc_parse_number(pc_csv_field(&x->csv, (size_t)col), &v, &decimals);
+  pc_num_status st = pc_parse_number(pc_csv_field(&x->csv, (size_t)col), &v, decimals);
+  if (st != PC_NUM_OK) return st;
+  *out = v * x->unit[col].factor;
+  return isfinite(*out) ? PC_NUM_OK : PC_NUM_NONFINITE;
+}
+
+/* Whether the other columns of col's name (a metric listed twice) hold
+ * another value than `v` (col's, in base units) in this row; the first
+ * disagreement of each column is said once. */
+static int pc_ncu_disagree(pc_ncu *x, long col, pc_num_status st_col, double v, size_t line) {
+  for (long d = x->dup_next[col]; d >= 0; d = x->dup_next[d]) {
+    double w;
+    int decimals;
+    if (!x->usable[d]) continue; /* not read at all (its unit's warning said so) */
+    const pc_num_status st = pc_ncu_scaled(x, d, &w, &decimals);
+    if ((st == PC_NUM_OK) != (st_col == PC_NUM_OK)) { /* a value against none */
+    } else if (st != PC_NUM_OK || w == v || fabs(w - v) <= 1e-9 * fmax(fabs(w), fabs(v))) {
+      continue;
+    }
+    if (!x->dup_said[col]) {
+      x->dup_said[col] = 1;
+      char name[160], a[40], b[40];
+      pc_fmt_printable(name, sizeof name, x->header[col], 120);
+      pc_fmt_printable(a, sizeof a, pc_csv_field(&x->csv, (size_t)col), 24);
+      pc_fmt_printable(b, sizeof b, pc_csv_field(&x->csv, (size_t)d), 24);
+      pc_ncu_warn(x,
+                  "%s:%zu: columns %ld and %ld are both %s and disagree (\"%s\" and \"%s\"): its value is not read "
+                  "where they differ, never the first one taken",
+                  x->name, line, col + 1, d + 1, name, a, b);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static pc_num_status pc_ncu_cell(pc_ncu *x, long col, int snap_kib, double *out) {
+  *out = PC_NULL;
+  if (col < 0) return PC_NUM_EMPTY;
+  int decimals = 0;
+  double scaled;
+  pc_num_status st = pc_ncu_scaled(x, col, &scaled, &decimals);
+  if (st == PC_NUM_UNIT) return st;
+  if (x->dup_next[col] >= 0 && pc_ncu_disagree(x, col, st, scaled, x->row_line)) return PC_NUM_CONFLICT;
   if (st != PC_NUM_OK) return st;
   pc_unit u = x->unit[col];
-  double scaled = v * u.factor;
-  if (!isfinite(scaled)) return PC_NUM_NONFINITE;
   if (snap_kib && u.is_bytes && u.factor > 1.0) {
     double resolution = u.factor * pow(10.0, -decimals);
     double kib = round(scaled / 1024.0) * 1024.0;
@@ -950,7 +1045,7 @@ static pc_num_status pc_ncu_cell(const pc_ncu *x, long col, int snap_kib, double
 }
 
 /* A launch or device value that must be a non-negative number; NaN else. */
-static double pc_ncu_count(const pc_ncu *x, long col, int snap_kib) {
+static double pc_ncu_count(pc_ncu *x, long col, int snap_kib) {
   double v;
   if (pc_ncu_cell(x, col, snap_kib, &v) != PC_NUM_OK || v < 0) return PC_NULL;
   return v;
@@ -981,7 +1076,7 @@ static unsigned pc_to_unsigned(double v) {
 
 /* Launch configuration of the current row: the "(x, y, z)" columns, else the
  * launch__*_dim_* columns, else launch__*_size as a 1-D shape. */
-static void pc_ncu_dims(const pc_ncu *x, long tuple_col, int dim_x, int size_col, unsigned out[3]) {
+static void pc_ncu_dims(pc_ncu *x, long tuple_col, int dim_x, int size_col, unsigned out[3]) {
   out[0] = out[1] = out[2] = 0;
   if (tuple_col >= 0 && pc_parse_dim3(pc_csv_field(&x->csv, (size_t)tuple_col), out) == 0) return;
   out[0] = out[1] = out[2] = 0;
@@ -1263,6 +1358,45 @@ static void pc_ncu_standins(pc_ncu *x, pc_kernel *k, size_t line, const char *la
   }
 }
 
+static int pc_ncu_has_standin(const pc_ncu *x, pc_metric_id id);
+
+/* FLOPs are 2 FMA + ADD + MUL over whole FP32 (and FP64, FP16) counts, never
+ * a partial sum (pc_checklist.c): when a count the sum needs is missing, its
+ * derived flops, gflops and arithmetic_intensity are null, and this says
+ * why: once for the export when it has no column for the count, else for
+ * the kernel whose value could not be read. */
+static void pc_ncu_flops_note(pc_ncu *x, const pc_kernel *k, size_t line, const char *label) {
+  static const pc_metric_id ids[3][3] = {{PC_M_FFMA, PC_M_FADD, PC_M_FMUL},
+                                         {PC_M_DFMA, PC_M_DADD, PC_M_DMUL},
+                                         {PC_M_HFMA, PC_M_HADD, PC_M_HMUL}};
+  const pc_metric_def *table = pc_metric_table();
+  for (int t = 0; t < 3; t++) {
+    int have = 0, missing = -1;
+    for (int i = 0; i < 3; i++) {
+      if (pc_has(k->metric[ids[t][i]]))
+        have++;
+      else if (missing < 0)
+        missing = ids[t][i];
+    }
+    if (have == 3 || (t > 0 && have == 0)) continue;
+    const int column = x->col_metric[missing] >= 0 || pc_ncu_has_standin(x, (pc_metric_id)missing);
+    if (!column) {
+      if (!x->flops_said)
+        pc_ncu_warn(x,
+                    "%s: flops, gflops and arithmetic_intensity are null for every kernel: the export has no column "
+                    "%s (FLOPs are 2 FMA + ADD + MUL over whole FP32, FP64 and FP16 counts, never a partial sum)",
+                    x->name, table[missing].name);
+      x->flops_said = 1;
+    } else {
+      pc_ncu_warn(x,
+                  "%s:%zu: kernel %s: flops, gflops and arithmetic_intensity are null: %s was not read (FLOPs are 2 "
+                  "FMA + ADD + MUL over whole FP32, FP64 and FP16 counts, never a partial sum)",
+                  x->name, line, label, table[missing].name);
+    }
+    return;
+  }
+}
+
 /* Metric values of a new signature, from its first row. */
 static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {
   const pc_metric_def *table = pc_metric_table();
@@ -1315,6 +1449,7 @@ static void pc_ncu_metrics(pc_ncu *x, pc_kernel *k, size_t line, const char *lab
       k->metric[pairs[p][1]] = PC_NULL;
     }
   }
+  pc_ncu_flops_note(x, k, line, label);
 }
 
 /* The short name of a raw kernel name, remembered (a million rows repeat a
@@ -1353,6 +1488,15 @@ static void pc_sig_bad_duration(pc_ncu *x, pc_sig *s, size_t line, pc_num_status
   s->bad_line = line;
   s->bad_st = st;
   pc_fmt_printable(s->bad_val, sizeof s->bad_val, pc_csv_field(&x->csv, (size_t)col), 12);
+}
+
+/* Out of memory for one more signature: how many there were, and what
+ * each takes. */
+static perfcheck_status pc_ncu_oom_signatures(pc_ncu *x, size_t line) {
+  return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, line,
+                      "out of memory after %zu distinct kernel signatures (each takes about %zu KiB; narrow the "
+                      "export with ncu --kernel-name or --launch-count)",
+                      x->nsigs, (sizeof(pc_kernel) + 1023) / 1024);
 }
 
 /* One launch row. */
@@ -1405,20 +1549,17 @@ static perfcheck_status pc_ncu_row(pc_ncu *x, size_t line) {
     return PERFCHECK_OK;
   }
 
-  /* A new signature. */
-  if (x->nsigs >= PC_NCU_MAX_KERNELS) {
-    x->over_cap++;
-    return PERFCHECK_OK;
-  }
-  if (pc_grow((void **)&x->sigs, &x->cap_sigs, x->nsigs + 1, sizeof *x->sigs))
-    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+  /* A new signature: every one is kept (memory: the report entry with its
+   * diagnosis, sizeof(pc_kernel), about 16 KiB a signature; 100,000 distinct
+   * kernels take about 1.6 GB), so that shares and ranks are over every row. */
+  if (pc_grow((void **)&x->sigs, &x->cap_sigs, x->nsigs + 1, sizeof *x->sigs)) return pc_ncu_oom_signatures(x, line);
   pc_sig *s = &x->sigs[x->nsigs];
   memset(s, 0, sizeof *s);
   s->key = malloc(keylen + 1);
   pc_kernel *k = pc_report_add_kernel(x->r);
   if (!s->key || !k) {
     free(s->key);
-    return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+    return pc_ncu_oom_signatures(x, line);
   }
   memcpy(s->key, x->key, keylen);
   s->key[keylen] = '\0';
@@ -1519,6 +1660,8 @@ static void pc_ncu_free(pc_ncu *x) {
   free(x->unit);
   free(x->reads);
   free(x->usable);
+  free(x->dup_next);
+  free(x->dup_said);
   for (size_t i = 0; i < x->nsigs; i++) {
     free(x->sigs[i].key);
     free(x->sigs[i].dur);
@@ -1624,10 +1767,16 @@ static int pc_ncu_skip_noise(pc_ncu *x, size_t *error_lines) {
 static perfcheck_status pc_ncu_find_header(pc_ncu *x) {
   pc_src *s = &x->src;
   pc_csv *c = &x->csv;
-  size_t first_line = 0;
+  size_t first_line = 0, skipped = 0;
   for (;;) {
     size_t len;
     int has_nl;
+    if (skipped > PC_NCU_MAX_PREAMBLE_BYTES)
+      return pc_ncu_error(x, PERFCHECK_ERROR_PARSE, first_line ? first_line : 1,
+                          "no header row in the first %zu MiB (%zu lines): not an ncu export; an export has a header "
+                          "row with a \"Kernel Name\" column (`ncu --csv --page raw --log-file FILE` keeps the "
+                          "program's own output out of it)",
+                          PC_NCU_MAX_PREAMBLE_BYTES >> 20, s->line - 1);
     int rc = pc_src_line(s, &len, &has_nl);
     if (rc == PC_SRC_OOM) return pc_ncu_error(x, PERFCHECK_ERROR_OUT_OF_MEMORY, 0, "out of memory");
     if (rc == PC_SRC_TOO_LONG)
@@ -1638,8 +1787,10 @@ static perfcheck_status pc_ncu_find_header(pc_ncu *x) {
     if (!first_line && len > 0 && !(len == 1 && p[0] == '\r')) first_line = s->line;
     if (!pc_find(p, len, "Kernel Name", 11)) {
       pc_src_skip(s, len + (has_nl ? 1 : 0), has_nl ? 1 : 0);
+      skipped += len + 1;
       continue;
     }
+    skipped += len + 1;
     size_t line;
     int r = pc_csv_next(c, s, PC_NCU_MAX_COLUMNS, &line);
     if (r == PC_CSV_EOF) break;
@@ -1756,6 +1907,7 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
       pc_ncu_bad_row(x, line, "a NUL byte inside the kernel name");
       continue;
     }
+    x->row_line = line;
     if (!x->device_read && kname[0] != '\0') {
       pc_ncu_read_device(x);
       x->device_read = 1;
@@ -1784,13 +1936,15 @@ static perfcheck_status pc_ncu_parse(pc_ncu *x) {
                    x->launch_rows == 1 ? "" : "s");
   pc_ncu_finish(x);
   pc_ncu_warn_missing(x);
-  if (x->over_cap)
-    pc_report_warn(x->r, x->quiet,
-                   "%s: more than %d distinct kernel signatures: %zu launch rows of further signatures "
-                   "are left out (narrow the export with ncu --kernel-name or --launch-count)",
-                   x->name, PC_NCU_MAX_KERNELS, x->over_cap);
   if (x->empty_names > 1)
     pc_ncu_warn(x, "%s: %zu launch rows without a kernel name were skipped", x->name, x->empty_names);
+  x->r->rows_left_out = x->bad_rows + x->empty_names;
+  if (x->r->rows_left_out)
+    pc_report_warn(x->r, x->quiet,
+                   "%s: the kernels' time shares and ranks are null: %zu launch row%s of the export %s not read, so "
+                   "a share of the rest would be too large",
+                   x->name, x->r->rows_left_out, x->r->rows_left_out == 1 ? "" : "s",
+                   x->r->rows_left_out == 1 ? "was" : "were");
   if (x->suppressed)
     pc_report_warn(x->r, x->quiet, "%s: %zu more warnings like these are not listed", x->name,
                    x->suppressed);

@@ -36,6 +36,34 @@
 
 #define PC_NSYS_MAX_FIELDS 64
 #define PC_NSYS_MAX_LINE ((size_t)1 << 20)
+/* How far the first table's header is looked for (nsys's own lines come
+ * first): input without one in the first 64 MiB is no nsys stats CSV, and
+ * `yes | perfcheck diagnose --wall-time 1s -` must end. */
+#define PC_NSYS_MAX_PREAMBLE ((size_t)64 << 20)
+
+/* One line of f into *buf (NUL-terminated, '\n' kept), at most `max`
+ * bytes: getline without its unbounded growth.  Returns the length (a NUL
+ * byte inside counts: strlen then differs), -1 at the end, -2 when the line
+ * is longer than max (the rest of it is not read), -3 out of memory. */
+static ssize_t pc_nsys_getline(FILE *f, char **buf, size_t *cap, size_t max) {
+  size_t n = 0;
+  int c = EOF;
+  while ((c = getc(f)) != EOF) {
+    if (n + 2 > *cap) {
+      if (n >= max) return -2;
+      size_t nc = *cap ? *cap * 2 : 256;
+      char *b = realloc(*buf, nc);
+      if (!b) return -3;
+      *buf = b;
+      *cap = nc;
+    }
+    (*buf)[n++] = (char)c;
+    if (c == '\n') break;
+  }
+  if (n == 0 && c == EOF) return -1;
+  (*buf)[n] = '\0';
+  return (ssize_t)n;
+}
 
 enum { PC_NSYS_NONE = 0, PC_NSYS_KERN, PC_NSYS_MEM };
 
@@ -198,6 +226,7 @@ static perfcheck_status pc_nsys_kernel_row(pc_nsys *x, char **f, const pc_nsys_c
     if (x->bad_rows++ < 5)
       pc_report_warn(x->r, x->quiet, "%s:%zu: a kernel row without a name, a total time or a count is skipped", name,
                      line);
+    x->r->rows_left_out++;
     return PERFCHECK_OK;
   }
   /* nsys sums per name: a second row of one name (two tables, two files)
@@ -252,24 +281,41 @@ perfcheck_status pc_nsys_read(pc_nsys *x, FILE *f, const char *name, pc_err *err
   if (!x || !f) return PERFCHECK_ERROR_INVALID_ARGUMENT;
   if (!name) name = "(nsys stats)";
   char *line = NULL;
-  size_t cap = 0, lineno = 0, tables = 0;
+  size_t cap = 0, lineno = 0, tables = 0, preamble = 0;
   pc_nsys_cols c;
   memset(&c, 0, sizeof c); /* c.table PC_NSYS_NONE */
   perfcheck_status st = PERFCHECK_OK;
   ssize_t got;
   errno = 0;
-  while ((got = getline(&line, &cap, f)) >= 0) {
+  while ((got = pc_nsys_getline(f, &line, &cap, PC_NSYS_MAX_LINE)) != -1) {
     lineno++;
-    if ((size_t)got > PC_NSYS_MAX_LINE) {
+    if (got == -3) {
+      st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
+      break;
+    }
+    if (got == -2) {
       st = pc_err_set(err, PERFCHECK_ERROR_PARSE, "%s:%zu: a line longer than 1 MiB: not an nsys stats CSV", name,
                       lineno);
+      break;
+    }
+    if (!tables && (preamble += (size_t)got) > PC_NSYS_MAX_PREAMBLE) {
+      st = pc_err_set(err, PERFCHECK_ERROR_PARSE,
+                      "%s:%zu: no table header in the first %zu MiB: not an nsys stats CSV (make it with `nsys stats "
+                      "--report cuda_gpu_kern_sum --format csv REPORT.nsys-rep`)",
+                      name, lineno, PC_NSYS_MAX_PREAMBLE >> 20);
       break;
     }
     while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r')) line[--got] = '\0';
     char *p = line;
     if (lineno == 1 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
       p += 3;
-    if (!*p) continue;
+    if (!*p && got == 0) continue;
+    if (strlen(line) != (size_t)got) { /* a NUL byte: this row only is spoilt */
+      if (c.table != PC_NSYS_NONE && x->bad_rows++ < 5)
+        pc_report_warn(x->r, x->quiet, "%s:%zu: a row with a NUL byte in it is skipped", name, lineno);
+      if (c.table == PC_NSYS_KERN) x->r->rows_left_out++;
+      continue;
+    }
     char *fields[PC_NSYS_MAX_FIELDS];
     int n = pc_nsys_split(p, fields, PC_NSYS_MAX_FIELDS);
     pc_nsys_cols h;

@@ -13,22 +13,22 @@
 
 /* The input is not what `want` reads: a message that names both. */
 static perfcheck_status pc_read_wrong_kind(const pc_input *in, const char *want) {
+  static const char any[] =
+      "perfcheck_report_read, and `perfcheck diagnose` given it alone, tell the format by the content";
   const char *name = pc_input_name(in);
   switch (pc_input_kind_of(in)) {
     case PC_INPUT_EMPTY:
       return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: empty file; expected %s", name, want);
-    case PC_INPUT_BINARY: /* the phrase says what to do, except for plain binary data */
+    case PC_INPUT_OTHER: /* the phrase says what to do, except for plain binary data */
       if (strcmp(pc_input_what(in), "binary data, not text") != 0)
         return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: %s", name, pc_input_what(in));
       return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: %s; expected %s", name, pc_input_what(in), want);
     case PC_INPUT_JSON:
-      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: a JSON document, not %s (perfcheck_report_read takes either)", name,
-                     want);
+      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: a JSON document, not %s (%s)", name, want, any);
     case PC_INPUT_NSYS_CSV:
-      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: an nsys stats CSV, not %s (perfcheck_report_read takes either)", name,
-                     want);
+      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: an nsys stats CSV, not %s (%s)", name, want, any);
     case PC_INPUT_NCU_CSV:
-      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: an ncu export, not %s (perfcheck_report_read takes either)", name, want);
+      return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: an ncu export, not %s (%s)", name, want, any);
     default:
       return pc_fail(PERFCHECK_ERROR_PARSE, "%s:1: not %s", name, want);
   }
@@ -108,7 +108,7 @@ PERFCHECK_API perfcheck_status perfcheck_report_from_json(const char *path, int 
   /* Anything but a JSON document gets the JSON parser's own message ("not
    * JSON" with its line and column), except what is plainly another format. */
   const pc_input_kind k = pc_input_kind_of(in);
-  if (k == PC_INPUT_NCU_CSV || k == PC_INPUT_NSYS_CSV || k == PC_INPUT_BINARY || k == PC_INPUT_EMPTY)
+  if (k == PC_INPUT_NCU_CSV || k == PC_INPUT_NSYS_CSV || k == PC_INPUT_OTHER || k == PC_INPUT_EMPTY)
     st = pc_read_wrong_kind(in, "a perfcheck JSON report");
   else
     st = pc_read_json(in, quiet, out);

@@ -337,6 +337,7 @@ static perfcheck_status pc_merger_add(pc_merger *m, const pc_report *s) {
 
   /* Regions and warnings, in report order. */
   if (s->step1_assessed) r->step1_assessed = 1; /* kernels of offline reports have no region anyway */
+  r->rows_left_out += s->rows_left_out;         /* an input's shares were null: the merged ones are too */
   for (size_t j = 0; j < s->nregions; j++) {
     pc_region *g = pc_report_add_region(r);
     if (!g || pc_region_copy(g, &s->regions[j])) return PERFCHECK_ERROR_OUT_OF_MEMORY;

@@ -311,6 +311,7 @@ perfcheck_status pc_write_json(const pc_report *r, FILE *f, pc_err *err) {
   pc_jw_int(&w, "passes", r->passes);
   pc_jw_member(&w, "step1_assessed");
   fputs(r->step1_assessed ? "true" : "false", f);
+  pc_jw_u64(&w, "rows_left_out", r->rows_left_out);
   pc_jw_known_int(&w, "rank", r->rank);
   pc_jw_known_int(&w, "world_size", r->world_size);
   pc_jw_known_int(&w, "local_rank", r->local_rank);
