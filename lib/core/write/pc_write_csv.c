@@ -1,7 +1,15 @@
 /* The CSV report: a header row, then one row per kernel entry.  Fields are
  * quoted as RFC 4180 says (a field holding a comma, a quote, CR or LF is
  * quoted, and quotes inside are doubled); a value that was not measured is
- * an empty field.  Rows end with LF. */
+ * an empty field.  Rows end with LF.
+ *
+ * A text field (a kernel name, a region, advice) that begins with = + - or
+ * @ would be taken for a formula by a spreadsheet that opens the file (CSV
+ * injection: a kernel named =HYPERLINK(...) runs as one): it is written with
+ * a single quote before it and quoted, as OWASP's CSV-injection guidance
+ * says ('=HYPERLINK(...)); spreadsheets show the text, and the quote tells a
+ * reader of the file that the first character is the name's own.  Numbers
+ * are written as numbers (a negative one keeps its sign). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,8 +22,10 @@
 
 void pc_csv_write_field(FILE *f, const char *s) {
   if (!s) return;
-  int quote = strpbrk(s, ",\"") != NULL;
+  const int formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+  int quote = formula || strpbrk(s, ",\"") != NULL;
   if (quote) fputc('"', f);
+  if (formula) fputc('\'', f);
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     if (*p == '"') {
