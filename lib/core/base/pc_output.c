@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -55,6 +58,21 @@ perfcheck_status pc_output_check_pattern(const char *pat, pc_err *err) {
     return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "unknown %% sequence; use %%p, %%h, %%q{VAR} or %%%%");
   }
   return PERFCHECK_OK;
+}
+
+int pc_output_format_of_name(const char *path) {
+  if (!path) return -1;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base) return -1;
+  static const struct {
+    const char *ext;
+    int format;
+  } known[] = {{".json", 1}, {".csv", 2}, {".html", 3}, {".htm", 3}, {".txt", 0}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcasecmp(dot, known[i].ext) == 0) return known[i].format;
+  return -1;
 }
 
 /* ---- expansion ------------------------------------------------------------- */
@@ -268,11 +286,45 @@ static perfcheck_status pc_out_stream_to(FILE *f, pc_output_writer write, void *
   return PERFCHECK_OK;
 }
 
+/* The signals that end a process by default and come from outside (or,
+ * XFSZ, from a write past ulimit -f): blocked in the calling thread while a
+ * name of ours exists for a file not yet in place, so that no temporary
+ * name outlives a signal.  Faults (SEGV, BUS) are never blocked. */
+static void pc_out_block_signals(sigset_t *old) {
+  static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGPIPE,
+                             SIGUSR1, SIGUSR2, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF};
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&set, sigs[i]);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Gives the unnamed file fd (O_TMPFILE) the name `name`: linkat of the
+ * descriptor itself (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH), else
+ * through /proc/self/fd (open(2)'s documented way).  0, or -1 with errno
+ * (EEXIST: the name is taken). */
+static int pc_out_link(int fd, const char *name) {
+  if (linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0) return 0;
+  if (errno == EEXIST) return -1;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+}
+
+/* A temporary name beside the target: "DIR/.BASE.XXXXXXXXXXXX.tmp". */
+static void pc_out_tmp_name(char *tmp, size_t cap, const char *path, const char *slash, size_t dirlen,
+                            const char *base, size_t baselen) {
+  const unsigned long long r = (unsigned long long)(pc_out_random() & 0xffffffffffffull);
+  if (slash)
+    snprintf(tmp, cap, "%.*s/.%.*s.%012llx.tmp", (int)dirlen, path, (int)baselen, base, r);
+  else
+    snprintf(tmp, cap, ".%.*s.%012llx.tmp", (int)baselen, base, r);
+}
+
 perfcheck_status pc_output_write_file(const char *path, pc_output_writer write, void *ctx, pc_err *err) {
   pc_err_clear(err);
   if (!path || !*path || !write) return pc_err_set(err, PERFCHECK_ERROR_INVALID_ARGUMENT, "no path");
   if (strcmp(path, "-") == 0) return pc_out_stream_to(stdout, write, ctx, err);
-  /* The folder, and the temporary's name in it: ".BASE.XXXXXXXXXXXX.tmp". */
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) : 0;
   const char *base = slash ? slash + 1 : path;
@@ -285,33 +337,47 @@ perfcheck_status pc_output_write_file(const char *path, pc_output_writer write, 
   size_t baselen = strlen(base);
   if (baselen > 200) baselen = 200; /* the temporary's name must fit NAME_MAX */
   size_t cap = dirlen + baselen + 40;
-  char *tmp = malloc(cap);
-  if (!tmp) return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-  int fd = -1;
-  for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-    if (slash)
-      snprintf(tmp, cap, "%.*s/.%.*s.%012llx.tmp", (int)dirlen, path, (int)baselen, base,
-               (unsigned long long)(pc_out_random() & 0xffffffffffffull));
-    else
-      snprintf(tmp, cap, ".%.*s.%012llx.tmp", (int)baselen, base,
-               (unsigned long long)(pc_out_random() & 0xffffffffffffull));
-    /* 0600 while it is written: nobody opens a report before its mode is set. */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) break;
+  char *tmp = malloc(cap), *dir = malloc(dirlen + 2);
+  if (!tmp || !dir) {
+    free(tmp), free(dir);
+    return pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  if (!slash)
+    strcpy(dir, ".");
+  else if (dirlen == 0)
+    strcpy(dir, "/");
+  else
+    memcpy(dir, path, dirlen), dir[dirlen] = '\0';
+  /* The content goes to an unnamed file in the target's folder (O_TMPFILE,
+   * Linux 3.11; 0600 while it is written): a process that dies meanwhile (a
+   * signal, ulimit -f's SIGXFSZ, SIGKILL) leaves nothing, as the kernel
+   * frees an unnamed file with its last descriptor.  A file system without
+   * O_TMPFILE gets a named temporary (O_EXCL, O_NOFOLLOW), written with the
+   * signals of pc_out_block_signals blocked. */
+  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600), named = 0;
+  sigset_t old;
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    named = 1;
+    pc_out_block_signals(&old);
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+      pc_out_tmp_name(tmp, cap, path, slash, dirlen, base, baselen);
+      fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST) break;
+    }
   }
   if (fd < 0) {
     int e = errno;
-    st = pc_err_set(err, PERFCHECK_ERROR_IO, "cannot create a file in %.*s: %s", slash ? (int)(dirlen ? dirlen : 1) : 1,
-                    slash ? path : ".", strerror(e));
-    free(tmp);
+    if (named) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    st = pc_err_set(err, PERFCHECK_ERROR_IO, "cannot create a file in %s: %s", dir, strerror(e));
+    free(tmp), free(dir);
     return st;
   }
   FILE *f = fdopen(fd, "w");
   if (!f) {
     int e = errno;
     close(fd);
-    unlink(tmp);
-    free(tmp);
+    if (named) unlink(tmp), pthread_sigmask(SIG_SETMASK, &old, NULL);
+    free(tmp), free(dir);
     return pc_err_set(err, PERFCHECK_ERROR_IO, "%s", strerror(e));
   }
   errno = 0;
@@ -338,33 +404,58 @@ perfcheck_status pc_output_write_file(const char *path, pc_output_writer write, 
     bad = 1;
     e = errno;
   }
-  if (fclose(f) != 0 && !bad) {
+  if (named && fclose(f) != 0 && !bad) {
     bad = 1;
     e = errno;
   }
   if (bad) {
-    unlink(tmp);
-    free(tmp);
+    if (named) unlink(tmp), pthread_sigmask(SIG_SETMASK, &old, NULL);
+    else fclose(f);
+    free(tmp), free(dir);
     return pc_err_set(err, PERFCHECK_ERROR_IO, "writing failed: %s", e ? strerror(e) : "write error");
   }
-  /* Again just before the rename, which would replace whatever is there: a
-   * device or FIFO put at the name meanwhile is left alone.  A name that was
-   * free is taken only if it still is (RENAME_NOREPLACE). */
+  /* Into place.  Just before, the target is looked at again: a device or
+   * FIFO put at the name meanwhile is left alone.  A name that was free is
+   * taken only if it still is (linkat fails on a taken name, as
+   * RENAME_NOREPLACE does); otherwise the file gets a temporary name and is
+   * renamed over the target, so a reader sees the old file or the new one,
+   * never half of one.  The signals stay blocked while a temporary name
+   * exists. */
+  if (!named) pc_out_block_signals(&old);
   struct stat now;
   int still = 0, refused = pc_out_check_target(path, &now, &still, err) != PERFCHECK_OK;
-  int rc = -1;
-  if (!refused) {
-    rc = still ? rename(tmp, path) : renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
-    if (rc != 0 && !still && (errno == EINVAL || errno == ENOSYS || errno == EEXIST)) {
-      /* No RENAME_NOREPLACE on this file system, or a name taken meanwhile:
-       * look once more, then replace. */
+  int rc = -1, have_tmp = named;
+  if (!refused && !named && !still) {
+    rc = pc_out_link(fileno(f), path);
+    const int le = rc != 0 ? errno : 0;
+    if (le == EEXIST) { /* taken meanwhile: look once more, then replace */
       refused = pc_out_check_target(path, &now, &still, err) != PERFCHECK_OK;
-      rc = refused ? -1 : rename(tmp, path);
+    } else if (rc != 0) {
+      pc_err_set(err, PERFCHECK_ERROR_IO, "cannot create %s: %s", path, strerror(le));
+      refused = 1;
     }
-    if (rc != 0 && !refused) pc_err_set(err, PERFCHECK_ERROR_IO, "cannot replace %s: %s", path, strerror(errno));
   }
-  if (rc != 0) unlink(tmp);
-  free(tmp);
+  if (rc != 0 && !refused && !named) {
+    for (int attempt = 0; attempt < 16 && !have_tmp; attempt++) {
+      pc_out_tmp_name(tmp, cap, path, slash, dirlen, base, baselen);
+      if (pc_out_link(fileno(f), tmp) == 0)
+        have_tmp = 1;
+      else if (errno != EEXIST)
+        break;
+    }
+    if (!have_tmp) {
+      pc_err_set(err, PERFCHECK_ERROR_IO, "cannot create a file in %s: %s", dir, strerror(errno));
+      refused = 1;
+    }
+  }
+  if (rc != 0 && !refused) {
+    rc = rename(tmp, path);
+    if (rc != 0) pc_err_set(err, PERFCHECK_ERROR_IO, "cannot replace %s: %s", path, strerror(errno));
+  }
+  if (rc != 0 && have_tmp) unlink(tmp);
+  if (!named) fclose(f); /* the unnamed file: named now, or freed */
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  free(tmp), free(dir);
   return rc != 0 ? PERFCHECK_ERROR_IO : PERFCHECK_OK;
 }
 

@@ -66,6 +66,13 @@
  * %q{VAR} or %%", ...). */
 perfcheck_status pc_output_check_pattern(const char *pattern, pc_err *err);
 
+/* The format an output name asks for, by its extension (any case): ".json"
+ * 1 (PERFCHECK_FORMAT_JSON), ".csv" 2, ".html" or ".htm" 3, ".txt" 0; -1
+ * for another extension, none, "-" or "stderr".  What `perfcheck -o
+ * NAME`, PERFCHECK_OUTPUT and Python's configure(output=) write when no
+ * format is given, and what a format given beside such a name must match. */
+int pc_output_format_of_name(const char *path);
+
 /* Expands a pattern for this process (rules above).  Returns a malloc'd path
  * ("-" and "stderr" come back as they are), or NULL when out of memory.
  * Each warning (an unset %q variable) is one line written to `warn` (may be
