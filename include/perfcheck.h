@@ -267,6 +267,17 @@ PERFCHECK_API void perfcheck_options_init(perfcheck_options *options);
  * from one thread at a time (at start-up, or under the caller's lock). */
 PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *options, unsigned *bad_values);
 
+/* Checks options as perfcheck_session_create will, without a session or a
+ * GPU, so that a bad value is refused where it is given: the mode and the
+ * output format are known values, metrics is a set name or a list of ncu
+ * metric names (syntax only: the chip checks the names at create),
+ * kernel_regex passes the regex guard, output's % placeholders are %p, %h,
+ * %q{VAR} or %%, and an output named ".json", ".csv", ".html" or ".txt"
+ * has that output_format.  Returns PERFCHECK_OK, or
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (perfcheck_last_error_message() names
+ * the field and what is wrong).  Thread-safe (it reads *options only). */
+PERFCHECK_API perfcheck_status perfcheck_options_check(const perfcheck_options *options);
+
 /* ==== Reports ============================================================ */
 
 typedef struct perfcheck_report perfcheck_report; /* opaque, immutable */
@@ -950,6 +961,36 @@ PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_e
 PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,
                                                                   const char *suite, FILE *stream);
 
+/* Adds what `diff` judged (a comparison with a stored report, `perfcheck
+ * check --baseline`) to the set's results, after those of the last check
+ * (perfcheck_expectations_check starts them afresh; a set never checked
+ * has none): one result per kernel entry and region of the diff, failed
+ * (PERFCHECK_ERROR_EXPECTATION_FAILED) when it got worse beyond tolerance,
+ * its message saying what (slower, a worse verdict, a checklist number the
+ * wrong way), passed otherwise (an entry only one report holds passes: it
+ * is not worse by itself).  Their spec is "baseline BEFORE" (the before
+ * report's name given to perfcheck_diff_create), their quantity "baseline";
+ * the JUnit failure type "worse_than_baseline".  _result_count, _result,
+ * _failures_text and _write_junit then count and write them with the
+ * expectations' own, so that a CI file and an exit status agree.
+ * *failures (may be NULL) is the set's failed results in all, at least 1 on
+ * an error.  Returns PERFCHECK_OK (no result failed),
+ * PERFCHECK_ERROR_EXPECTATION_FAILED (some did, these or earlier ones),
+ * PERFCHECK_ERROR_INVALID_ARGUMENT (NULL), PERFCHECK_ERROR_OUT_OF_MEMORY.
+ * Not thread-safe on one set; the diff is only read. */
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_diff(perfcheck_expectations *set, const perfcheck_diff *diff,
+                                                               size_t *failures);
+
+/* Adds one result judged outside the set (a program's exit status, a check
+ * of the caller's own) to its results, as perfcheck_expectations_add_diff
+ * does: `name` is its JUnit testcase name (spec and kernel of the result),
+ * `passed` nonzero for a pass, `message` its line (NULL: the name).  Its
+ * quantity and expected are "", its JUnit failure type "failed".  *failures, the
+ * return value and thread-safety as perfcheck_expectations_add_diff
+ * (PERFCHECK_ERROR_INVALID_ARGUMENT also for a NULL or empty name). */
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_result(perfcheck_expectations *set, const char *name,
+                                                                 int passed, const char *message, size_t *failures);
+
 /* One expectation, checked at once: parses `spec`, checks it against
  * `report` and returns the number of failures (a malformed spec, a NULL
  * argument or no memory count as one).  When `stream` is not NULL each
@@ -1028,6 +1069,10 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
   perfcheck_options_init(options);
   if (bad_values) *bad_values = 0;
   return options ? PERFCHECK_OK : PERFCHECK_ERROR_INVALID_ARGUMENT;
+}
+PERFCHECK_API perfcheck_status perfcheck_options_check(const perfcheck_options *options) {
+  PERFCHECK_UNUSED_(options);
+  return PERFCHECK_ERROR_UNSUPPORTED;
 }
 PERFCHECK_API size_t perfcheck_report_kernel_count(const perfcheck_report *report) {
   PERFCHECK_UNUSED_(report);
@@ -1221,6 +1266,18 @@ PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_e
 PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,
                                                                   const char *suite, FILE *stream) {
   PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(suite), PERFCHECK_UNUSED_(stream);
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_diff(perfcheck_expectations *set, const perfcheck_diff *diff,
+                                                               size_t *failures) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(diff);
+  if (failures) *failures = 0;
+  return PERFCHECK_ERROR_UNSUPPORTED;
+}
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_result(perfcheck_expectations *set, const char *name,
+                                                                 int passed, const char *message, size_t *failures) {
+  PERFCHECK_UNUSED_(set), PERFCHECK_UNUSED_(name), PERFCHECK_UNUSED_(passed), PERFCHECK_UNUSED_(message);
+  if (failures) *failures = 0;
   return PERFCHECK_ERROR_UNSUPPORTED;
 }
 PERFCHECK_API size_t perfcheck_expect(const perfcheck_report *report, const char *spec, FILE *stream) {

@@ -20,6 +20,8 @@ static const char *const all_vars[] = {
     "PERFCHECK_MODE",          "PERFCHECK_METRICS", "PERFCHECK_KERNELS", "PERFCHECK_LAUNCH_SKIP",
     "PERFCHECK_LAUNCH_COUNT",  "PERFCHECK_PER_SIGNATURE", "PERFCHECK_NVTX", "PERFCHECK_OUTPUT",
     "PERFCHECK_FORMAT",        "PERFCHECK_PROGRESS", "PERFCHECK_NVTX_INCLUDE", "PERFCHECK_NVTX_EXCLUDE",
+    "PERFCHECK_VERBOSE",       "PERFCHECK_ROTATE_SESSION", "PERFCHECK_ROTATE_FLUSH", "PERFCHECK_ROTATE_REENABLE",
+    "PERFCHECK_ROTATE_RANGE",  "PERFCHECK_REPLAY",
 };
 
 static int clear_env(void **state) {
@@ -312,12 +314,37 @@ static void test_output(void **state) {
   (void)state;
   static const char *const good[] = {
       "report.json", "report.%p.json", "/tmp/r-%h-%q{OMPI_COMM_WORLD_RANK}-%%.json", "-", "stderr",
-      "%q{_X1}%p%h%%", "100%%.txt",
+      "%q{_X1}%p%h%%", "100%%.txt", "r.CSV", "page.htm", "r.json.bak",
+  };
+  /* The format follows the name when PERFCHECK_FORMAT is unset. */
+  static const perfcheck_format by_name[] = {
+      PERFCHECK_FORMAT_JSON, PERFCHECK_FORMAT_JSON, PERFCHECK_FORMAT_JSON, PERFCHECK_FORMAT_TEXT,
+      PERFCHECK_FORMAT_TEXT, PERFCHECK_FORMAT_TEXT, PERFCHECK_FORMAT_TEXT, PERFCHECK_FORMAT_CSV,
+      PERFCHECK_FORMAT_HTML, PERFCHECK_FORMAT_TEXT,
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     const char *v = good[i];
-    GOOD("PERFCHECK_OUTPUT", v, want_.output = v; assert_string_equal(o->output, v));
+    GOOD("PERFCHECK_OUTPUT", v, want_.output = v; want_.output_format = by_name[i];
+         assert_string_equal(o->output, v));
   }
+  /* A PERFCHECK_FORMAT that the name contradicts: one warning, the name
+   * decides (a file called r.json holds JSON); one that agrees: none. */
+  setenv("PERFCHECK_OUTPUT", "r.json", 1);
+  setenv("PERFCHECK_FORMAT", "csv", 1);
+  run r;
+  run_config(&r);
+  assert_int_equal(r.bad, 1);
+  assert_int_equal(r.lines, 1);
+  assert_string_equal(r.warn, "perfcheck: PERFCHECK_FORMAT=\"csv\" contradicts PERFCHECK_OUTPUT, whose name says "
+                              "json; using json\n");
+  assert_int_equal(r.opt.output_format, PERFCHECK_FORMAT_JSON);
+  done(&r);
+  setenv("PERFCHECK_FORMAT", "json", 1);
+  run_config(&r);
+  assert_int_equal(r.bad, 0);
+  assert_string_equal(r.warn, "");
+  done(&r);
+  clear_env(NULL);
   const char *dflt = "the default (perfcheck-PID.txt)";
   bad("PERFCHECK_OUTPUT", "r.%x.json", "unknown %x", dflt);
   bad("PERFCHECK_OUTPUT", "r.%d.json", "unknown %d", dflt);
@@ -341,6 +368,71 @@ static void test_format(void **state) {
        want_.output_format = PERFCHECK_FORMAT_HTML; assert_int_equal(o->output_format, PERFCHECK_FORMAT_HTML));
   bad("PERFCHECK_FORMAT", "xml", "is not one of text, json, csv, html", "text");
   bad("PERFCHECK_FORMAT", "JSON", "is not one of text, json, csv, html", "text");
+}
+
+/* The on/off switches the library reads where they act (lib/gpu, the
+ * verbose switch): a value that is none of their words gets the same one
+ * line as every other bad value. */
+static void test_switches(void **state) {
+  (void)state;
+  static const char *const onoff[] = {"PERFCHECK_VERBOSE", "PERFCHECK_ROTATE_SESSION", "PERFCHECK_ROTATE_FLUSH",
+                                      "PERFCHECK_ROTATE_REENABLE"};
+  for (size_t i = 0; i < sizeof onoff / sizeof onoff[0]; i++) {
+    GOOD(onoff[i], "0", (void)0);
+    GOOD(onoff[i], "1", (void)0);
+    bad(onoff[i], "2", "is not 0 or 1", i == 0 ? "1 (warnings on stderr)" : "1");
+    bad(onoff[i], "yes", "is not 0 or 1", i == 0 ? "1 (warnings on stderr)" : "1");
+  }
+  GOOD("PERFCHECK_ROTATE_RANGE", "user", (void)0);
+  bad("PERFCHECK_ROTATE_RANGE", "range", "is not kernel or user", "kernel");
+  GOOD("PERFCHECK_REPLAY", "rotate", (void)0);
+  bad("PERFCHECK_REPLAY", "application", "is not kernel or rotate", "kernel (rotate with XLA's CUDA plugin)");
+}
+
+/* perfcheck_options_check: what perfcheck_session_create would refuse,
+ * refused without a session, naming the field. */
+static void test_options_check(void **state) {
+  (void)state;
+  perfcheck_options o;
+  perfcheck_options_init(&o);
+  assert_int_equal(perfcheck_options_check(&o), PERFCHECK_OK);
+  assert_int_equal(perfcheck_options_check(NULL), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  static const struct {
+    const char *kernels, *output, *metrics;
+    perfcheck_format format;
+    const char *why; /* NULL: accepted */
+  } t[] = {
+      {"^gemm", NULL, NULL, PERFCHECK_FORMAT_TEXT, NULL},
+      {"regex:(", NULL, NULL, PERFCHECK_FORMAT_TEXT, "kernel_regex \"regex:(\" (at character"},
+      {"(x|xx)+\\1y", NULL, NULL, PERFCHECK_FORMAT_TEXT, "rule \"backref\""},
+      {NULL, "x%z", NULL, PERFCHECK_FORMAT_TEXT, "output \"x%z\" is not an output pattern (unknown %z"},
+      {NULL, "r.%p.json", NULL, PERFCHECK_FORMAT_JSON, NULL},
+      {NULL, "r.json", NULL, PERFCHECK_FORMAT_CSV, "is named for json, but output_format is csv"},
+      {NULL, "r.%q{RANK}", NULL, PERFCHECK_FORMAT_CSV, NULL},
+      {NULL, NULL, "default,smsp__inst_executed.sum", PERFCHECK_FORMAT_TEXT, NULL},
+      {NULL, NULL, "sol,,x", PERFCHECK_FORMAT_TEXT, "metrics \"sol,,x\" is not a metric list (item 2 is empty)"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    perfcheck_options_init(&o);
+    o.kernel_regex = t[i].kernels;
+    o.output = t[i].output;
+    o.metrics = t[i].metrics;
+    o.output_format = t[i].format;
+    perfcheck_status st = perfcheck_options_check(&o);
+    if (!t[i].why) {
+      if (st != PERFCHECK_OK) fail_msg("case %zu refused: %s", i, perfcheck_last_error_message());
+      continue;
+    }
+    assert_int_equal(st, PERFCHECK_ERROR_INVALID_ARGUMENT);
+    if (!strstr(perfcheck_last_error_message(), t[i].why))
+      fail_msg("case %zu: \"%s\" lacks \"%s\"", i, perfcheck_last_error_message(), t[i].why);
+  }
+  perfcheck_options_init(&o);
+  o.mode = (perfcheck_mode)7;
+  assert_int_equal(perfcheck_options_check(&o), PERFCHECK_ERROR_INVALID_ARGUMENT);
+  perfcheck_options_init(&o);
+  o.output_format = (perfcheck_format)9;
+  assert_int_equal(perfcheck_options_check(&o), PERFCHECK_ERROR_INVALID_ARGUMENT);
 }
 
 static void test_progress(void **state) {
@@ -470,6 +562,8 @@ int main(void) {
       cmocka_unit_test_setup(test_output, clear_env),
       cmocka_unit_test_setup(test_format, clear_env),
       cmocka_unit_test_setup(test_progress, clear_env),
+      cmocka_unit_test_setup(test_switches, clear_env),
+      cmocka_unit_test_setup(test_options_check, clear_env),
       cmocka_unit_test_setup(test_escaped_value, clear_env),
       cmocka_unit_test_setup(test_several_bad, clear_env),
       cmocka_unit_test_setup(test_strings_outlive_environment, clear_env),

@@ -324,6 +324,47 @@ static void pc_config_format(perfcheck_options *o, FILE *warn, int *bad) {
   }
 }
 
+/* The output's format follows its name (pc_output_format_of_name) when
+ * PERFCHECK_FORMAT is unset; a PERFCHECK_FORMAT that the name contradicts
+ * (PERFCHECK_OUTPUT=r.json PERFCHECK_FORMAT=csv) is one warning, and the
+ * name decides: a file called r.json holds JSON. */
+static void pc_config_format_of_output(perfcheck_options *o, FILE *warn, int *bad) {
+  static const char *const names[] = {"text", "json", "csv", "html"};
+  const int by_name = pc_output_format_of_name(o->output);
+  if (by_name < 0) return;
+  const char *v = pc_config_get("PERFCHECK_FORMAT");
+  if (v && (int)o->output_format != by_name) {
+    char why[160];
+    snprintf(why, sizeof why, "contradicts PERFCHECK_OUTPUT, whose name says %s", names[by_name]);
+    pc_config_warn(warn, "PERFCHECK_FORMAT", v, why, names[by_name]);
+    (*bad)++;
+  }
+  o->output_format = (perfcheck_format)by_name;
+}
+
+/* Switches (diagnostics of the counter layer, PERFCHECK_VERBOSE): the
+ * library reads them where they act, as on unless "0" (PERFCHECK_ROTATE_RANGE:
+ * kernel unless "user"); a value that is not one of the words is said here,
+ * like every other bad value, and acts as the default. */
+static void pc_config_switches(FILE *warn, int *bad) {
+  static const struct {
+    const char *var, *a, *b, *why, *dflt;
+  } sw[] = {
+      {"PERFCHECK_VERBOSE", "0", "1", "is not 0 or 1", "1 (warnings on stderr)"},
+      {"PERFCHECK_ROTATE_SESSION", "0", "1", "is not 0 or 1", "1"},
+      {"PERFCHECK_ROTATE_FLUSH", "0", "1", "is not 0 or 1", "1"},
+      {"PERFCHECK_ROTATE_REENABLE", "0", "1", "is not 0 or 1", "1"},
+      {"PERFCHECK_ROTATE_RANGE", "kernel", "user", "is not kernel or user", "kernel"},
+      {"PERFCHECK_REPLAY", "kernel", "rotate", "is not kernel or rotate", "kernel (rotate with XLA's CUDA plugin)"},
+  };
+  for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+    const char *v = pc_config_get(sw[i].var);
+    if (!v || strcmp(v, sw[i].a) == 0 || strcmp(v, sw[i].b) == 0) continue;
+    pc_config_warn(warn, sw[i].var, v, sw[i].why, sw[i].dflt);
+    (*bad)++;
+  }
+}
+
 static void pc_config_progress(perfcheck_options *o, FILE *warn, int *bad) {
   const char *v = pc_config_get("PERFCHECK_PROGRESS");
   if (!v) return;
@@ -383,7 +424,9 @@ int pc_config_from_env(perfcheck_options *opt, pc_env_config *extra, FILE *warn)
   pc_config_per_signature(opt, warn, &bad);
   pc_config_output(opt, warn, &bad);
   pc_config_format(opt, warn, &bad);
+  pc_config_format_of_output(opt, warn, &bad);
   pc_config_progress(opt, warn, &bad);
+  pc_config_switches(warn, &bad);
 
   /* Any name is a valid NVTX range name; regex:EXPR goes through the guard. */
   const char *nvtx = pc_config_get("PERFCHECK_NVTX");
@@ -418,6 +461,41 @@ PERFCHECK_API perfcheck_status perfcheck_options_from_env(perfcheck_options *opt
   if (!options) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_options_from_env: options is NULL");
   int bad = pc_config_from_env(options, NULL, stderr);
   if (bad_values && bad > 0) *bad_values = (unsigned)bad;
+  return PERFCHECK_OK;
+}
+
+PERFCHECK_API perfcheck_status perfcheck_options_check(const perfcheck_options *o) {
+  if (!o) return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_options_check: options is NULL");
+  if (o->size < sizeof(size_t) + sizeof(perfcheck_mode))
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_options_check: options->size %zu is too small", o->size);
+  perfcheck_options x;
+  perfcheck_options_init(&x);
+  memcpy(&x, o, o->size < sizeof x ? o->size : sizeof x);
+  if (x.mode != PERFCHECK_MODE_AUTO && x.mode != PERFCHECK_MODE_TIMING && x.mode != PERFCHECK_MODE_COUNTERS)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "mode %d is not one of auto, timing, counters", (int)x.mode);
+  pc_err why;
+  if (x.metrics && pc_config_check_metrics(x.metrics, &why) != PERFCHECK_OK)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "metrics \"%.200s\" %s", x.metrics, why.msg);
+  if (x.kernel_regex) {
+    pc_regex re;
+    size_t at = 0;
+    if (pc_regex_compile(&re, x.kernel_regex, &at, &why) != PERFCHECK_OK)
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "kernel_regex \"%.200s\" (at character %zu): %s",
+                     x.kernel_regex, at + 1, why.msg);
+    pc_regex_free(&re);
+  }
+  if ((unsigned)x.output_format > PERFCHECK_FORMAT_HTML)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "output_format %d is not one of text, json, csv, html",
+                   (int)x.output_format);
+  if (x.output) {
+    if (pc_config_check_output(x.output, &why) != PERFCHECK_OK)
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "output \"%.200s\" %s", x.output, why.msg);
+    static const char *const names[] = {"text", "json", "csv", "html"};
+    const int by_name = pc_output_format_of_name(x.output);
+    if (by_name >= 0 && by_name != (int)x.output_format)
+      return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "output \"%.200s\" is named for %s, but output_format is %s",
+                     x.output, names[by_name], names[x.output_format]);
+  }
   return PERFCHECK_OK;
 }
 

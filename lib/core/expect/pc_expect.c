@@ -437,6 +437,8 @@ perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, pc_err *
 /* ---- Checking ------------------------------------------------------------ */
 
 static void pc_result_free(pc_expect_result *r) {
+  free(r->spec);
+  free(r->quantity);
   free(r->kernel);
   free(r->expected);
   free(r->message);
@@ -747,6 +749,45 @@ static void pc_check_missing(const pc_expectation *e, const pc_report *r, pc_exp
   res->message = pc_buf_take(&b);
 }
 
+/* Counts the failed results and writes their messages, one a line, into
+ * set->failures_text.  0, or -1 when out of memory. */
+static int pc_failures_count(pc_expectations *set) {
+  set->failures = 0;
+  free(set->failures_text);
+  pc_buf text = PC_BUF_INIT;
+  pc_buf_puts(&text, "");
+  for (size_t i = 0; i < set->nresults; i++) {
+    const pc_expect_result *res = &set->results[i];
+    if (res->status == PERFCHECK_OK) continue;
+    pc_buf_printf(&text, "%s%s", set->failures ? "\n" : "", res->message ? res->message : "(no memory for the message)");
+    set->failures++;
+  }
+  set->failures_text = pc_buf_take(&text);
+  return set->failures_text ? 0 : -1;
+}
+
+perfcheck_status pc_expect_add_result(pc_expectations *set, const char *spec, const char *kernel,
+                                      const char *quantity, const char *expected, perfcheck_status status,
+                                      const char *type, const char *message) {
+  if (!set) return PERFCHECK_ERROR_INVALID_ARGUMENT;
+  pc_expect_result *res = pc_result_add(set);
+  if (!res) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  res->status = status == PERFCHECK_OK ? PERFCHECK_OK : PERFCHECK_ERROR_EXPECTATION_FAILED;
+  res->type = type;
+  res->spec = pc_strdup(spec ? spec : "");
+  res->quantity = pc_strdup(quantity ? quantity : "");
+  res->kernel = pc_strdup(kernel ? kernel : "");
+  res->expected = pc_strdup(expected ? expected : "");
+  res->message = pc_strdup(message ? message : "");
+  res->advice = pc_strdup("");
+  if (!res->spec || !res->quantity || !res->kernel || !res->expected || !res->message || !res->advice) {
+    pc_result_free(res);
+    set->nresults--;
+    return PERFCHECK_ERROR_OUT_OF_MEMORY;
+  }
+  return pc_failures_count(set) == 0 ? PERFCHECK_OK : PERFCHECK_ERROR_OUT_OF_MEMORY;
+}
+
 /* Checks every expectation against every matching kernel of r (results
  * replace the previous ones).  Returns PERFCHECK_OK, _EXPECTATION_FAILED or
  * _OUT_OF_MEMORY; *failures (may be NULL) counts failed results. */
@@ -806,16 +847,7 @@ static perfcheck_status pc_expect_check(pc_expectations *set, const pc_report *r
   pc_locale_end(&lg);
   pc_name_counts_free(&counts);
 
-  pc_buf text = PC_BUF_INIT;
-  pc_buf_puts(&text, "");
-  for (size_t i = 0; i < set->nresults; i++) {
-    const pc_expect_result *res = &set->results[i];
-    if (res->status == PERFCHECK_OK) continue;
-    pc_buf_printf(&text, "%s%s", set->failures ? "\n" : "", res->message ? res->message : "(no memory for the message)");
-    set->failures++;
-  }
-  set->failures_text = pc_buf_take(&text);
-  if (!set->failures_text) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+  if (pc_failures_count(set) != 0) st = PERFCHECK_ERROR_OUT_OF_MEMORY;
   if (st != PERFCHECK_OK) {
     if (failures) *failures = set->failures ? set->failures : 1;
     return st;
@@ -893,21 +925,23 @@ static perfcheck_status pc_expect_write_junit(const pc_expectations *set, const 
     pc_xml_write_escaped(f, suite, 1);
     fputs("\" name=\"", f);
     pc_xml_write_escaped(f, r->kernel, 1);
-    fputs(": ", f);
-    pc_xml_write_escaped(f, r->e ? r->e->quantity : "", 1);
-    fputs(" ", f);
-    pc_xml_write_escaped(f, r->expected, 1);
+    if (r->e || *r->quantity) { /* a result of the caller's own is its name alone */
+      fputs(": ", f);
+      pc_xml_write_escaped(f, r->e ? r->e->quantity : r->quantity, 1);
+      fputs(" ", f);
+      pc_xml_write_escaped(f, r->expected, 1);
+    }
     fputs("\" time=\"0\"", f);
     if (r->status == PERFCHECK_OK) {
       fputs("/>\n", f);
       continue;
     }
     fputs(">\n      <failure type=\"", f);
-    fputs(pc_failure_type(r->status), f);
+    fputs(r->type ? r->type : pc_failure_type(r->status), f);
     fputs("\" message=\"", f);
     pc_xml_write_escaped(f, r->message, 1);
     fputs("\">", f);
-    pc_xml_write_escaped(f, r->e ? r->e->spec : "", 0);
+    pc_xml_write_escaped(f, r->e ? r->e->spec : r->spec, 0);
     fputs("\n", f);
     pc_xml_write_escaped(f, r->message, 0);
     fputs("</failure>\n    </testcase>\n", f);
@@ -1088,9 +1122,9 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_result(const perfcheck_exp
   perfcheck_expectation_result info;
   memset(&info, 0, sizeof info);
   info.size = out->size;
-  info.spec = r->e->spec;
+  info.spec = r->e ? r->e->spec : r->spec;
   info.kernel = r->kernel;
-  info.quantity = r->e->quantity;
+  info.quantity = r->e ? r->e->quantity : r->quantity;
   info.status = r->status;
   info.measured = r->measured;
   info.measured_word = r->measured_word;
@@ -1103,6 +1137,20 @@ PERFCHECK_API perfcheck_status perfcheck_expectations_result(const perfcheck_exp
 
 PERFCHECK_API const char *perfcheck_expectations_failures_text(const perfcheck_expectations *set) {
   return set && set->failures_text ? set->failures_text : "";
+}
+
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_result(perfcheck_expectations *set, const char *name,
+                                                                 int passed, const char *message, size_t *failures) {
+  if (failures) *failures = set ? set->failures : 1;
+  if (!set || !name || !*name)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_expectations_add_result: %s",
+                   set ? "no name" : "the set is NULL");
+  perfcheck_status st = pc_expect_add_result(set, name, name, "", "",
+                                             passed ? PERFCHECK_OK : PERFCHECK_ERROR_EXPECTATION_FAILED, "failed",
+                                             message && *message ? message : name);
+  if (failures) *failures = st == PERFCHECK_OK ? set->failures : set->failures + 1;
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_expectations_add_result: out of memory");
+  return set->failures ? PERFCHECK_ERROR_EXPECTATION_FAILED : PERFCHECK_OK;
 }
 
 PERFCHECK_API perfcheck_status perfcheck_expectations_write_junit(const perfcheck_expectations *set,

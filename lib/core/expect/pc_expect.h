@@ -54,7 +54,9 @@ typedef struct pc_expectation {
 } pc_expectation;
 
 typedef struct pc_expect_result {
-  const pc_expectation *e;
+  const pc_expectation *e;   /* NULL for a result judged outside the set (pc_expect_add_result) */
+  char *spec, *quantity;     /* such a result's own ("baseline base.json", "baseline"); NULL otherwise */
+  const char *type;          /* its JUnit failure type (static text); NULL: by the status */
   char *kernel;              /* label of the entry checked, or the pattern */
   perfcheck_status status;   /* OK, EXPECTATION_FAILED, NOT_FOUND, NOT_MEASURED */
   double measured;
@@ -79,6 +81,15 @@ typedef struct perfcheck_expectations {
  * column into spec), or PERFCHECK_ERROR_OUT_OF_MEMORY; *out is untouched. */
 perfcheck_status pc_expect_parse(const char *spec, pc_expectation *out, pc_err *err);
 void pc_expectation_free(pc_expectation *e);
+
+/* Adds a result judged outside the set's expectations (a comparison with a
+ * stored report, a program's exit status) to its results: the strings are
+ * copied; status PERFCHECK_OK (passed) or PERFCHECK_ERROR_EXPECTATION_FAILED;
+ * `type` (static text, may be NULL) is its JUnit failure type.  Returns
+ * PERFCHECK_OK or PERFCHECK_ERROR_OUT_OF_MEMORY (nothing added). */
+perfcheck_status pc_expect_add_result(pc_expectations *set, const char *spec, const char *kernel,
+                                      const char *quantity, const char *expected, perfcheck_status status,
+                                      const char *type, const char *message);
 
 /* The class and the default band (percent, 0 for exact) of a quantity. */
 pc_expect_class pc_expect_quantity_class(const char *quantity);

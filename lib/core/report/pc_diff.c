@@ -10,6 +10,8 @@
 
 #include "base/pc_buf.h"
 #include "base/pc_core.h"
+#include "base/pc_buf.h"
+#include "base/pc_fmt.h"
 #include "report/pc_diff.h"
 #include "expect/pc_expect.h"
 
@@ -585,3 +587,130 @@ PERFCHECK_API perfcheck_status perfcheck_diff_write(const perfcheck_diff *diff, 
 }
 
 PERFCHECK_API void perfcheck_diff_destroy(perfcheck_diff *diff) { pc_diff_free(diff); }
+
+/* ---- What a diff judged, as results of an expectations set ----------------------------- */
+
+/* "96.4 us": a duration for a one-line message. */
+static const char *pc_diff_ns(char *buf, size_t len, double ns) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+  if (pc_is_null(ns)) {
+    snprintf(buf, len, "-");
+    return buf;
+  }
+  size_t i = 0;
+  while (i + 1 < sizeof u / sizeof u[0] && fabs(ns) < u[i].scale) i++;
+  snprintf(buf, len, "%.4g %s", ns / u[i].scale, u[i].unit);
+  return buf;
+}
+
+/* One line: what got worse in a kernel entry (time, verdict, the checklist
+ * numbers), or that nothing did. */
+static void pc_diff_kernel_message(pc_buf *b, const pc_diff *d, const pc_diff_kernel *k) {
+  char x[40], y[40], z[40];
+  pc_buf_printf(b, "%s: ", k->label);
+  if (k->presence != PC_PAIRED) {
+    pc_buf_printf(b, "only in %s (%s kernel: not worse by itself)", k->presence == PC_ADDED ? d->name_b : d->name_a,
+                  k->presence == PC_ADDED ? "a new" : "a removed");
+    return;
+  }
+  if (k->overall != PC_CHANGE_WORSE) {
+    pc_buf_printf(b, "no worse than %s (median %s -> %s%s)", d->name_a, pc_diff_ns(x, sizeof x, k->a.dur_median),
+                  pc_diff_ns(y, sizeof y, k->b.dur_median),
+                  k->overall == PC_CHANGE_BETTER ? ", better" : k->overall == PC_CHANGE_MOVED ? ", values moved" : "");
+    return;
+  }
+  pc_buf_printf(b, "worse than %s:", d->name_a);
+  const char *sep = " ";
+  if (k->time == PC_CHANGE_WORSE) {
+    pc_fmt_double(z, sizeof z, k->time_band_pct);
+    pc_buf_printf(b, "%sslower, median %s -> %s (%+.1f%%, band %s%%)", sep, pc_diff_ns(x, sizeof x, k->a.dur_median),
+                  pc_diff_ns(y, sizeof y, k->b.dur_median), k->time_change_pct, z);
+    sep = "; ";
+  }
+  if (k->verdict == PC_CHANGE_WORSE) {
+    pc_buf_printf(b, "%sverdict step %d %s -> step %d %s", sep, k->a.verdict.step, perfcheck_cause_name(k->a.verdict.cause),
+                  k->b.verdict.step, perfcheck_cause_name(k->b.verdict.cause));
+    sep = "; ";
+  }
+  for (size_t i = 0; i < k->nmetrics; i++) {
+    const pc_diff_metric *m = &k->metrics[i];
+    if (m->change != PC_CHANGE_WORSE) continue;
+    pc_fmt_double(x, sizeof x, m->before);
+    pc_fmt_double(y, sizeof y, m->after);
+    pc_buf_printf(b, "%s%s %s -> %s", sep, m->name, x, y);
+    sep = "; ";
+  }
+}
+
+static void pc_diff_region_message(pc_buf *b, const pc_diff *d, const pc_diff_region *g) {
+  char x[40], y[40];
+  pc_buf_printf(b, "region %s: ", g->name ? g->name : "(none)");
+  if (g->presence != PC_PAIRED) {
+    pc_buf_printf(b, "only in %s (not worse by itself)", g->presence == PC_ADDED ? d->name_b : d->name_a);
+    return;
+  }
+  if (g->overall != PC_CHANGE_WORSE) {
+    pc_buf_printf(b, "no worse than %s (wall clock %s -> %s)", d->name_a, pc_diff_ns(x, sizeof x, g->wall_a),
+                  pc_diff_ns(y, sizeof y, g->wall_b));
+    return;
+  }
+  pc_buf_printf(b, "worse than %s:", d->name_a);
+  const char *sep = " ";
+  if (g->time == PC_CHANGE_WORSE) {
+    pc_buf_printf(b, "%swall clock %s -> %s (%+.1f%%)", sep, pc_diff_ns(x, sizeof x, g->wall_a),
+                  pc_diff_ns(y, sizeof y, g->wall_b), g->time_change_pct);
+    sep = "; ";
+  }
+  if (g->verdict == PC_CHANGE_WORSE)
+    pc_buf_printf(b, "%sstep 1 %s -> %s", sep, perfcheck_cause_name(g->verdict_a.cause),
+                  perfcheck_cause_name(g->verdict_b.cause));
+}
+
+PERFCHECK_API perfcheck_status perfcheck_expectations_add_diff(perfcheck_expectations *set, const perfcheck_diff *diff,
+                                                               size_t *failures) {
+  if (failures) *failures = set ? set->failures + (diff ? 0 : 1) : 1;
+  if (!set || !diff)
+    return pc_fail(PERFCHECK_ERROR_INVALID_ARGUMENT, "perfcheck_expectations_add_diff: %s is NULL",
+                   set ? "the diff" : "the set");
+  const pc_diff *d = diff;
+  pc_buf spec = PC_BUF_INIT, expected = PC_BUF_INIT;
+  pc_buf_printf(&spec, "baseline %s", d->name_a);
+  pc_buf_printf(&expected, "no worse than %s", d->name_a);
+  perfcheck_status st = spec.oom || expected.oom ? PERFCHECK_ERROR_OUT_OF_MEMORY : PERFCHECK_OK;
+  pc_locale_guard lg;
+  pc_locale_begin(&lg);
+  const size_t n = d->nkernels + d->nregions;
+  for (size_t i = 0; i < n && st == PERFCHECK_OK; i++) {
+    pc_buf msg = PC_BUF_INIT, name = PC_BUF_INIT;
+    int worse;
+    if (i < d->nkernels) {
+      const pc_diff_kernel *k = &d->kernels[i];
+      worse = k->overall == PC_CHANGE_WORSE && k->presence == PC_PAIRED;
+      pc_diff_kernel_message(&msg, d, k);
+      pc_buf_printf(&name, "%s [grid %ux%ux%u block %ux%ux%u]%s%s", k->label, k->grid[0], k->grid[1], k->grid[2],
+                    k->block[0], k->block[1], k->block[2], k->region ? " in " : "", k->region ? k->region : "");
+    } else {
+      const pc_diff_region *g = &d->regions[i - d->nkernels];
+      worse = g->overall == PC_CHANGE_WORSE && g->presence == PC_PAIRED;
+      pc_diff_region_message(&msg, d, g);
+      pc_buf_printf(&name, "region %s", g->name ? g->name : "(none)");
+    }
+    if (msg.oom || name.oom)
+      st = PERFCHECK_ERROR_OUT_OF_MEMORY;
+    else
+      st = pc_expect_add_result(set, spec.p, name.p, "baseline", expected.p,
+                                worse ? PERFCHECK_ERROR_EXPECTATION_FAILED : PERFCHECK_OK,
+                                worse ? "worse_than_baseline" : NULL, msg.p);
+    pc_buf_free(&msg);
+    pc_buf_free(&name);
+  }
+  pc_locale_end(&lg);
+  pc_buf_free(&spec);
+  pc_buf_free(&expected);
+  if (failures) *failures = set->failures + (st == PERFCHECK_OK ? 0 : 1);
+  if (st != PERFCHECK_OK) return pc_fail(st, "perfcheck_expectations_add_diff: out of memory");
+  return set->failures ? PERFCHECK_ERROR_EXPECTATION_FAILED : PERFCHECK_OK;
+}
