@@ -123,6 +123,12 @@ PROTOTYPES = {
     "perfcheck_expectations_failures_text": (_STR, [_P]),
 }
 
+# Calls of newer libraries, used when the library has them (an older one
+# still loads: each use checks for None).
+OPTIONAL_PROTOTYPES = {
+    "perfcheck_options_check": (_S, [ctypes.POINTER(Options)]),
+}
+
 
 class Library:
     """A loaded libperfcheck: the ctypes handle with its prototypes set, where
@@ -138,6 +144,12 @@ class Library:
             fn = getattr(cdll, name)
             fn.restype = restype
             fn.argtypes = argtypes
+            setattr(self, name[len("perfcheck_"):], fn)
+        for name, (restype, argtypes) in OPTIONAL_PROTOTYPES.items():
+            fn = getattr(cdll, name, None)
+            if fn is not None:
+                fn.restype = restype
+                fn.argtypes = argtypes
             setattr(self, name[len("perfcheck_"):], fn)
 
     def text(self, ptr):

@@ -393,16 +393,29 @@ class Report:
         return self._lib.report_string(self._handle, FORMAT_HTML)
 
     def save(self, path):
-        """Writes :meth:`to_json` to ``path`` (readable by :func:`load`,
-        ``perfcheck check`` and ``perfcheck merge``) through the library's
-        one output function (``perfcheck_file_write``): a regular file
-        replaced whole through a temporary file and a rename (a symlink at
-        ``path`` is replaced, never followed; an existing file keeps its
-        mode); a device, FIFO or folder at ``path`` is refused.  ``"-"`` is
-        ``sys.stdout``.  Raises PerfcheckError (ERROR_IO: why, in the
-        detail), ValueError for a path with a NUL byte."""
-        text = self._text if self._text.endswith("\n") else self._text + "\n"
+        """Writes the report to ``path`` in the format its name says, as the
+        ``perfcheck`` command does: ``.csv`` :meth:`to_csv`, ``.html`` (or
+        ``.htm``) :meth:`to_html`, ``.txt`` the text report, any other name
+        :meth:`to_json` (readable by :func:`load`, ``perfcheck check`` and
+        ``perfcheck merge``), through the library's one output function
+        (``perfcheck_file_write``): a regular file replaced whole through a
+        temporary file and a rename (a symlink at ``path`` is replaced, never
+        followed; an existing file keeps its mode); a device, FIFO or folder
+        at ``path`` is refused.  ``"-"`` is ``sys.stdout`` (JSON).  Raises
+        PerfcheckError (ERROR_IO: why, in the detail), ValueError for a path
+        with a NUL byte."""
         name = _fs(path)
+        ext = os.path.splitext(os.path.basename(name))[1].lower()
+        if ext == b".csv":
+            text = self.to_csv()
+        elif ext in (b".html", b".htm"):
+            text = self.to_html()
+        elif ext == b".txt":
+            text = str(self)
+        else:
+            text = self._text
+        if not text.endswith("\n"):
+            text += "\n"
         if name == b"-":
             sys.stdout.write(text)
             sys.stdout.flush()

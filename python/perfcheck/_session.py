@@ -111,12 +111,17 @@ def _off(status, reason, message):
     _say(("off", status), text + "; the code runs unprofiled")
 
 
-def _options(lib):
-    """perfcheck_options from the environment, then configure()'s values.
-    Returns the struct and the bytes objects it points into."""
+def _options(lib, o=None):
+    """perfcheck_options from the environment, then configure()'s values
+    (`o`, else the stored ones; with `o` given, the defaults instead of the
+    environment).  Returns the struct and the bytes objects it points into."""
     opts = _lib.Options()
-    bad = ctypes.c_uint()
-    lib.options_from_env(ctypes.byref(opts), ctypes.byref(bad))
+    if o is None:
+        bad = ctypes.c_uint()
+        lib.options_from_env(ctypes.byref(opts), ctypes.byref(bad))
+        o = _st.options
+    else:
+        lib.options_init(ctypes.byref(opts))
     keep = []
 
     def s(v):
@@ -124,7 +129,6 @@ def _options(lib):
         keep.append(b)
         return b
 
-    o = _st.options
     if "mode" in o:
         opts.mode = _MODES[o["mode"]]
     if "metrics" in o:
@@ -297,6 +301,33 @@ class region:
         return "perfcheck.region(%r)" % self.name
 
 
+# The format an output name asks for, by its extension (any case): the
+# library's rule (pc_output_format_of_name), for configure(output=...).
+_NAME_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".htm": "html", ".txt": "text"}
+
+
+def _format_of_name(path):
+    return _NAME_FORMATS.get(os.path.splitext(os.path.basename(path))[1].lower())
+
+
+def _check_with_library(new):
+    """configure()'s values checked as the session will check them
+    (perfcheck_options_check: the regex guard for kernels, output's %
+    placeholders, metrics' syntax), so that a bad one is a ValueError here,
+    not profiling turned off later.  Without a library (or an older one
+    without the call) there is nothing to check against, and no session."""
+    try:
+        lib = _lib.get()
+    except _lib.LibraryError:
+        return
+    if lib.options_check is None:
+        return
+    opts, keep = _options(lib, new)
+    if lib.options_check(ctypes.byref(opts)) != 0:
+        raise ValueError(lib.last_error())
+    del keep
+
+
 def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_count=None, per_signature=None,
               progress=None, nvtx=None, quiet=None, output=None, format=None):
     """Sets the options of the process's session; call it before the first
@@ -321,11 +352,16 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
       when PERFCHECK_VERBOSE=1);
     - ``output``, ``format`` ("text", "json", "csv", "html"): where the report is
       written when the session ends (at exit, or :func:`close`), with
-      %p/%h/%q{VAR} as in PERFCHECK_OUTPUT.
+      %p/%h/%q{VAR} as in PERFCHECK_OUTPUT; the format follows the name
+      (.json, .csv, .html, .txt) when ``format`` is left out, and a name
+      and a format that disagree are a ValueError.
 
     Raises ValueError for a bad value, PerfcheckError(ERROR_SESSION_EXISTS)
-    when the session has started.  Metric names and the kernel filter are
-    checked by the library when the session starts: a bad one turns
+    when the session has started.  The values are checked at once as the
+    library will check them (perfcheck_options_check): a kernels regex the
+    regex guard refuses (``regex:(``), an output with an unknown %
+    placeholder (``x%z``), a malformed metric list.  Metric names are
+    checked against the GPU when the session starts: an unknown one turns
     profiling off with the reason in :func:`status`."""
     new = {}
     if mode is not None:
@@ -360,6 +396,14 @@ def configure(mode=None, metrics=None, kernels=None, launch_skip=None, launch_co
         if format not in _FORMATS:
             raise ValueError("format must be one of %s, not %r" % (", ".join(_FORMATS), format))
         new["format"] = format
+    if output is not None:
+        by_name = _format_of_name(output)
+        if by_name and format is not None and format != by_name:
+            raise ValueError("output %r is named for %s, but format is %r: give one (the format follows the name "
+                             "when format is left out)" % (output, by_name, format))
+        if by_name:
+            new["format"] = by_name
+    _check_with_library(new)
     with _lock:
         if _st.handle is not None or _st.creating:
             raise PerfcheckError(Status.ERROR_SESSION_EXISTS,

@@ -21,6 +21,18 @@ def test_save_and_load(mystery, tmp_path):
     assert back.expect("mysteryB:cause==divergent_warps")
 
 
+def test_save_follows_the_name(mystery, tmp_path):
+    """The format follows the name, as `perfcheck -o NAME` writes: never a
+    JSON document in a file called .csv or .html."""
+    for name, want in (("r.csv", mystery.to_csv()), ("r.HTML", mystery.to_html()), ("r.txt", str(mystery)),
+                       ("r.report", mystery.to_json())):
+        mystery.save(tmp_path / name)
+        text = (tmp_path / name).read_text()
+        assert text == want + ("" if want.endswith("\n") else "\n"), name
+    assert (tmp_path / "r.csv").read_text().startswith("name,region,")
+    assert perfcheck.load(tmp_path / "r.report").to_dict() == mystery.to_dict()
+
+
 def test_save_through_the_one_output_function(mystery, tmp_path):
     """Issue 22: Report.save goes through perfcheck_file_write, the writers'
     one output function: a symlink at the name is replaced, never followed;

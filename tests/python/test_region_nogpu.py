@@ -283,6 +283,18 @@ def test_configure():
         perfcheck.configure(per_signature=0)
     with pytest.raises(ValueError):
         perfcheck.configure(launch_skip=True)
+    # Refused at once, as the session would refuse them (perfcheck_options_check).
+    with pytest.raises(ValueError, match=r'kernel_regex "regex:\(" \(at character'):
+        perfcheck.configure(kernels="regex:(")
+    with pytest.raises(ValueError, match=r'output "x%z" is not an output pattern \(unknown %z'):
+        perfcheck.configure(output="x%z")
+    with pytest.raises(ValueError, match="is not a metric list"):
+        perfcheck.configure(metrics="sol,,x")
+    with pytest.raises(ValueError, match="named for json, but format is 'csv'"):
+        perfcheck.configure(output="r.json", format="csv")
+    # The format follows the output's name.
+    perfcheck.configure(output="/tmp/report-%p.CSV")
+    assert _s._options(_l.get())[0].output_format == 2  # PERFCHECK_FORMAT_CSV
     perfcheck.configure(mode="timing", metrics=["default", "smsp__inst_executed.sum"], kernels="^gemm",
                         launch_skip=2, launch_count=3, per_signature=1, progress=True, nvtx=False, quiet=True,
                         output="/tmp/report-%p.json", format="json")
