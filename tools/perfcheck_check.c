@@ -8,6 +8,11 @@
  *
  * --baseline compares the report with a stored one as `perfcheck diff`
  * does (perfcheck_diff.c): anything worse beyond tolerance is a failure.
+ * Every result judged, the expectations', the baseline's (one per kernel
+ * entry and region: perfcheck_expectations_add_diff) and PROGRAM's exit
+ * status (perfcheck_expectations_add_result), is one set of results: the
+ * PASS/FAIL lines, the summary line's count, --junit's testcases and the
+ * exit status all come from it, so they always agree.
  *
  * With `-- PROGRAM`, the program runs under the injection library as with
  * `perfcheck run` (perfcheck_run.c; the PERFCHECK_* variables apply), its
@@ -19,9 +24,9 @@
  * exited non-zero; 2 bad input (a malformed expectation, with its column; an
  * unknown cause word or bound word; an unknown quantity, with at most three
  * nearest names; a file that cannot be read; a usage
- * error; a PROGRAM that cannot run or wrote no report), or results that
- * could not be written (stdout, --junit's file): never 1, which says an
- * expectation was read and does not hold. */
+ * error; a PROGRAM that cannot run or wrote no report; a --junit file that
+ * names the report), or results that could not be written (stdout, --junit's
+ * file): never 1, which says an expectation was read and does not hold. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -70,16 +75,22 @@ const char pc_cli_check_usage[] =
     "  -e, --expect SPEC   an expectation (repeatable; this or --baseline at least)\n"
     "  -b, --baseline BASE also compare with the stored report BASE as `perfcheck\n"
     "                      diff BASE FILE` does: anything worse beyond tolerance fails\n"
-    "      --junit FILE    also write the results as JUnit XML to FILE (a regular\n"
-    "                      file, replaced whole through a temporary file)\n"
+    "      --junit FILE    also write every result (expectations, baseline, PROGRAM's\n"
+    "                      exit status) as JUnit XML to FILE (a regular file,\n"
+    "                      replaced whole through a temporary file; never REPORT)\n"
     "      --suite NAME    the JUnit suite and class name (default: perfcheck)\n"
     "  -q, --quiet         print failures only; no warnings from the reader\n"
     "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
     "\n"
+    "The summary line counts every result: the expectations', one per kernel entry\n"
+    "and region compared with BASE, and PROGRAM's exit status; the JUnit file holds\n"
+    "the same results, so that it says a failure whenever the exit status is 1.\n"
+    "\n"
     "exit status: 0 all hold; 1 some failed, or PROGRAM exited non-zero; 2 bad\n"
     "input or usage (a malformed SPEC, an unknown quantity or cause word), PROGRAM\n"
-    "could not run or wrote no report, or the results could not be written.\n";
+    "could not run or wrote no report, or the results could not be written (stdout\n"
+    "or the JUnit file).\n";
 
 /* Kernel names come from the report: keep terminal control sequences out. */
 static void put_printable(const char *s, FILE *f) {
@@ -256,9 +267,6 @@ int pc_cli_check(int argc, char **argv) {
               argv[program], program_status);
       goto done;
     }
-    if (program_status != 0)
-      fprintf(stderr, "perfcheck check: %s exited with status %d: the check fails whatever the expectations say\n",
-              argv[program], program_status);
     path = report_path;
     label = argv[program];
   }
@@ -268,6 +276,14 @@ int pc_cli_check(int argc, char **argv) {
   }
 
   if (!label) label = path;
+  {
+    const char *inputs[2] = {path, baseline};
+    int bad = pc_cli_out_not_input("check", junit, 0, inputs, 2);
+    if (bad >= 0) {
+      rc = bad;
+      goto done;
+    }
+  }
   perfcheck_report *report = NULL;
   perfcheck_status st = perfcheck_report_read(path, quiet, &report);
   if (st != PERFCHECK_OK) {
@@ -276,19 +292,8 @@ int pc_cli_check(int argc, char **argv) {
     rc = st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CHECK_FAIL : CHECK_USAGE;
     goto done;
   }
-  long worse = 0;
-  if (baseline) {
-    worse = pc_cli_baseline(baseline, report, label, quiet, stdout);
-    if (worse < 0) {
-      perfcheck_report_destroy(report);
-      goto done; /* rc stays 2 */
-    }
-    if (perfcheck_expectations_count(set) == 0) {
-      perfcheck_report_destroy(report);
-      rc = worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
-      goto done;
-    }
-  }
+  /* The expectations first (their check starts the results afresh), then
+   * the baseline's results, then PROGRAM's exit status: one set. */
   size_t failures = 0;
   st = perfcheck_expectations_check(set, report, &failures);
   if (st != PERFCHECK_OK && st != PERFCHECK_ERROR_EXPECTATION_FAILED) {
@@ -298,27 +303,57 @@ int pc_cli_check(int argc, char **argv) {
     goto done;
   }
   /* A typo in a quantity is bad input (2), never a regression (1). */
-  size_t unknown = unknown_quantities(set);
-  perfcheck_report_destroy(report);
-  if (unknown) {
+  if (unknown_quantities(set)) {
+    perfcheck_report_destroy(report);
     rc = CHECK_USAGE;
     goto done;
   }
+  size_t compared = 0;
+  if (baseline) {
+    const size_t before = perfcheck_expectations_result_count(set);
+    int bad = pc_cli_baseline(baseline, report, label, quiet, stdout, set);
+    if (bad) {
+      perfcheck_report_destroy(report);
+      rc = bad;
+      goto done;
+    }
+    compared = perfcheck_expectations_result_count(set) - before;
+  }
+  perfcheck_report_destroy(report);
+  if (program >= 0) {
+    char name[300], msg[400];
+    snprintf(name, sizeof name, "%s: exit status", argv[program]);
+    snprintf(msg, sizeof msg, "%s exited with status %d%s", argv[program], program_status,
+             program_status ? ": the check fails whatever the expectations say" : "");
+    if (perfcheck_expectations_add_result(set, name, program_status == 0, msg, NULL) == PERFCHECK_ERROR_OUT_OF_MEMORY) {
+      fprintf(stderr, "perfcheck check: out of memory\n");
+      rc = CHECK_FAIL;
+      goto done;
+    }
+  }
   size_t n = perfcheck_expectations_result_count(set);
+  failures = 0;
   for (size_t i = 0; i < n; i++) {
     perfcheck_expectation_result res;
     res.size = sizeof res;
     if (perfcheck_expectations_result(set, i, &res) != PERFCHECK_OK) continue;
+    failures += res.status != PERFCHECK_OK;
     if (quiet && res.status == PERFCHECK_OK) continue;
     fputs(res.status == PERFCHECK_OK ? "PASS " : "FAIL ", stdout);
     put_printable(res.message, stdout);
     fputc('\n', stdout);
   }
-  printf("perfcheck check: %zu of %zu check%s failed (%zu expectation%s, ", failures, n, n == 1 ? "" : "s",
+  printf("perfcheck check: %zu of %zu check%s failed (%zu expectation%s", failures, n, n == 1 ? "" : "s",
          perfcheck_expectations_count(set), perfcheck_expectations_count(set) == 1 ? "" : "s");
+  if (baseline) {
+    printf(", %zu compared with ", compared);
+    put_printable(baseline, stdout);
+  }
+  if (program >= 0) fputs(", the program's exit status", stdout);
+  fputs(", ", stdout);
   put_printable(label, stdout);
   printf(")\n");
-  rc = failures || worse || program_status != 0 ? CHECK_FAIL : CHECK_PASS;
+  rc = failures ? CHECK_FAIL : CHECK_PASS;
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "perfcheck check: writing the results to stdout failed: %s\n", strerror(errno));
     rc = PC_CLI_EXIT_OUTPUT; /* a lost result is no pass, and no "fail" either */

@@ -35,8 +35,11 @@ const char pc_cli_report_usage[] =
     "options:\n"
     "  -f, --format FMT    text (default), json, csv or html\n"
     "  -o, --output FILE   write to FILE instead of stdout (a regular file, replaced\n"
-    "                      whole through a temporary file; - stdout)\n"
-    "  --html FILE         short for --format html --output FILE\n"
+    "                      whole through a temporary file; - stdout); the format\n"
+    "                      follows the name (.json, .csv, .html, .txt) unless\n"
+    "                      --format gives it; a name and a format that disagree,\n"
+    "                      or FILE naming REPORT (unless written as JSON), are refused\n"
+    "  --html FILE         short for --format html --output FILE (not with either)\n"
     "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
     "  -v, --verbose       the reader's warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
@@ -63,7 +66,10 @@ const char pc_cli_diff_usage[] =
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-diff/1) or html\n"
     "  -o, --output FILE   write to FILE instead of stdout (a regular file, replaced\n"
-    "                      whole through a temporary file; - stdout)\n"
+    "                      whole through a temporary file; - stdout); the format\n"
+    "                      follows the name (.json, .html, .txt) unless --format\n"
+    "                      gives it; a name and a format that disagree, or FILE\n"
+    "                      naming BEFORE or AFTER, are refused\n"
     "  -q, --quiet         no warnings from the readers on stderr (the default)\n"
     "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
@@ -107,20 +113,18 @@ static int pc_cli_read_failed(const char *cmd, const char *path, perfcheck_statu
   return st == PERFCHECK_ERROR_OUT_OF_MEMORY ? CLI_WORSE : CLI_USAGE;
 }
 
-/* The formats a command writes: html always; csv for report only. */
-static int pc_cli_format_of(const char *v, int allow_csv, perfcheck_format *out) {
-  const int f = pc_cli_format(v);
-  if (f < 0 || (f == PERFCHECK_FORMAT_CSV && !allow_csv)) return 0;
-  *out = (perfcheck_format)f;
-  return 1;
-}
-
 /* Parses the options both commands share (getopt_long, pc_cli.h's
- * letters); the operands go to paths[].  Returns -1 to go on, else the exit
- * status. */
+ * letters); the operands go to paths[]; the output and its format are
+ * resolved (pc_cli_out_resolve: the format follows the name, conflicting
+ * flags are refused).  report writes csv too, and has --html.  Returns -1
+ * to go on, else the exit status. */
 static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **argv, int allow_csv,
                         perfcheck_format *format, const char **output, int *quiet, const char **paths,
                         size_t max_paths, size_t *npaths) {
+  pc_cli_out_spec out;
+  pc_cli_out_init(&out);
+  const unsigned allowed = allow_csv ? PC_CLI_FORMATS_ALL : PC_CLI_FORMATS_ALL & ~(1u << PERFCHECK_FORMAT_CSV);
+  int rc = -1;
   static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                            {"output", required_argument, NULL, 'o'},
                                            {"html", required_argument, NULL, 'H'},
@@ -143,31 +147,37 @@ static int pc_cli_parse(const char *cmd, const char *usage, int argc, char **arg
       case 'q':
         *quiet = 1;
         break;
-      case 'f':
-        if (!pc_cli_format_of(optarg, allow_csv, format))
+      case 'f': {
+        const int f = pc_cli_format(optarg);
+        if (f < 0 || !(allowed & (1u << f)))
           return pc_cli_usage_error(cmd, CLI_USAGE, "unknown format '%s' (%s)", optarg,
                                     allow_csv ? "text, json, csv or html" : "text, json or html");
+        rc = pc_cli_out_format(&out, cmd, "--format", f);
         break;
+      }
       case 'o':
-        *output = optarg;
-        if (!**output) return pc_cli_usage_error(cmd, CLI_USAGE, "--output needs a file name");
+        rc = pc_cli_out_path(&out, cmd, "--output", optarg);
         break;
       case 'H':
         if (!allow_csv) return pc_cli_usage_error(cmd, CLI_USAGE, "unknown option '--html'");
-        *output = optarg;
-        if (!**output) return pc_cli_usage_error(cmd, CLI_USAGE, "--html needs a file name (OUT.html)");
-        *format = PERFCHECK_FORMAT_HTML;
+        if (!*optarg) return pc_cli_usage_error(cmd, CLI_USAGE, "--html needs a file name (OUT.html)");
+        rc = pc_cli_out_path(&out, cmd, "--html", optarg);
+        if (rc < 0) rc = pc_cli_out_format(&out, cmd, "--html", PERFCHECK_FORMAT_HTML);
         break;
       default:
         return pc_cli_getopt_error(cmd, c, argv, CLI_USAGE);
     }
+    if (rc >= 0) return rc;
   }
   for (int i = optind; i < argc; i++) {
     if (*npaths == max_paths) return pc_cli_usage_error(cmd, CLI_USAGE, "too many files (also got '%s')", argv[i]);
     paths[(*npaths)++] = argv[i];
   }
   if (pc_cli_stdin_twice(paths, *npaths)) return pc_cli_usage_error(cmd, CLI_USAGE, "%s", "stdin (-) can be read once only");
-  return -1;
+  if ((rc = pc_cli_out_resolve(&out, cmd, allowed, format)) >= 0) return rc;
+  *output = out.path;
+  /* A report written as JSON reads back; a diff, in any format, does not. */
+  return pc_cli_out_not_input(cmd, out.path, allow_csv && *format == PERFCHECK_FORMAT_JSON, paths, *npaths);
 }
 
 int pc_cli_report(int argc, char **argv) {
@@ -224,23 +234,24 @@ int pc_cli_diff(int argc, char **argv) {
   return rc;
 }
 
-long pc_cli_baseline(const char *baseline_path, const perfcheck_report *after, const char *after_label, int quiet,
-                     FILE *out) {
+int pc_cli_baseline(const char *baseline_path, const perfcheck_report *after, const char *after_label, int quiet,
+                    FILE *out, perfcheck_expectations *set) {
   perfcheck_report *base = NULL;
   perfcheck_status st = pc_cli_read_report(baseline_path, quiet, &base);
-  if (st != PERFCHECK_OK) {
-    pc_cli_read_failed("check", baseline_path, st);
-    return -1;
-  }
+  if (st != PERFCHECK_OK) return pc_cli_read_failed("check", baseline_path, st) == CLI_WORSE ? CLI_WORSE : CLI_USAGE;
   perfcheck_diff *d = NULL;
   st = perfcheck_diff_create(base, after, baseline_path, after_label, &d);
   perfcheck_report_destroy(base);
   if (st != PERFCHECK_OK) {
     fprintf(stderr, "perfcheck check: %s\n", perfcheck_last_error_message());
-    return -1;
+    return CLI_WORSE;
   }
-  long worse = (long)perfcheck_diff_worse_count(d);
-  if (!quiet || worse) perfcheck_diff_write(d, PERFCHECK_FORMAT_TEXT, out);
+  if (!quiet || perfcheck_diff_worse_count(d)) perfcheck_diff_write(d, PERFCHECK_FORMAT_TEXT, out);
+  st = perfcheck_expectations_add_diff(set, d, NULL);
   perfcheck_diff_destroy(d);
-  return worse;
+  if (st != PERFCHECK_OK && st != PERFCHECK_ERROR_EXPECTATION_FAILED) {
+    fprintf(stderr, "perfcheck check: %s\n", perfcheck_last_error_message());
+    return CLI_WORSE;
+  }
+  return 0;
 }

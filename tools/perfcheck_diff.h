@@ -19,11 +19,12 @@ extern const char pc_cli_diff_usage[];
 perfcheck_status pc_cli_read_report(const char *path, int quiet, perfcheck_report **out);
 
 /* `perfcheck check --baseline BASE`: compares `after` (called after_label)
- * with the report in baseline_path and writes the diff as text to out (only
- * the summary line and what got worse when quiet).  Returns the number of
- * kernel entries and regions that got worse, or -1 when the baseline cannot
- * be read or compared (the message is on stderr). */
-long pc_cli_baseline(const char *baseline_path, const perfcheck_report *after, const char *after_label, int quiet,
-                     FILE *out);
+ * with the report in baseline_path, writes the diff as text to out (not when
+ * quiet and nothing got worse) and adds what it judged to `set`'s results
+ * (perfcheck_expectations_add_diff: one per kernel entry and region).
+ * Returns 0; 2 when the baseline cannot be read or compared (the message is
+ * on stderr); 1 out of memory. */
+int pc_cli_baseline(const char *baseline_path, const perfcheck_report *after, const char *after_label, int quiet,
+                    FILE *out, perfcheck_expectations *set);
 
 #endif /* PERFCHECK_DIFF_H */
