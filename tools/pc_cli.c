@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void pc_cli_getopt_reset(void) {
   optind = 0; /* glibc: full re-initialisation */
@@ -248,4 +249,66 @@ int pc_cli_write_report(const char *cmd, const char *output, const perfcheck_rep
 int pc_cli_write_diff(const char *cmd, const char *output, const perfcheck_diff *d, perfcheck_format format) {
   pc_cli_out o = {NULL, d, format};
   return pc_cli_write(cmd, output, pc_cli_put, &o);
+}
+
+/* ---- the output's name and format ------------------------------------------------- */
+
+static const char *const pc_cli_format_names[] = {"text", "json", "csv", "html"};
+
+void pc_cli_out_init(pc_cli_out_spec *o) {
+  o->path = o->path_flag = o->format_flag = NULL;
+  o->format = -1;
+}
+
+int pc_cli_out_path(pc_cli_out_spec *o, const char *cmd, const char *flag, const char *path) {
+  if (!path || !*path) return pc_cli_usage_error(cmd, 2, "%s needs a file name", flag);
+  if (o->path && strcmp(o->path, path) != 0)
+    return pc_cli_usage_error(cmd, 2, "%s %s and %s %s name two outputs: give one", o->path_flag, o->path, flag, path);
+  o->path = path;
+  o->path_flag = flag;
+  return -1;
+}
+
+int pc_cli_out_format(pc_cli_out_spec *o, const char *cmd, const char *flag, int format) {
+  if (o->format >= 0 && o->format != format)
+    return pc_cli_usage_error(cmd, 2, "%s asks for %s and %s for %s: give one format", o->format_flag,
+                              pc_cli_format_names[o->format], flag, pc_cli_format_names[format]);
+  o->format = format;
+  o->format_flag = flag;
+  return -1;
+}
+
+int pc_cli_out_resolve(pc_cli_out_spec *o, const char *cmd, unsigned allowed, perfcheck_format *format) {
+  const int by_name = o->path && strcmp(o->path, "-") != 0 ? pc_output_format_of_name(o->path) : -1;
+  if (by_name >= 0 && o->format >= 0 && by_name != o->format)
+    return pc_cli_usage_error(cmd, 2,
+                              "%s asks for %s, but the output name %s says %s: give one (the format follows the name "
+                              "when no format is given)",
+                              o->format_flag, pc_cli_format_names[o->format], o->path, pc_cli_format_names[by_name]);
+  const int f = o->format >= 0 ? o->format : by_name >= 0 ? by_name : PERFCHECK_FORMAT_TEXT;
+  if (!(allowed & (1u << f))) {
+    char list[64] = "";
+    for (int i = 0; i < 4; i++)
+      if (allowed & (1u << i))
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", pc_cli_format_names[i]);
+    return pc_cli_usage_error(cmd, 2, "the output name %s says %s, which %s does not write (%s)", o->path,
+                              pc_cli_format_names[f], cmd, list);
+  }
+  *format = (perfcheck_format)f;
+  return -1;
+}
+
+int pc_cli_out_not_input(const char *cmd, const char *output, int readable, const char *const *inputs, size_t n) {
+  struct stat out;
+  if (readable || !output || strcmp(output, "-") == 0 || stat(output, &out) != 0) return -1;
+  for (size_t i = 0; i < n; i++) {
+    struct stat in;
+    if (!inputs[i] || strcmp(inputs[i], "-") == 0 || stat(inputs[i], &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return pc_cli_usage_error(cmd, 2,
+                                "the output %s is also an input (%s): writing it would replace that input with a file "
+                                "perfcheck cannot read back; give another name%s",
+                                output, inputs[i], strcmp(cmd, "check") == 0 ? "" : " (or write JSON there)");
+  }
+  return -1;
 }

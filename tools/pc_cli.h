@@ -69,6 +69,37 @@ const pc_ncu_flag *pc_ncu_flag_find(const char *name);
 /* Prints the refusal; returns `status`. */
 int pc_cli_ncu_refused(const char *cmd, const pc_ncu_flag *f, int status);
 
+/* Where a subcommand's report goes and in which format, from its flags
+ * (-o/--output FILE, --html FILE, -f/--format F, --csv), each recorded as it
+ * comes.  The format follows the output name (FILE.json JSON, .csv CSV,
+ * .html HTML, .txt text; pc_output_format_of_name) unless a flag gives it;
+ * two outputs (-o a -o b, --html with --output), two formats (--csv with
+ * -f json) or a format the name contradicts (-f csv -o r.json) are refused,
+ * never one silently taken. */
+typedef struct pc_cli_out_spec {
+  const char *path;        /* NULL or "-": stdout */
+  const char *path_flag;   /* the flag that named it ("--output", "--html") */
+  int format;              /* perfcheck_format, -1 until a flag gives one */
+  const char *format_flag; /* "--format", "--csv", "--html" */
+} pc_cli_out_spec;
+
+void pc_cli_out_init(pc_cli_out_spec *o);
+/* Record one flag.  Each returns -1 to go on, else the usage exit status
+ * (the refusal is printed). */
+int pc_cli_out_path(pc_cli_out_spec *o, const char *cmd, const char *flag, const char *path);
+int pc_cli_out_format(pc_cli_out_spec *o, const char *cmd, const char *flag, int format);
+/* The format to write: the flags', else the name's, else text.  `allowed`
+ * has bit 1 << F for each format F the command writes.  Returns -1 with
+ * *format set, else the usage exit status (a name that contradicts a flag,
+ * or names a format the command does not write). */
+int pc_cli_out_resolve(pc_cli_out_spec *o, const char *cmd, unsigned allowed, perfcheck_format *format);
+#define PC_CLI_FORMATS_ALL 0xFu
+/* No command replaces one of its inputs with a file perfcheck cannot read
+ * back: an output that is one of the inputs (the same file, by device and
+ * inode) is refused unless `readable` (a JSON report, which every command
+ * reads).  Returns -1 to go on, else the usage exit status. */
+int pc_cli_out_not_input(const char *cmd, const char *output, int readable, const char *const *inputs, size_t n);
+
 /* Every output of a subcommand goes through here (lib/core/base/pc_output.c's
  * pc_output_write_file, the one output function): `output` NULL or "-" is
  * stdout, else a regular file replaced whole (a device, FIFO or folder at the

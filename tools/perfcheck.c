@@ -15,6 +15,7 @@
  * Exit status: 0 done; 2 bad input or usage (the message on stderr names the
  * problem), or an output that could not be written (pc_cli_write); 1 any
  * other failure. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +55,8 @@ static const char usage_main[] =
     "  -V, --version       the version\n"
     "\n"
     "exit status: 0 done, 2 bad input or usage or an output that could not be\n"
-    "written, 1 other failures (check and diff: an expectation that does not hold,\n"
-    "something that got worse).\n";
+    "written (stdout too: `perfcheck --help > /dev/full` is 2), 1 other failures\n"
+    "(check and diff: an expectation that does not hold, something that got worse).\n";
 
 static const char usage_diagnose[] =
     "usage: perfcheck diagnose [options] FILE\n"
@@ -79,7 +80,11 @@ static const char usage_diagnose[] =
     "                          html (one self-contained page)\n"
     "      --csv               the same as --format csv (ncu's --csv)\n"
     "  -o, --output FILE       write the report to FILE (a temporary file renamed into\n"
-    "                          place) instead of stdout; --export is ncu's spelling\n"
+    "                          place) instead of stdout; --export is ncu's spelling.\n"
+    "                          The format follows the name (.json, .csv, .html,\n"
+    "                          .txt) unless --format gives it; a name and a format\n"
+    "                          that disagree are refused, as is FILE naming the\n"
+    "                          input (unless written as JSON)\n"
     "  -k, --kernel-name FILTER  only these kernels, as ncu's -k: a function name,\n"
     "                          exactly, or regex:EXPR (--kernels is the same)\n"
     "      --wall-time T       the run's wall clock for an nsys summary: 2.5s, 340ms,\n"
@@ -90,7 +95,8 @@ static const char usage_diagnose[] =
     "  -h, --help              this text\n"
     "\n"
     "exit status: 0 done, 2 bad input or usage (the file and the format expected\n"
-    "are named), 1 other failures.\n";
+    "are named) or an output (stdout too) that could not be written, 1 other\n"
+    "failures.\n";
 
 static const char usage_metrics[] =
     "usage: perfcheck metrics [--set SET]\n"
@@ -119,7 +125,10 @@ static const char usage_metrics[] =
     "  -p, --passes        print the pass count instead of the list\n"
     "      --list-sets     each set: its metrics and, with --chip, its passes\n"
     "      --chip NAME     with --passes or --list-sets: the chip\n"
-    "  -h, --help          this text\n";
+    "  -h, --help          this text\n"
+    "\n"
+    "exit status: 0 done, 2 bad input or usage or stdout that could not be\n"
+    "written, 1 other failures.\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -165,8 +174,10 @@ static int report_failure(perfcheck_status st, const char *what) {
 
 static int cmd_diagnose(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
-  int quiet = 0;
-  const char *paths[16], *output = NULL, *kernels = NULL;
+  pc_cli_out_spec out;
+  pc_cli_out_init(&out);
+  int quiet = 0, rc = -1;
+  const char *paths[16], *kernels = NULL;
   size_t npaths = 0;
   double wall_ns = 0;
   static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
@@ -195,17 +206,17 @@ static int cmd_diagnose(int argc, char **argv) {
         pc_cli_set_verbose();
         break;
       case 'C':
-        format = PERFCHECK_FORMAT_CSV;
+        rc = pc_cli_out_format(&out, "diagnose", "--csv", PERFCHECK_FORMAT_CSV);
         break;
       case 'f': {
         int fm = pc_cli_format(optarg);
         if (fm < 0) return usage_error(usage_diagnose, "unknown format '%s' (text, json, csv or html)", optarg);
-        format = (perfcheck_format)fm;
+        rc = pc_cli_out_format(&out, "diagnose", "--format", fm);
         break;
       }
       case 'o':
         if (!*optarg) return usage_error(usage_diagnose, "%s", "--output needs a file name");
-        output = optarg;
+        rc = pc_cli_out_path(&out, "diagnose", "--output", optarg);
         break;
       case 'k':
         kernels = optarg;
@@ -218,6 +229,7 @@ static int cmd_diagnose(int argc, char **argv) {
       default:
         return pc_cli_getopt_error("diagnose", c, argv, EXIT_USAGE);
     }
+    if (rc >= 0) return rc;
   }
   for (int i = optind; i < argc; i++) {
     if (npaths == sizeof paths / sizeof paths[0]) return usage_error(usage_diagnose, "too many files (also got '%s')", argv[i]);
@@ -225,7 +237,12 @@ static int cmd_diagnose(int argc, char **argv) {
   }
   if (!npaths) return usage_error(usage_diagnose, "%s", "diagnose needs an ncu export: perfcheck diagnose FILE.csv");
   if (pc_cli_stdin_twice(paths, npaths)) return usage_error(usage_diagnose, "%s", "stdin (-) can be read once only");
-  if (npaths > 2) return usage_error(usage_diagnose, "%s", "one export at a time (two files: an nsys kernel summary and its memory summary)");
+  if (npaths > 2)
+    return usage_error(usage_diagnose, "%s",
+                       "one export at a time (two files only as an nsys kernel summary and its memory summary; "
+                       "perfcheck merge combines exports and reports)");
+  if ((rc = pc_cli_out_resolve(&out, "diagnose", PC_CLI_FORMATS_ALL, &format)) >= 0) return rc;
+  if ((rc = pc_cli_out_not_input("diagnose", out.path, format == PERFCHECK_FORMAT_JSON, paths, npaths)) >= 0) return rc;
 
   perfcheck_report *report = NULL;
   perfcheck_status st;
@@ -234,10 +251,15 @@ static int cmd_diagnose(int argc, char **argv) {
   else
     st = perfcheck_report_read(paths[0], quiet, &report);
   if (st != PERFCHECK_OK) {
-    int rc = report_failure(st, paths[0]);
-    if (npaths > 1 || wall_ns > 0)
-      fputs("perfcheck: (--wall-time and a second file are for nsys stats CSV: cuda_gpu_kern_sum and "
-            "cuda_gpu_mem_time_sum)\n", stderr);
+    rc = report_failure(st, paths[0]);
+    if (npaths > 1)
+      fputs("perfcheck: diagnose reads one export at a time; two files are read only as an nsys stats CSV pair "
+            "(cuda_gpu_kern_sum and cuda_gpu_mem_time_sum); perfcheck merge A B combines two ncu exports or "
+            "reports\n",
+            stderr);
+    else if (wall_ns > 0)
+      fputs("perfcheck: --wall-time is for an nsys stats CSV (cuda_gpu_kern_sum, with cuda_gpu_mem_time_sum)\n",
+            stderr);
     return rc;
   }
   if (kernels) {
@@ -247,7 +269,7 @@ static int cmd_diagnose(int argc, char **argv) {
     if (st != PERFCHECK_OK) return report_failure(st, kernels);
     report = sel;
   }
-  int rc = pc_cli_write_report("diagnose", output, report, format); /* a failure is exit 2 */
+  rc = pc_cli_write_report("diagnose", out.path, report, format); /* a failure is exit 2 */
   perfcheck_report_destroy(report);
   return rc;
 }
@@ -339,11 +361,7 @@ static int cmd_metrics(int argc, char **argv) {
       if (perfcheck_metric_passes(what, NULL, &n) == PERFCHECK_OK) printf("device0 %d\n", n);
     }
   }
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fputs("perfcheck: writing to stdout failed\n", stderr);
-    return EXIT_FAILED;
-  }
-  return EXIT_DONE;
+  return EXIT_DONE; /* a failed write to stdout: main's check, exit 2 */
 }
 
 static const char usage_ceilings[] =
@@ -439,7 +457,24 @@ static int write_docs(const char *what, const char *path) {
   return pc_cli_write("help", path, write_docs_to, (void *)what) == 0 ? EXIT_DONE : PC_CLI_EXIT_OUTPUT;
 }
 
-int main(int argc, char **argv) {
+/* What is left in stdout's buffer, written, and whether all of it got
+ * there: any output that could not be written is exit 2, as the help says
+ * (`perfcheck --help > /dev/full`, `perfcheck metrics > /dev/full`).  A
+ * command that already reported its failed write keeps its status. */
+static int finish(int rc) {
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && rc != EXIT_USAGE) {
+    fprintf(stderr, "perfcheck: writing to stdout failed: %s\n", errno ? strerror(errno) : "write error");
+    rc = EXIT_USAGE;
+  }
+  return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
+int main(int argc, char **argv) { return finish(dispatch(argc, argv)); }
+
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_main, stderr);
     return EXIT_USAGE;

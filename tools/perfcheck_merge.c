@@ -40,7 +40,11 @@ const char pc_cli_merge_usage[] =
     "options:\n"
     "  -f, --format FMT    text (default), json (schema perfcheck-report/2), csv or html\n"
     "  -o, --output FILE   write the report to FILE instead of stdout (a regular\n"
-    "                      file, replaced whole through a temporary file; - stdout)\n"
+    "                      file, replaced whole through a temporary file; - stdout);\n"
+    "                      the format follows the name (.json, .csv, .html, .txt)\n"
+    "                      unless --format gives it (a name and a format that\n"
+    "                      disagree are refused); FILE may be one of the inputs\n"
+    "                      only when written as JSON (merge -o all.json all.json new.json)\n"
     "  -q, --quiet         no warnings from the reader on stderr (the default)\n"
     "  -v, --verbose       the readers' warnings on stderr too (PERFCHECK_VERBOSE=1)\n"
     "  -h, --help          this text\n"
@@ -50,7 +54,8 @@ const char pc_cli_merge_usage[] =
 
 int pc_cli_merge(int argc, char **argv) {
   perfcheck_format format = PERFCHECK_FORMAT_TEXT;
-  const char *output = NULL;
+  pc_cli_out_spec out;
+  pc_cli_out_init(&out);
   int quiet = 0;
   /* The files are argv entries: at most argc of them. */
   const char **paths = calloc((size_t)(argc > 0 ? argc : 1), sizeof *paths);
@@ -84,13 +89,12 @@ int pc_cli_merge(int argc, char **argv) {
         int fm = pc_cli_format(optarg);
         if (fm < 0)
           rc = pc_cli_usage_error("merge", MERGE_USAGE, "unknown format '%s' (text, json, csv or html)", optarg);
-        else
-          format = (perfcheck_format)fm;
+        else if ((rc = pc_cli_out_format(&out, "merge", "--format", fm)) < 0)
+          rc = MERGE_DONE;
         break;
       }
       case 'o':
-        output = optarg;
-        if (!*output) rc = pc_cli_usage_error("merge", MERGE_USAGE, "--output needs a file name");
+        if ((rc = pc_cli_out_path(&out, "merge", "--output", optarg)) < 0) rc = MERGE_DONE;
         break;
       case ':':
         rc = strncmp(argv[optind - 1], "--output", 8) == 0 || strcmp(argv[optind - 1], "-o") == 0
@@ -108,6 +112,12 @@ int pc_cli_merge(int argc, char **argv) {
     rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "merge needs at least one report: perfcheck merge A.json B.json ...");
   if (rc == MERGE_DONE && pc_cli_stdin_twice(paths, npaths))
     rc = pc_cli_usage_error("merge", MERGE_USAGE, "%s", "stdin (-) can be read once only");
+  if (rc == MERGE_DONE && (rc = pc_cli_out_resolve(&out, "merge", PC_CLI_FORMATS_ALL, &format)) < 0) rc = MERGE_DONE;
+  /* merge -o all.json all.json new.json folds a report into itself: JSON
+   * reads back; any other format over an input is refused. */
+  if (rc == MERGE_DONE &&
+      (rc = pc_cli_out_not_input("merge", out.path, format == PERFCHECK_FORMAT_JSON, paths, npaths)) < 0)
+    rc = MERGE_DONE;
   if (rc != MERGE_DONE) {
     free(paths);
     return rc;
@@ -125,7 +135,7 @@ int pc_cli_merge(int argc, char **argv) {
   /* The output is written only now, through the one output function
    * (pc_cli_write: a temporary file renamed into place, or stdout), so that
    * bad input or a failed write leaves an existing file as it was. */
-  if (rc == MERGE_DONE) rc = pc_cli_write_report("merge", output, merged, format);
+  if (rc == MERGE_DONE) rc = pc_cli_write_report("merge", out.path, merged, format);
   perfcheck_report_destroy(merged);
   free(paths);
   return rc;

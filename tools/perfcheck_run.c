@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -124,6 +125,10 @@ const char pc_cli_run_usage[] =
     "  CUDA_INJECTION64_PATH=/path/to/libperfcheck_inject.so PROGRAM\n"
     "(or LD_PRELOAD=/path/to/libperfcheck_inject.so PROGRAM for a program linked\n"
     "with CUDA).\n"
+    "\n"
+    "Signals: HUP, INT, QUIT, TERM, USR1, USR2, WINCH, CONT, ALRM and PIPE sent to\n"
+    "perfcheck run go on to PROGRAM, which decides; if perfcheck run dies\n"
+    "(SIGKILL, say), PROGRAM gets SIGKILL too (it is never left running alone).\n"
     "\n"
     "exit status: PROGRAM's; 128+N when signal N ended it; 127 when PROGRAM is not\n"
     "found, 126 when it cannot be executed; 2 on a usage error or a privileged\n"
@@ -316,11 +321,16 @@ static const char *run_privileged(const char *file) {
 
 /* ---- signals ------------------------------------------------------------------------ */
 
-/* What goes on to the program.  The terminal's own signals (^C, ^\, a
+/* What goes on to the program.  The terminal's own signals (^C, ^\\, a
  * resize: SI_KERNEL) reach the program directly, as it is in the foreground
  * process group too: they are not sent twice.  SIGTSTP, SIGTTIN and SIGTTOU
- * keep their default (the terminal stops the group). */
-static const int run_fwd_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+ * keep their default (the terminal stops the group).  ALRM (timeout -s ALRM)
+ * and PIPE sent to us go on too: perfcheck run writes nothing while it
+ * waits, so a SIGPIPE then is someone's kill.  Any other death of ours
+ * (SIGKILL, SIGSEGV) reaches the program as SIGKILL through
+ * PR_SET_PDEATHSIG, set in the child before its exec. */
+static const int run_fwd_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+                                   SIGUSR2, SIGWINCH, SIGCONT, SIGALRM, SIGPIPE};
 #define RUN_NSIGS (sizeof run_fwd_sigs / sizeof run_fwd_sigs[0])
 
 static volatile sig_atomic_t run_child_pid;
@@ -402,6 +412,7 @@ int pc_run_program(const char *who, char **argv, int *ran) {
     run_alias_remove(alias_dir, alias);
     return RUN_NOT_EXECUTABLE;
   }
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));
@@ -413,6 +424,10 @@ int pc_run_program(const char *who, char **argv, int *ran) {
   }
   if (pid == 0) {
     close(fds[0]);
+    /* The program ends when we do, whatever ends us (prctl(2)): kept across
+     * its exec, cleared only for a setuid program, which is refused above.
+     * Our death may have come before the prctl: then our parent is not us. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(RUN_NOT_EXECUTABLE);
     /* This process is the run's root: its report keeps the --output name,
      * the others' get .PID (lib/core/base/pc_output.h). */
     char me[32];
@@ -567,6 +582,8 @@ int pc_cli_run(int argc, char **argv) {
                                          (int)(RUN_OPT_NCU + i)};
   const char *set = NULL, *metrics = NULL;
   int rc = -1, last_was_nvtx = 0;
+  pc_cli_out_spec out; /* -o/--output and -f/--format/--csv: the format follows the name */
+  pc_cli_out_init(&out);
   pc_cli_getopt_reset();
   int c;
   /* '+': stop at PROGRAM, whose own options are its own.  -i is ncu's
@@ -605,7 +622,7 @@ int pc_cli_run(int argc, char **argv) {
       case 'F': /* ncu's --force-overwrite: the report always replaces its file (through a rename) */
         continue;
       case 'C':
-        setenv("PERFCHECK_FORMAT", "csv", 1);
+        rc = pc_cli_out_format(&out, "run", "--csv", PERFCHECK_FORMAT_CSV);
         continue;
       case 'B':
         if (strcmp(optarg, "function") != 0)
@@ -650,8 +667,14 @@ int pc_cli_run(int argc, char **argv) {
       case 's': var = "PERFCHECK_LAUNCH_SKIP"; break;
       case 'c': var = "PERFCHECK_LAUNCH_COUNT"; break;
       case 'P': var = "PERFCHECK_PER_SIGNATURE"; break;
-      case 'o': var = "PERFCHECK_OUTPUT"; break;
-      case 'f': var = "PERFCHECK_FORMAT"; break;
+      case 'o':
+        if ((rc = run_check_value(argv[optind - 1], "PERFCHECK_OUTPUT", optarg)) == 0) rc = -1;
+        if (rc < 0) rc = pc_cli_out_path(&out, "run", "--output", optarg);
+        continue;
+      case 'f':
+        if ((rc = run_check_value(argv[optind - 1], "PERFCHECK_FORMAT", optarg)) == 0) rc = -1;
+        if (rc < 0) rc = pc_cli_out_format(&out, "run", "--format", pc_cli_format(optarg));
+        continue;
       default:
         rc = pc_cli_getopt_error("run", c, argv, RUN_USAGE);
         continue;
@@ -665,6 +688,15 @@ int pc_cli_run(int argc, char **argv) {
   }
   free(longopts);
   if (rc >= 0) return rc;
+  /* The report's name and format (pc_cli_out_resolve): -o r.json writes
+   * JSON; -f csv -o r.json is refused. */
+  if (out.path || out.format >= 0) {
+    static const char *const names[] = {"text", "json", "csv", "html"};
+    perfcheck_format format = PERFCHECK_FORMAT_TEXT;
+    if ((rc = pc_cli_out_resolve(&out, "run", PC_CLI_FORMATS_ALL, &format)) >= 0) return rc;
+    if (out.path) setenv("PERFCHECK_OUTPUT", out.path, 1);
+    if (out.format >= 0 || pc_output_format_of_name(out.path) >= 0) setenv("PERFCHECK_FORMAT", names[format], 1);
+  }
   /* --set and --metrics together, as ncu takes them: the set, then the names. */
   if (set || metrics) {
     char *v = NULL;
