@@ -26,8 +26,10 @@
  * | `PERFCHECK_NVTX_INCLUDE`  | ncu's `--nvtx-include` configurations, one a line: push/pop (`A/`, `A/B/`, `[A/`, `B]`, `A/` + `*` + `/B/`, `regex:EXPR` elements) or start/end (`A`, `A,B`): counters only where one holds | everywhere |
  * | `PERFCHECK_NVTX_EXCLUDE`  | ncu's `--nvtx-exclude`, the same syntax: no counters where one holds | nowhere |
  * | `PERFCHECK_OUTPUT`        | a file path; `%p` pid, `%h` host name, `%q{VAR}` the value of environment variable VAR (an MPI rank; unset or empty: the pid, with a warning), `%%` a percent sign; `-` stdout, `stderr` stderr; written by pc_output.h's rules | `perfcheck-%p.txt` (`.json`, `.csv`, `.html` by format) in the current folder |
- * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv`                                   | `text`                          |
- * | `PERFCHECK_PROGRESS`      | `0` \| `1`: "pass k/n, kernel i/m" lines on stderr           | `0`                             |
+ * | `PERFCHECK_FORMAT`        | `text` \| `json` \| `csv` \| `html`; unset: the format PERFCHECK_OUTPUT's name says (`.json`, `.csv`, `.html`, `.txt`; pc_output_format_of_name); one the name contradicts: a warning, the name's | `text` |
+ * | `PERFCHECK_PROGRESS`      | `0` \| `1` \| `2`: "pass k/n, kernel i/m" lines on stderr    | `0`                             |
+ * | `PERFCHECK_VERBOSE`, `PERFCHECK_ROTATE_SESSION`, `_FLUSH`, `_REENABLE` | `0` \| `1` (read where they act; checked here) | VERBOSE off, the others on |
+ * | `PERFCHECK_ROTATE_RANGE`, `PERFCHECK_REPLAY` | `kernel` \| `user`; `kernel` \| `rotate` (read where they act; checked here) | `kernel` |
  *
  * What counts as bad: a word not in the list; a metric list with an empty
  * item, a character outside [A-Za-z0-9_.] or an item that is neither a set
