@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "base/pc_core.h"
+#include "base/pc_hash.h"
+#include "base/pc_map.h"
 #include "read/pc_nsys.h"
 
 #define PC_NSYS_MAX_FIELDS 64
@@ -194,6 +196,7 @@ struct pc_nsys {
   double kernel_sum_ns, memcpy_ns, memset_ns;
   uint64_t launches;
   size_t bad_rows;
+  pc_map by_name; /* kernel name -> index into r->kernels (a table: a scan per row grew as the square) */
 };
 
 pc_nsys *pc_nsys_new(const char *region, int quiet) {
@@ -214,8 +217,21 @@ pc_nsys *pc_nsys_new(const char *region, int quiet) {
 
 void pc_nsys_free(pc_nsys *x) {
   if (!x) return;
+  pc_map_free(&x->by_name);
   pc_report_free(x->r);
   free(x);
+}
+
+/* pc_map's check of a candidate: entry `val` has the probe's name. */
+typedef struct pc_nsys_probe {
+  const pc_report *r;
+  const char *name;
+} pc_nsys_probe;
+
+static int pc_nsys_same_name(uint32_t val, const void *arg) {
+  const pc_nsys_probe *p = arg;
+  const char *d = p->r->kernels[val].demangled;
+  return d && strcmp(d, p->name) == 0;
 }
 
 static perfcheck_status pc_nsys_kernel_row(pc_nsys *x, char **f, const pc_nsys_cols *c, const char *name,
@@ -231,9 +247,10 @@ static perfcheck_status pc_nsys_kernel_row(pc_nsys *x, char **f, const pc_nsys_c
   }
   /* nsys sums per name: a second row of one name (two tables, two files)
    * adds to it. */
-  pc_kernel *k = NULL;
-  for (size_t i = 0; i < x->r->nkernels && !k; i++)
-    if (x->r->kernels[i].demangled && strcmp(x->r->kernels[i].demangled, kname) == 0) k = &x->r->kernels[i];
+  const uint64_t h = pc_hash_str(kname);
+  const pc_nsys_probe probe = {x->r, kname};
+  const uint32_t at = pc_map_find(&x->by_name, h, pc_nsys_same_name, &probe);
+  pc_kernel *k = at != PC_NONE ? &x->r->kernels[at] : NULL;
   if (k) {
     k->launches += (uint64_t)count;
     k->total_ns += total;
@@ -242,7 +259,9 @@ static perfcheck_status pc_nsys_kernel_row(pc_nsys *x, char **f, const pc_nsys_c
     k->dur_min_ns = pc_has(mn) && pc_has(k->dur_min_ns) ? fmin(mn, k->dur_min_ns) : PC_NULL;
     k->dur_max_ns = pc_has(mx) && pc_has(k->dur_max_ns) ? fmax(mx, k->dur_max_ns) : PC_NULL;
   } else {
-    if (!(k = pc_report_add_kernel(x->r))) return PERFCHECK_ERROR_OUT_OF_MEMORY;
+    if (x->r->nkernels >= PC_NONE || pc_map_insert(&x->by_name, h, (uint32_t)x->r->nkernels) != 0 ||
+        !(k = pc_report_add_kernel(x->r)))
+      return PERFCHECK_ERROR_OUT_OF_MEMORY;
     const int mangled = kname[0] == '_' && kname[1] == 'Z';
     if (pc_kernel_set_names(k, mangled ? kname : NULL, mangled ? NULL : kname) != 0 ||
         !(k->region = pc_strdup(x->g->name)) ||
