@@ -112,8 +112,9 @@ static const char usage_metrics[] =
     "machine's device 0 when a driver answers.  CUPTI's host API counts them;\n"
     "no GPU is needed for a named chip.\n"
     "\n"
-    "The sets: perfcheck's default (every question of the checklist, fewest\n"
-    "passes), sol (default and ncu's three speed-of-light rows) and full; and\n"
+    "The sets: perfcheck's default (every question of the checklist, every\n"
+    "pipe and memory level), sol (default, ncu's speed-of-light rows and L2\n"
+    "row, three more stall reasons) and full; and\n"
     "ncu's basic, detailed and full as far as CUPTI collects them and\n"
     "perfcheck's metric table holds them: basic the speed-of-light rows, the\n"
     "duration and achieved occupancy; detailed the same as sol; full everything,\n"
@@ -324,8 +325,8 @@ static int cmd_metrics(int argc, char **argv) {
     static const struct {
       const char *name, *what;
     } sets[] = {{"basic", "ncu's basic: speed-of-light rows, duration, achieved occupancy"},
-                {"default", "perfcheck's: every question of the checklist, fewest passes"},
-                {"sol", "perfcheck's: default and ncu's three speed-of-light rows"},
+                {"default", "perfcheck's: every question of the checklist, every pipe and memory level"},
+                {"sol", "perfcheck's: default, ncu's speed-of-light rows and L2 row, three stall reasons"},
                 {"detailed", "ncu's detailed, as far as CUPTI and the table go: the same as sol"},
                 {"full", "ncu's full, as far as CUPTI and the table go: sol, stall reasons, FP64/FP16"}};
     printf("%-9s %8s %7s  %s\n", "set", "metrics", "passes", "what");

@@ -10,12 +10,13 @@
  * One file per chip and list: groups-<CHIP>-<hash>.txt, the hash (pc_hash_str,
  * the project's one hash) over the CUPTI version and the plan's counter
  * names.  Its text:
- *   perfcheck-groups/3 CHIP NAMES_HASH
+ *   perfcheck-groups/4 CHIP NAMES_HASH
  *   cold NAME NAME ...        one line per group; "cold": the DRAM group
  *   warm NAME NAME ...
  * where NAME is a table metric as ncu spells it or an extra of the plan;
  * gpu__time_duration.sum may be in every group (version 2), every other
- * name is in one.  A file that does not parse, or names a metric the plan
+ * name is in one; version 4 is the split that counts the groups reading each
+ * memory unit, so a file of an earlier split is made again.  A file that does not parse, or names a metric the plan
  * does not collect, or leaves one out, is ignored and rewritten.  Written through a temporary
  * file and a rename (pc_output_write_file); not in a privileged process.
  *
@@ -77,7 +78,7 @@ static int pc_groups_read(const char *path, const char *chip, uint64_t hash, con
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char head[160], want_head[160];
-  snprintf(want_head, sizeof want_head, "perfcheck-groups/3 %s %016llx\n", chip, (unsigned long long)hash);
+  snprintf(want_head, sizeof want_head, "perfcheck-groups/4 %s %016llx\n", chip, (unsigned long long)hash);
   int ok = fgets(head, sizeof head, f) && strcmp(head, want_head) == 0;
   pc_rp_group *g = NULL;
   size_t n = 0;
@@ -150,7 +151,7 @@ typedef struct pc_groups_out {
 
 static int pc_groups_write(FILE *f, void *ctx) {
   const pc_groups_out *o = ctx;
-  fprintf(f, "perfcheck-groups/3 %s %016llx\n", o->chip, (unsigned long long)o->hash);
+  fprintf(f, "perfcheck-groups/4 %s %016llx\n", o->chip, (unsigned long long)o->hash);
   for (size_t k = 0; k < o->n; k++) {
     fputs(o->g[k].cold ? "cold" : "warm", f);
     for (int i = 0; i < PC_M_COUNT; i++)

@@ -6,22 +6,26 @@
  *
  * Which counters a set collects, and in which order CUPTI gets them: the
  * unique counter names, sorted (pc_rp_plan_sources).  CUPTI's pass
- * scheduling depends on the order (200 random orders of the default set on
- * GH100: 4 passes in 177, 5 in 23; the table's order gave 5, sorted gives
- * 4).  Passes measured with the host API (CUDA 13.0 Update 1, no
- * availability image; tests/unit/test_passes.c checks every number):
+ * scheduling depends on the order (200 random orders of the old 4-pass
+ * default set on GH100: 4 passes in 177, 5 in 23; the table's order gave 5,
+ * sorted gives 4).  Passes measured with the host API (CUDA 13.0 Update 1,
+ * no availability image; tests/unit/test_passes.c checks every number):
  *
  *   passes                    GH100  GB100  AD102  GA100  TU102
- *   default                     4      4      5      4      5
- *   default, l1tex requests     5      5      5      6      6
- *   sol                        13     12     11     10      9
+ *   default                     8      7      8      6      7
+ *   default, l1tex requests     8      7      8      6      7
+ *   sol                        14     13     12     10     10
  *   full                       17     15     14     13     12
+ *   rotation groups, default    8      7      9      7      9
  *
- * `default` and `sol` collect some quantities through substitutes (the
- * SASS counts of pc_metrics.c's table: ld/st instruction counts for the
- * L1TEX request counters, local sectors, shared-load wavefronts, and the
- * threads-per-instruction ratios as ratios of SASS counts): they ride in the
- * instrumented pass that the flop counts need anyway.  `full` collects every
+ * `default` and `sol` collect two quantities through substitutes (the SASS
+ * counts of pc_metrics.c's table: ld/st instruction counts for the L1TEX
+ * request counters, and the local sectors): they ride in the instrumented
+ * pass that the flop counts need anyway.  Since the default set holds every
+ * pipe its SM counters bound the pass count, and the L1TEX request counters
+ * no longer add a pass; the substitutes still keep L1TEX counters (23 ms a
+ * pass on the H200, docs/cupti.md section 17) out of the SM passes.  `full`
+ * collects every
  * metric as ncu spells it, so that a full run can be compared with ncu
  * counter for counter.  A list can choose either way: naming the ncu metric
  * collects it, naming the substitute collects the substitute.
@@ -316,43 +320,11 @@ static void pc_rp_plan_reject(pc_rp_plan *plan, const char *name, const char *re
   plan->nrejected++;
 }
 
-/* ---- Substitutes that are ratios ------------------------------------------------
- *
- * A substitute written "A/B" in the metric table (pc_metrics.c) is the ratio
- * of two counters collected in its stead: the threads-per-instruction ratios
- * come from the SASS-instrumented thread and instruction counts, which ride
- * in the instrumented pass the flop counts need anyway, where the hardware
- * ratio took SMSP counters that the stall reasons need (issue 21's pass
- * budget).  Split once into two names. */
-static char pc_sub_part[PC_M_COUNT][2][PC_METRIC_NAME_MAX];
-static pthread_once_t pc_sub_once = PTHREAD_ONCE_INIT;
-static void pc_sub_split(void) {
-  for (int i = 0; i < PC_M_COUNT; i++) {
-    const char *sub = pc_metric_by_id((pc_metric_id)i)->substitute;
-    const char *slash = sub ? strchr(sub, '/') : NULL;
-    if (!slash) continue;
-    snprintf(pc_sub_part[i][0], sizeof pc_sub_part[i][0], "%.*s", (int)(slash - sub), sub);
-    snprintf(pc_sub_part[i][1], sizeof pc_sub_part[i][1], "%s", slash + 1);
-  }
-}
-
-/* The counter names metric `id` is collected from under the plan: one (the
- * metric or its substitute) or two (a ratio substitute, numerator first).
- * Returns the count. */
-static int pc_plan_metric_parts(const pc_rp_plan *plan, int id, const char *parts[2]) {
+/* The counter name metric `id` is collected from under the plan: the
+ * metric's own or its substitute. */
+static const char *pc_plan_metric_name(const pc_rp_plan *plan, int id) {
   const pc_metric_def *m = pc_metric_by_id((pc_metric_id)id);
-  if (!(plan->use_substitute[id] && m->substitute)) {
-    parts[0] = m->name;
-    return 1;
-  }
-  pthread_once(&pc_sub_once, pc_sub_split);
-  if (pc_sub_part[id][0][0]) {
-    parts[0] = pc_sub_part[id][0];
-    parts[1] = pc_sub_part[id][1];
-    return 2;
-  }
-  parts[0] = m->substitute;
-  return 1;
+  return plan->use_substitute[id] && m->substitute ? m->substitute : m->name;
 }
 
 static int pc_cmp_name(const void *a, const void *b) {
@@ -366,14 +338,12 @@ static int pc_cmp_name(const void *a, const void *b) {
 static long pc_plan_names(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
                           const char ***out) {
   *out = NULL;
-  size_t cap = 2 * PC_M_COUNT + plan->nextra, n = 0;
+  size_t cap = PC_M_COUNT + plan->nextra, n = 0;
   const char **v = malloc((cap ? cap : 1) * sizeof *v);
   if (!v) return -1;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i] || (want && !want[i])) continue;
-    const char *parts[2] = {NULL, NULL};
-    const int k = pc_plan_metric_parts(plan, i, parts);
-    for (int j = 0; j < k; j++) v[n++] = parts[j];
+    v[n++] = pc_plan_metric_name(plan, i);
   }
   for (size_t i = 0; i < plan->nextra; i++)
     if (!pc_rp_plan_is_rejected(plan, plan->extra[i]) && (!xwant || xwant[i])) v[n++] = plan->extra[i];
@@ -404,7 +374,7 @@ void pc_rp_sources_free(pc_rp_sources *s) {
 perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char *want, const unsigned char *xwant,
                                     pc_rp_sources *out, pc_err *err) {
   memset(out, 0, sizeof *out);
-  for (int i = 0; i < PC_M_COUNT; i++) out->a[i] = out->b[i] = -1;
+  for (int i = 0; i < PC_M_COUNT; i++) out->a[i] = -1;
   const long n = pc_plan_names(plan, want, xwant, &out->names);
   if (n < 0 || (plan->nextra && !(out->xsrc = malloc(plan->nextra * sizeof *out->xsrc)))) {
     pc_rp_sources_free(out);
@@ -414,10 +384,7 @@ perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char 
   out->nextra = plan->nextra;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i] || (want && !want[i])) continue;
-    const char *parts[2] = {NULL, NULL};
-    const int k = pc_plan_metric_parts(plan, i, parts);
-    out->a[i] = pc_name_index(out->names, out->n, parts[0]);
-    if (k == 2) out->b[i] = pc_name_index(out->names, out->n, parts[1]);
+    out->a[i] = pc_name_index(out->names, out->n, pc_plan_metric_name(plan, i));
     out->via[i] = plan->use_substitute[i];
   }
   for (size_t i = 0; i < plan->nextra; i++)
@@ -428,14 +395,8 @@ perfcheck_status pc_rp_plan_sources(const pc_rp_plan *plan, const unsigned char 
 }
 
 void pc_rp_sources_apply(const pc_rp_sources *s, const double *vals, double *values, double *extra) {
-  for (int i = 0; i < PC_M_COUNT; i++) {
-    if (s->a[i] < 0) continue;
-    const double a = vals[s->a[i]];
-    if (s->b[i] < 0)
-      values[i] = a;
-    else /* NaN stays NaN; a ratio over no instruction is no value */
-      values[i] = (a == a && vals[s->b[i]] > 0) ? a / vals[s->b[i]] : PC_NULL;
-  }
+  for (int i = 0; i < PC_M_COUNT; i++)
+    if (s->a[i] >= 0) values[i] = vals[s->a[i]];
   for (size_t i = 0; extra && i < s->nextra; i++)
     if (s->xsrc[i] >= 0) extra[i] = vals[s->xsrc[i]];
 }
@@ -537,11 +498,8 @@ static perfcheck_status pc_rp_plan_validate_u(CUpti_Profiler_Host_Object *host, 
   pc_err e;
   for (int i = 0; i < PC_M_COUNT; i++) {
     if (!plan->want[i]) continue;
-    const char *parts[2] = {NULL, NULL};
-    const int nparts = pc_plan_metric_parts(plan, i, parts);
-    const char *name = parts[0];
+    const char *name = pc_plan_metric_name(plan, i);
     CUptiResult r = pc_metric_props(host, name, &e);
-    if (r == CUPTI_SUCCESS && nparts == 2) r = pc_metric_props(host, name = parts[1], &e);
     if (r == CUPTI_SUCCESS) continue;
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME && r != CUPTI_ERROR_INVALID_PARAMETER) {
       perfcheck_status st = pc_cupti_status(r);
@@ -692,12 +650,10 @@ static perfcheck_status pc_rp_plan_configure_u(const char *chip, const uint8_t *
       const char *name = names[k];
       pc_rp_plan_reject(plan, name, reason);
       nrej++;
-      int table = 0; /* the table metrics collected from this name (a part of a ratio counts) */
+      int table = 0; /* the table metrics collected from this name */
       for (int id = 0; id < PC_M_COUNT; id++) {
-        const char *parts[2] = {NULL, NULL};
         if (!plan->want[id]) continue;
-        const int np = pc_plan_metric_parts(plan, id, parts);
-        if (strcmp(parts[0], name) == 0 || (np == 2 && strcmp(parts[1], name) == 0)) {
+        if (strcmp(pc_plan_metric_name(plan, id), name) == 0) {
           plan->want[id] = 0;
           plan->use_substitute[id] = 0;
           table = 1;
@@ -780,28 +736,50 @@ static int pc_host_add(CUpti_Profiler_Host_Object *h, const char **names, size_t
   return PC_CUPTI(e, cuptiProfilerHostConfigAddMetrics, &ap) == CUPTI_SUCCESS ? 0 : -1;
 }
 
-/* One group under construction: its counter names. */
+/* One group under construction: its counter names, and the memory units
+ * they read (pc_name_unit). */
 typedef struct pc_gbuild {
   const char **names;
   size_t n, cap;
+  unsigned units;
 } pc_gbuild;
+
+/* The memory unit a counter name reads, as a bit: DRAM 1, L2 2, L1TEX 4;
+ * 0 for the SM's counters, the SASS counts and the duration.  A pass costs
+ * what its units cost, and the costs add (H200, docs/cupti.md section 17: an
+ * SM counter about 4 ms a profiled launch, DRAM 13, L2 18-23, L1TEX 13-23),
+ * so a group that already pays for a unit is the cheap place for another
+ * counter of it. */
+static unsigned pc_name_unit(const char *name) {
+  if (strstr(name, "__sass_")) return 0;
+  if (strncmp(name, "dram__", 6) == 0) return 1u;
+  if (strncmp(name, "lts__", 5) == 0) return 2u;
+  if (strncmp(name, "l1tex__", 7) == 0) return 4u;
+  return 0;
+}
+
+/* The counter name of an item of the split: a table metric id, or
+ * PC_M_COUNT + an extra's index. */
+static const char *pc_item_name(const pc_rp_plan *plan, int item) {
+  return item < PC_M_COUNT ? pc_plan_metric_name(plan, item) : plan->extra[item - PC_M_COUNT];
+}
 
 /* Whether the group's names and `more` fit one pass: one fresh host object
  * and one AddMetrics call (names added in two calls are scheduled apart: a
  * second AddMetrics on one host object always added passes, measured).
  * 1 yes, 0 no, -1 the host API failed (*err). */
-static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbuild *g, const char **more, int nmore,
+static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbuild *g, const char *more,
                             pc_err *err) {
-  const char *v[2 * PC_M_COUNT + 256];
-  const char **names = g->n + (size_t)nmore <= sizeof v / sizeof v[0] ? v : malloc((g->n + (size_t)nmore) * sizeof *names);
+  const char *v[PC_M_COUNT + 256];
+  const char **names = g->n + 1 <= sizeof v / sizeof v[0] ? v : malloc((g->n + 1) * sizeof *names);
   if (!names) return -1;
   memcpy(names, g->names, g->n * sizeof *names);
-  for (int j = 0; j < nmore; j++) names[g->n + (size_t)j] = more[j];
+  names[g->n] = more;
   CUpti_Profiler_Host_Object *h = NULL;
   int fits = -1;
   pc_err e;
   if (pc_rp_host_open_u(chip, avail, &h, err) == PERFCHECK_OK) {
-    if (pc_host_add(h, names, g->n + (size_t)nmore, &e) == 0) {
+    if (pc_host_add(h, names, g->n + 1, &e) == 0) {
       const int p = pc_host_passes(h, &e);
       fits = p < 0 ? -1 : p == 1;
     } else {
@@ -815,31 +793,32 @@ static int pc_fits_one_pass(const char *chip, const uint8_t *avail, const pc_gbu
 }
 
 /* First fit of items[0..nitems) in that order into one-pass groups (gb,
- * groups: nitems slots each, zeroed); *ng the groups made. */
+ * groups: nitems slots each, zeroed); *ng the groups made.  A counter of a
+ * memory unit tries the groups that already read that unit first, then the
+ * others in order, so that the memory units' counters share groups. */
 static perfcheck_status pc_first_fit(const char *chip, const uint8_t *avail, const pc_rp_plan *plan, const int *item,
                                      size_t nitems, pc_gbuild *gb, pc_rp_group *groups, size_t *ng_out, pc_err *err) {
   size_t ng = 0;
   perfcheck_status st = PERFCHECK_OK;
   for (size_t k = 0; st == PERFCHECK_OK && k < nitems; k++) {
-    const char *parts[2] = {NULL, NULL};
-    int np = 1;
-    if (item[k] < PC_M_COUNT)
-      np = pc_plan_metric_parts(plan, item[k], parts);
-    else
-      parts[0] = plan->extra[item[k] - PC_M_COUNT];
-    size_t g = 0;
-    for (; g < ng; g++) {
-      const int fits = pc_fits_one_pass(chip, avail, &gb[g], parts, np, err);
-      if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
-      if (fits != 0) break;
-    }
+    const char *name = pc_item_name(plan, item[k]);
+    const unsigned units = pc_name_unit(name);
+    size_t g = ng;
+    for (int round = units ? 0 : 1; round < 2 && g == ng && st == PERFCHECK_OK; round++)
+      for (g = 0; g < ng; g++) {
+        if ((round == 0) != ((gb[g].units & units) != 0)) continue; /* round 0: its units' groups; 1: the rest */
+        const int fits = pc_fits_one_pass(chip, avail, &gb[g], name, err);
+        if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
+        if (fits != 0) break;
+      }
     if (g == ng) ng++; /* a group of its own (one pass or not: alone it is what it is) */
     if (st != PERFCHECK_OK) break;
-    if (pc_grow((void **)&gb[g].names, &gb[g].cap, gb[g].n + 2, sizeof *gb[g].names)) {
+    if (pc_grow((void **)&gb[g].names, &gb[g].cap, gb[g].n + 1, sizeof *gb[g].names)) {
       st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
       break;
     }
-    for (int j = 0; j < np; j++) gb[g].names[gb[g].n++] = parts[j];
+    gb[g].names[gb[g].n++] = name;
+    gb[g].units |= units;
     if (!groups[g].xwant && plan->nextra && !(groups[g].xwant = calloc(plan->nextra, 1))) {
       st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
       break;
@@ -878,35 +857,58 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
   for (size_t i = 0; i < plan->nextra; i++)
     if (!pc_rp_plan_is_rejected(plan, plan->extra[i])) item[nitems++] = PC_M_COUNT + (int)i;
 
-  /* Two first fits, the table's order and the reverse of it after the DRAM
-   * items; the fewer groups win (the table's order on a tie).  The table
+  /* Three first fits: the table's order; its reverse after the DRAM items;
+   * and that reverse with the memory units' counters (L2, L1TEX, in the
+   * table's order) moved ahead of the rest.  The fewest groups win, then the
+   * fewest reads of a memory unit summed over the groups (each costs its
+   * unit's time again, pc_name_unit), then the earlier order.  The table
    * ends with the counters the SM has few of (warp states, stall reasons,
    * pipes): placed first, they spread over the groups instead of filling
-   * small ones of their own.  Host API on CUDA 13.0 (unit.passes): the
-   * default set 5 groups against 6 on GH100, GB100 and GA100 (6 on AD102
-   * both ways), sol 12 against 13, full 18 against 19; one group fewer is
-   * one profiled launch and one config change fewer per signature under
-   * rotation.  The split is cached per chip and list (pc_config_cache.c). */
+   * small ones of their own; the memory counters placed first share the
+   * cold group and one more.  Host API on CUDA 13.0 (unit.passes), the
+   * three orders: the default set 9, 8 and 8 groups on GH100 (8, 7 and 7 on
+   * GB100), L2 in 3 groups of the second and 2 of the third; sol 14, 13 and
+   * 13, full 19, 18 and 18.  One group fewer is one profiled launch and one config
+   * change fewer per signature under rotation.  The split is cached per chip
+   * and list (pc_config_cache.c). */
   perfcheck_status st = PERFCHECK_OK;
   pc_gbuild *best_gb = NULL;
   pc_rp_group *best = NULL;
   size_t best_n = 0;
-  for (int order = 0; order < 2 && st == PERFCHECK_OK; order++) {
+  int best_reads = 0;
+  for (int order = 0; order < 3 && st == PERFCHECK_OK; order++) {
     if (order == 1) /* reverse the items after the DRAM ones */
       for (size_t i = ndram, j = nitems ? nitems - 1 : 0; i < j; i++, j--) {
         const int t = item[i];
         item[i] = item[j];
         item[j] = t;
       }
+    if (order == 2) { /* the memory units' items first in the table's order, then the rest reversed */
+      int *tmp = malloc((nitems ? nitems : 1) * sizeof *tmp);
+      if (!tmp) {
+        st = pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
+        break;
+      }
+      size_t n = 0;
+      for (size_t i = nitems; i-- > ndram;) /* the memory items in the table's order */
+        if (pc_name_unit(pc_item_name(plan, item[i])) != 0) tmp[n++] = item[i];
+      for (size_t i = ndram; i < nitems; i++)
+        if (pc_name_unit(pc_item_name(plan, item[i])) == 0) tmp[n++] = item[i];
+      memcpy(item + ndram, tmp, (nitems - ndram) * sizeof *item);
+      free(tmp);
+    }
     pc_gbuild *gb = calloc(nitems ? nitems : 1, sizeof *gb);
     pc_rp_group *groups = calloc(nitems ? nitems : 1, sizeof *groups);
     size_t ng = 0;
     st = (gb && groups) ? pc_first_fit(chip, avail, plan, item, nitems, gb, groups, &ng, err)
                         : pc_err_set(err, PERFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
-    if (st == PERFCHECK_OK && (!best || ng < best_n)) {
+    int reads = 0;
+    for (size_t g = 0; gb && g < ng; g++)
+      for (unsigned u = gb[g].units; u; u &= u - 1) reads++;
+    if (st == PERFCHECK_OK && (!best || ng < best_n || (ng == best_n && reads < best_reads))) {
       pc_gbuild_free(best_gb, nitems);
       pc_rp_groups_free(best, nitems);
-      best_gb = gb, best = groups, best_n = ng;
+      best_gb = gb, best = groups, best_n = ng, best_reads = reads;
     } else {
       pc_gbuild_free(gb, nitems);
       pc_rp_groups_free(groups, nitems);
@@ -920,11 +922,10 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
    * (a forward and a backward GEMM with one grid: 41 to 364 us on the H200,
    * 2026-12-02), and each group's counts stand beside their own time. */
   if (st == PERFCHECK_OK && plan->want[PC_M_DURATION]) {
-    const char *parts[2] = {NULL, NULL};
-    const int np = pc_plan_metric_parts(plan, PC_M_DURATION, parts);
+    const char *duration = pc_plan_metric_name(plan, PC_M_DURATION);
     for (size_t g = 0; g < best_n && st == PERFCHECK_OK; g++) {
       if (best[g].want[PC_M_DURATION]) continue;
-      const int fits = pc_fits_one_pass(chip, avail, &best_gb[g], parts, np, err);
+      const int fits = pc_fits_one_pass(chip, avail, &best_gb[g], duration, err);
       if (fits < 0) st = err && err->status != PERFCHECK_OK ? err->status : PERFCHECK_ERROR_CUPTI_UNAVAILABLE;
       if (fits == 1) best[g].want[PC_M_DURATION] = 1;
     }

@@ -58,13 +58,13 @@ perfcheck_status pc_rp_plan_configure(const char *chip, const uint8_t *avail, pc
 
 /* Where each value comes from: the unique counter names handed to CUPTI
  * (sorted by name: CUPTI's pass scheduling depends on the order, and on
- * GH100 the sorted default set needs 4 passes where the table's order needed
- * 5), and for each table metric the name it is read from (a) or the ratio
- * a / b of two (a ratio substitute, pc_metrics.c), for each extra its name. */
+ * GH100 the sorted 4-pass default set of an earlier table needed 5 in the
+ * table's order), and for each table metric the name it is read from (a),
+ * for each extra its name. */
 typedef struct pc_rp_sources {
   size_t n;
   const char **names;           /* static table strings or the plan's extras */
-  int a[PC_M_COUNT], b[PC_M_COUNT]; /* indexes into names; -1 none */
+  int a[PC_M_COUNT];            /* indexes into names; -1 none */
   unsigned char via[PC_M_COUNT];    /* 1: a substitute fills it */
   size_t nextra;
   int *xsrc;                        /* per extra: index into names, -1 none */

@@ -99,8 +99,8 @@ if(PERFCHECK_HAVE_CUDA AND PERFCHECK_SANITIZE)
   pc_cli_test(metrics_passes_sanitized EXIT 1 FLAGS --no-stdout
     STDERR "a sanitizer runtime is loaded" ARGS metrics --passes)
 elseif(PERFCHECK_HAVE_CUDA)
-  pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 4\nGB100 4\nAD102 5\nGA100 4\n" ARGS metrics --passes)
-  pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^4\n$" ARGS metrics --passes --chip GH100)
+  pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 8\nGB100 7\nAD102 8\nGA100 6\n" ARGS metrics --passes)
+  pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^8\n$" ARGS metrics --passes --chip GH100)
 else()
   pc_cli_test(metrics_passes_nocuda EXIT 2 FLAGS --no-stdout
     STDERR "built without the CUDA toolkit: in-process profiling is not available" ARGS metrics --passes)

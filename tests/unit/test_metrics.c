@@ -17,18 +17,13 @@ static int is_sol_pair(pc_metric_id id) {
   return id == PC_M_SM_THROUGHPUT_PCT || id == PC_M_MEM_THROUGHPUT_PCT || id == PC_M_L1_THROUGHPUT_PCT;
 }
 static int is_d_or_h(pc_metric_id id) { return id >= PC_M_DFMA && id <= PC_M_HMUL; }
-/* Issue 21's pass budget: the default set carries the warp states and the
- * first five stall reasons of the rules (4 passes on GH100 with the tensor
- * and ALU pipes); the other pipes, ncu's L2 row and the next three stall
- * reasons are in sol; the rest of the stall reasons in full only. */
+/* The pass budget: the default set carries the warp states, the first five
+ * stall reasons of the rules, every pipe and every memory level by the
+ * sub-units one-pass rotation groups can hold (7 passes on GH100); ncu's L2
+ * row (4 passes alone) and the next three stall reasons are in sol; the
+ * rest of the stall reasons in full only. */
 static int is_sol_extra(pc_metric_id id) {
   switch (id) {
-    case PC_M_PIPE_TENSOR_GMMA_PCT:
-    case PC_M_PIPE_FMA_PCT:
-    case PC_M_PIPE_FP64_PCT:
-    case PC_M_PIPE_LSU_PCT:
-    case PC_M_PIPE_XU_PCT:
-    case PC_M_PIPE_UNIFORM_PCT:
     case PC_M_L2_THROUGHPUT_PCT:
     case PC_M_STALL_LG_THROTTLE:
     case PC_M_STALL_WAIT:
@@ -200,19 +195,19 @@ static void test_metric_lists(void **state) {
   assert_int_equal(pc_metric_set_bit("basic", 5), PC_SET_BASIC);
   assert_int_equal(pc_metric_set_bit("detailed", 8), PC_SET_SOL);
   assert_int_equal(pc_metric_set_bit("basics", 6), 0);
-  /* Exact counts: 73 metrics; default drops three SOL rows, ten more of sol
-   * (six pipes, ncu's L2 row, three stall reasons), six FP64/FP16 siblings,
-   * the two local L1-hit counters and eleven stall reasons; sol the
-   * siblings, the hit counters and those eleven. */
+  /* Exact counts: 79 metrics; default drops three SOL rows, four more of
+   * sol (ncu's L2 row, three stall reasons), six FP64/FP16 siblings, the
+   * two local L1-hit counters and eleven stall reasons; sol the siblings,
+   * the hit counters and those eleven. */
   char **names;
   size_t n = split(perfcheck_metric_list("full"), &names);
-  assert_int_equal(n, 73);
+  assert_int_equal(n, 79);
   free_names(names, n);
   n = split(perfcheck_metric_list("default"), &names);
-  assert_int_equal(n, 41);
+  assert_int_equal(n, 53);
   free_names(names, n);
   n = split(perfcheck_metric_list("sol"), &names);
-  assert_int_equal(n, 54);
+  assert_int_equal(n, 60);
   free_names(names, n);
   /* The default list starts with the duration and names no SOL metric. */
   const char *def = perfcheck_metric_list("default");

@@ -1631,8 +1631,14 @@ static void pc_ncu_finish(pc_ncu *x) {
 static int pc_ncu_has_standin(const pc_ncu *x, pc_metric_id id) {
   for (size_t i = 0; i < sizeof pc_standin_rates / sizeof pc_standin_rates[0]; i++)
     if (pc_standin_rates[i].id == id) return x->col_standin[pc_standin_rates[i].si] >= 0 && x->col_standin[PC_SI_CYCLES] >= 0;
-  /* ncu's L2 row is the busiest L2 sub-unit, the fabric among them. */
-  if (id == PC_M_L2_FABRIC_PCT) return x->col_metric[PC_M_L2_THROUGHPUT_PCT] >= 0;
+  /* ncu's L2 row is the busiest L2 sub-unit, those the default set reads
+   * among them. */
+  if (id == PC_M_L2_FABRIC_PCT || id == PC_M_L2_TAG_PCT || id == PC_M_L2_XBAR2LTS_PCT || id == PC_M_L2_LTS2XBAR_PCT ||
+      id == PC_M_L2_FILL_PCT)
+    return x->col_metric[PC_M_L2_THROUGHPUT_PCT] >= 0;
+  /* So is L1's the busiest of its sub-units (ncu's --set full exports them
+   * over elapsed cycles, the default set over active ones, as the row). */
+  if (id == PC_M_L1_WAVEFRONTS_ACTIVE_PCT || id == PC_M_L1_XBAR_PCT) return x->col_metric[PC_M_L1_THROUGHPUT_PCT] >= 0;
   if (id == PC_M_L2_ATOM_REQUESTS || id == PC_M_L2_RED_REQUESTS)
     return x->col_standin[PC_SI_TEX_ATOM_ALU] >= 0 && x->col_standin[PC_SI_TEX_RED] >= 0 &&
            x->col_standin[PC_SI_TEX_REQUESTS] >= 0;
