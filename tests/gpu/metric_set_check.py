@@ -21,7 +21,9 @@ rows.  Run on the GPU machine from the repository, after the README's build:
    dfma_chain, the XU pipe for xu_chain, and for l2_read each of L2's
    sub-units the default set collects plus ncu's lts__throughput against
    the largest of them (its definition: the maximum over its sub-units).
-   Both verdicts must be at_roof.
+   Both verdicts must be at_roof; an INFO line names l2_read's busiest L2
+   sub-unit in process and the L2 rows step 2 reads (STEP2_L2): the
+   in-process verdict can be at_roof only when the busiest is one of them.
 Writes its logs, reports and the export under --out (default
 ./metric_set_check).  Exit 0 when every check passed, 1 when one failed,
 77 when a needed program (ncu, the build) is missing."""
@@ -71,6 +73,9 @@ E = ".avg.pct_of_peak_sustained_elapsed"
 L2_SUBUNITS = ["lts__t_sectors" + E, "lts__ltcfabric2ltc_cycles_active" + E, "lts__t_tag_requests" + E,
                "lts__xbar2lts_cycles_active" + E, "lts__lts2xbar_cycles_active_realtime" + E,
                "lts__d_sectors_fill_device" + E]
+# The L2 rows step 2 reads (lib/core/check/pc_checklist.c, PC_UNIT_ROWS):
+# an in-process at_roof on L2 needs the busiest sub-unit among them.
+STEP2_L2 = ["lts__throughput" + E, "lts__t_sectors" + E, "lts__ltcfabric2ltc_cycles_active" + E]
 UNIT_ROWS = {"dfma_chain": ["sm__pipe_fp64_cycles_active" + A],
              "xu_chain": ["sm__inst_executed_pipe_xu" + A],
              "l2_read": L2_SUBUNITS}
@@ -186,6 +191,10 @@ def values(perfcheck, build, out, ncu):
             got = [im.get(r) for r in L2_SUBUNITS if im.get(r) is not None]
             thr = om.get("lts__throughput" + E)
             top = max(got) if got else None
+            if got:
+                busiest = max((r for r in L2_SUBUNITS if im.get(r) is not None), key=lambda r: im[r])
+                say("INFO l2_read: the busiest L2 sub-unit in process is %s (%.1f%%); step 2 reads L2 by %s"
+                    % (busiest, im[busiest], ", ".join(STEP2_L2)))
             ok = top is not None and thr is not None and abs(top - thr) <= TOL_PCT
             check(ok, "VALUE l2_read busiest L2 sub-unit in process %s, ncu's lts__throughput %s (within %.0f "
                       "points)" % (top, thr, TOL_PCT))
