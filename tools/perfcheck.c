@@ -114,7 +114,7 @@ static const char usage_metrics[] =
     "\n"
     "The sets: perfcheck's default (every question of the checklist, every\n"
     "pipe and memory level), sol (default, ncu's speed-of-light rows and L2\n"
-    "row, three more stall reasons) and full; and\n"
+    "row, one more stall reason) and full; and\n"
     "ncu's basic, detailed and full as far as CUPTI collects them and\n"
     "perfcheck's metric table holds them: basic the speed-of-light rows, the\n"
     "duration and achieved occupancy; detailed the same as sol; full everything,\n"
@@ -326,7 +326,7 @@ static int cmd_metrics(int argc, char **argv) {
       const char *name, *what;
     } sets[] = {{"basic", "ncu's basic: speed-of-light rows, duration, achieved occupancy"},
                 {"default", "perfcheck's: every question of the checklist, every pipe and memory level"},
-                {"sol", "perfcheck's: default, ncu's speed-of-light rows and L2 row, three stall reasons"},
+                {"sol", "perfcheck's: default, ncu's speed-of-light rows and L2 row, lg_throttle"},
                 {"detailed", "ncu's detailed, as far as CUPTI and the table go: the same as sol"},
                 {"full", "ncu's full, as far as CUPTI and the table go: sol, stall reasons, FP64/FP16"}};
     printf("%-9s %8s %7s  %s\n", "set", "metrics", "passes", "what");

@@ -12,11 +12,11 @@
  * no availability image; tests/unit/test_passes.c checks every number):
  *
  *   passes                    GH100  GB100  AD102  GA100  TU102
- *   default                     8      7      8      6      7
- *   default, l1tex requests     8      7      8      6      7
+ *   default                     8      8      8      7      7
+ *   default, l1tex requests     8      8      8      7      7
  *   sol                        14     13     12     10     10
  *   full                       17     15     14     13     12
- *   rotation groups, default    8      7      9      7      9
+ *   rotation groups, default    9      8     10      8      9
  *
  * `default` and `sol` collect two quantities through substitutes (the SASS
  * counts of pc_metrics.c's table: ld/st instruction counts for the L1TEX
@@ -866,9 +866,9 @@ static perfcheck_status pc_rp_plan_groups_u(const char *chip, const uint8_t *ava
    * pipes): placed first, they spread over the groups instead of filling
    * small ones of their own; the memory counters placed first share the
    * cold group and one more.  Host API on CUDA 13.0 (unit.passes), the
-   * three orders: the default set 9, 8 and 8 groups on GH100 (8, 7 and 7 on
-   * GB100), L2 in 3 groups of the second and 2 of the third; sol 14, 13 and
-   * 13, full 19, 18 and 18.  One group fewer is one profiled launch and one config
+   * three orders: the default set 10, 9 and 9 groups on GH100, L2 in 2 of
+   * them each way; sol 14, 13 and 13; full 19, 18 and 18 groups reading a
+   * memory unit 10, 11 and 10 times (so on GB100, GA100 and AD102).  One group fewer is one profiled launch and one config
    * change fewer per signature under rotation.  The split is cached per chip
    * and list (pc_config_cache.c). */
   perfcheck_status st = PERFCHECK_OK;

@@ -88,7 +88,7 @@ pc_cli_test(help_diagnose EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS help di
 pc_cli_test(diagnose_help EXIT 0 STDOUT "usage: perfcheck diagnose" ARGS diagnose --help)
 pc_cli_test(help_metrics EXIT 0 STDOUT "usage: perfcheck metrics" ARGS metrics -h)
 pc_cli_test(metrics_default EXIT 0
-  STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,[^\n]*sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,[^\n]*lts__t_sectors.sum,smsp__warps_eligible.avg.per_cycle_active,[^\n]*smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio\n$"
+  STDOUT "^gpu__time_duration.sum,[^\n]*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum[^\n]*sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,[^\n]*sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,[^\n]*lts__t_sectors.sum,smsp__warps_eligible.avg.per_cycle_active,[^\n]*smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio\n$"
   ARGS metrics)
 # The pass counts of the reference chips (CUPTI's host API, no GPU needed).
 # A build without the toolkit has no host library to ask: exit 2 and one line
@@ -99,7 +99,7 @@ if(PERFCHECK_HAVE_CUDA AND PERFCHECK_SANITIZE)
   pc_cli_test(metrics_passes_sanitized EXIT 1 FLAGS --no-stdout
     STDERR "a sanitizer runtime is loaded" ARGS metrics --passes)
 elseif(PERFCHECK_HAVE_CUDA)
-  pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 8\nGB100 7\nAD102 8\nGA100 6\n" ARGS metrics --passes)
+  pc_cli_test(metrics_passes_chips EXIT 0 STDOUT "^GH100 8\nGB100 8\nAD102 8\nGA100 7\n" ARGS metrics --passes)
   pc_cli_test(metrics_passes_chip EXIT 0 STDOUT "^8\n$" ARGS metrics --passes --chip GH100)
 else()
   pc_cli_test(metrics_passes_nocuda EXIT 2 FLAGS --no-stdout

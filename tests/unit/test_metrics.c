@@ -19,22 +19,21 @@ static int is_sol_pair(pc_metric_id id) {
 static int is_d_or_h(pc_metric_id id) { return id >= PC_M_DFMA && id <= PC_M_HMUL; }
 /* The pass budget: the default set carries the warp states, the first five
  * stall reasons of the rules, every pipe and every memory level by the
- * sub-units one-pass rotation groups can hold (7 passes on GH100); ncu's L2
- * row (4 passes alone) and the next three stall reasons are in sol; the
+ * sub-units one-pass rotation groups can hold, and seven stall reasons (8
+ * passes on GH100); ncu's L2
+ * row (4 passes alone) and lg_throttle are in sol; the
  * rest of the stall reasons in full only. */
 static int is_sol_extra(pc_metric_id id) {
   switch (id) {
     case PC_M_L2_THROUGHPUT_PCT:
     case PC_M_STALL_LG_THROTTLE:
-    case PC_M_STALL_WAIT:
-    case PC_M_STALL_NOT_SELECTED:
       return 1;
     default:
       return 0;
   }
 }
 static int is_full_only(pc_metric_id id) {
-  return is_d_or_h(id) || id >= PC_M_STALL_SELECTED || id == PC_M_LOCAL_LD_SECTORS_HIT || id == PC_M_LOCAL_ST_SECTORS_HIT;
+  return is_d_or_h(id) || id >= PC_M_STALL_SELECTED;
 }
 
 static void test_table_is_in_enum_order(void **state) {
@@ -195,19 +194,18 @@ static void test_metric_lists(void **state) {
   assert_int_equal(pc_metric_set_bit("basic", 5), PC_SET_BASIC);
   assert_int_equal(pc_metric_set_bit("detailed", 8), PC_SET_SOL);
   assert_int_equal(pc_metric_set_bit("basics", 6), 0);
-  /* Exact counts: 79 metrics; default drops three SOL rows, four more of
-   * sol (ncu's L2 row, three stall reasons), six FP64/FP16 siblings, the
-   * two local L1-hit counters and eleven stall reasons; sol the siblings,
-   * the hit counters and those eleven. */
+  /* Exact counts: 78 metrics; default drops three SOL rows, four more of
+   * sol (ncu's L2 row, lg_throttle), six FP64/FP16 siblings and
+   * eleven stall reasons; sol the siblings and those eleven. */
   char **names;
   size_t n = split(perfcheck_metric_list("full"), &names);
-  assert_int_equal(n, 79);
+  assert_int_equal(n, 78);
   free_names(names, n);
   n = split(perfcheck_metric_list("default"), &names);
-  assert_int_equal(n, 53);
+  assert_int_equal(n, 56);
   free_names(names, n);
   n = split(perfcheck_metric_list("sol"), &names);
-  assert_int_equal(n, 60);
+  assert_int_equal(n, 61);
   free_names(names, n);
   /* The default list starts with the duration and names no SOL metric. */
   const char *def = perfcheck_metric_list("default");

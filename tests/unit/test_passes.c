@@ -94,13 +94,13 @@ static void test_parse_sets(void **state) {
   /* The table's sets as pc_metrics.c defines them: default holds every
    * pipe and six of L2's sub-units, sol adds ncu's four SOL rows and three
    * stall reasons. */
-  assert_int_equal(count_set(PC_SET_DEFAULT), 53);
-  assert_int_equal(count_set(PC_SET_SOL), 60);
+  assert_int_equal(count_set(PC_SET_DEFAULT), 56);
+  assert_int_equal(count_set(PC_SET_SOL), 61);
   static const pc_metric_id every_unit[] = {
       PC_M_PIPE_TENSOR_PCT, PC_M_PIPE_TENSOR_GMMA_PCT, PC_M_PIPE_FMA_PCT, PC_M_PIPE_ALU_PCT, PC_M_PIPE_FP64_PCT,
       PC_M_PIPE_LSU_PCT,    PC_M_PIPE_XU_PCT,          PC_M_PIPE_UNIFORM_PCT, PC_M_DRAM_THROUGHPUT_PCT,
       PC_M_L2_SECTORS_PCT,  PC_M_L2_FABRIC_PCT,        PC_M_L2_TAG_PCT,   PC_M_L2_XBAR2LTS_PCT, PC_M_L2_LTS2XBAR_PCT,
-      PC_M_L2_FILL_PCT,     PC_M_L1_WAVEFRONTS_PCT,    PC_M_L1_WAVEFRONTS_ACTIVE_PCT, PC_M_L1_XBAR_PCT};
+      PC_M_L2_FILL_PCT,     PC_M_L1_WAVEFRONTS_PCT,    PC_M_L1_WAVEFRONTS_ACTIVE_PCT};
   for (size_t i = 0; i < sizeof every_unit / sizeof every_unit[0]; i++)
     assert_true(pc_metric_by_id(every_unit[i])->sets & PC_SET_DEFAULT);
   /* ncu's L2 and L1 rows take more than one pass alone: never in a set that
@@ -241,12 +241,14 @@ static void test_passes_gh100(void **state) {
   /* Measured with CUDA 13.0 Update 1's host API, names sorted: one
    * instrumented pass (flops, ld/st instructions, bytes per sector, local
    * sectors) and seven hardware passes, whose SM counters hold the warp
-   * states, five stall reasons, the eight pipes and the threads-per-
-   * instruction ratios, and whose L2 counters hold six sub-units of
-   * lts__throughput in two passes.  The previous default (warp states, five
-   * stall reasons, tensor and ALU pipes, L2 by its sectors and fabric, the
-   * ratios from SASS counts) was 4: the six pipes cost 3 passes, ncu's
-   * ratios 1, the memory sub-units none. */
+   * states, seven stall reasons, the eight pipes and the threads-per-
+   * instruction ratios, whose L2 counters hold six sub-units of
+   * lts__throughput in two passes and whose L1 counters (the local L1 hits
+   * among them) take three.  The previous default (warp states, five stall
+   * reasons, tensor and ALU pipes, L2 by its sectors and fabric, the ratios
+   * from SASS counts) was 4: the six pipes cost 3 passes, ncu's ratios 1,
+   * the memory sub-units, L1 hits and the `wait` and `not_selected` stalls
+   * none. */
   int def = passes_for("default", "GH100");
   assert_int_equal(def, 8);
   /* The L1TEX request counters no longer cost a pass on GH100 (the SM
@@ -259,10 +261,11 @@ static void test_passes_gh100(void **state) {
                               "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
                               "GH100"),
                    9);
-  /* ncu's L2 and L1 rows: no pass more for kernel replay on GH100, but four
-   * and five passes alone, so never one rotation group (pc_metrics.c). */
+  /* ncu's L2 and L1 rows: no pass more (L2) or one (L1) for kernel replay
+   * on GH100, but four and five passes alone, so never one rotation group
+   * (pc_metrics.c). */
   assert_int_equal(passes_for("default,lts__throughput.avg.pct_of_peak_sustained_elapsed", "GH100"), 8);
-  assert_int_equal(passes_for("default,l1tex__throughput.avg.pct_of_peak_sustained_active", "GH100"), 8);
+  assert_int_equal(passes_for("default,l1tex__throughput.avg.pct_of_peak_sustained_active", "GH100"), 9);
   assert_int_equal(passes_for("l1tex__throughput.avg.pct_of_peak_sustained_active", "GH100"), 5);
   assert_int_equal(passes_for("lts__throughput.avg.pct_of_peak_sustained_elapsed", "GH100"), 4);
   /* The FMA pipe's cycles counter never shares a pass with the issue
@@ -301,8 +304,8 @@ static void test_passes_other_chips(void **state) {
     const char *chip;
     int def, def_l1tex, sol, full;
     size_t lacks; /* table counters the chip does not have (TMA, GMMA, LDGSTS, L2's fabric and realtime port) */
-  } want[] = {{"TU102", 7, 7, 10, 12, 7}, {"GA100", 6, 6, 10, 13, 4}, {"AD102", 8, 8, 12, 14, 4},
-              {"GB100", 7, 7, 13, 15, 4}}; /* the GMMA rows are Hopper's; one L2 fabric on GH100 and GA100 */
+  } want[] = {{"TU102", 7, 7, 10, 12, 7}, {"GA100", 7, 7, 10, 13, 4}, {"AD102", 8, 8, 12, 14, 4},
+              {"GB100", 8, 8, 13, 15, 4}}; /* the GMMA rows are Hopper's; one L2 fabric on GH100 and GA100 */
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     assert_int_equal(passes_for_ex("default", want[i].chip, want[i].lacks), want[i].def);
     assert_int_equal(passes_for_ex("default," L1TEX_REQUESTS, want[i].chip, want[i].lacks), want[i].def_l1tex);
@@ -377,27 +380,27 @@ static void test_rotation_groups(void **state) {
   size_t n = 0;
   /* Each group carries its own denominators (a stall ratio needs the issue
    * count in its own pass), so rotation can take more launches than kernel
-   * replay takes passes; on GH100 the default set's 8 passes make 8 groups
+   * replay takes passes; on GH100 the default set's 8 passes make 9 groups
    * (host API, CUDA 13.0U1), every one a single pass (L2's sub-units, unlike
    * ncu's lts__throughput, fit one each).  The split tries three orders
    * and keeps the fewest groups, then the fewest reads of a memory unit
    * (pc_metrics_host.c). */
   int nd = 0, multi = 0, nl2 = 0;
   check_groups("default", "GH100", 0, &n, &nd, &multi, &nl2);
-  assert_int_equal(n, 8);
+  assert_int_equal(n, 9);
   assert_int_equal(multi, 0);
   /* L2's counters need 2 passes; the split puts them in 2 groups (the
-   * cold one and one more), not 3 as the reverse order alone did. */
+   * cold one and one more). */
   assert_int_equal(nl2, 2);
-  assert_int_equal(nd, 7); /* gpu__time_duration.sum fits 7 of the default set's 8 groups */
+  assert_int_equal(nd, 8); /* gpu__time_duration.sum fits 8 of the default set's 9 groups */
   check_groups("default", "GB100", 2, &n, &nd, &multi, &nl2); /* no lts__ltcfabric2ltc, no GMMA on GB100 */
-  assert_int_equal(n, 7);
+  assert_int_equal(n, 8);
   assert_int_equal(multi, 0);
   check_groups("default", "GA100", 3, &n, &nd, &multi, &nl2);
-  assert_int_equal(n, 7);
+  assert_int_equal(n, 8);
   assert_int_equal(multi, 0);
   check_groups("default", "AD102", 4, &n, &nd, &multi, &nl2);
-  assert_int_equal(n, 9);
+  assert_int_equal(n, 10);
   assert_int_equal(multi, 0);
   check_groups("full", "GH100", 0, &n, &nd, &multi, &nl2);
   assert_int_equal(n, 18);

@@ -78,7 +78,6 @@ typedef enum pc_metric_id {
   PC_M_L2_FILL_PCT,             /* lts__d_sectors_fill_device.avg.pct_of_peak_sustained_elapsed */
   PC_M_L1_WAVEFRONTS_PCT,       /* l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed */
   PC_M_L1_WAVEFRONTS_ACTIVE_PCT,/* l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active */
-  PC_M_L1_XBAR_PCT,             /* l1tex__m_l1tex2xbar_req_cycles_active.avg.pct_of_peak_sustained_active */
   PC_M_L2_THROUGHPUT_PCT,       /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
   PC_M_L1_THROUGHPUT_PCT,       /* l1tex__throughput.avg.pct_of_peak_sustained_active */
   PC_M_PIPE_TENSOR_PCT,         /* sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active */

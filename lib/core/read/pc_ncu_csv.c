@@ -1636,9 +1636,9 @@ static int pc_ncu_has_standin(const pc_ncu *x, pc_metric_id id) {
   if (id == PC_M_L2_FABRIC_PCT || id == PC_M_L2_TAG_PCT || id == PC_M_L2_XBAR2LTS_PCT || id == PC_M_L2_LTS2XBAR_PCT ||
       id == PC_M_L2_FILL_PCT)
     return x->col_metric[PC_M_L2_THROUGHPUT_PCT] >= 0;
-  /* So is L1's the busiest of its sub-units (ncu's --set full exports them
-   * over elapsed cycles, the default set over active ones, as the row). */
-  if (id == PC_M_L1_WAVEFRONTS_ACTIVE_PCT || id == PC_M_L1_XBAR_PCT) return x->col_metric[PC_M_L1_THROUGHPUT_PCT] >= 0;
+  /* So is L1's the busiest of its sub-units (ncu's --set full exports the
+   * wavefronts over elapsed cycles, the default set over active ones too). */
+  if (id == PC_M_L1_WAVEFRONTS_ACTIVE_PCT) return x->col_metric[PC_M_L1_THROUGHPUT_PCT] >= 0;
   if (id == PC_M_L2_ATOM_REQUESTS || id == PC_M_L2_RED_REQUESTS)
     return x->col_standin[PC_SI_TEX_ATOM_ALU] >= 0 && x->col_standin[PC_SI_TEX_RED] >= 0 &&
            x->col_standin[PC_SI_TEX_REQUESTS] >= 0;
