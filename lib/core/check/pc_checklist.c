@@ -447,9 +447,17 @@ enum { PC_RATE_DRAM = -2, PC_RATE_FP32 = -3 };
   X("l2", PC_UNIT_MEMORY, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", PC_M_L2_SECTORS_PCT, 1)           \
   X("l2", PC_UNIT_MEMORY, "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed",              \
     PC_M_L2_FABRIC_PCT, 1)                                                                                     \
+  X("l2", PC_UNIT_MEMORY, "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", PC_M_L2_TAG_PCT, 1)        \
+  X("l2", PC_UNIT_MEMORY, "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed", PC_M_L2_XBAR2LTS_PCT, \
+    1)                                                                                                         \
+  X("l2", PC_UNIT_MEMORY, "lts__lts2xbar_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",          \
+    PC_M_L2_LTS2XBAR_PCT, 1)                                                                                   \
+  X("l2", PC_UNIT_MEMORY, "lts__d_sectors_fill_device.avg.pct_of_peak_sustained_elapsed", PC_M_L2_FILL_PCT, 1)  \
   X("l1", PC_UNIT_MEMORY, "l1tex__throughput.avg.pct_of_peak_sustained_active", PC_M_L1_THROUGHPUT_PCT, 1)      \
   X("l1", PC_UNIT_MEMORY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",                 \
     PC_M_L1_WAVEFRONTS_PCT, 1)                                                                                 \
+  X("l1", PC_UNIT_MEMORY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active",                  \
+    PC_M_L1_WAVEFRONTS_ACTIVE_PCT, 1)                                                                          \
   X("memory", PC_UNIT_AGGREGATE, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",           \
     PC_M_MEM_THROUGHPUT_PCT, 1)                                                                                \
   X("sm", PC_UNIT_AGGREGATE, "sm__throughput.avg.pct_of_peak_sustained_elapsed", PC_M_SM_THROUGHPUT_PCT, 1)     \
