@@ -345,7 +345,7 @@ static void pc_on_module_unload(pc_collector *c) {
     int is_kernel = 0;
     pc_err why;
     perfcheck_status st = pc_funcinfo_attributes(todo[i].ctx, todo[i].f, 0, todo[i].grid, todo[i].block,
-                                                 todo[i].smem, &d, &a, &is_kernel, &why);
+                                                 todo[i].smem, &d, &a, &is_kernel, NULL, &why);
     pc_collector_sig_unload_attr(c, todo[i].sig, st == PERFCHECK_OK ? &a : NULL, is_kernel);
   }
   free(todo);

@@ -369,9 +369,10 @@ static uint32_t pc_launch_sig_locked(pc_collector *c, const pc_launch_call *call
                                      uint32_t *name) {
   *name = PC_NONE;
   if (call->graph) return pc_sigtab_graph(&c->tab, call->exec_key, ci, PC_SIG_MAX);
-  *name = pc_sigtab_handle(&c->tab, call->f, call->symbol);
-  if (*name == PC_NONE) return PC_NONE;
-  const uint32_t sig = pc_sigtab_sig(&c->tab, *name, ci, call->grid, call->block, call->smem, PC_SIG_MAX);
+  const uint32_t func = pc_sigtab_handle(&c->tab, call->f, call->symbol);
+  if (func == PC_NONE) return PC_NONE;
+  *name = c->tab.funcs[func].name;
+  const uint32_t sig = pc_sigtab_sig_func(&c->tab, func, ci, call->grid, call->block, call->smem, PC_SIG_MAX);
   if (sig == PC_NONE) return PC_NONE;
   pc_sig *s = &c->tab.sigs[sig];
   s->f = call->f;
@@ -692,7 +693,8 @@ static int pc_join_kernel_locked(pc_collector *c, const pc_kernel_record *rec, u
     if (sig == PC_NONE) return 0;
     pc_sig *s = &c->tab.sigs[sig];
     s->seen_graph = 1;
-    if (!s->f) s->f = c->tab.names[name].f_last;
+    const uint32_t fl = c->tab.names[name].func_last;
+    if (!s->f && fl != PC_NONE) s->f = c->tab.funcs[fl].f;
     pc_select_enter_region(s, pc_regions_key(&c->regions, e.region));
     s->seen_run = e.region;
     if (!s->prof_count) s->np = PC_NP_GRAPH;
@@ -869,6 +871,14 @@ void pc_collector_sig_unload_attr(pc_collector *c, uint32_t gid, const pc_attrib
   pc_col_unlock(c);
 }
 
+uint32_t pc_collector_sig_resolved(pc_collector *c, uint32_t gid, void *canon) {
+  pc_col_lock(c);
+  if (gid < c->tab.nsigs) pc_sigtab_func_resolved(&c->tab, c->tab.sigs[gid].func, canon);
+  const uint32_t id = pc_sigtab_function_id(&c->tab, gid);
+  pc_col_unlock(c);
+  return id;
+}
+
 void pc_collector_sig_set_name(pc_collector *c, uint32_t gid, const char *mangled) {
   if (!mangled) return;
   char *m = pc_strdup(mangled);
@@ -984,6 +994,7 @@ static uint32_t pc_take_sig(pc_collector *c, pc_snapshot *s, uint32_t gid, int d
   if (t->ctx < c->tab.nctxs && (g->context = pc_take_context(c, s, t->ctx, tk, cmap)) == UINT32_MAX)
     return UINT32_MAX;
   g->mangled = nm->mangled ? pc_strdup(nm->mangled) : NULL;
+  g->function = pc_sigtab_function_id(&c->tab, gid);
   memcpy(g->grid, t->grid, sizeof g->grid);
   memcpy(g->block, t->block, sizeof g->block);
   for (int i = 0; i < 3; i++) g->cluster[i] = t->cluster[i] ? t->cluster[i] : 1;

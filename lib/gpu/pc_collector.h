@@ -315,6 +315,10 @@ void pc_collector_drop_region(pc_collector *c, uint32_t id);
 void pc_collector_sig_set_attr(pc_collector *c, uint32_t gid, pc_attr_state st, const pc_attributes *a,
                                const char *reason);
 void pc_collector_sig_set_name(pc_collector *c, uint32_t gid, const char *mangled);
+/* The driver resolved signature gid's handle to CUfunction canon
+ * (pc_sigtab_func_resolved); returns its function id now (the snapshot's
+ * pc_snap_sig.function). */
+uint32_t pc_collector_sig_resolved(pc_collector *c, uint32_t gid, void *canon);
 /* What a module's unload learned of signature gid: its attributes (NULL:
  * none), or that its handle is a CUkernel (kept: a library's). */
 void pc_collector_sig_unload_attr(pc_collector *c, uint32_t gid, const pc_attributes *a, int is_kernel);

@@ -127,9 +127,10 @@ int pc_funcinfo_ctx_ordinal(CUcontext ctx) {
 
 perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const unsigned grid[3],
                                         const unsigned block[3], unsigned dynamic_smem, const pc_device *d,
-                                        pc_attributes *a, int *is_kernel, pc_err *why) {
+                                        pc_attributes *a, int *is_kernel, void **canon, pc_err *why) {
   pc_attributes_init(a);
   if (is_kernel) *is_kernel = 0;
+  if (canon) *canon = NULL;
   pc_err_clear(why);
   if (!f) return pc_err_set(why, PERFCHECK_ERROR_NOT_FOUND, "no function handle");
   if (!pc_cu.cuFuncGetAttribute || !pc_cu.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
@@ -183,6 +184,7 @@ perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const 
       nb = n;
   }
   pc_attributes_compute(d, regs, stat, local, maxt, nb, grid, block, dynamic_smem, a);
+  if (canon) *canon = (void *)fn;
 out: /* the one cleanup path */
   if (pushed) {
     CUcontext popped;

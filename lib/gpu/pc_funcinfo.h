@@ -49,10 +49,13 @@ int pc_funcinfo_ctx_ordinal_cached(CUcontext ctx);
  *   CUkernel (*is_kernel = 1).
  * Returns PERFCHECK_OK, PERFCHECK_ERROR_NOT_FOUND or
  * PERFCHECK_ERROR_UNSUPPORTED (*why says which call failed).  *why may hold
- * a failed occupancy call with PERFCHECK_OK too: the model answered then. */
+ * a failed occupancy call with PERFCHECK_OK too: the model answered then.
+ * *canon (may be NULL) gets the CUfunction whose attributes were read (f
+ * itself, or a CUkernel's CUfunction in ctx) on success, else NULL: the
+ * compiled function's identity (pc_sigtab_func_resolved). */
 perfcheck_status pc_funcinfo_attributes(CUcontext ctx, void *f, int push, const unsigned grid[3],
                                         const unsigned block[3], unsigned dynamic_smem, const pc_device *d,
-                                        pc_attributes *a, int *is_kernel, pc_err *why);
+                                        pc_attributes *a, int *is_kernel, void **canon, pc_err *why);
 
 /* The mangled name of f from the driver (cuFuncGetName, else
  * cuKernelGetName); returns 0 on success. */

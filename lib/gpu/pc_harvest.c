@@ -125,9 +125,11 @@ static void pc_sig_attributes(pc_collector *c, const pc_sig_handle *h, pc_snap_s
   pc_err why;
   pc_err_clear(&why);
   int is_kernel = 0;
+  void *canon = NULL;
   perfcheck_status st = PERFCHECK_ERROR_NOT_FOUND;
   if (h->f && !pc_gpu_exiting())
-    st = pc_funcinfo_attributes(h->ctx, h->f, 1, g->grid, g->block, g->dynamic_smem, dev, &a, &is_kernel, &why);
+    st = pc_funcinfo_attributes(h->ctx, h->f, 1, g->grid, g->block, g->dynamic_smem, dev, &a, &is_kernel, &canon,
+                                &why);
   else if (h->f) /* pc_gpu.h, pc_gpu_mark_exit: the handle may dangle */
     pc_err_set(&why, PERFCHECK_ERROR_NOT_FOUND,
                "function attributes not asked: the region ended at process exit, when the program's CUDA "
@@ -139,6 +141,8 @@ static void pc_sig_attributes(pc_collector *c, const pc_sig_handle *h, pc_snap_s
     g->attr = a;
     g->attr_note = why.msg[0] ? pc_strdup(why.msg) : NULL;
     pc_collector_sig_set_attr(c, h->gid, PC_ATTR_OK, &a, NULL);
+    /* The CUfunction it resolved to joins the handles of one function. */
+    g->function = pc_collector_sig_resolved(c, h->gid, canon);
   } else if (g->rec_valid) {
     /* A kernel seen only through a graph (or whose handle went away): its
      * activity record's registers and shared memory, occupancy from the

@@ -324,7 +324,11 @@ static void test_nested_launch(void **state) {
 }
 
 /* A module unload forgets every handle (a later module may reuse the
- * address); a relaunch finds its signature again by name. */
+ * address).  A function is its handle and name: a module loaded elsewhere
+ * is another function (it may be another compilation of the same source),
+ * a relaunch of the old handle with the same name finds its signature
+ * again, and a new module's kernel of another name at the old address is
+ * another function. */
 static void test_module_unload(void **state) {
   (void)state;
   pc_capture_set_active(1);
@@ -342,13 +346,19 @@ static void test_module_unload(void **state) {
   assert_int_equal(sig_get(sig, &si), 0);
   assert_null(si.f);
   assert_int_equal(si.attr_state, PC_ATTR_NONE);
-  void *fb = (void *)(uintptr_t)0x4000; /* reloaded elsewhere */
+  void *fb = (void *)(uintptr_t)0x4000; /* loaded elsewhere */
   launch(71, fb, NAME_A, 4, 128, 0, 0);
   assert_int_equal(join(71, NAME_A, 4, 128, 0, &sig2, &reg), 1);
+  assert_int_not_equal(sig2, sig);
+  assert_int_equal(sig_get(sig2, &si), 0);
+  assert_ptr_equal(si.f, fb);
+  assert_string_equal(si.mangled, NAME_A);
+  launch(73, fa, NAME_A, 4, 128, 0, 0);
+  assert_int_equal(join(73, NAME_A, 4, 128, 0, &sig2, &reg), 1);
   assert_int_equal(sig2, sig);
   assert_int_equal(sig_get(sig, &si), 0);
-  assert_ptr_equal(si.f, fb);
-  /* A new module at the old address gets its own name. */
+  assert_ptr_equal(si.f, fa);
+  /* A new module's kernel of another name at the old address. */
   launch(72, fa, "_Z5otherv", 4, 128, 0, 0);
   assert_int_equal(join(72, "_Z5otherv", 4, 128, 0, &sig2, &reg), 1);
   assert_int_not_equal(sig2, sig);

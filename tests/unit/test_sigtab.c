@@ -149,14 +149,15 @@ static void test_names_signatures_contexts(void **state) {
   (void)state;
   pc_sigtab t;
   memset(&t, 0, sizeof t);
-  void *fa = (void *)(uintptr_t)0x1000, *fb = (void *)(uintptr_t)0x2000;
+  void *fa = (void *)(uintptr_t)0x1000;
   const uint32_t a = pc_sigtab_handle(&t, fa, "_Z8mysteryAPKfPfm");
   assert_int_equal(pc_sigtab_handle(&t, fa, NULL), a); /* known by its handle */
-  assert_int_equal(pc_sigtab_handle(&t, fb, "_Z8mysteryAPKfPfm"), a); /* and by its name */
-  assert_ptr_equal(t.names[a].f_last, fb);
+  const uint32_t na = t.funcs[a].name;
+  assert_int_equal(pc_sigtab_intern(&t, "_Z8mysteryAPKfPfm"), na);
+  assert_int_equal(t.names[na].func_last, a);
   const uint32_t anon = pc_sigtab_handle(&t, (void *)(uintptr_t)0x3000, NULL);
   assert_int_not_equal(anon, a);
-  assert_null(t.names[anon].mangled);
+  assert_null(t.names[t.funcs[anon].name].mangled);
 
   void *ctx = (void *)(uintptr_t)0xC0;
   const uint32_t c1 = pc_sigtab_ctx(&t, ctx, 1);
@@ -166,28 +167,104 @@ static void test_names_signatures_contexts(void **state) {
   assert_int_not_equal(c2, c1);
   assert_int_equal(pc_sigtab_ctx(&t, ctx, 2), 2); /* another unique id: another entry */
 
-  const uint32_t s1 = pc_sigtab_sig(&t, a, c2, G4, B128, 0, 1000);
-  assert_int_equal(pc_sigtab_sig(&t, a, c2, G4, B128, 0, 1000), s1);
-  assert_int_not_equal(pc_sigtab_sig(&t, a, c2, G8, B128, 0, 1000), s1);
-  assert_int_not_equal(pc_sigtab_sig(&t, a, c2, G4, B128, 48000, 1000), s1);
-  assert_int_not_equal(pc_sigtab_sig(&t, a, c1, G4, B128, 0, 1000), s1);
+  const uint32_t s1 = pc_sigtab_sig_func(&t, a, c2, G4, B128, 0, 1000);
+  assert_int_equal(pc_sigtab_sig_func(&t, a, c2, G4, B128, 0, 1000), s1);
+  assert_int_equal(pc_sigtab_sig(&t, na, c2, G4, B128, 0, 1000), s1); /* by name: its latest function */
+  assert_int_not_equal(pc_sigtab_sig_func(&t, a, c2, G8, B128, 0, 1000), s1);
+  assert_int_not_equal(pc_sigtab_sig_func(&t, a, c2, G4, B128, 48000, 1000), s1);
+  assert_int_not_equal(pc_sigtab_sig_func(&t, a, c1, G4, B128, 0, 1000), s1);
   assert_int_equal(t.nsigs, 4);
-  assert_int_equal(pc_sigtab_sig(&t, anon, c2, G4, B128, 0, 4), PC_NONE); /* past the limit */
+  assert_int_equal(t.sigs[s1].name, na);
+  assert_int_equal(pc_sigtab_sig_func(&t, anon, c2, G4, B128, 0, 4), PC_NONE); /* past the limit */
   assert_true(pc_is_null(t.sigs[s1].attr.blocks_per_sm));
 
   /* A module unload forgets handles, but keeps a CUkernel whose attributes
-   * are still to be read. */
+   * are still to be read; the function stays found by handle and name. */
+  void *fb = (void *)(uintptr_t)0x2000;
+  const uint32_t b = pc_sigtab_handle(&t, fb, "_Z8mysteryAPKfPfm");
   t.sigs[s1].f = fa;
   t.sigs[s1].is_kernel = 1;
   t.sigs[s1 + 1].f = fb;
   pc_sigtab_forget_handles(&t);
   assert_ptr_equal(t.sigs[s1].f, fa);
   assert_null(t.sigs[s1 + 1].f);
-  assert_null(t.names[a].f_last);
-  const uint32_t again = pc_sigtab_handle(&t, fa, "_Z8mysteryAPKfPfm");
-  assert_int_equal(again, a);
+  assert_null(t.funcs[a].f);
+  assert_int_equal(pc_sigtab_handle(&t, fa, "_Z8mysteryAPKfPfm"), a);
+  assert_ptr_equal(t.funcs[a].f, fa);
+  assert_int_equal(pc_sigtab_handle(&t, fb, "_Z8mysteryAPKfPfm"), b);
+  /* The freed address now holds another kernel: another function. */
+  const uint32_t other = pc_sigtab_handle(&t, fb, "_Z5otherv");
+  assert_true(other != b && other != a);
+  assert_string_equal(t.names[t.funcs[other].name].mangled, "_Z5otherv");
+  assert_int_equal(pc_sigtab_handle(&t, fb, NULL), other);
   pc_sigtab_free(&t);
   assert_int_equal(t.nsigs, 0);
+}
+
+/* Two compiled functions of one name (two modules: a CuPy RawKernel built
+ * twice, a Triton recompilation) are two signatures; the handles of one
+ * function (a CUkernel and its per-context CUfunction) become one once the
+ * driver resolved them, and carry one function id meanwhile. */
+static void test_functions_of_one_name(void **state) {
+  (void)state;
+  pc_sigtab t;
+  memset(&t, 0, sizeof t);
+  static const char sym[] = "_Z10chase_coldPKjPjj";
+  char sym_copy[sizeof sym]; /* CUPTI's symbol strings: another pointer, the same text */
+  memcpy(sym_copy, sym, sizeof sym);
+  const uint32_t ctx = pc_sigtab_ctx(&t, (void *)(uintptr_t)0xC0, 1);
+  void *m1 = (void *)(uintptr_t)0x1000, *m2 = (void *)(uintptr_t)0x2000;
+  const uint32_t f1 = pc_sigtab_handle(&t, m1, sym), f2 = pc_sigtab_handle(&t, m2, sym_copy);
+  assert_int_not_equal(f1, f2);
+  assert_int_equal(t.funcs[f1].name, t.funcs[f2].name); /* one name */
+  assert_int_equal(pc_sigtab_handle(&t, m1, sym_copy), f1);
+  const uint32_t s1 = pc_sigtab_sig_func(&t, f1, ctx, G4, B128, 0, 100);
+  const uint32_t s2 = pc_sigtab_sig_func(&t, f2, ctx, G4, B128, 0, 100);
+  assert_int_not_equal(s1, s2);
+  assert_int_equal(t.nsigs, 2);
+  assert_true(pc_sigtab_function_id(&t, s1) != 0 && pc_sigtab_function_id(&t, s2) != 0);
+  assert_int_not_equal(pc_sigtab_function_id(&t, s1), pc_sigtab_function_id(&t, s2));
+  /* Each module resolves to its own CUfunction: still two. */
+  pc_sigtab_func_resolved(&t, f1, m1);
+  pc_sigtab_func_resolved(&t, f2, m2);
+  assert_int_not_equal(pc_sigtab_function_id(&t, s1), pc_sigtab_function_id(&t, s2));
+  assert_int_equal(pc_sigtab_handle(&t, m2, sym), f2);
+
+  /* A CUkernel k (<<<>>>) and its CUfunction kf in this context, both
+   * launched before the driver was asked: two signatures, then one
+   * function once k resolves to kf; later launches of kf find k's group. */
+  static const char ksym[] = "_Z6scaleAPfi";
+  void *k = (void *)(uintptr_t)0x5000, *kf = (void *)(uintptr_t)0x6000;
+  const uint32_t fk = pc_sigtab_handle(&t, k, ksym), fkf = pc_sigtab_handle(&t, kf, ksym);
+  assert_int_not_equal(fk, fkf);
+  const uint32_t sk = pc_sigtab_sig_func(&t, fk, ctx, G8, B128, 0, 100);
+  const uint32_t skf = pc_sigtab_sig_func(&t, fkf, ctx, G8, B128, 0, 100);
+  assert_int_not_equal(sk, skf);
+  pc_sigtab_func_resolved(&t, fk, kf);
+  assert_int_equal(pc_sigtab_function_id(&t, sk), pc_sigtab_function_id(&t, skf));
+  assert_int_equal(pc_sigtab_handle(&t, kf, ksym), fk); /* its group's root */
+  assert_int_equal(pc_sigtab_sig_func(&t, pc_sigtab_handle(&t, kf, ksym), ctx, G8, B128, 0, 100), sk);
+  /* Another function's CUfunction of another name is never joined. */
+  pc_sigtab_func_resolved(&t, f1, kf);
+  assert_int_not_equal(pc_sigtab_function_id(&t, s1), pc_sigtab_function_id(&t, sk));
+
+  /* A CUkernel resolved first: its CUfunction, launched later, is the same
+   * function from its first launch (a cudaGetFuncBySymbol handle). */
+  static const char jsym[] = "_Z6scaleBPfi";
+  void *j = (void *)(uintptr_t)0x7000, *jf = (void *)(uintptr_t)0x8000;
+  const uint32_t fj = pc_sigtab_handle(&t, j, jsym);
+  const uint32_t sj = pc_sigtab_sig_func(&t, fj, ctx, G8, B128, 0, 100);
+  pc_sigtab_func_resolved(&t, fj, jf);
+  const size_t before = t.nsigs;
+  assert_int_equal(pc_sigtab_handle(&t, jf, jsym), fj);
+  assert_int_equal(pc_sigtab_sig_func(&t, pc_sigtab_handle(&t, jf, jsym), ctx, G8, B128, 0, 100), sj);
+  assert_int_equal(t.nsigs, before);
+  /* A graph's kernel record (a name, no handle) is taken for the name's
+   * latest function. */
+  assert_int_equal(pc_sigtab_sig(&t, t.funcs[fj].name, ctx, G8, B128, 0, 100), sj);
+  /* A graph exec has no function. */
+  assert_int_equal(pc_sigtab_function_id(&t, pc_sigtab_graph(&t, 3, ctx, 100)), 0);
+  pc_sigtab_free(&t);
 }
 
 static void test_selection(void **state) {
@@ -523,6 +600,7 @@ int main(void) {
       cmocka_unit_test(test_map_collisions),
       cmocka_unit_test(test_map_erase_iterate),
       cmocka_unit_test(test_names_signatures_contexts),
+      cmocka_unit_test(test_functions_of_one_name),
       cmocka_unit_test(test_selection),
       cmocka_unit_test(test_rotation_keeps_the_config),
       cmocka_unit_test(test_graph_signatures),

@@ -465,6 +465,10 @@ typedef struct pc_kernel {
   uint32_t graph_id;            /* launched by a CUDA graph: CUPTI's graph id and the node of its first launch; 0 none
                                    (a graph entry: its graph's id, node 0) */
   uint64_t graph_node;
+  /* In process: which compiled function (the snapshot's signature
+   * "function"): entries of one name with different ids are different
+   * kernels (two modules, two compilations); 0 unknown (offline, a graph). */
+  uint32_t function_id;
   char *graph_entry;            /* a graph kernel: the name of its graph's entry, which holds the counters; NULL none */
   /* Rotation (issue 21): bit g set when group g fed this entry (groups < 64),
    * and why the missing ones are missing (NULL when none is). */

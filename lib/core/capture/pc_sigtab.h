@@ -6,10 +6,17 @@
  * here locks or calls CUDA (contexts and function handles are opaque
  * pointers), so the tables are tested on a CPU (tests/unit/test_sigtab.c).
  *
- *   names       one per mangled kernel name (interned), also found by the
- *               handle of its latest launch (a CUfunction or CUkernel);
- *   signatures  one per (name, context, grid, block, dynamic shared memory):
- *               a report entry's identity;
+ *   names       one per mangled kernel name (interned);
+ *   functions   one per compiled function: found by the handle a launch
+ *               passes (a CUfunction or CUkernel) and its name, so that two
+ *               modules' kernels of one name (a CuPy RawKernel compiled
+ *               twice, a Triton function recompiled with other constexprs)
+ *               are two functions.  Handles of one function (a CUkernel and
+ *               its per-context CUfunction) are joined into one group once
+ *               the driver says so (pc_sigtab_func_resolved, at a region's
+ *               end): the group's root is their identity;
+ *   signatures  one per (function, context, grid, block, dynamic shared
+ *               memory): a report entry's identity;
  *   contexts    one entry per (CUcontext, unique id): a context re-created at
  *               the address of a destroyed one gets a new entry;
  *   graphs      a CUDA graph exec launched on a context is a signature too
@@ -31,15 +38,29 @@
 
 typedef struct pc_name {
   char *mangled;                /* NULL until known */
-  void *f_last;                 /* the handle of its latest direct launch */
+  uint32_t func_last;           /* the function of its latest direct launch; PC_NONE none */
   signed char regex;            /* -1 unknown, 0/1: kernel_regex's verdict on its short name */
   signed char comm;             /* -1 unknown, 0/1: a communication kernel (pc_symbol_is_communication) */
 } pc_name;
+
+/* A compiled function, as the launches' handles show it.  A handle is
+ * found again while its launches carry the same name: an address that a
+ * module unload freed and another kernel's handle reuses is another function
+ * when the name differs (a function of the same name loaded at the same
+ * address is taken for the old one: CUPTI names the unloaded module by its
+ * id only, so the handles it owned cannot be told). */
+typedef struct pc_func {
+  void *f;                      /* the handle (NULL once forgotten: a module unload) */
+  const char *sym_seen;         /* the last symbol string found equal to its name (pointer memo) */
+  uint32_t name;                /* index into names */
+  uint32_t root;                /* its group's function: itself, or the function it was found to be */
+} pc_func;
 
 typedef enum pc_attr_state { PC_ATTR_NONE = 0, PC_ATTR_OK, PC_ATTR_UNAVAILABLE } pc_attr_state;
 
 typedef struct pc_sig {
   uint32_t name, ctx;           /* indexes into names and ctxs */
+  uint32_t func;                /* index into funcs (its group's root when made); PC_NONE for a graph */
   unsigned grid[3], block[3], smem;
   unsigned cluster[3];          /* 0s when not a cluster launch */
   void *f;                      /* handle of the latest launch; NULL for a graph-only kernel */
@@ -74,7 +95,11 @@ typedef struct pc_ctxent {
 typedef struct pc_sigtab {
   pc_name *names;
   size_t nnames, capnames;
-  pc_map names_by_str, names_by_ptr;
+  pc_map names_by_str;
+  pc_func *funcs;
+  size_t nfuncs, capfuncs;
+  pc_map funcs_by_ptr;          /* handle -> its latest function */
+  pc_map funcs_by_canon;        /* a CUfunction the driver resolved a handle to -> that function */
   pc_sig *sigs;
   size_t nsigs, capsigs;
   pc_map sigs_by_key;
@@ -85,11 +110,30 @@ typedef struct pc_sigtab {
 
 /* The name id of a mangled name, created at first sight; PC_NONE on OOM. */
 uint32_t pc_sigtab_intern(pc_sigtab *t, const char *mangled);
-/* The name id of a launched handle (symbol: CUPTI's symbolName, may be NULL:
- * a name without a string then), and it becomes the name's latest handle. */
+/* The function (its group's root) of a launched handle, created at first
+ * sight (symbol: CUPTI's symbolName, may be NULL: a name without a string
+ * then, or whatever name the handle had); it becomes its name's latest
+ * function.  A known handle costs one lookup by pointer (and a strcmp only
+ * when CUPTI hands another symbol string).  PC_NONE on OOM. */
 uint32_t pc_sigtab_handle(pc_sigtab *t, void *f, const char *symbol);
-/* The signature id of (name, ctx, grid, block, smem), created at first
+/* The function a kernel record of name `name` is taken for (a graph's
+ * kernel: the record names no handle): the name's latest launched function,
+ * else one without a handle made for the name; PC_NONE on OOM. */
+uint32_t pc_sigtab_name_func(pc_sigtab *t, uint32_t name);
+/* The driver resolved function `func`'s handle to the CUfunction `canon`
+ * (a CUkernel: its CUfunction in the launch's context; a CUfunction:
+ * itself): functions of one name resolved to the same CUfunction, or whose
+ * handle is it, become one group, and later launches of any of their
+ * handles find the group's signatures. */
+void pc_sigtab_func_resolved(pc_sigtab *t, uint32_t func, void *canon);
+/* The report's identity of a signature's function: 1 + its group's root,
+ * the same for every handle of one compiled function; 0 for a graph. */
+uint32_t pc_sigtab_function_id(const pc_sigtab *t, uint32_t sig);
+/* The signature id of (function, ctx, grid, block, smem), created at first
  * sight with unknown attributes; PC_NONE on OOM or past `max` signatures. */
+uint32_t pc_sigtab_sig_func(pc_sigtab *t, uint32_t func, uint32_t ctx, const unsigned grid[3],
+                            const unsigned block[3], unsigned smem, uint32_t max);
+/* The same for the function of name `name` (pc_sigtab_name_func). */
 uint32_t pc_sigtab_sig(pc_sigtab *t, uint32_t name, uint32_t ctx, const unsigned grid[3], const unsigned block[3],
                        unsigned smem, uint32_t max);
 /* The graph signature of graph exec `exec` (CUPTI's graph exec id, never
@@ -107,9 +151,9 @@ int pc_sigtab_name_matches(pc_sigtab *t, uint32_t name, const pc_regex *re);
 /* Whether the name is a communication kernel's (NCCL's, pc_core.h); decided
  * once per name, when its symbol is known (0 while it is not). */
 int pc_sigtab_name_is_communication(pc_sigtab *t, uint32_t name);
-/* A module is going: every handle is forgotten (a later module may reuse the
- * address), except CUkernels of signatures whose attributes are still to
- * be read. */
+/* A module is going: every handle may dangle, so signatures and functions
+ * forget them, except CUkernels of signatures whose attributes are still to
+ * be read.  Functions stay findable by handle and name (pc_func). */
 void pc_sigtab_forget_handles(pc_sigtab *t);
 void pc_sigtab_free(pc_sigtab *t);
 

@@ -1026,6 +1026,9 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
     return pc_jm_type(m, rot, "rotation", "an object or null");
   }
   PC_TRY(pc_jm_num(m, o, "counter_spread", &k->counter_spread));
+  double fid = 0;
+  PC_TRY(pc_jm_intrange(m, o, "function_id", 1, 4294967295.0, 0, &fid));
+  k->function_id = (uint32_t)fid;
   const pc_json *gr = pc_json_get(o, "graph");
   if (gr && gr->type == PC_JSON_OBJECT) {
     double gid = 0, node = 0;

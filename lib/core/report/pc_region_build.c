@@ -510,6 +510,7 @@ static int pc_counters_from_earlier_run(pc_report *r, pc_build_state *st, pc_ker
      * answers (a long loop never scans back to the first run). */
     if (e == k || e->passes <= 0 || e->is_graph || (!any_region && !pc_same_str(e->region, k->region)) ||
         !pc_same_str(e->mangled, k->mangled) || !pc_same_str(e->name, k->name) ||
+        (e->function_id && k->function_id && e->function_id != k->function_id) ||
         memcmp(e->grid, k->grid, sizeof k->grid) || memcmp(e->block, k->block, sizeof k->block) ||
         !(e->dynamic_smem == k->dynamic_smem || (pc_is_null(e->dynamic_smem) && pc_is_null(k->dynamic_smem))) ||
         e->device_ordinal != k->device_ordinal)
@@ -780,6 +781,7 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   memcpy(k->grid, si->grid, sizeof k->grid);
   k->graph_id = si->graph_id;
   k->graph_node = si->graph_node;
+  k->function_id = si->function;
   memcpy(k->block, si->block, sizeof k->block);
   k->dynamic_smem = si->dynamic_smem;
   k->launches = sp->launches;

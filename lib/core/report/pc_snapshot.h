@@ -126,6 +126,11 @@ typedef enum pc_snap_attr_from {
 /* One launch signature: function, context, grid, block, dynamic shared memory. */
 typedef struct pc_snap_sig {
   char *mangled;                /* NULL when unknown */
+  /* Which compiled function (pc_sigtab.h, functions): the same number for
+   * every launch handle of one function in the process, another for a
+   * kernel of the same name from another module; 0 unknown (a graph, a
+   * snapshot without it). */
+  uint32_t function;
   uint32_t context;             /* index into contexts */
   unsigned grid[3], block[3], cluster[3];
   unsigned dynamic_smem;

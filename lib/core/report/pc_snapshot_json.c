@@ -13,7 +13,7 @@
  *     "notes": [...],
  *     "devices": [{"ordinal", "pci_bus_id", "facts": {the report's "device" keys}}],
  *     "contexts": [{"device", "pci_bus_id"}],
- *     "signatures": [{"mangled", "context", "grid", "block", "cluster", "dynamic_smem", "not_profiled",
+ *     "signatures": [{"mangled", "function" (optional: which compiled function), "context", "grid", "block", "cluster", "dynamic_smem", "not_profiled",
  *                     "attributes_from": "driver"|"record"|"none", "attributes_new", "attributes": {...},
  *                     "attributes_note", "record": {"registers", "static_smem", "local_per_thread"} | null,
  *                     "graph": {"id", "node"} (optional), "graph_exec": "E" (optional: a graph signature)}],
@@ -219,6 +219,7 @@ static void pc_sw_sig(FILE *f, const pc_snap_sig *g) {
     fputs("null", f);
   if (g->graph_id) fprintf(f, ", \"graph\": {\"id\": %u, \"node\": %llu}", (unsigned)g->graph_id, (unsigned long long)g->graph_node);
   if (g->is_graph) fprintf(f, ", \"graph_exec\": \"%" PRIu64 "\"", g->graph_exec);
+  if (g->function) fprintf(f, ", \"function\": %u", (unsigned)g->function);
   fputc('}', f);
 }
 
@@ -642,6 +643,10 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     g->graph_id = (uint32_t)d;
     PC_SR_TRY(pc_sr_int(r, v, "node", 0, 9007199254740992.0, PC_NULL, &d));
     g->graph_node = (uint64_t)d;
+  }
+  if (pc_json_get(o, "function")) { /* optional: older snapshots merged functions of one name */
+    PC_SR_TRY(pc_sr_int(r, o, "function", 1, 4294967295.0, PC_NULL, &d));
+    g->function = (uint32_t)d;
   }
   if (pc_json_get(o, "graph_exec")) { /* since issue 21 item 4: a graph signature */
     PC_SR_TRY(pc_sr_member(r, o, "graph_exec", PC_JSON_STRING, 0, &v));

@@ -3,6 +3,7 @@
  * so that any bytes (kernel names from an export can hold anything) give
  * valid JSON. */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -186,6 +187,7 @@ static void pc_jw_kernel(pc_jw *w, const pc_kernel *k) {
   pc_jw_str(w, "display_name", k->display_name ? k->display_name : (k->name ? k->name : ""));
   pc_jw_str(w, "demangled", k->demangled);
   pc_jw_str(w, "mangled", k->mangled);
+  pc_jw_known_int(w, "function_id", k->function_id && k->function_id <= INT_MAX ? (int)k->function_id : -1);
   pc_jw_str(w, "region", k->region);
   pc_jw_known_int(w, "device_ordinal", k->device_ordinal);
   pc_jw_str_or_null(w, "pci_bus_id", k->pci_bus_id);
