@@ -47,11 +47,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_config.h"
-#include "base/pc_core.h"
+#include "model/pc_config.h"
+#include "model/pc_core.h"
 #include "base/pc_output.h"
 #include "base/pc_regex.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "write/pc_write.h"
+#include "report/pc_snapshot_json.h"
+#include "report/pc_region_build.h"
+#include "base/pc_util.h"
 #include "gpu/pc_gpu.h"
 #include "pc_session.h"
 

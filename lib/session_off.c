@@ -9,7 +9,8 @@
  */
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "base/pc_util.h"
 
 #define PC_OFF_WHY "this libperfcheck was built without the CUDA toolkit: in-process profiling is not available"
 

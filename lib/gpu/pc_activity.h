@@ -6,7 +6,7 @@
 #ifndef PC_ACTIVITY_H
 #define PC_ACTIVITY_H
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* Registers the buffer callbacks and enables CONCURRENT_KERNEL, MEMCPY,
  * MEMSET and MEMCPY2.  Call after pc_capture_start succeeded.  Returns

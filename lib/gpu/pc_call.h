@@ -26,7 +26,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "pc_cuda.h"
 #include "pc_cupti.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "pc_collector.h"
 
 /* PERFCHECK_ERROR_CUPTI_IN_USE, with the holder CUPTI named in *err, once

@@ -34,6 +34,7 @@
 #include "pc_ceilings.h"
 #include "pc_cuda.h"
 #include "pc_funcinfo.h"
+#include "base/pc_util.h"
 
 #define PC_CEIL_RUNS 7
 #define PC_CEIL_WARMUP 2

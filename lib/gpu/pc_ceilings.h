@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* The cache directory: `dir` when given, else $XDG_CACHE_HOME/perfcheck or
  * ~/.cache/perfcheck.  Returns 0, or -1 when none can be named (no HOME). */

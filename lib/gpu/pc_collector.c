@@ -17,6 +17,7 @@
 #include "pc_collector.h"
 
 #include "base/pc_buf.h"
+#include "base/pc_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -54,11 +54,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "capture/pc_launchlog.h"
 #include "capture/pc_regions.h"
 #include "capture/pc_sigtab.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
 #include "pc_gpu.h"
 #include "pc_rangeprof.h"
 

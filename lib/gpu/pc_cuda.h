@@ -14,7 +14,7 @@
 #include <cuda.h>
 #include <stddef.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* One pointer per driver function we use; the member names are the cuda.h
  * names (macro-expanded to their versioned symbols, so the prototypes match

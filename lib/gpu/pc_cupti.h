@@ -26,7 +26,7 @@
 #include <cupti_target.h>
 #include <stddef.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* Every CUPTI function lib/ calls; the member names are the header names. */
 #define PC_CUPTI_FUNCTIONS(X)                     \

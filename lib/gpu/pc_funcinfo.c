@@ -32,6 +32,7 @@
 #include "pc_call.h"
 #include "pc_ceilings.h"
 #include "pc_cuda.h"
+#include "check/pc_check.h"
 
 CUresult pc_ctx_synchronize(CUcontext ctx, pc_err *err) {
   if (!pc_cu.cuCtxSynchronize) return CUDA_ERROR_NOT_INITIALIZED;

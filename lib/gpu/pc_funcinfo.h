@@ -11,7 +11,7 @@
 #include <cuda.h>
 #include <stddef.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* cuCtxSynchronize as pc_cuda.c resolves it (see pc_funcinfo.c: at CUDA
  * 13000 cuGetProcAddress hands out its _v2 ABI, which takes the context as

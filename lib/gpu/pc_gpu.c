@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/pc_config.h"
+#include "model/pc_config.h"
 #include "pc_activity.h"
 #include "pc_call.h"
 #include "pc_capture.h"
@@ -180,7 +180,7 @@ perfcheck_status pc_gpu_start(const pc_gpu_config *cfg, pc_gpu_started *out, pc_
     goto fail;
   }
   /* The level comes from the options (PERFCHECK_PROGRESS is read with the
-   * others, in lib/core/base/pc_config.c); the counter layer gets it. */
+   * others, in lib/core/model/pc_config.c); the counter layer gets it. */
   pc_collector_set_progress(c, cfg->progress, cfg->say);
   if ((st = pc_gpu_bring_up(c, out, &started, err)) != PERFCHECK_OK) goto fail;
   uint64_t t0 = pc_gpu_now();

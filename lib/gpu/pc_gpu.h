@@ -34,10 +34,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_regex.h"
 #include "capture/pc_regions.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
 

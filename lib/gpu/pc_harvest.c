@@ -33,6 +33,8 @@
 #include "pc_gpu.h"
 #include "pc_gpu_internal.h"
 #include "pc_rangeprof.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 /* ---- 1. synchronize ---------------------------------------------------------------------- */
 

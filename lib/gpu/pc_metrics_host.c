@@ -46,6 +46,7 @@
 #include "pc_cuda.h"
 #include "pc_rp_internal.h"
 #include "base/pc_buf.h"
+#include "base/pc_util.h"
 
 /* ==== libnvperf_host.so ==================================================== */
 

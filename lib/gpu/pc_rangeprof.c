@@ -74,6 +74,7 @@
 #include "pc_rp_internal.h"
 #include "base/pc_buf.h"
 #include "capture/pc_rangewin.h"
+#include "base/pc_util.h"
 
 #define PC_RP_MAX_DEVICES 64
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 typedef struct pc_rp pc_rp;
 

@@ -80,8 +80,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/pc_config.h"
-#include "base/pc_core.h"
+#include "model/pc_config.h"
+#include "model/pc_core.h"
 #include "base/pc_nvtx_filter.h"
 #include "base/pc_output.h"
 #include "../gpu/pc_gpu.h" /* the only lib/gpu header here (ctest build.gpu_front_door) */

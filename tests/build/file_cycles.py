@@ -2,10 +2,10 @@
 """No two files of lib/ depend on each other in a loop, and lib/core's rooms
 depend on each other one way.
 
-Usage: file_cycles.py [--nm NM] OBJECT.o ...
+Usage: file_cycles.py [--nm NM] [--include-root DIR ...] OBJECT.o ...
 
-The graph is built from the object files themselves, not from #include lines:
-file A depends on file B when A's object needs (nm: undefined, U) a symbol
+The graph is built from the object files themselves: file A depends on file
+B when A's object needs (nm: undefined, U) a symbol
 that B's object defines (nm: T, D, B, R, ...).  Every strongly connected
 component of more than one file is a loop; each is printed with one path
 around it, and the exit status is 1.  Symbols that no given object defines
@@ -17,25 +17,63 @@ file of one room may need symbols of the rooms ROOMS lists for it, and of its
 own, only (read/ never needs write/ nor report/, ...).  A file whose path has
 no core/ROOM/ (lib/gpu, lib/session.c, the probes) is not in a room.  Every
 step against that order is printed, and the exit status is 1.
+
+A room is its headers too: with --include-root DIR (lib/core, the one include
+root), every .c and .h file of DIR/ROOM/ is read for its #include "ROOM/x.h"
+lines, and a file may include headers of its own room and of the rooms ROOMS
+lists for it only.  An include that climbs (a header of read/ including one
+of report/, even for a type alone, which no symbol shows) is printed, and
+the exit status is 1.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
 
 # What each room of lib/core may need besides itself: the order of
-# lib/core/README.md (base, then capture, check and expect, then read, write,
-# report).
+# lib/core/README.md (base, then model, then capture, check and expect, then
+# read, write, report).  Closed under "needs": a room may need what the rooms
+# it needs may need.
 ROOMS = {
     "base": set(),
-    "capture": {"base"},
-    "check": {"base"},
-    "expect": {"base"},
-    "read": {"base", "check"},
-    "write": {"base", "check", "expect"},
-    "report": {"base", "check", "expect", "read", "write"},
+    "model": {"base"},
+    "capture": {"base", "model"},
+    "check": {"base", "model"},
+    "expect": {"base", "model"},
+    "read": {"base", "model", "check"},
+    "write": {"base", "model", "check", "expect"},
+    "report": {"base", "model", "check", "expect", "read", "write"},
 }
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/([^"]+)"', re.M)
+
+
+def include_steps(root):
+    """The #include edges between rooms under an include root: returns
+    (files, edges, bad), bad a list of messages for the includes that climb."""
+    files, edges, bad = 0, {}, []
+    for room in sorted(os.listdir(root)):
+        folder = os.path.join(root, room)
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith((".c", ".h")):
+                continue
+            files += 1
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                target = m.group(1)
+                if target == room or not os.path.isdir(os.path.join(root, target)):
+                    continue
+                edges[(room, target)] = edges.get((room, target), 0) + 1
+                if room not in ROOMS:
+                    bad.append("%s/%s: room %s/ is not in file_cycles.py's ROOMS" % (room, name, room))
+                elif target not in ROOMS[room]:
+                    bad.append("%s/ includes %s/: %s/%s includes \"%s/%s\"" % (room, target, room, name, target, m.group(2)))
+    return files, edges, bad
 
 
 def room_of(name):
@@ -142,6 +180,8 @@ def loop_path(comp, edges):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nm", default="nm")
+    ap.add_argument("--include-root", action="append", default=[],
+                    help="an include root whose folders are rooms (lib/core): check its #include lines")
     ap.add_argument("objects", nargs="+")
     a = ap.parse_args()
     objs = [o for o in a.objects if o.endswith(".o")]
@@ -195,6 +235,15 @@ def main():
             if rm not in ROOMS[rn]:
                 print("%s/ depends on %s/: %s -> %s (needs %s)" % (rn, rm, n, m, why[(n, m)]))
                 bad = 1
+    inc_files, inc_edges = 0, {}
+    for root in a.include_root:
+        n_files, edges_r, msgs = include_steps(root)
+        inc_files += n_files
+        for k, v in edges_r.items():
+            inc_edges[k] = inc_edges.get(k, 0) + v
+        for msg in msgs:
+            print(msg)
+            bad = 1
     if bad:
         return 1
     print("file_cycles: %d files, %d dependencies, no loop" % (len(names), sum(len(e) for e in edges.values())))
@@ -202,6 +251,9 @@ def main():
         print("rooms: %d files in %d rooms, %d dependencies between rooms, all one way (%s)" % (
             sum(1 for n in names if room_of(n)), len({room_of(n) for n in names if room_of(n)}),
             sum(steps.values()), ", ".join("%s->%s %d" % (a, b, c) for (a, b), c in sorted(steps.items()))))
+    if a.include_root:
+        print("includes: %d files, %d includes between rooms, all one way (%s)" % (
+            inc_files, sum(inc_edges.values()), ", ".join("%s->%s %d" % (x, y, c) for (x, y), c in sorted(inc_edges.items()))))
     return 0
 
 

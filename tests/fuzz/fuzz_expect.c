@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "expect/pc_expect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,8 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
+#include "write/pc_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

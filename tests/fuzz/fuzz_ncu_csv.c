@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
+#include "write/pc_write.h"
+#include "read/pc_ncu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

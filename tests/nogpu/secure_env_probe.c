@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
-#include "base/pc_config.h"
+#include "model/pc_config.h"
 #include "base/pc_output.h"
 
 static const char *show(const char *s) { return s ? s : "(null)"; }

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
 
 /* How the borderline test and scripts/threshold_sensitivity.py nudge it. */
 static const char *nudge_word(pc_nudge n) {

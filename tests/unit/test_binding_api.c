@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 #define assert_contains(hay, needle)                                                                  \
   do {                                                                                                \

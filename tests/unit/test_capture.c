@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "report/pc_region_build.h"
 
 /* ---- the installed collector, and short names for what the tests ask of it ---------- */
 

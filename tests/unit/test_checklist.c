@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "write/pc_html.h"
+#include "check/pc_check.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "base/pc_config.h"
-#include "base/pc_core.h"
+#include "model/pc_config.h"
+#include "model/pc_core.h"
 #include "base/pc_nvtx_filter.h"
 
 static const char *const all_vars[] = {

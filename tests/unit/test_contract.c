@@ -1,6 +1,6 @@
 /* docs/report-contract.md is the contract: its "Every field" table lists
  * exactly the paths the JSON writer writes, and its metric table lists
- * exactly the metric table of the code (lib/core/base/pc_metrics.c).  A report
+ * exactly the metric table of the code (lib/core/model/pc_metrics.c).  A report
  * with every part present (a region, a kernel with findings and an added
  * metric, a substitute counter, both busiest units) is written, parsed back
  * with the library's strict JSON reader, and its paths compared with the
@@ -15,8 +15,10 @@
 
 #include <cmocka.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
+#include "check/pc_check.h"
+#include "write/pc_write.h"
 
 #define MAXP 512
 typedef struct paths {

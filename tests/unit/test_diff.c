@@ -15,9 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "report/pc_diff.h"
 #include "read/pc_json.h"
+#include "check/pc_check.h"
+#include "write/pc_write_diff.h"
+#include "model/pc_diff_model.h"
+#include "base/pc_util.h"
 
 static pc_report *load(const char *file) {
   char path[512];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_err.h"
 
 static perfcheck_status vset(pc_err *e, perfcheck_status st, const char *prefix, const char *fmt, ...) {

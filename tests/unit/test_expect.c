@@ -23,8 +23,9 @@
 
 #include <cmocka.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "expect/pc_expect.h"
+#include "base/pc_util.h"
 
 /* ---- The fixture ------------------------------------------------------------ */
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 typedef struct want {
   const char *name;

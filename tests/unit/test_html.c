@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "write/pc_html.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 static pc_report *load(const char *file) {
   char path[512];

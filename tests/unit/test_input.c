@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_input.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f

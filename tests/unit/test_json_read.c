@@ -14,8 +14,10 @@
 
 #include <cmocka.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
+#include "write/pc_write.h"
+#include "base/pc_util.h"
 
 #define assert_contains(hay, needle)                                                         \
   do {                                                                                       \

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "check/pc_library.h"
 
 static void expect_lib(const char *name, const char *lib) {

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
+#include "write/pc_write.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 

@@ -25,8 +25,10 @@
 
 #include <cmocka.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
+#include "write/pc_write.h"
+#include "base/pc_util.h"
 
 static char *to_json(const pc_report *r) {
   char *buf = NULL;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* The speed-of-light rows: in sol and full only (4 to 8 extra passes each on
  * Hopper).  docs/report-contract.md's table is compared with the code's

@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_config.h"
-#include "base/pc_core.h"
+#include "model/pc_config.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
 #include "capture/pc_sigtab.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "check/pc_check.h"
+#include "report/pc_region_build.h"
 
 #define T0 1764500000000000000ull
 #define US 1000ull

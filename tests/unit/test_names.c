@@ -1,4 +1,4 @@
-/* Kernel names (lib/core/base/pc_names.c): demangling in a C program that has no
+/* Kernel names (lib/core/model/pc_names.c): demangling in a C program that has no
  * C++ runtime of its own (this test is C, linked with -Wl,--as-needed), the
  * short name and the display name.  The mangled names are real: g++ 12's
  * symbols for the same templates PyTorch instantiates (nm m.o), and their
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 static const char k_vec_mangled[] =
     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm2EEEEviT0_T1_";

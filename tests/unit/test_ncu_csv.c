@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
+#include "read/pc_ncu.h"
 
 #define DATA(f) PERFCHECK_TEST_DATA "/" f
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 #define FIXTURE PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.hand-made.csv"
 /* A real export: `nsys stats --report cuda_gpu_kern_sum --report

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

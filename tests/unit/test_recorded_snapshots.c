@@ -40,8 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_core.h"
+#include "model/pc_snapshot.h"
+#include "write/pc_write.h"
+#include "report/pc_snapshot_json.h"
+#include "report/pc_region_build.h"
 
 typedef struct recorded {
   pc_snapshot *snap;

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "expect/pc_expect.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 static double seconds(void) {
   struct timespec ts;

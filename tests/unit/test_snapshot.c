@@ -21,9 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_json.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "write/pc_write.h"
+#include "report/pc_snapshot_json.h"
+#include "report/pc_region_build.h"
+#include "base/pc_util.h"
 
 #define T0 1764500000000000000ull /* a CUPTI timestamp of late 2025 */
 #define US 1000ull

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "report/pc_timeline.h"
 
 static pc_span sp(uint64_t s, uint64_t e, uint32_t group, uint32_t tag) {
   pc_span x = {s, e, group, tag};

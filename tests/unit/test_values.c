@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
 
 #define assert_near(a, b, eps)                                                                  \
   do {                                                                                          \

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_json_emit.h"
 #include "base/pc_fmt.h"
+#include "write/pc_write.h"
+#include "base/pc_util.h"
 
 /* Captures what fn writes to a stream. */
 typedef struct capture {

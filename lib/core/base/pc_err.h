@@ -7,7 +7,7 @@
  * helper that puts a position in front: "FILE:LINE:COL: ").  NULL is allowed
  * where the caller wants no detail.  At the public API the status is
  * returned and the message kept on the handle or, for calls without one, as
- * the thread's last error (pc_fail, pc_core.h).
+ * the thread's last error (pc_fail, base/pc_util.h).
  *
  * pc_say writes one "perfcheck: ..." line to stderr in one write(2), so
  * that lines of several processes do not interleave.  Every line the

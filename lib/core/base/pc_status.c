@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "base/pc_util.h"
 
 PERFCHECK_API const char *perfcheck_strerror(perfcheck_status status) {
   switch (status) {

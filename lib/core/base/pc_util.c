@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/pc_core.h"
+#include "base/pc_util.h"
 
 char *pc_strdup(const char *s) {
   if (!s) return NULL;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "base/pc_util.h"
 
 static pc_open_region *pc_find(const pc_regions *t, uint32_t id) {
   for (size_t i = t->n; i-- > 0;)

@@ -3,6 +3,7 @@
 
 #include "base/pc_buf.h"
 #include "base/pc_hash.h"
+#include "base/pc_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -31,10 +31,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "capture/pc_launchlog.h"
 #include "base/pc_regex.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
 
 typedef struct pc_name {
   char *mangled;                /* NULL until known */

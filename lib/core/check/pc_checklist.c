@@ -22,11 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
 #include "base/pc_map.h"
 #include "check/pc_library.h"
+#include "check/pc_check.h"
 
 /* ==== Thresholds ========================================================== */
 

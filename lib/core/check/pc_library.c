@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "check/pc_library.h"
 
 typedef struct pc_lib_rule {

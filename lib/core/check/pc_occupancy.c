@@ -29,7 +29,8 @@
  * theoretical occupancy is below 100%. */
 #include <limits.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "check/pc_check.h"
 
 const char *pc_limiter_name(pc_limiter l) {
   switch (l) {

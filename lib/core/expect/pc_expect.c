@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
 #include "base/pc_buf.h"
 #include "base/pc_map.h"
 #include "base/pc_hash.h"
 #include "base/pc_regex.h"
+#include "base/pc_util.h"
 
 static const char *pc_num(char *buf, size_t len, double v) {
   pc_fmt_double(buf, len, v);

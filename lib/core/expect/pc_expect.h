@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* The tolerance policy of perfcheck.h, as numbers (percent of the value). */
 #define PC_EXPECT_BAND_TIME_PCT 10.0 /* durations: run-to-run and clock noise */

@@ -18,8 +18,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_input.h"
+#include "base/pc_util.h"
 
 const char pc_input_formats[] =
     "an ncu raw export (ncu --csv --page raw), a perfcheck JSON report, or an nsys stats CSV (nsys stats "

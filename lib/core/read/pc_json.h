@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 #define PC_JSON_MAX_DEPTH 64
 
@@ -45,16 +45,14 @@ struct pc_json {
 perfcheck_status pc_json_parse(const char *data, size_t len, const char *name, pc_json *out, pc_err *err);
 void pc_json_free(pc_json *v);
 
-/* The JSON keys of the pc_device and pc_attributes fields that are plain
- * numbers, with their offsets: one table each for the report reader
- * (pc_json_read.c) and the snapshot reader and writer (pc_snapshot_json.c). */
-typedef pc_field pc_json_field; /* pc_core.h: the same shape as the vocabulary's tables */
+/* The JSON keys of the pc_device fields that are plain numbers, with their
+ * offsets (pc_json_read.c): one table each for the report reader and the
+ * snapshot reader and writer (pc_snapshot_json.c); pc_attributes' table,
+ * pc_json_attributes, is the vocabulary's (model/pc_core.h). */
 extern const pc_json_field pc_json_device_ints[];    /* int members of pc_device */
 extern const size_t pc_json_ndevice_ints;
 extern const pc_json_field pc_json_device_doubles[]; /* double members of pc_device */
 extern const size_t pc_json_ndevice_doubles;
-extern const pc_json_field pc_json_attributes[];     /* double members of pc_attributes */
-extern const size_t pc_json_nattributes;
 
 /* Member `key` of an object, or NULL (also when v is not an object). */
 const pc_json *pc_json_get(const pc_json *v, const char *key);

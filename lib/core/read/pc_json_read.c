@@ -13,12 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_buf.h"
 #include "base/pc_map.h"
 #include "base/pc_fmt.h"
 #include "read/pc_json.h"
 #include "base/pc_hash.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 /* ---- Parser ---------------------------------------------------------------- */
 

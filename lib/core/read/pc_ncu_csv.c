@@ -54,9 +54,12 @@
 
 #include "base/pc_buf.h"
 #include "base/pc_map.h"
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
+#include "check/pc_check.h"
+#include "read/pc_ncu.h"
+#include "base/pc_util.h"
 
 /* The export is streamed: memory holds one chunk and one record, never the
  * file, so there is no cap on the file's size.  One record (one launch row)

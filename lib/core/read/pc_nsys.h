@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 typedef struct pc_nsys pc_nsys;
 

@@ -31,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_hash.h"
 #include "base/pc_map.h"
 #include "read/pc_nsys.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 #define PC_NSYS_MAX_FIELDS 64
 #define PC_NSYS_MAX_LINE ((size_t)1 << 20)

@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "read/pc_input.h"
 #include "read/pc_json.h"
 #include "read/pc_nsys.h"
+#include "check/pc_check.h"
+#include "read/pc_ncu.h"
+#include "base/pc_util.h"
 
 
 /* The input is not what `want` reads: a message that names both. */

@@ -9,11 +9,14 @@
 #include <string.h>
 
 #include "base/pc_buf.h"
-#include "base/pc_core.h"
-#include "base/pc_buf.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "report/pc_diff.h"
 #include "expect/pc_expect.h"
+#include "write/pc_write.h"
+#include "write/pc_write_diff.h"
+#include "model/pc_diff_model.h"
+#include "base/pc_util.h"
 
 /* ---- Pairing -------------------------------------------------------------------- */
 

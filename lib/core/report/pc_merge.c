@@ -19,10 +19,12 @@
 
 #include "base/pc_buf.h"
 #include "base/pc_map.h"
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
 #include "read/pc_json.h"
+#include "check/pc_check.h"
+#include "base/pc_util.h"
 
 typedef struct pc_merger pc_merger;
 static void pc_merger_free(pc_merger *m);

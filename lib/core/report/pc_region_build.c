@@ -33,7 +33,11 @@
 #include <string.h>
 
 #include "base/pc_buf.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "check/pc_check.h"
+#include "report/pc_timeline.h"
+#include "report/pc_region_build.h"
+#include "base/pc_util.h"
 
 void pc_build_state_init(pc_build_state *st, int quiet) {
   memset(st, 0, sizeof *st);

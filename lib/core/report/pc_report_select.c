@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_regex.h"
+#include "base/pc_util.h"
 
 static int pc_select_copy_header(pc_report *dst, const pc_report *src) {
   *dst = *src; /* device, source, ranks, tool: plain values */

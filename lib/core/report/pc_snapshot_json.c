@@ -41,7 +41,10 @@
 #include "base/pc_fmt.h"
 #include "base/pc_json_emit.h"
 #include "read/pc_json.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "check/pc_check.h"
+#include "report/pc_snapshot_json.h"
+#include "base/pc_util.h"
 
 /* ---- shared tables --------------------------------------------------------------------- */
 

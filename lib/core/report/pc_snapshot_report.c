@@ -12,8 +12,12 @@
 #include <sys/stat.h>
 
 #include "base/pc_buf.h"
-#include "base/pc_core.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_core.h"
+#include "model/pc_snapshot.h"
+#include "check/pc_check.h"
+#include "report/pc_snapshot_json.h"
+#include "report/pc_region_build.h"
+#include "base/pc_util.h"
 
 /* Adds one snapshot file to r; on failure err names the file. */
 static perfcheck_status pc_add_snapshot_file(const char *path, pc_report *r, pc_build_state *st, pc_err *err) {

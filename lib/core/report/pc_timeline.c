@@ -9,7 +9,8 @@
  * Sorting is an in-place introsort (quicksort, heapsort past a depth limit,
  * insertion sort on short runs): qsort in glibc may allocate a copy of the
  * array, and a region of a million launches holds 24 MB of spans. */
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "report/pc_timeline.h"
 
 static inline uint64_t pc_span_dur(const pc_span *s) { return s->end - s->start; }
 

@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "expect/pc_expect.h" /* pc_xml_write_escaped: the one XML/HTML escaper */
 #include "base/pc_fmt.h"
 #include "write/pc_html.h"
+#include "check/pc_check.h"
 
 /* ---- Text ------------------------------------------------------------------ */
 

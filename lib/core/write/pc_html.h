@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "write/pc_words.h" /* pc_words_ns: a duration for people */
 
 /* The width of one character of the boxes' monospace font (11 px DejaVu

@@ -2,8 +2,10 @@
  * the writers of pc_write_*.c through pc_output_deliver's rules
  * (pc_output.h: temporary file and rename, stderr fallback, privileged
  * processes, one file per process of a run). */
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_output.h"
+#include "write/pc_write.h"
+#include "base/pc_util.h"
 
 typedef struct pc_report_out_ctx {
   const pc_report *r;

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "write/pc_words.h"
+#include "check/pc_check.h"
 
 /* ---- Units -------------------------------------------------------------------------- */
 

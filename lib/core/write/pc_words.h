@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* A finding's metric and value, "metric = value unit" ("metric not
  * measured" for NaN), into buf; the

@@ -4,7 +4,9 @@
 
 #include <stdlib.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "write/pc_write.h"
+#include "base/pc_util.h"
 
 PERFCHECK_API perfcheck_status perfcheck_report_write(const perfcheck_report *report,
                                                       perfcheck_format format, FILE *stream) {

@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "write/pc_words.h"
+#include "write/pc_write.h"
 
 void pc_csv_write_field(FILE *f, const char *s) {
   if (!s) return;

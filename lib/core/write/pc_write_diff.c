@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_json_emit.h"
-#include "report/pc_diff.h"
 #include "expect/pc_expect.h"
 #include "base/pc_fmt.h"
 #include "write/pc_html.h"
+#include "write/pc_write_diff.h"
+#include "model/pc_diff_model.h"
 
 /* The change and presence words of the diff contract. */
 const char *pc_change_name(pc_change c) {

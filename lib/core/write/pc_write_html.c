@@ -25,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "write/pc_html.h"
 #include "write/pc_words.h"
+#include "check/pc_check.h"
+#include "write/pc_write.h"
 
 /* ---- The five bands ---------------------------------------------------------- */
 

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_json_emit.h"
-#include "read/pc_json.h" /* pc_json_attributes */
+#include "check/pc_check.h"
+#include "write/pc_write.h"
 
 static void pc_jw_finding_fields(pc_jw *w, const pc_finding *f) {
   pc_jw_int(w, "step", f->step);

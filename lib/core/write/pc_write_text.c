@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_fmt.h"
 #include "base/pc_hash.h"
 #include "write/pc_words.h"
+#include "write/pc_write.h"
 
 #define PC_TEXT_NAME_MIN 26 /* the seed's kernel column */
 #define PC_TEXT_NAME_MAX 60 /* longer labels are cut with "..." in the tables */

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_config.h"
-#include "base/pc_core.h"
+#include "model/pc_config.h"
+#include "model/pc_core.h"
 #include "base/pc_output.h"
+#include "write/pc_write.h"
 
 /* Writes 1 MiB, then dies of the signal *ctx with its default action. */
 static int write_then_die(FILE *f, void *ctx) {

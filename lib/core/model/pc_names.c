@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "base/pc_buf.h"
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "base/pc_util.h"
 
 /* ---- Demangling ------------------------------------------------------------- */
 

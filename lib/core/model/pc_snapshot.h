@@ -10,14 +10,17 @@
  * they ran on, the transfers, and the counts and notes of what went wrong.
  * No pointer in it points into lib/gpu's tables: everything is a copy.
  *
- * pc_region_build (pc_region_build.c) is the one pure function that turns a
+ * The snapshot lives in model/, below capture/ (whose tables lib/gpu's
+ * collector fills it from) and report/ (which reads it): pc_region_build
+ * (report/pc_region_build.h) is the one pure function that turns a
  * snapshot into report entries: the region with its step-1 numbers (busy
  * time over every stream, gaps, the wall clock with perfcheck's own
  * profiling cut out), one kernel entry per signature launched directly in
  * the region (durations, counter averages, names, attributes), and the
  * checklist's verdicts.  A snapshot can be written to a JSON file and read
- * back (pc_snapshot_json.c, schema "perfcheck-snapshot/1"), so an in-process
- * verdict is a CPU test on a recorded snapshot, the way ncu exports are.
+ * back (report/pc_snapshot_json.h, schema "perfcheck-snapshot/1"), so an
+ * in-process verdict is a CPU test on a recorded snapshot, the way ncu
+ * exports are.
  *
  * Times are nanoseconds on CUPTI's clock (cuptiGetTimestamp and the activity
  * records share it); 0 means unknown.
@@ -29,7 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 #define PC_SNAPSHOT_SCHEMA "perfcheck-snapshot/1"
 
@@ -227,64 +230,10 @@ int pc_snapshot_add_note(pc_snapshot *s, const char *fmt, ...)
 /* The device facts of ordinal `ordinal` in the snapshot, or NULL. */
 const pc_device *pc_snapshot_device(const pc_snapshot *s, int ordinal);
 
-/* ---- files (pc_snapshot_json.c) ----------------------------------------------------- */
-
-/* Writes the snapshot as one JSON object.  Timestamps are written relative
- * to "origin_ns" (a decimal string), so that they stay exact as JSON
- * numbers.  Returns PERFCHECK_OK, or PERFCHECK_ERROR_IO (or
- * _INVALID_ARGUMENT) with err set. */
-perfcheck_status pc_snapshot_write_json(const pc_snapshot *s, FILE *f, pc_err *err);
-/* Reads what pc_snapshot_write_json wrote.  Returns PERFCHECK_OK,
- * PERFCHECK_ERROR_PARSE (err says where and what), PERFCHECK_ERROR_OUT_OF_MEMORY. */
-perfcheck_status pc_snapshot_from_json_text(const char *data, size_t len, const char *name, pc_snapshot **out,
-                                            pc_err *err);
-/* The same from a file (PERFCHECK_ERROR_IO when it cannot be read). */
-perfcheck_status pc_snapshot_load(const char *path, pc_snapshot **out, pc_err *err);
 /* "DIR/NAME.json" with NAME the region's name made safe for a file name
  * (letters, digits, '.', '-', '_'; anything else '_'; at most 100 bytes),
  * and ".N" before ".json" for the N-th region of that name (seq >= 2).
  * Returns 0, or -1 when it does not fit. */
 int pc_snapshot_file_name(const char *dir, const char *region, unsigned seq, char *out, size_t len); /* one-channel-ok: the file name is its result */
-
-/* ---- the builder (pc_region_build.c) ------------------------------------------------ */
-
-/* What the builder remembers from one region to the next of a session. */
-typedef struct pc_build_state {
-  int quiet;                    /* no warning lines on stderr (they stay in the report) */
-  int device_ordinal;           /* whose facts report->device holds; -1 none yet */
-  int rank;                     /* the process's rank (regions[].rank); -1 unknown */
-  int multi_device_warned;
-  int earlier_run_noted;        /* the note on counters from an earlier run is in the report */
-  int other_region_noted;       /* the note on counters from another region's entry is in the report */
-  int dram_replay_warned;
-  int rotation_warned;          /* the note on rotations left short is in the report */
-  int graph_rotation_warned;    /* the same for graph entries (never finished by replay) */
-  int graph_mixed_warned;       /* the note on graph entries that are not judged is in the report */
-  size_t rejected_warned;       /* rejected metrics said so far */
-} pc_build_state;
-
-void pc_build_state_init(pc_build_state *st, int quiet);
-
-/* Adds the snapshot's region and one kernel entry per signature launched
- * directly in it to `r`, with their checklist verdicts, and the warnings the
- * snapshot calls for.  Step 1 in counters mode reads the wall clock and the
- * gaps with perfcheck's profiling cut out (each profiled launch's host
- * interval, ENTER to EXIT, shrinks to its kernel's counted duration), so
- * that a program gets the same step-1 verdict in timing and counters mode.
- * The report's device is the first region's device.  Returns PERFCHECK_OK
- * or PERFCHECK_ERROR_OUT_OF_MEMORY (then a warning says what was dropped). */
-perfcheck_status pc_region_build(const pc_snapshot *snap, pc_report *r, pc_build_state *st);
-
-/* The clock with perfcheck's profiling cut out (step 1 of pc_region_build):
- * cuts are [start, end) intervals of the region's clock.  pc_cuts_normalize
- * sorts them, merges overlaps, drops empty ones and fills `before` (the cut
- * time ahead of each); it returns the new count.  pc_cut_map maps a time
- * onto the cut clock: a time inside a cut maps to the cut's start. */
-typedef struct pc_cut {
-  uint64_t start, end;
-  uint64_t before;
-} pc_cut;
-size_t pc_cuts_normalize(pc_cut *cuts, size_t n);
-uint64_t pc_cut_map(const pc_cut *cuts, size_t n, uint64_t t);
 
 #endif /* PC_SNAPSHOT_H */

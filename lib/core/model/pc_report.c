@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "base/pc_buf.h"
-#include "base/pc_core.h"
+#include "model/pc_core.h"
+#include "base/pc_util.h"
 
 void pc_attributes_init(pc_attributes *a) {
   a->registers_per_thread = PC_NULL;

@@ -8,7 +8,7 @@
  * initialization, and they cannot drift from the table. */
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 
 /* Set membership, in ONE place: the SET column below.
  *   DEF   in default, sol and full

@@ -6,7 +6,7 @@
  * pc_regex.c for the kernel filter, pc_output.c for output
  * patterns), so that a typo costs a warning, not the whole session. */
 #define _GNU_SOURCE /* secure_getenv */
-#include "base/pc_config.h"
+#include "model/pc_config.h"
 
 #include <limits.h>
 #include <regex.h>
@@ -14,10 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_nvtx_filter.h"
 #include "base/pc_output.h"
 #include "base/pc_regex.h"
+#include "base/pc_util.h"
 
 /* The options' defaults, one place for the library and the environment. */
 PERFCHECK_API void perfcheck_options_init(perfcheck_options *options) {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/pc_core.h"
+#include "model/pc_core.h"
 #include "base/pc_output.h"
 
 void pc_device_init(pc_device *d) {

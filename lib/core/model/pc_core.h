@@ -1,6 +1,6 @@
 /*
- * pc_core.h: the pure-C core of libperfcheck (no CUDA header anywhere in
- * lib/core/).  It holds the data model every other layer fills or reads:
+ * pc_core.h: the report model, the data every room of lib/core fills or
+ * reads (no CUDA header anywhere in lib/core/):
  *
  *   pc_device   the device's limits and ceilings (from the driver, a file or
  *               an ncu export's device__attribute_* columns)
@@ -8,6 +8,12 @@
  *               metric values (by ncu name), derived values, diagnosis
  *   pc_region   one ended region: wall clock, busy time, step-1 verdict
  *   pc_report   all of the above, plus warnings; what the writers print
+ *
+ * with what every room needs to build them: the metric table, the device's
+ * ceilings, the kernel names, one vocabulary of values by name, and the
+ * report's own constructors.  What the rooms do with the model is in their
+ * own headers (check/pc_check.h, read/pc_ncu.h, write/pc_write.h,
+ * report/pc_timeline.h, ...).
  *
  * A value that was not measured is NaN (PC_NULL) and is written as null.
  * Internal names are pc_<module>_...; nothing here is exported.
@@ -23,10 +29,9 @@
 
 #include "perfcheck.h"
 #include "base/pc_err.h" /* the one error channel: pc_err */
+#include "base/pc_util.h" /* pc_strdup, pc_median, pc_fail */
 
-#define PC_NULL ((double)NAN)
-static inline int pc_is_null(double v) { return isnan(v); }
-static inline int pc_has(double v) { return !isnan(v); }
+/* PC_NULL, pc_is_null and pc_has: base/pc_util.h. */
 
 /* ==== Metric table (pc_metrics.c) ======================================== */
 
@@ -220,8 +225,10 @@ perfcheck_status pc_device_read_ceilings(pc_device *d, const char *path, pc_err 
  * _OUT_OF_MEMORY with err set. */
 perfcheck_status pc_device_write_ceilings(const pc_device *d, const char *path, pc_err *err);
 
-/* ==== Occupancy model (pc_occupancy.c) =================================== */
+/* ==== Occupancy limiter ================================================== */
 
+/* The resource that limits blocks per SM (the occupancy model and
+ * pc_limiter_name: check/pc_check.h). */
 typedef enum pc_limiter {
   PC_LIMIT_NONE = 0,
   PC_LIMIT_WARPS,
@@ -229,34 +236,6 @@ typedef enum pc_limiter {
   PC_LIMIT_REGISTERS,
   PC_LIMIT_SHARED_MEMORY
 } pc_limiter;
-
-const char *pc_limiter_name(pc_limiter l); /* "warps", "blocks", "registers", "shared_memory", "none" */
-
-typedef struct pc_occupancy_input {
-  int block_threads;            /* threads per block */
-  int registers_per_thread;
-  int static_smem;              /* bytes */
-  int dynamic_smem;             /* bytes */
-} pc_occupancy_input;
-
-typedef struct pc_occupancy {
-  int limit_warps;              /* blocks per SM allowed by each resource;
-                                   INT_MAX: the kernel uses none of it */
-  int limit_blocks;
-  int limit_registers;
-  int limit_shared_mem;
-  int blocks_per_sm;            /* min of the four */
-  pc_limiter binding;           /* the one that sets the min (first in the
-                                   order blocks, warps, registers, shared
-                                   memory when several tie; see
-                                   pc_occupancy.c) */
-  int warps_per_sm;
-  double theoretical_pct;
-} pc_occupancy;
-
-/* Returns 0 on success, -1 when the device limits needed are unknown or the
- * input is impossible (block larger than the SM, etc.; all limits 0 then). */
-int pc_occupancy_compute(const pc_device *d, const pc_occupancy_input *in, pc_occupancy *out);
 
 /* ==== Kernels, regions, reports (pc_report.c; names and values: pc_values.c) */
 
@@ -280,16 +259,6 @@ typedef struct pc_attributes {
 } pc_attributes;
 
 void pc_attributes_init(pc_attributes *a);
-/* Launch attributes of a configuration (pc_occupancy.c): registers, static
- * and dynamic shared memory, local bytes and max threads per block as given
- * (max_threads <= 0: unknown), the model's four limits and the binding one,
- * blocks per SM (the driver's answer driver_blocks when >= 0, else the
- * model's; model_blocks_per_sm keeps the model's when the two differ), warps
- * per SM, theoretical occupancy and waves per SM.  d may be NULL (then only
- * the given values are filled). */
-void pc_attributes_compute(const pc_device *d, int regs, int static_smem, int local, int max_threads,
-                           int driver_blocks, const unsigned grid[3], const unsigned block[3], unsigned dyn,
-                           pc_attributes *a);
 
 typedef struct pc_derived {
   double sectors_per_request_ld;
@@ -331,20 +300,6 @@ typedef struct pc_unit_load {
   const char *metric;
 } pc_unit_load;
 
-/* The units step 2 compares (pc_checklist.c): each a name and the metric that
- * measures it.  kind 0: pipe, 1: memory level, 2: an aggregate (ncu's SOL
- * rows, issue slots, the FP32 flop rate, DRAM bytes per second). */
-typedef struct pc_unit_def {
-  const char *name;
-  int kind;
-  const char *metric;
-  double scale;                 /* the metric's value x scale = its % of peak (100 for
-                                   smsp__issue_active.avg.per_cycle_active, else 1) */
-} pc_unit_def;
-const pc_unit_def *pc_units(size_t *count);
-/* The unit a metric (as the table spells it) measures, for the JSON reader;
- * NULL if unknown. */
-const pc_unit_def *pc_unit_lookup(const char *metric);
 
 /* Room for the longest advice the checklist writes (about 480 bytes: the
  * latency_bound sentence with the longest stall clause); tests/unit/
@@ -667,6 +622,13 @@ extern const size_t pc_nderived_fields;
 extern const pc_field pc_kernel_fields[];
 extern const size_t pc_nkernel_fields;
 
+/* The JSON keys of the pc_attributes fields that are plain numbers, with
+ * their offsets (pc_values.c): the `attributes` block the JSON writer
+ * writes and the readers read back (read/pc_json.h has pc_device's). */
+typedef pc_field pc_json_field;
+extern const pc_json_field pc_json_attributes[];     /* double members of pc_attributes */
+extern const size_t pc_json_nattributes;
+
 /* Value lookup for the public API and expectations: ncu names, aliases,
  * launch__* names, derived names, JSON paths ("derived.bytes_per_sector_ld",
  * "attributes.blocks_per_sm", "duration_ns.median", "busiest_pipe.pct").
@@ -681,137 +643,7 @@ int pc_quantity_known(const char *name);
  * among those close enough to be a typo of it; returns how many. */
 size_t pc_quantity_nearest(const char *name, const char **out, size_t max);
 
-/* ==== Derived values and the checklist (pc_checklist.c) ================== */
-
-/* Every threshold of the walk, in one table (the README reproduces it). */
-/* How a threshold is nudged by the borderline test and by
- * scripts/threshold_sensitivity.py: by 5 points (a percentage), by 10% of
- * its value (a ratio, share or count), or not at all (a definition, such as
- * "any local sector"). */
-typedef enum pc_nudge { PC_NUDGE_NONE = 0, PC_NUDGE_POINTS = 1, PC_NUDGE_RELATIVE = 2 } pc_nudge;
-
-typedef struct pc_threshold {
-  const char *key;              /* "spr_uncoalesced" */
-  double value;                 /* the built-in value */
-  const char *meaning;          /* one line for the README */
-  const char *source;           /* "seed 000", "seed 004 Decision 5", ... */
-  pc_nudge nudge;
-} pc_threshold;
-
-/* The static spelling of a stall reason word ("long_scoreboard"), with its
- * ncu metric in *metric (may be NULL); NULL for "" or an unknown word. */
-const char *pc_stall_reason_canonical(const char *word, const char **metric);
-
-const pc_threshold *pc_thresholds(size_t *count);
-/* The value in force: the built-in one, or PERFCHECK_THRESHOLDS's
- * ("key=value,key=value": for sensitivity studies; read once, through
- * secure_getenv).  NaN if unknown key. */
-double pc_threshold_value(const char *key);
-
-/* Fills k->derived, busiest_pipe and busiest_memory from k->metric, k->attr
- * and the device. */
-void pc_derive(pc_kernel *k, const pc_device *d);
-/* Each kernel's share of the summed time (total_ns) of the n entries, which
- * are one region's (or one export's): k->time_share (NaN where unknown) and
- * k->time_share_from_timeline = from_timeline. */
-void pc_kernel_time_shares(pc_kernel *k, size_t n, int from_timeline);
-/* Step 1 for a region: fills g->diag. */
-void pc_checklist_region(pc_region *g);
-/* Steps 2-5 (and step 1 from the kernel's region when `region` is non-NULL
- * and was assessed): fills k->diag. Calls pc_derive first. */
-void pc_checklist_kernel(pc_kernel *k, const pc_device *d, const pc_region *region);
-/* Diagnoses every kernel and region of a report. */
-void pc_checklist_report(pc_report *r);
-/* The region a kernel's step 1 comes from, as pc_checklist_report takes it:
- * the first ended region of its name when the report's step 1 is assessed;
- * NULL otherwise. */
-const pc_region *pc_report_kernel_region(const pc_report *r, const pc_kernel *k);
-
-/* What the writers draw the walk with: the rules' own inputs, from the
- * rules' own code.
- *
- * The unit that sets a side's load (derived.memory_pct for memory_side 1,
- * compute_pct for 0): the busiest memory level or pipe, or an aggregate
- * (ncu's SOL rows, issue slots, the FP32 or DRAM rate); name NULL when none
- * was measured. */
-pc_unit_load pc_checklist_ceiling(const pc_kernel *k, const pc_device *d, int memory_side);
-/* Step 5's near-roof rule: 1 when the larger of the two sides' loads is at
- * at_roof_pct or more, or the tensor pipe at tensor_dominated_pct or more
- * (then low occupancy is a finding, not the verdict).  *top (may be
- * NULL) gets that unit. */
-int pc_checklist_near_roof(const pc_kernel *k, const pc_device *d, pc_unit_load *top);
-/* Step 4's line: threads per instruction below this is divergent_warps
- * (threads_per_instruction_min, or lane_use_min of the lanes the launch
- * allows when that is lower). */
-double pc_checklist_divergence_threshold(const pc_kernel *k);
-
-/* How one step of the walk ended for a kernel. */
-typedef enum pc_step_state {
-  PC_STEP_PASSES = 0,       /* nothing caught, every input measured (notes may remain) */
-  PC_STEP_CATCHES = 1,      /* a rule of the step caught the kernel (the verdict or a finding) */
-  PC_STEP_NOT_ASSESSED = 2, /* an input was not measured (and nothing caught) */
-  PC_STEP_SKIPPED = 3       /* step 3 or 4 not run: step 2 sent the walk to the other side */
-} pc_step_state;
-
-typedef struct pc_step_view {
-  pc_step_state state;
-  int has_hit, has_note, has_missing;
-  pc_finding hit;               /* the step's first catch */
-  pc_finding note;              /* its first finding that is never a verdict */
-  pc_finding missing;           /* its first input not measured */
-} pc_step_view;
-
-/* Runs the walk of pc_checklist_kernel again, without changing anything, on
- * a kernel whose derived values and diag.bound are filled (a diagnosed
- * kernel, or one read from a report), and says how each step 1-5 ended:
- * steps[1..5] (steps[0] is unused).  region as for pc_checklist_kernel. */
-void pc_checklist_steps(const pc_kernel *k, const pc_device *d, const pc_region *region, pc_step_view steps[6]);
-
-/* ==== Writers (pc_write_text.c, pc_write_json.c, pc_write_csv.c) ========= */
-
-/* Each returns PERFCHECK_OK; else PERFCHECK_ERROR_INVALID_ARGUMENT (r or f
- * NULL), _OUT_OF_MEMORY or _IO (the stream failed), with err set. */
-perfcheck_status pc_write_text(const pc_report *r, FILE *f, pc_err *err);
-perfcheck_status pc_write_json(const pc_report *r, FILE *f, pc_err *err);
-perfcheck_status pc_write_csv(const pc_report *r, FILE *f, pc_err *err);
-perfcheck_status pc_write_html(const pc_report *r, FILE *f, pc_err *err);
-
-/* The name a kernel is shown and paired by: its display name when the report
- * carries one, else `name` (never NULL). */
-const char *pc_kernel_label_name(const pc_kernel *k);
-
-/* A label per kernel entry (pc_write_text.c): the display name, plus what
- * tells apart entries that share it ("mysteryC, 48000 B dynamic"), made
- * printable for a terminal. */
-typedef struct pc_label {
-  char *text;   /* printable, malloc'd */
-  size_t width; /* characters */
-} pc_label;
-/* Fills labels[0 .. r->nkernels) (zeroed by the caller); returns 0, or -1 on
- * OOM (then nothing is left allocated).  The caller frees each text. */
-int pc_kernel_labels(const pc_report *r, pc_label *labels);
-/* CSV field quoting (RFC 4180). */
-void pc_csv_write_field(FILE *f, const char *s);
-
-/* ==== ncu CSV reader (pc_ncu_csv.c) ====================================== */
-
-/* Parses an `ncu --csv --page raw` export held in memory (len bytes, need not
- * be NUL-terminated) into a new report (device from device__attribute_*
- * columns, one kernel per distinct signature, warnings for unusable values).
- * `name` is used in messages.  Returns PERFCHECK_OK, _PARSE (err names the
- * line), _OUT_OF_MEMORY.  Does not run the checklist. */
-perfcheck_status pc_ncu_csv_parse(const char *data, size_t len, const char *name, int quiet,
-                                  pc_report **out, pc_err *err);
-/* The same, streamed from `f` (a file or a pipe): memory holds a chunk, one
- * record and the signatures, not the file (an 8-byte duration per launch row
- * for the medians).  Rows that cannot be read (a wrong number of fields, a
- * record cut by the end of the file) are dropped and counted; with at least
- * one usable launch the report is returned with one warning that names the
- * first bad line and the count, else PERFCHECK_ERROR_PARSE.  Also
- * PERFCHECK_ERROR_IO on a read error. */
-perfcheck_status pc_ncu_csv_read(FILE *f, const char *name, int quiet, pc_report **out, pc_err *err);
-
-/* ==== Timelines (pc_timeline.c) ========================================== */
+/* ==== Spans (what timelines are made of: report/pc_timeline.h) =========== */
 
 /* One interval of GPU work on CUPTI's clock (ns), with two tags its producer
  * assigns (the session: group = signature key, tag = region id). */
@@ -820,64 +652,5 @@ typedef struct pc_span {
   uint32_t group, tag;
 } pc_span;
 
-typedef enum pc_span_order {
-  PC_SPAN_BY_START = 0,         /* start, then end */
-  PC_SPAN_BY_DURATION,          /* end - start */
-  PC_SPAN_BY_GROUP_DURATION     /* group, then end - start */
-} pc_span_order;
-
-/* Sorts in place; allocates nothing (a region of a million kernels must not
- * need a second copy of its spans). */
-void pc_span_sort(pc_span *v, size_t n, pc_span_order order);
-/* Moves the spans whose tag is `tag` to the end of v (order not kept) and
- * returns how many there are: they are v[n - count .. n-1]. */
-size_t pc_span_partition_tag(pc_span *v, size_t n, uint32_t tag);
-
-typedef struct pc_timeline {
-  size_t count;
-  double busy_ns;               /* length of the union of the intervals */
-  double sum_ns;                /* plain sum of durations */
-  double span_ns;               /* last end - first start; NaN when count 0 */
-  double idle_ns;               /* span - busy: the gaps; NaN when count 0 */
-  double median_ns, min_ns, max_ns; /* of the durations; NaN when count 0 */
-} pc_timeline;
-
-/* Fills *out from n spans over any number of streams.  Reorders v.  With
- * n == 0, busy and sum are 0 (nothing ran) and the rest NaN. */
-void pc_timeline_compute(pc_span *v, size_t n, pc_timeline *out);
-/* The sum over spans of the part of each that lies inside [begin, end]
- * (a transfer that straddles a region boundary counts only inside). */
-double pc_timeline_clipped_sum(const pc_span *v, size_t n, uint64_t begin, uint64_t end);
-
-/* ==== Status, errors, utilities (pc_status.c, pc_util.c) ================ */
-
-/* Sets this thread's last error message (printf-style) and returns status. */
-perfcheck_status pc_fail(perfcheck_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void pc_clear_error(void);
-
-/* The internal error channel, pc_err (pc_err_set, pc_err_vset,
- * pc_err_clear), is in base/pc_err.h, included above: a failure's status and
- * its detail, carried by the caller's pc_err; the session turns the first
- * that matters into its message and the thread's last error (pc_fail) at the
- * API boundary. */
-
-char *pc_strdup(const char *s);       /* NULL for NULL or OOM */
-/* Reads a whole file into malloc'd memory (not NUL-terminated), refusing more
- * than max_bytes; errors in err naming the path (and `what`, e.g. "an ncu
- * export").  Returns PERFCHECK_OK, _IO, _PARSE (too large), _OUT_OF_MEMORY. */
-perfcheck_status pc_read_file(const char *path, size_t max_bytes, const char *what, char **data, size_t *len,
-                              pc_err *err);
-/* Writes a report in `format` where the output pattern says (%p %h %q{VAR}
- * %%, "-", "stderr"), by the rules of pc_output.h: a temporary file and a
- * rename, the report on stderr with one line when the file cannot be
- * written, no file in a privileged process.  Returns 0 written, 1 written to
- * stderr instead, -1 not written. */
-int pc_report_deliver(const pc_report *r, perfcheck_format format, const char *pattern, int quiet);
-/* Median of n doubles (sorts a copy); NaN for n == 0. */
-double pc_median(const double *v, size_t n);
 
 #endif /* PC_CORE_H */

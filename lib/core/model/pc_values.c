@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pc_core.h"
-#include "read/pc_json.h" /* pc_json_attributes: the attributes block's table */
+#include "model/pc_core.h"
+#include "base/pc_util.h"
 
 /* ---- Values by name: one vocabulary ------------------------------------------ */
 

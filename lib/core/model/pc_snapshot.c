@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "base/pc_buf.h"
-#include "report/pc_snapshot.h"
+#include "model/pc_snapshot.h"
+#include "base/pc_util.h"
 
 static const char *const pc_np_names[PC_NP_COUNT_] = {"none",    "timing", "graph",   "filtered", "skipped",
                                                        "limit",   "failed", "capture", "nvtx",
