@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 22 item 4: memory of the JSON reader and of `perfcheck merge`,
+"""Memory of the JSON reader and of `perfcheck merge`,
 measured and printed (time and peak RSS, for 100k and 1M kernel entries).
 
 usage: scripts/bench_memory.py [--perfcheck build/bin/perfcheck] [--work DIR]

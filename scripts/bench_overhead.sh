@@ -155,7 +155,7 @@ declare -A MODES=(
 # has warmed what a later process can reuse (the files it reads).
 declare -A WARM=([A]="*" [B]="" [C]="plain kernel rotate ncu" [O]="" [H]="" [P]="" [D]="" [E]="")
 declare -A SREPS=([A]=$REPS [B]=$REPS [C]=$REPS [O]=$REPS [H]=$REPS [P]=1 [D]=1 [E]=$REPS)
-# Seen on the H200 (docs/measurements, 2026-12-01 to 2026-12-03): mystery
+# Seen on the H200 (docs/measurements/): mystery
 # plain 0.5 s, perfcheck run 1.0 s, ncu --metrics 2.7 s, ncu --set full 11 s;
 # bench_launches tiny 0.5 s, under nsys 2.3 s; the probe 0.4-0.7 s; torch
 # add loop 5.3 s, under nsys 7.2 s; torch_step 1000 steps 11.5-17 s.  The

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 22 item 3: the cost of a regex against long kernel names, measured
+"""The cost of a regex against long kernel names, measured
 and printed.
 
 usage: scripts/bench_regex.py [--perfcheck build/bin/perfcheck] [--work DIR]
@@ -10,8 +10,8 @@ renamed to N times 'a' (exports allow names up to 64 MiB), then
 
   perfcheck check --expect 'regex:a+x:launches>=1' EXPORT
 
-(issue 22's case: no match, since no name holds an x), the same with the
-worst pattern the guard accepts for a name of one letter,
+(the slow case of a backtracking matcher: no match, since no name holds an
+x), the same with the worst pattern the guard accepts for a name of one letter,
 (.?){255}(.?){255}x, and a[ab]{200}c on a name of random a and b (a pattern
 whose DFA never settles: 2^200 states; past 8192 the match steps the NFA
 byte by byte, the Thompson bound: time linear in the name times the

@@ -152,7 +152,7 @@ def advice_runs():
         exports = sorted(glob.glob(os.path.join(d, "*.nvtx.csv.gz")))
         if not timing or not exports:
             continue
-        pairs = []  # the manifests of today: a pair's kind, names and part as they stand now
+        pairs = []  # the current manifests: a pair's kind, names and part as they stand now
         runs.append((d, pairs, timing, exports, sorted(glob.glob(os.path.join(d, "snapshots-*.tgz")))))
     return runs
 

@@ -18,7 +18,7 @@
  * `perfcheck run` (perfcheck_run.c; the PERFCHECK_* variables apply), its
  * JSON report goes to a temporary folder, and that is checked.
  *
- * Exit status (issue 9 item 7): 0 every expectation holds; 1 an expectation
+ * Exit status: 0 every expectation holds; 1 an expectation
  * read correctly does not hold (the messages on stdout: a value out of
  * bounds, a kernel not in the report, a quantity not measured), or PROGRAM
  * exited non-zero; 2 bad input (a malformed expectation, with its column; an

@@ -124,7 +124,7 @@ int pc_cli_merge(int argc, char **argv) {
   }
 
   /* The inputs are read and folded in one at a time (memory: the largest
-   * input and the merged report, issue 22). */
+   * input and the merged report). */
   perfcheck_report *merged = NULL;
   perfcheck_status st = perfcheck_report_merge_files(paths, npaths, quiet, &merged);
   if (st != PERFCHECK_OK) {

@@ -1,4 +1,4 @@
-// advice: the "advice that pays" corpus (issue 19, item 7).  Pairs of CUDA
+// advice: the "advice that pays" corpus.  Pairs of CUDA
 // kernels, an original and the same kernel with one named change, listed in
 // kernels/advice/pairs.tsv (embedded here at build time).
 //

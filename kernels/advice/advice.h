@@ -1,7 +1,7 @@
-// advice.h: what every pair of the "advice that pays" corpus shares (issue 19,
-// item 7): the Pair interface the driver runs, the registry that maps a
-// manifest id (pairs.tsv) to its code, device buffers, deterministic inputs
-// that the host can recompute element by element, and the host-side checks.
+// advice.h: what every pair of the "advice that pays" corpus shares: the
+// Pair interface the driver runs, the registry that maps a manifest id
+// (pairs.tsv) to its code, device buffers, deterministic inputs that the
+// host can recompute element by element, and the host-side checks.
 //
 // A pair is an original kernel and the same kernel with one named change.
 // The driver (advice.cu) runs every pair the same way: setup() once; per

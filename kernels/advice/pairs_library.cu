@@ -162,7 +162,7 @@ ADVICE_PAIR("cub_reduce", CubReduce);
 // 75% at 40 registers, whose largest tile is 512x10 (3 blocks, 5120 keys:
 // 1.5x the tiles).
 //
-// On the H200 (2026-12-02) 256x7 ran 0.69x (docs/measurements/2026-12-02-h200/
+// On the H200 256x7 ran 0.69x (docs/measurements/2026-12-02-h200/
 // cub_sort).  The changed variant is now the milder edit, 512x10 (ptxas: 40
 // registers, 21504 B, no spills; 3 blocks an SM, 75%), so the pair asks
 // whether any step of the occupancy ladder pays.

@@ -6,7 +6,7 @@ pair's verdict against its measured speedup (scripts/advice_corpus.py).
     check_advice_h200.py --perfcheck build/bin/perfcheck
 
 Fails when fewer paying fault changes are named than the floor below (the
-rules at the time of the run named 27 of 28; issue 19's goal is 90%), when a
+rules at the time of the run named 27 of 28; the goal is 90%), when a
 counterexample's slower change is advised, or when fewer at_roof entries
 are called at_roof.  Exit 0 / 1, 2 on a usage error.
 """
@@ -22,9 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "tests", "data", "advice", "h200-2026-12-01")
 
-FAULT_RIGHT_SHARE_MIN = 0.90  # issue 19: at least 90% of the changes that paid are named
-FAULT_RIGHT_MIN = 27          # the count on 2026-12-01 (27 of 28): a regression fails
-AT_ROOF_MIN = 11              # of 11 scored (cub_sort is a counterexample since 2026-12-02: no unit above 46%)
+FAULT_RIGHT_SHARE_MIN = 0.90  # at least 90% of the changes that paid are named
+FAULT_RIGHT_MIN = 27          # the count of the recorded run (27 of 28): a regression fails
+AT_ROOF_MIN = 11              # of 11 scored (cub_sort is a counterexample: no unit above 46%)
 
 
 def main():
@@ -66,7 +66,7 @@ def main():
         bad.append("fault verdicts naming a change that paid: %d of %d (at least %d and %.0f%% wanted)"
                    % (t["fault_verdicts_right"], t["fault_changes_paid"], FAULT_RIGHT_MIN, 100 * FAULT_RIGHT_SHARE_MIN))
     # Seed 000's three and cub_sort's occupancy edit (0.95x and 0.69x on the
-    # H200, 2026-12-02): none may be advised.
+    # H200): none may be advised.
     if t["counterexamples_not_advised"] != t["counterexamples"] or t["counterexamples"] != 4:
         bad.append("counterexamples not advised: %d of %d (all 4 wanted)"
                    % (t["counterexamples_not_advised"], t["counterexamples"]))

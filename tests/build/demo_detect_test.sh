@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # unit.demo_detect: scripts/demo.sh's detection step in fresh build
-# directories (issue 20: under `set -o pipefail` the demo's old
+# directories (under `set -o pipefail` the demo's old
 # `cmake --build ... --target help | grep -q` failed whenever grep closed the
 # pipe first, so a build with the CUDA examples was called one without).
 #   1. The demo's own configure, as a fresh clone gets it: the example is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""lib/gpu has one front door and one lock (issue 23).
+"""lib/gpu has one front door and one lock.
 
 Usage: front_door.py SOURCE_DIR --nm NM GPU_OBJECT.o ... --callers CALLER_OBJECT.o ...
 

@@ -29,7 +29,7 @@ echo "perfcheck run injects: $inj"
   { echo "perfcheck run did not use the installed libperfcheck_inject.so"; exit 1; }
 echo "the installed tree runs without LD_LIBRARY_PATH"
 
-# perfcheck(1) and the bash completion (issue 20), written from the --help
+# perfcheck(1) and the bash completion, written from the --help
 # texts at build time and installed: `man perfcheck` finds the page through
 # the prefix's share/man, and it holds every command's --help text.
 page=$(ls "$prefix"/share/man/man1/perfcheck.1 2>/dev/null || true)

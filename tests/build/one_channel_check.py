@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """build.one_channel: one error channel and one way to the program's stderr
-(issue 23 item 3; docs/architecture.md, "Errors").
+(docs/architecture.md, "Errors").
 
   one_channel_check.py [--min-files N] SOURCE_DIR
 

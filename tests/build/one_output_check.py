@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """build.one_output: every file the library, the `perfcheck` command or the
-Python package writes goes through the one output function (issue 22).
+Python package writes goes through the one output function.
 
   one_output_check.py [--min-files N] SOURCE_DIR [LIBRARY.so ...]
 
@@ -24,7 +24,7 @@ not do (lib/ has none, and nvtx3's loader is compiled with getenv defined as
 secure_getenv).
 
 Exit 0 with a summary; 1 naming each offending file:line.  A line may be
-exempted with a comment holding "one-output-ok: REASON" (one is today:
+exempted with a comment holding "one-output-ok: REASON" (one is now:
 perfcheck run's LD_PRELOAD alias, a symlink in a folder it just made).
 """
 import os

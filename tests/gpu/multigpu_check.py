@@ -1,4 +1,4 @@
-"""Checks of the multi-GPU tests' JSON reports (issue 15; test_multigpu.sh
+"""Checks of the multi-GPU tests' JSON reports (test_multigpu.sh
 calls it).  Each check prints what it found; exit 0 when every check held, 1
 otherwise (2: bad arguments or an unreadable report).
 

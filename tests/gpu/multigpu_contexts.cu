@@ -1,5 +1,5 @@
 // multigpu_contexts.cu: two contexts on one device in one process, kernels
-// on both inside one perfcheck region (issue 15, test_multigpu.sh part
+// on both inside one perfcheck region (test_multigpu.sh part
 // contexts).  The driver's own context (cuCtxCreate) and the device's
 // primary context (the runtime's) each run mg_ctx_scale, with different
 // grids so that their entries tell them apart; the runtime launches into

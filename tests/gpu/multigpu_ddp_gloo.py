@@ -1,5 +1,5 @@
-"""A PyTorch DDP training loop on the CPU with the gloo backend (issue 15;
-test_multigpu.sh part ddp_gloo), one rank of two: RANK, WORLD_SIZE,
+"""A PyTorch DDP training loop on the CPU with the gloo backend
+(test_multigpu.sh part ddp_gloo), one rank of two: RANK, WORLD_SIZE,
 LOCAL_RANK, MASTER_ADDR and MASTER_PORT come from the test, as a launcher
 sets them.  The ranks' gradients are all-reduced by gloo and the models
 must stay equal.  perfcheck writes a report only for a process that uses

@@ -1,4 +1,4 @@
-"""NCCL all-reduce under perfcheck (issue 15; test_multigpu.sh parts nccl and
+"""NCCL all-reduce under perfcheck (test_multigpu.sh parts nccl and
 torchrun).  Exit 77 without torch, CUDA or NCCL.
 
   multigpu_nccl.py single    one rank (RANK=0, WORLD_SIZE=1, MASTER_ADDR and

@@ -1,5 +1,5 @@
-// multigpu_two_devices.cu: one process, two GPUs, one region (issue 15,
-// test_multigpu.sh part two_devices; skips with 77 below two devices).
+// multigpu_two_devices.cu: one process, two GPUs, one region
+// (test_multigpu.sh part two_devices; skips with 77 below two devices).
 // Inside region "both": mg_dev0 on device 0, cudaSetDevice(1) and mg_dev1
 // on device 1, a peer copy device 0 -> device 1 (cudaMemcpyPeer: a copy),
 // then cudaSetDevice(0) and mg_dev0 again.  Counters mode: each device's

@@ -2,13 +2,13 @@
 // session or once per range? (docs/cupti.md §10 question 5, §17.)  No test:
 // scripts/device/bench passes runs it and keeps its output.
 //
-// On the H200 (2026-12-02) one pass of DRAM, L2 and L1TEX counters cost
+// On the H200 one pass of DRAM, L2 and L1TEX counters cost
 // about 55 ms a profiled launch, each launch its own session (Start, the
 // launch, Stop, Decode); under user replay that cost sat in Start.  This
 // program drives CUPTI directly (no perfcheck), with one one-pass config of
 // such counters, on one kernel that reads 16 MiB:
 //   A  8 sessions of one launch each (auto range, kernel replay), as
-//      perfcheck profiles a launch today;
+//      perfcheck profiles a launch now;
 //   B  one session of 8 launches (auto range, kernel replay, 8 ranges a
 //      pass), as NVIDIA's injection sample keeps 10;
 //   D  one session of 8 launches under auto range and user replay;

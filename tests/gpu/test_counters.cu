@@ -1,4 +1,4 @@
-// test_counters: hardware counters in process (issue 4).
+// test_counters: hardware counters in process.
 //
 // Region "mystery": the mystery program's four checked launches, profiled with
 // PERFCHECK_MODE_COUNTERS and the "default" set, must reach seed 000's four

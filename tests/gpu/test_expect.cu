@@ -1,7 +1,7 @@
-// test_expect: performance expectations on in-process counters (issue 6).
+// test_expect: performance expectations on in-process counters.
 //
 // The mystery program's four launches in a counters session, then the kind
-// of test suite issue 6 is for: expectations that the good kernels pass
+// of test suite expectations are for: expectations that the good kernels pass
 // (mysteryB and both mysteryC launches stay coalesced; mysteryC's lanes all
 // work; the 0 B mysteryC stays at its roof) and one on mysteryA that must FAIL
 // with the step-3 message, through perfcheck_session_expect/check and the

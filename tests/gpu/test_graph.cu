@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   GT_EXPECT(k2.launches == kGraphLaunches, "graphSecond: %llu launches, want %d",
             static_cast<unsigned long long>(k2.launches), int(kGraphLaunches));
 
-  // Each graph kernel's entry names its graph and node (issue 21 item 4):
+  // Each graph kernel's entry names its graph and node:
   // two entries with a "graph" object, one graph id, two node ids.
   {
     const std::string js = rj_text(r);
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                 ids.empty() ? -1.0 : ids[0], nodes.empty() ? -1.0 : nodes[0], nodes.size() < 2 ? -1.0 : nodes[1]);
   }
 
-  // The graph's entry (issue 21 item 4): 3 launches of 2 kernels, named by
+  // The graph's entry: 3 launches of 2 kernels, named by
   // both kernels' entries; with counters, 3 of its groups.
   {
     const std::string js = rj_text(r);

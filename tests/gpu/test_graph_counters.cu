@@ -1,5 +1,5 @@
-// test_graph_counters: counters for the kernels of a CUDA graph (issue 21
-// item 4), in the DEFAULT mode (kernel replay for ordinary kernels), or with
+// test_graph_counters: counters for the kernels of a CUDA graph, in the
+// DEFAULT mode (kernel replay for ordinary kernels), or with
 // PERFCHECK_REPLAY=rotate (argument "rotate").
 //
 // A hand-captured graph of three different kernels, in this order:
@@ -24,7 +24,7 @@
 //   3. its counters, exact sums over the three kernels of one launch:
 //      FFMA null (a user range counts no SASS-patched metric: 0 on the
 //      H200), load sectors 532,480 exactly, store sectors 139,520 to
-//      139,528 (the H200 gave 139,523 in all five runs of 2026-12-02: three
+//      139,528 (the H200 gave 139,523 in all five runs of one session: three
 //      sectors none of the three kernels stores, constant, unexplained;
 //      waiting for the context between Start and PushRange did not remove
 //      them; docs/cupti.md §15); DRAM
@@ -128,7 +128,7 @@ static std::vector<std::pair<std::string, double>> metrics_of(const std::string&
 // Whether the report says metric `name` of this entry came through a
 // SASS-patched counter (kernels[].metric_sources), or is a thread-per-
 // instruction ratio: neither is measured under a user range (0 and NaN on
-// the H200, 2026-12-02).
+// the H200).
 static bool sass_sourced(const std::string& obj, const std::string& name) {
   if (name.find("__sass_") != std::string::npos || name.find("thread_inst_executed") != std::string::npos) return true;
   const size_t at = obj.find("\"metric_sources\": {");
@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
                  want_st = kThreads * 4.0 / 32 + kBlocks + kFill * 4.0 / 32, want_dram = kBig + kThreads * 4.0;
     const bool cold = gobj.find("\"dram_cold\": true") != std::string::npos;
     // A user range returns no SASS-patched counts (they came back 0 on the
-    // H200, 2026-12-02): the FFMA count must be null, never 0.
+    // H200): the FFMA count must be null, never 0.
     const bool ok3 = std::isnan(ffma) && ld == want_ld && stv >= want_st && stv <= want_st + 8 &&
                      std::fabs(dram - want_dram) <= 0.1 * want_dram && cold;
     GT_EXPECT(ok3, "graph counters: ffma %.0f (want null; %.0f ran), ld sectors %.0f (want %.0f), st sectors %.0f (want %.0f to +8), "

@@ -123,7 +123,7 @@ case $part in
     runs "LD_PRELOAD inject_nvtx" 3 "$tmp/nvtx.pre" \
       env PERFCHECK_FORMAT=json PERFCHECK_OUTPUT="$tmp/nvtx.pre.json" LD_PRELOAD="$SHIM" "$NVTX"
     pycheck nvtx "$tmp/nvtx.pre.json" "$name"
-    # Quiet by default (issue 20): the text report goes to perfcheck-PID.txt
+    # Quiet by default: the text report goes to perfcheck-PID.txt
     # in the current folder, and the run adds one line to stderr naming it.
     mkdir -p "$tmp/cwd"
     runs "perfcheck run inject_nvtx, text report in perfcheck-PID.txt" 3 "$tmp/nvtx.txt" \
@@ -175,7 +175,7 @@ case $part in
       "$PERFCHECK" run --format json --output "$tmp/torch.json" -- python3 "$SCRIPT"
     cat "$tmp/torch.out"
     pycheck torch "$tmp/torch.json"
-    # One line on the script's stderr, whatever the kernels' warnings (issue 20).
+    # One line on the script's stderr, whatever the kernels' warnings.
     n=$(grep -c '^perfcheck' "$tmp/torch.err")
     if [ "$n" = 1 ] && grep -q "^perfcheck: report in $tmp/torch.json: " "$tmp/torch.err"; then
       pass "torch: one perfcheck line on stderr: $(grep '^perfcheck' "$tmp/torch.err")"

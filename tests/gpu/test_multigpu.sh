@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several GPUs, ranks and NCCL on the GPU (issue 15; label gpu).  One part per
+# Several GPUs, ranks and NCCL on the GPU (label gpu).  One part per
 # ctest; each exits 77 with "SKIP: <reason>" when what it needs is absent
 # (a GPU, torch, a second device), 0 when every check held, 1 otherwise.
 # multigpu_check.py reads the JSON reports; every program runs under

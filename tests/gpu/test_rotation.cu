@@ -1,4 +1,4 @@
-// test_rotation: PERFCHECK_REPLAY=rotate on the H200 (issue 21 items 1 and 3).
+// test_rotation: PERFCHECK_REPLAY=rotate on the H200.
 //
 // readAll reads a 16 MiB buffer (it fits in the 50 MB L2, so every launch
 // after the first finds it there) and writes one float per block; it is

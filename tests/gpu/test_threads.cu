@@ -1,6 +1,6 @@
 // test_threads: kernels launched from a second host thread between begin and
 // end land in the open region; one launched by that thread before begin
-// does not.  And the header's two rules of issue 23: perfcheck_session_message
+// does not.  And the header's two rules on threads: perfcheck_session_message
 // is safe to call from a thread while another ends regions and takes notes
 // (each caller gets its own copy), and the session's report is the session's
 // own (not a copy): a later end adds to it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The headless-Chromium check of perfcheck's HTML pages (issue 13, item 2).
+"""The headless-Chromium check of perfcheck's HTML pages.
 
     check_html.py --perfcheck BIN [--chromium PATH] [--screenshot OUT.png]
                   [--max-bytes N] [--keep DIR] REPORT

@@ -94,8 +94,8 @@ else
   expect_run 2 "/bin/true wrote no perfcheck report (exit status 0): either it never used CUDA" -- \
     --expect 'mysteryA:step==3' -- /bin/true
 fi
-# Issue 9 item 7: a typo is bad input (2), never a regression (1).
-# Issue 20: refused as the expectation is read, with at most three nearest
+# A typo is bad input (2), never a regression (1).
+# Refused as the expectation is read, with at most three nearest
 # names, never the list of every quantity.
 expect_run 2 'bad expectation "mysteryA:sectors_per_request_requets_ld<=4": column 10: unknown quantity "sectors_per_request_requets_ld"; did you mean "sectors_per_request_ld" or "sectors_per_request_st"?' -- \
   --expect 'mysteryA:sectors_per_request_requets_ld<=4' "$csv"
@@ -114,8 +114,8 @@ expect_run 2 'unknown bound word' -- --expect 'mysteryB:bound==fast' "$csv"
 expect_run 2 'column 10: expected a quantity' -- --expect 'mysteryA:<=4' "$csv"
 # ... while an expectation read correctly that does not hold stays 1.
 expect_run 1 "no kernel named \"mysteryD\"" -- --expect 'mysteryD:sectors_per_request_ld<=4' "$csv"
-# A result that cannot be written is no pass (issue 14), and no "fail"
-# either (issue 22: 1 says an expectation does not hold): stdout on /dev/full.
+# A result that cannot be written is no pass, and no "fail"
+# either (1 says an expectation does not hold): stdout on /dev/full.
 if [ -w /dev/full ]; then
   out=$("$pc" check --quiet --expect 'mysteryA:step==3' "$csv" 2>&1 >/dev/full)
   rc=$?
@@ -130,7 +130,7 @@ fi
 # exist is an error (2) and leaves nothing behind.
 expect_run 2 "cannot write $tmp/no/such/j.xml: cannot create a file in $tmp/no/such" -- --quiet \
   --expect 'mysteryA:step==3' --junit "$tmp/no/such/j.xml" "$csv"
-# Short options mean the same in every subcommand (issue 9 item 6).
+# Short options mean the same in every subcommand.
 expect_run 0 "0 of 1 check failed" -- -q -e 'mysteryA:step==3' "$csv"
 
 # JUnit: written on failure too, and valid XML with the right counts.

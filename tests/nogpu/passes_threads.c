@@ -1,4 +1,4 @@
-/* perfcheck_metric_passes from 8 threads at once (issue 14 item 8): every
+/* perfcheck_metric_passes from 8 threads at once: every
  * thread gets the single-threaded answer, and under helgrind (the ctest
  * nogpu.passes_threads_helgrind) no race is reported: CUPTI's host API runs
  * behind perfcheck's one lock.  Needs CUPTI's host library, no GPU; exits

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nogpu.secure_getenv (issue 22 item 5): a privileged process (setuid,
+# nogpu.secure_getenv: a privileged process (setuid,
 # setgid, file capabilities: the kernel's AT_SECURE) reads no variable.
 # The probe (secure_env_probe.c) runs as an unprivileged user twice, with
 # every variable the library knows set: as a plain program (it must read

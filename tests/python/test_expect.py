@@ -84,7 +84,7 @@ def test_refused_specs(mystery):
 
 
 def test_misspelt_quantity_raises(mystery, data_dir):
-    # Issue 20: a typo is a ValueError with the engine's suggestions, never a
+    # A typo is a ValueError with the engine's suggestions, never a
     # False result that reads like a regression (the CLI exits 2 on it).
     with pytest.raises(ValueError) as e:
         mystery.expect("mysteryA:byts_per_sector_ld>=28")

@@ -1,6 +1,6 @@
 """The install command of docs/python.md: pip builds the package with its own
 stdlib-only backend (no setuptools, no wheel, no registry) and bundles the
-built library, so that the issue's one-liner works from a fresh shell with
+built library, so that that one-liner works from a fresh shell with
 no PERFCHECK_LIBRARY and no LD_LIBRARY_PATH."""
 
 import json

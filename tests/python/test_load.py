@@ -34,7 +34,7 @@ def test_save_follows_the_name(mystery, tmp_path):
 
 
 def test_save_through_the_one_output_function(mystery, tmp_path):
-    """Issue 22: Report.save goes through perfcheck_file_write, the writers'
+    """Report.save goes through perfcheck_file_write, the writers'
     one output function: a symlink at the name is replaced, never followed;
     a FIFO or device is refused and left alone; a 0600 file stays 0600."""
     import os
@@ -68,7 +68,7 @@ def test_save_through_the_one_output_function(mystery, tmp_path):
 
 
 def test_nul_in_a_path_is_refused(mystery, mystery_csv, tmp_path):
-    """Issue 22: a NUL would end the C string early ('file\\0.evil' named
+    """A NUL would end the C string early ('file\\0.evil' named
     'file'): ValueError before any file is read or written."""
     with pytest.raises(ValueError, match="NUL"):
         perfcheck.diagnose(mystery_csv + "\0.evil")

@@ -212,7 +212,7 @@ def test_bad_input(data_dir, tmp_path):
 
 
 def test_warnings_on_stderr_only_when_verbose(data_dir, capfd, monkeypatch):
-    # Quiet by default (issue 20): the warnings are in the report only.
+    # Quiet by default: the warnings are in the report only.
     monkeypatch.delenv("PERFCHECK_VERBOSE", raising=False)
     r = perfcheck.diagnose(os.path.join(data_dir, "ncu_unusable_values.csv"))
     assert capfd.readouterr().err == ""
@@ -232,7 +232,7 @@ def test_numbers_are_floats_or_ints_not_nan(mystery):
 
 
 def test_gzip_inputs(mystery, data_dir, tmp_path):
-    # Issue 20: the exports and reports people keep are gzip, read as they are.
+    # The exports and reports people keep are gzip, read as they are.
     import gzip
     r = perfcheck.diagnose(os.path.join(data_dir, "corpus", "h200-2026-12-01", "mystery.csv.gz"))
     causes = sorted(k.diagnosis.cause for k in r.kernels)

@@ -191,7 +191,7 @@ def main():
     raw = run(binary, "diagnose", "--format", "csv", "--quiet", data + "/ncu_hostile_names.csv")
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
     check(rows[0][:3] == ["name", "region", "grid"], "csv: header %r" % rows[0][:3])
-    # Control characters are visible escapes in CSV, never raw (issue 14).
+    # Control characters are visible escapes in CSV, never raw.
     want_csv = [n.replace("\n", "\\n").replace("\t", "\\t").replace("\x01", "\\x01").replace("\x1b", "\\x1b")
                 for n in want]
     check([r[0] for r in rows[1:]] == want_csv, "csv: names %r" % [r[0] for r in rows[1:]])

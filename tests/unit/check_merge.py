@@ -86,7 +86,7 @@ def main():
     med = [w for w in m["warnings"] if w.startswith("merge: 4 kernel entries")]
     check(len(med) == 1, "one warning about the 4 nulled medians: %s" % m["warnings"])
 
-    # Ranks (issue 15): the reports of ranks 0 and 1 of a world of 2 merge
+    # Ranks: the reports of ranks 0 and 1 of a world of 2 merge
     # with no missing-rank warning; rank 0's alone names rank 1 missing.
     rank_paths = []
     for r in (0, 1):
@@ -144,7 +144,7 @@ def main():
         with open(keep) as f:
             check(f.read() == "keep", "%s: the output file was touched" % bad)
 
-    # Every input merge reads as diff and report do (issue 20): ncu exports,
+    # Every input merge reads as diff and report do: ncu exports,
     # plain or gzip (by content), and "-" for stdin.
     csv = os.path.join(data, "h200", "mystery.csv")
     gz = os.path.join(data, "corpus", "h200-2026-12-01", "occupancy.csv.gz")

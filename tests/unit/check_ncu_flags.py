@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """ncu's options against `perfcheck run` (and `perfcheck diagnose`), read from
-ncu's own --help text (issue 20 item 4).
+ncu's own --help text.
 
 Every option of the help text must either work in `perfcheck run` with the
 same arity as ncu's (a switch stays a switch, an option with a value takes
 exactly one), or be refused by name ("ncu's --X is not supported here:
 ..."), never taken for the program or for another option's value.  The
-options the issue names must work: --nvtx (a switch), --nvtx-include,
+options listed below must work: --nvtx (a switch), --nvtx-include,
 --nvtx-exclude (ncu's push/pop syntax), -k/--kernel-name, -c/--launch-count,
 -s/--launch-skip, --set (basic, detailed, full), --metrics, -o/--export,
 --csv; and on `perfcheck diagnose`, --csv and -o/--export.
@@ -29,7 +29,7 @@ import tempfile
 
 OPTION = re.compile(r"^\s{1,4}(?:-(\w) \[ --([\w-]+) \]|--([\w-]+))(?:\s+(arg)\b)?")
 
-# The options the issue names: they must exist in ncu's text with this
+# The options that must work: they must exist in ncu's text with this
 # arity, and work in `perfcheck run` with a valid value.
 MUST_WORK = {
     "nvtx": (False, None),
@@ -87,7 +87,7 @@ def main():
     atexit.register(shutil.rmtree, tmp, True)  # nothing is left in TMPDIR
     env = dict(os.environ)
     env.pop("PERFCHECK_VERBOSE", None)
-    # The issue's options are ncu's, with ncu's arity.
+    # These options are ncu's, with ncu's arity.
     for name, (takes, _) in MUST_WORK.items():
         o = names.get(name)
         check(o is not None, "ncu's help has no --%s" % name)

@@ -40,7 +40,7 @@ pc_cli_test(diagnose_t4 EXIT 0 FLAGS --no-stderr
          "\nmysteryC, 0 B dynamic: step 0 at_roof: "
   ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 # Without --quiet the warnings go to stderr too.
-# Quiet by default (issue 20): the warnings are in the report; -v prints
+# Quiet by default: the warnings are in the report; -v prints
 # them on stderr as well.
 pc_cli_test(diagnose_warnings EXIT 0
   STDERR "perfcheck: warning: [^\n]*ncu_unusable_values.csv:3: kernel nanKernel: dram__bytes_read.sum: NaN"
@@ -58,7 +58,7 @@ pc_cli_test(bad_not_ncu EXIT 2 FLAGS --no-stdout STDERR "bad/not_ncu.csv:1: not 
   ARGS diagnose ${_pc_data}/bad/not_ncu.csv)
 pc_cli_test(bad_random EXIT 2 FLAGS --no-stdout STDERR "bad/random.bin:1: binary data, not text; expected"
   ARGS diagnose ${_pc_data}/bad/random.bin)
-# A damaged export (issue 14): the complete rows are diagnosed, exit 0 (was 2),
+# A damaged export: the complete rows are diagnosed, exit 0 (was 2),
 # with one warning naming the first bad line and the rows dropped.
 pc_cli_test(bad_truncated_row EXIT 0 STDOUT "\nk: step "
   STDERR "bad/truncated_row.csv:4: 50 fields where the header \\(line 1\\) has 51; 1 row dropped, 1 launch row kept"
@@ -124,14 +124,14 @@ if(EXISTS /dev/full)
     ARGS diagnose --quiet ${_pc_data}/t4_seed000.csv)
 endif()
 
-# Step 1 from an nsys stats CSV (issue 20 item 9; the fixture is hand-made in
+# Step 1 from an nsys stats CSV (the fixture is hand-made in
 # NVIDIA's documented format, its header says so): the run's kernel time
 # against the wall clock given, copies beside it.
 pc_cli_test(nsys_step1 EXIT 0 FLAGS --no-stderr
   STDOUT "\nrun +450\\.000 +0\\.777 +7\\.654 +0\\.2 +4  not_the_slow_part\n"
          "\nregion run: step 1 not_the_slow_part: kernel_ns / wall_ns = 0\\.001726"
   ARGS diagnose --wall-time 450ms ${_pc_data}/nsys/mystery_kern_mem.hand-made.csv)
-# The same from a real nsys export of the H200 (2026-12-02), with the plain
+# The same from a real nsys export of the H200, with the plain
 # run's measured wall clock.
 pc_cli_test(nsys_step1_real EXIT 0 FLAGS --no-stderr
   STDOUT "\nrun +506\\.756 +0\\.760 +8\\.034 +0\\.1 +4  not_the_slow_part\n"

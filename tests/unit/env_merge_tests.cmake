@@ -1,4 +1,4 @@
-# Configuration by environment and `perfcheck merge` (issue 5, items 3 and 5).
+# Configuration by environment and `perfcheck merge`.
 # Included from tests/CMakeLists.txt.
 
 pc_unit_test(config)

@@ -1,4 +1,4 @@
-# Reliability (issue 14): the regex guard, safe report files, damaged exports,
+# Reliability: the regex guard, safe report files, damaged exports,
 # linear costs.  Included from tests/CMakeLists.txt.
 pc_unit_test(regex)
 pc_unit_test(output)

@@ -654,7 +654,7 @@ static void test_latency_bound(void **state) {
   pc_kernel_free(&k);
 }
 
-/* The in-process default set on the H200 (Triton's layer_norm, 2026-12-02,
+/* The in-process default set on the H200 (Triton's layer_norm,
  * docs/measurements/2026-12-02-h200 section 3): DRAM 78.6%, L2 by its
  * sectors 50.9%, L1 by its LSU wavefronts 50.4%, the ALU and tensor pipes,
  * issue 43%, no speed-of-light row.  ncu's lts__throughput was 87.7%.  The
@@ -1005,7 +1005,7 @@ static void test_step1_region(void **state) {
   assert_int_equal(g.diag.findings[0].cause, PERFCHECK_CAUSE_NOT_ASSESSED);
 }
 
-/* Step 1 belongs to the region (issue 19): a kernel of a region its kernels
+/* Step 1 belongs to the region: a kernel of a region its kernels
  * barely keep busy keeps its own verdict from steps 2 to 5, with its time
  * share and rank beside it, and no step-1 finding. */
 static void test_step1_is_the_regions(void **state) {
@@ -1092,7 +1092,7 @@ static void test_report_offline_and_regions(void **state) {
   pc_derive(NULL, NULL);
 }
 
-/* ---- rules refined on the H200 corpus (2026-12-01, ncu 2025.3 --set full
+/* ---- rules refined on the H200 corpus (ncu 2025.3 --set full
  * exports in tests/data/corpus/): each case is a real kernel's numbers. ---- */
 
 static pc_device h200(void) {
@@ -1150,7 +1150,7 @@ static void test_corpus_refinements(void **state) {
   assert_int_equal(k.diag.verdict.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
   pc_kernel_free(&k);
 
-  /* tests/gpu/diff_plant.cu --planted (H200, in process, 2026-12-01): lanes
+  /* tests/gpu/diff_plant.cu --planted (H200, in process): lanes
    * 2 MiB apart, 4 bytes of each sector used; the next warps re-read the
    * sectors from L1 (14680064 of 16777216 hit), so L2 and DRAM see no waste,
    * but L1 is the busiest level at 88% of its wavefronts and the kernel runs
@@ -1277,7 +1277,7 @@ static void test_corpus_refinements(void **state) {
   pc_kernel_free(&k);
 }
 
-/* ---- issue 19: verdicts that pay (each case from an H200 measurement) --------- */
+/* ---- verdicts that pay (each case from an H200 measurement) ------------------ */
 
 /* Stall reasons as ncu's --set full gives them (warps stalled per issued
  * instruction), the rest measured 0. */
@@ -1348,8 +1348,8 @@ static void test_occupancy_needs_evidence(void **state) {
   pc_kernel_free(&k);
 }
 
-/* CUB's Onesweep radix sort on the H200, in process (advice pair cub_sort,
- * 2026-12-02): registers cap it at 2 blocks (37.5%), achieved 36.6%, no unit
+/* CUB's Onesweep radix sort on the H200, in process (advice pair
+ * cub_sort): registers cap it at 2 blocks (37.5%), achieved 36.6%, no unit
  * above 43%, 0.80 eligible warps a scheduler -- and barrier the largest
  * stall (36% of the five measured reasons, long_scoreboard 30%).  Raising
  * occupancy ran 0.95x (512x10, 75%: barrier stalls per issue 3.0 to 8.1)

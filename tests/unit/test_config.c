@@ -214,7 +214,7 @@ static void test_metrics(void **state) {
 
 static void test_kernels(void **state) {
   (void)state;
-  /* ncu's vocabulary (issue 9 item 6): regex:EXPR is a regex; the inputs of
+  /* ncu's vocabulary: regex:EXPR is a regex; the inputs of
    * these four checks gained the "regex:" prefix, their results are as before. */
   GOOD("PERFCHECK_KERNELS", "regex:^mystery[AB]$", want_.kernel_regex = "^mystery[AB]$";
        assert_string_equal(o->kernel_regex, "^mystery[AB]$"));
@@ -298,7 +298,7 @@ static void test_nvtx(void **state) {
   bad("PERFCHECK_NVTX", "regex:[a", "is not a usable POSIX extended regex", "every range");
   bad("PERFCHECK_NVTX", "regex:", "empty after regex:", "every range");
   assert_false(pc_config_nvtx_match(NULL, "x"));
-  /* ncu's --nvtx-include / --nvtx-exclude (issue 20): push/pop
+  /* ncu's --nvtx-include / --nvtx-exclude: push/pop
    * configurations one a line, one filter with PERFCHECK_NVTX's name. */
   GOOD("PERFCHECK_NVTX_INCLUDE", "train/\n[outer/inner]", assert_non_null(x->nvtx_filter);
        assert_int_equal(x->nvtx_filter->n, 2); assert_int_equal(x->nvtx_filter->ninclude, 2));

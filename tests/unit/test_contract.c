@@ -141,7 +141,7 @@ static pc_report *full_report(void) {
   k->extra_names = calloc(1, sizeof *k->extra_names);
   k->extra_values = calloc(1, sizeof *k->extra_values);
   k->extra_names[0] = strdup("smsp__inst_executed.sum");
-  /* A kernel of a CUDA graph and the graph's entry (issue 21 item 4), with a
+  /* A kernel of a CUDA graph and the graph's entry, with a
    * rotation left short, so that every graph and rotation field is written. */
   k->graph_id = 3;
   k->graph_node = 11;

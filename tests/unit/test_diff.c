@@ -529,7 +529,7 @@ static void test_bytes_per_sector_and_busiest(void **state) {
 /* Pairing by display name: an entry whose name changed but whose display
  * name did not still pairs; two template instances that share a display
  * name pair by their full names, whatever order the reports put them in. */
-/* Issue 20: the header states the tolerance the diff judges each unit by
+/* The header states the tolerance the diff judges each unit by
  * (DRAM bytes at 5%, as dram__bytes_write.sum is judged, not "counts 1%"),
  * and metrics measured on one side only in every pair (another metric set)
  * are named once, not once per kernel. */
@@ -548,7 +548,7 @@ static void test_tolerance_header_and_one_side(void **state) {
   assert_int_equal(count_of(text, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"), 1);
   /* Per kernel, only what is one-sided for that pair alone: none here since
    * the intensity of an FMA kernel with a little tensor activity is kept on
-   * both sides (issue 19; it was one-sided for all three pairs before). */
+   * both sides (it was one-sided for all three pairs before). */
   assert_int_equal(count_of(text, "    measured on one side only ("), 0);
   free(text);
   char *html = written(d, PERFCHECK_FORMAT_HTML);

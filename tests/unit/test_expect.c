@@ -229,7 +229,7 @@ static void test_parse_errors(void **state) {
       {"mysteryA:sectors_per_request_ld<=inf", 34, "expected a number"},
       {"mysteryA:sectors_per_request_ld<=nan", 34, "expected a number"},
       {"mysteryA:sectors_per_request_ld<=1e999", 34, "out of range"},
-      {"mysteryA:sectors_per_request_ld<=1e-400", 34, "out of range"}, /* not 0 (issue 14) */
+      {"mysteryA:sectors_per_request_ld<=1e-400", 34, "out of range"}, /* not 0 */
       {"mysteryA:gpu__time_duration.sum within 5% of 2e-330", 46, "out of range"},
       {"mysteryA:sectors_per_request_ld<=4 5", 36, "unexpected"},
       {"mysteryB:cause<divergent_warps", 15, "== or != only"},
@@ -526,7 +526,7 @@ static void test_unmeasured(void **state) {
   assert_contains(result(set, 0).message, "was not measured (null in the report)");
   perfcheck_expectations_destroy(set);
 
-  /* An unknown quantity (issue 20): refused when added, with at most three
+  /* An unknown quantity: refused when added, with at most three
    * nearest names; an ncu metric's spelling that no kernel of the report
    * has is a mistake too (INVALID_ARGUMENT results), not a failed check. */
   perfcheck_expectations *bad = NULL;
@@ -698,7 +698,7 @@ static void test_parts(void **state) {
   bad.kernel_is_regex = 0;
   bad.quantity = "a b";
   assert_int_equal(perfcheck_expectations_add_parts(set, &bad), PERFCHECK_ERROR_INVALID_ARGUMENT);
-  bad.quantity = "q"; /* no quantity of any report (issue 20: refused at once) */
+  bad.quantity = "q"; /* no quantity of any report (refused at once) */
   assert_int_equal(perfcheck_expectations_add_parts(set, &bad), PERFCHECK_ERROR_INVALID_ARGUMENT);
   assert_contains(perfcheck_last_error_message(), "unknown quantity \"q\"");
   bad.quantity = "flops";

@@ -572,7 +572,7 @@ static void test_points_without_share(void **state) {
   pc_report_free(r);
 }
 
-/* Issue 20: an FMA kernel with a little tensor activity is drawn from its
+/* An FMA kernel with a little tensor activity is drawn from its
  * CUDA-core FLOPs (the H200 corpus export: mysteryB and mysteryC at 1.5 to
  * 2.9% tensor got no point before, one point in four); a tensor-core kernel
  * (the tensor pipe most of its pipe activity) is not, and says why. */
@@ -588,7 +588,7 @@ static void test_tensor_share(void **state) {
   assert_int_equal(count(html, "<circle class=\"point\""), 4);
   assert_non_null(strstr(html, "4 of 4 kernels drawn"));
   /* The checklist keeps the intensity of a kernel whose FMA pipe is busier
-   * than its tensor pipe (issue 19); the note is for those whose intensity
+   * than its tensor pipe; the note is for those whose intensity
    * it left unknown. */
   size_t unknown = 0;
   for (size_t i = 0; i < r->nkernels; i++) unknown += pc_is_null(r->kernels[i].derived.arithmetic_intensity);

@@ -90,7 +90,7 @@ static void test_parse_errors(void **state) {
       {"[-]", "t:1:3: ", "invalid number"},
       {"[1e]", "t:1:4: ", "exponent"},
       {"[1e999]", "t:1:2: ", "out of range"},
-      {"[1e-400]", "t:1:2: ", "out of range (it would read as 0)"}, /* not 0 (issue 14) */
+      {"[1e-400]", "t:1:2: ", "out of range (it would read as 0)"}, /* not 0 */
       {"[+1]", "t:1:2: ", "unexpected '+'"},
       {"NaN", "t:1:1: ", "unexpected 'N'"},
       {"[Infinity]", "t:1:2: ", "unexpected 'I'"},
@@ -205,7 +205,7 @@ static void test_mapping_errors(void **state) {
        "a region without a \"name\""},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"warnings\": [1]}", "expected an array of strings"},
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [], \"step1_assessed\": 1}", "expected true or false"},
-      /* Issue 22: values outside their invariants, with the path to them. */
+      /* Values outside their invariants, with the path to them. */
       {"{\"schema\": \"perfcheck-report/1\", \"kernels\": [{\"name\": \"a\"}, {\"name\": \"k\",\n \"duration_ns\": "
        "{\"min\": 10, \"median\": 5, \"max\": 20}}]}",
        "r.json:2:39: kernels[1].duration_ns.median: 5 is below kernels[1].duration_ns.min (10)"},
@@ -524,7 +524,7 @@ static void test_public_errors(void **state) {
   unlink(tmpl);
 }
 
-/* ---- streamed (issue 22 item 4) ------------------------------------------------- */
+/* ---- streamed ------------------------------------------------- */
 
 /* A report of n kernels, as the writer writes it (one kernel entry is
  * about 7 KB: 600 kernels are more than 4 MiB, several chunks). */

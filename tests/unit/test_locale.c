@@ -1,4 +1,4 @@
-/* The host program's locale does not reach perfcheck's text (issue 14): a
+/* The host program's locale does not reach perfcheck's text: a
  * program that called setlocale(LC_ALL, "") in a German locale got advice
  * saying "16,2 of 32 lanes".  The locale is built with localedef when the
  * machine has none (a container usually has only C and POSIX); without

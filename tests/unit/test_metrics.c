@@ -180,7 +180,7 @@ static void test_metric_lists(void **state) {
   check_list("default", PC_SET_DEFAULT);
   check_list("sol", PC_SET_SOL);
   check_list("full", PC_SET_FULL);
-  /* ncu's set names (issue 20): basic is its speed-of-light, launch and
+  /* ncu's set names: basic is its speed-of-light, launch and
    * occupancy sections as far as the table goes; detailed is sol. */
   check_list("basic", PC_SET_BASIC);
   assert_ptr_equal(perfcheck_metric_list("detailed"), perfcheck_metric_list("sol"));

@@ -1,4 +1,4 @@
-/* Several GPUs on a CPU (issue 15): synthetic snapshots of a region whose
+/* Several GPUs on a CPU: synthetic snapshots of a region whose
  * kernels ran on two devices, built the way lib/gpu builds them (one
  * context per device, each naming its ordinal and PCI bus id), and reports
  * of several ranks merged.
@@ -218,7 +218,7 @@ static void test_kernel_devices_and_step1_per_device(void **state) {
   assert_non_null(strstr(row, "0.020"));
   assert_true(strstr(row, "not_the_slow_part") && strstr(row, "not_the_slow_part") < eol);
   free(t);
-  /* CSV: the device columns (issue 15), before issue 19's. */
+  /* CSV: the device columns, before the rank, borderline and stall columns. */
   char *c = write_fmt(r, PERFCHECK_FORMAT_CSV);
   assert_non_null(strstr(c, ",device_ordinal,pci_bus_id,rank,borderline,runner_up,stall,stall_share,"));
   assert_non_null(strstr(c, ",1,0000:29:00.0,"));

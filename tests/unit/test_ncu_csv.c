@@ -390,7 +390,7 @@ static void test_bad_inputs(void **state) {
   expect_parse_error(DATA("bad/not_ncu.csv"), PERFCHECK_ERROR_PARSE, "bad/not_ncu.csv:1: ", "Kernel Name");
   expect_parse_error(DATA("bad/random.bin"), PERFCHECK_ERROR_PARSE, "bad/random.bin:1: ", "binary data, not text; expected an ncu raw export");
   /* Header on line 1, units on 2, launches on 3 and 4: the cut one is 4.
-   * Since issue 14 the complete row is kept (status OK, not PARSE) and the
+   * The complete row is kept (status OK, not PARSE) and the
    * warning names the cut one, with the same text the error had. */
   expect_damaged(DATA("bad/truncated_quote.csv"), "bad/truncated_quote.csv:4: ", "not closed", 1, 1);
   expect_damaged(DATA("bad/truncated_row.csv"), "bad/truncated_row.csv:4: ", "fields where the header", 1, 1);
@@ -457,7 +457,7 @@ static void test_layout_variations(void **state) {
       "\"\",\"nsecond\"\n"
       "\"two\nlines\",\"5\"\n"
       "\"short\"\n";
-  /* (Issue 14: the bad row is dropped with a warning, the good one kept.) */
+  /* (the bad row is dropped with a warning, the good one kept.) */
   assert_int_equal(parse_str(nl, &r, &err), PERFCHECK_OK);
   assert_int_equal(r->nkernels, 1);
   assert_true(has_warning(r, "mem.csv:5: 1 fields where the header (line 1) has 2", "1 row dropped", NULL));
@@ -648,7 +648,7 @@ static void test_junk_100mb(void **state) {
 }
 
 
-/* ---- numbers (issue 14 item 4) ---------------------------------------------- */
+/* ---- numbers ---------------------------------------------- */
 
 static double one_duration(const char *value, pc_report **keep) {
   char text[256];
@@ -724,7 +724,7 @@ static void test_numbers(void **state) {
   free(text);
 }
 
-/* ---- streaming and damaged exports (issue 14 items 2 and 5) ------------------------ */
+/* ---- streaming and damaged exports ------------------------ */
 
 static char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -901,7 +901,7 @@ static void test_damaged_middle(void **state) {
   assert_non_null(strstr(err.msg, "mem.csv:2: 1 fields where the header (line 1) has 2; 2 rows could not be read"));
 }
 
-/* ---- units, decimal commas, NUL bytes, repeats, headers (issue 22 item 2) ---- */
+/* ---- units, decimal commas, NUL bytes, repeats, headers ---- */
 
 static size_t count_warnings(const pc_report *r, const char *a) {
   size_t n = 0;
@@ -1045,7 +1045,7 @@ static void test_second_header(void **state) {
                    PERFCHECK_ERROR_PARSE);
   assert_null(r);
   assert_non_null(strstr(err.msg, "mem.csv:4: a second header row whose column 2 is \"dram__bytes_read.sum\""));
-  /* Swapped with the name column, as in issue 22's case. */
+  /* Swapped with the name column. */
   assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"0\",\"a\",\"1\"\n"
                              "\"Kernel Name\",\"ID\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n\"b\",\"1\",\"3\"\n",
                              &r, &err),

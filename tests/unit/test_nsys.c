@@ -20,7 +20,7 @@
 #define FIXTURE PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.hand-made.csv"
 /* A real export: `nsys stats --report cuda_gpu_kern_sum --report
  * cuda_gpu_mem_time_sum --format csv --output -` of kernels/mystery
- * --profile on the H200 (2026-12-02, Nsight Systems 2025.3.1, driver
+ * --profile on the H200 (Nsight Systems 2025.3.1, driver
  * 580.159.04; the device script's nsys stage, now scripts/device/bench tools), saved as it came, with
  * nsys's own "Generating SQLite" and "Processing" lines. */
 #define REAL PERFCHECK_TEST_DATA "/nsys/mystery_kern_mem.h200-2026-12-02.csv"

@@ -301,7 +301,7 @@ static void test_write_file(void **state) {
   assert_non_null(strstr(why.msg, "folder"));
 }
 
-/* Issue 22: what is at the name decides.  A device, FIFO, socket or folder is
+/* What is at the name decides.  A device, FIFO, socket or folder is
  * refused and left as it was; a regular file keeps its mode; a new file gets
  * the umask's; a symlink to a device is replaced, the device untouched. */
 static void test_write_targets(void **state) {

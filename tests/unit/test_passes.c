@@ -82,7 +82,7 @@ static void test_parse_sets(void **state) {
   check_set("default,default", "default", PC_SET_DEFAULT, 1);
   check_set("sol", "sol", PC_SET_SOL, 1);
   check_set("full", "full", PC_SET_FULL, 0);
-  /* ncu's set names (issue 20): the report names the set as given. */
+  /* ncu's set names: the report names the set as given. */
   check_set("detailed", "detailed", PC_SET_SOL, 1);
   pc_rp_plan plan;
   pc_err errv = {PERFCHECK_OK, ""};
@@ -280,7 +280,7 @@ static void test_passes_gh100(void **state) {
                               "GH100"),
                    1);
   assert_int_equal(passes_for("sol", "GH100"), 14);
-  /* full: the FP64/FP16 siblings and every warp-state row (issue 19). */
+  /* full: the FP64/FP16 siblings and every warp-state row. */
   assert_int_equal(passes_for("full", "GH100"), 17);
   /* ncu's names (host API counts on GH100, no GPU): basic's speed-of-light
    * rows cost more than perfcheck's default; detailed is sol. */

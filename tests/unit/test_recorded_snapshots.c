@@ -17,7 +17,7 @@
  *   loop-*            bench_launches tiny: 4096 launches of a 4096-thread
  *                     add_one, ~2 us each (tests/data/h200/launches.csv, the
  *                     16-block launch): launch_overhead in timing AND
- *                     counters mode (issue 10 item 7).
+ *                     counters mode.
  *   streams-counters  tests/gpu/record_regions.cu streams: two FMA-chain
  *                     kernels, one block on half the SMs each (half a wave:
  *                     grid_too_small), on two streams.
@@ -157,7 +157,7 @@ static void test_streams(void **state) {
   expect_verdict(find(x.report, "streamChainsA", -1), 5, PERFCHECK_CAUSE_GRID_TOO_SMALL);
   expect_verdict(find(x.report, "streamChainsB", -1), 5, PERFCHECK_CAUSE_GRID_TOO_SMALL);
   /* grid_too_small rests on "no unit is near its roof": this recording's
-   * set (2026-11-30) measured every pipe and L2's lts__throughput, but L1
+   * set measured every pipe and L2's lts__throughput, but L1
    * only by its LSU wavefronts, not l1tex__throughput, and no speed-of-light
    * row: the diagnosis names that one unit in a step-2 note, and the verdict
    * stands. */

@@ -203,7 +203,7 @@ static void test_kernel_filter(void **state) {
   assert_true(filter_matches(big, big));
 }
 
-/* ---- the matcher against glibc (issue 22) ------------------------------------ */
+/* ---- the matcher against glibc ------------------------------------ */
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static unsigned rnd(unsigned n) {
@@ -365,7 +365,7 @@ static void test_matcher_cases(void **state) {
   assert_int_equal(pc_regex_match(&empty, "x"), 0);
 }
 
-/* Issue 22's case: regex:a+x against names of N 'a's, 10 KB to 1 MB, and
+/* The backtracking worst case: regex:a+x against names of N 'a's, 10 KB to 1 MB, and
  * one that ends in x; the worst accepted patterns on 1 MB.  (The figures:
  * scripts/bench_regex.py; here the answers.) */
 static void test_long_names(void **state) {

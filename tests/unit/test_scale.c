@@ -1,4 +1,4 @@
-/* Linear cost (issue 14 item 5) for what runs in memory: merging reports
+/* Linear cost for what runs in memory: merging reports
  * (100k kernel entries took 92 s when grouping was a scan) and checking an
  * expectation that matches every kernel (`regex:.` over 20k kernels grew
  * faster than linearly).  Each runs at N and 2N and its results are

@@ -312,7 +312,7 @@ static void test_selection(void **state) {
   /* Another name (key 12) profiles it again. */
   assert_int_equal(pc_select_decide(&q, &t, sc, 12, 12, PC_NP_NONE), 1);
 
-  /* Rotation over 3 groups (issue 21): a signature takes 3 profiled
+  /* Rotation over 3 groups: a signature takes 3 profiled
    * launches (its turns 0, 1, 2) per round; one launched only twice in a run
    * gets the rest of its set by kernel replay at its first launch of a later
    * run of the same name, and is done. */
@@ -337,8 +337,8 @@ static void test_selection(void **state) {
   pc_sigtab_free(&t);
 }
 
-/* Rotation's group choice (issue 21): a new config costs CUPTI's Start about
- * 150 ms with PyTorch loaded (H200, 2026-12-02: 198 profiled launches of a
+/* Rotation's group choice: a new config costs CUPTI's Start about
+ * 150 ms with PyTorch loaded (H200: 198 profiled launches of a
  * training step spent 8.3 s in Start with 57 config changes), so a launch
  * collects the current group while its signature lacks it.  A loop of five
  * launches a step (A, G, B, G, C: G twice) over 6 groups.  The k-th launch
@@ -394,12 +394,12 @@ static void test_rotation_keeps_the_config(void **state) {
   }
   assert_int_equal(pc_select_decide(&b2b, &t, sr, 43, 43, PC_NP_NONE), 0); /* complete */
 
-  /* A PyTorch-like step (issue 21, H200 2026-12-02: a 300-step training
+  /* A PyTorch-like step (H200: a 300-step training
    * step made 12 config changes over 5 groups): a one-off pair first (N N,
    * the initialization), then a step A B B C D D E F with two kernels
    * launched twice in a row, over 5 groups.  The rule "a signature that
-   * follows itself moves the config on" made 9 changes here (simulated,
-   * 2026-12-02); the step's head makes 4, one a step: N set group 0 and
+   * follows itself moves the config on" made 9 changes here (simulated);
+   * the step's head makes 4, one a step: N set group 0 and
    * never came back, so B, the first to have the group four times, moves
    * the config on and is the head from then on.  Every loop signature gets
    * every group. */
@@ -428,7 +428,7 @@ static void test_rotation_keeps_the_config(void **state) {
   }
   /* A head launched twice a step (H X H Y: a GEMM signature of a forward
    * and a backward pass) moves the config on once a step, not at its second
-   * launch (H200, 2026-12-02: 7 fresh objects for 5 groups without the
+   * launch (H200: 7 fresh objects for 5 groups without the
    * wait).  5 groups, 4 changes. */
   {
     pc_select hp = {NULL, 0, 0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0};
@@ -469,7 +469,7 @@ static void test_rotation_keeps_the_config(void **state) {
   pc_sigtab_free(&t);
 }
 
-/* Graph execs (issue 21 item 4): a signature of their own per exec and
+/* Graph execs: a signature of their own per exec and
  * context, with a name entry that has no string; their launches rotate over
  * graph_groups in every replay mode, never by kernel replay. */
 static void test_graph_signatures(void **state) {

@@ -207,7 +207,7 @@ static void test_launch_loop_both_modes(void **state) {
 
   /* Without the ENTER time the cost cannot be cut: the region's wall clock
    * then holds the first enable, and step 1 no longer sees launch overhead
-   * (what counters mode read before issue 10 item 7). */
+   * (what counters mode read when it did not cut it). */
   pc_snapshot *blind = launch_loop(1, 0);
   pc_report *rb = build(blind);
   const pc_region *gb = region(rb, "pieces");
@@ -486,7 +486,7 @@ static void test_earlier_run_counters(void **state) {
 
 /* A launch outside the counter gate (PC_NP_NVTX), e.g. the whole program's
  * entry of a kernel whose profiled launch was inside an NVTX range (the
- * advice corpus under perfcheck run --nvtx-include, H200 2026-12-02: 55
+ * advice corpus under perfcheck run --nvtx-include, H200: 55
  * such entries said only "counters were not collected"): it carries the
  * counters of the same signature's entry in the other region, with
  * profiled_launches 0, said once; a kernel profiled nowhere keeps the
@@ -775,7 +775,7 @@ static void test_file_names(void **state) {
 }
 
 
-/* ---- rotation (issue 21): one group of the set per launch ------------------------------- */
+/* ---- rotation: one group of the set per launch ------------------------------- */
 
 /* A kernel launched 4 times under rotation with a set of 3 groups: launches
  * 1-3 collect groups 0 (the DRAM group, from a flushed L2), 1, 2, launch 4
@@ -893,7 +893,7 @@ static void test_rotation_entries(void **state) {
   pc_snapshot_free(s);
 }
 
-/* A graph kernel's entry names its graph and node (issue 21 item 4), in the
+/* A graph kernel's entry names its graph and node, in the
  * report's JSON and through the snapshot's file. */
 static void test_graph_node(void **state) {
   (void)state;
@@ -922,7 +922,7 @@ static void test_graph_node(void **state) {
   pc_snapshot_free(s);
 }
 
-/* ---- graph entries (issue 21 item 4): counters per graph launch ---------------------------- */
+/* ---- graph entries: counters per graph launch ---------------------------- */
 
 /* A graph exec's signature, as the collector makes it: no name, grid 0. */
 static uint32_t add_graph_sig(pc_snapshot *s, uint64_t exec, uint32_t graph_id) {

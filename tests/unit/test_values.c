@@ -232,7 +232,7 @@ static void test_report_kernel_info(void **state) {
   assert_near(info.achieved_occupancy_pct, 81.90, 1e-9);
   assert_true(isnan(info.arithmetic_intensity));
   /* The region (20% kernel time) was caught at step 1, but the kernel keeps
-   * its own verdict from steps 2-5 (issue 19): uncoalesced loads. */
+   * its own verdict from steps 2-5: uncoalesced loads. */
   assert_int_equal(info.step, 3);
   assert_int_equal(info.cause, PERFCHECK_CAUSE_UNCOALESCED_GLOBAL_LOADS);
   assert_string_equal(info.metric, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / "

@@ -97,7 +97,7 @@ static void test_csv_field(void **state) {
   check_csv("scaleAdd<4>", "scaleAdd<4>");
   check_csv("a,b", "\"a,b\"");
   check_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
-  /* Control characters are written visibly, never raw (issue 14: a kernel
+  /* Control characters are written visibly, never raw (a kernel
    * name's ESC reached the terminal, a newline split the row); these two
    * expected a quoted raw newline and CR before. */
   check_csv("two\nlines", "two\\nlines");
@@ -287,7 +287,7 @@ static void test_json_report(void **state) {
 static void test_csv_report(void **state) {
   (void)state;
   pc_report *r = sample_report();
-  /* In process, a kernel names its device (issue 15); offline it is empty. */
+  /* In process, a kernel names its device; offline it is empty. */
   for (size_t i = 0; i < r->nkernels; i++)
     if (strcmp(r->kernels[i].name, "mysteryA") == 0) {
       r->kernels[i].device_ordinal = 1;

@@ -4,7 +4,7 @@
  * --nvtx / PERFCHECK_NVTX), the matcher they all use, and ncu's
  * kernel-filter vocabulary.
  *
- * The matcher is our own (issue 22): glibc's regexec searches by trying a
+ * The matcher is our own: glibc's regexec searches by trying a
  * match at every start position, each of which may scan to the end, so its
  * cost grew with the square of the name (regex:a+x against 10 KB of 'a':
  * 0.24 s, 100 KB: 50 s, 1 MB: over 120 s; exports allow 64 MiB names).

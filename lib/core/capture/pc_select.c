@@ -18,8 +18,8 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
 
 /* Rotation's group for a launch of kernel signature s (groups groups): the
  * current one while s lacks it, so the config (a fresh profiler object:
- * about 150 ms of CUPTI's first Start with PyTorch loaded, H200) changes
- * about once a loop step.  The step is told by its head: the signature
+ * about 150 ms of CUPTI's first Start with PyTorch loaded, docs/cupti.md)
+ * changes about once a loop step.  The step is told by its head: the signature
  * whose launch set the current group (at first, the first rotated
  * decision).  A launch whose signature has the current group waits (not
  * profiled; 0 returned) unless
@@ -33,7 +33,8 @@ void pc_select_enter_region(pc_sig *s, uint32_t key) {
  * then it takes the next group it lacks, which becomes current, and it is
  * the new head.  A signature launched twice in a row inside a longer step
  * (B B in A B B C) so no longer moves the config on at its second launch:
- * on the H200 (2026-12-02, a 300-step PyTorch step, PERFCHECK_PROGRESS=2)
+ * on the H200 (a 300-step PyTorch step, PERFCHECK_PROGRESS=2;
+ * docs/measurements/2026-12-02-h200-e)
  * that rule ("follows itself") made 12 config changes where the step
  * needed 5 groups; the head without the wait made 7 (a GEMM signature
  * launched twice a step, H X H).  unit.sigtab: 5 changes for A G B G C

@@ -21,7 +21,7 @@
  *               the address of a destroyed one gets a new entry;
  *   graphs      a CUDA graph exec launched on a context is a signature too
  *               (is_graph, keyed by the exec's id): its launches carry counters
- *               for the whole graph (issue 21 item 4), and its report entry
+ *               for the whole graph, and its report entry
  *               is the graph's.  It has a name entry of its own, without a
  *               string, so that names[s->name] is valid for every signature.
  */
@@ -168,10 +168,10 @@ typedef struct pc_select {
   uint64_t launch_count;        /* 0: no limit */
   unsigned per_signature;       /* >= 1 */
   uint64_t matched, profiled;   /* running counts */
-  /* Rotation (issue 21): a signature's set takes this many profiled
+  /* Rotation: a signature's set takes this many profiled
    * launches (one group each); 0: kernel replay, one launch per set. */
   unsigned rotate_groups;
-  /* Graph launches (issue 21 item 4) rotate whatever the replay mode: a
+  /* Graph launches rotate whatever the replay mode: a
    * graph exec's k-th profiled launch collects group k of this many (the
    * set's one-pass groups); 0: not known yet or not to be had, then graph
    * launches are not profiled (np PC_NP_GRAPH_GROUPS). */
@@ -180,7 +180,7 @@ typedef struct pc_select {
    * launch collects it when its signature still lacks it, and only
    * otherwise (pc_select.c, pc_select_group) the next group it lacks, which
    * becomes current: a new config costs CUPTI's Start about 150 ms with
-   * PyTorch loaded (H200, 2026-12-02), so the config changes about once a
+   * PyTorch loaded (docs/cupti.md), so the config changes about once a
    * loop iteration, not at every launch of another signature. */
   unsigned cur_group;
   uint32_t cur_epoch;           /* +1 at each change of cur_group */

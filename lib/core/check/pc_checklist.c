@@ -505,7 +505,8 @@ static double pc_unit_pct(size_t i, const pc_kernel *k, const pc_device *d) {
   /* A rate (bytes or FLOPs over the duration) above the trusted maximum is
    * left out like a counter's: under rotation its count and its duration can
    * come from launches that did different work (a signature's forward and
-   * backward GEMM: 247% of the FP32 peak on the H200, 2026-12-02). */
+   * backward GEMM: 247% of the FP32 peak,
+   * docs/measurements/2026-12-02-h200-b). */
   double v = PC_NULL;
   if (u->id == PC_RATE_DRAM)
     v = (d && pc_has(k->derived.dram_gbps) && pc_has(d->peak_dram_bytes_per_s) && d->peak_dram_bytes_per_s > 0)
@@ -1879,7 +1880,7 @@ static void pc_note_unmeasured_roofs(pc_kernel *k, const pc_device *d) {
                  list, n > 1 ? "were" : "was", n > 1 ? "them" : "it");
 }
 
-/* A graph entry (issue 21 item 4) whose launches ran more than one kernel
+/* A graph entry whose launches ran more than one kernel
  * signature: its counters are the sum over all of them (one range around
  * each graph launch), so ratios and percentages are averages over kernels
  * of different shapes and no launch configuration is its own.  Steps 3 to

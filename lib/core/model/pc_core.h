@@ -67,7 +67,7 @@ typedef enum pc_metric_id {
   PC_M_THREAD_INST_PRED_ON_PER_INST, /* smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio */
   PC_M_ISSUE_ACTIVE,            /* smsp__issue_active.avg.per_cycle_active */
   PC_M_WARPS_ACTIVE_PCT,        /* sm__warps_active.avg.pct_of_peak_sustained_active */
-  /* Issue 10: bytes used per fetched sector, every kind of global traffic,
+  /* Bytes used per fetched sector, every kind of global traffic,
    * and step 2 across every pipe and memory level. */
   PC_M_LD_BYTES_PER_SECTOR,     /* smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio */
   PC_M_ST_BYTES_PER_SECTOR,     /* ..._op_st.ratio */
@@ -405,7 +405,7 @@ typedef struct pc_kernel {
   char *not_measured_reason;    /* why the counters are missing (graph launch,
                                    permissions, filter, ...), NULL if none */
   int passes;                   /* counter passes, 0 when none */
-  /* How the counters were collected (issue 21): "kernel" (kernel replay,
+  /* How the counters were collected: "kernel" (kernel replay,
    * every pass in one launch), "rotate" (one group per launch, PERFCHECK_REPLAY
    * =rotate), "rotate+kernel" (a rotation an earlier run left short, finished
    * by kernel replay); "" without counters. */
@@ -425,11 +425,11 @@ typedef struct pc_kernel {
    * kernels (two modules, two compilations); 0 unknown (offline, a graph). */
   uint32_t function_id;
   char *graph_entry;            /* a graph kernel: the name of its graph's entry, which holds the counters; NULL none */
-  /* Rotation (issue 21): bit g set when group g fed this entry (groups < 64),
+  /* Rotation: bit g set when group g fed this entry (groups < 64),
    * and why the missing ones are missing (NULL when none is). */
   uint64_t groups_seen;
   char *rotation_note;
-  /* A graph entry (issue 21 item 4): not a kernel but a CUDA graph exec's
+  /* A graph entry: not a kernel but a CUDA graph exec's
    * launches in the region.  Its counters are each graph launch's, summed
    * over all of its kernels (a user range around cuGraphLaunch, one group a
    * launch); its kernels keep entries of their own with their timings.
@@ -542,8 +542,8 @@ int pc_report_warn(pc_report *r, int quiet, const char *fmt, ...)
     ;
 void pc_kernel_init(pc_kernel *k);
 void pc_kernel_free(pc_kernel *k);
-/* Where k's counters came from, when more than one launch could feed them
- * (issue 21 item 1), as the report writers print it under the verdict:
+/* Where k's counters came from, when more than one launch could feed them,
+ * as the report writers print it under the verdict:
  * "rotation, 3 of 5 groups, 4 profiled launches; the launches that measured
  * a metric twice or more differ by up to 19.0% of its mean (counter_spread
  * 0.190)".  Returns 1 with the sentence in buf, 0 when there is nothing to

@@ -72,7 +72,7 @@
   X(MEM_THROUGHPUT_PCT, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL, \
     "%", 2, BSOL, 0)                                                                                \
   /* ncu's --set full spells it gpu__dram_throughput (the same value on every \
-   * H200 corpus row: issue 19 item 5). */                                     \
+   * row of the H200 corpus, tests/data/corpus). */                            \
   X(DRAM_THROUGHPUT_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed",                      \
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", NULL, "%", 2, BDEF, 0) \
   X(DRAM_BYTES_READ, "dram__bytes_read.sum", NULL, NULL, "byte", 2, DEF, 1)                        \
@@ -116,7 +116,7 @@
     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", NULL, "ratio", 4, DEF, 0)        \
   X(ISSUE_ACTIVE, "smsp__issue_active.avg.per_cycle_active", NULL, NULL, "ratio", 4, DEF, 0)       \
   X(WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL, NULL, "%", 5, BDEF, 0) \
-  /* Issue 10.  Bytes used per fetched sector (32 = every byte used; what ncu's   \
+  /* Bytes used per fetched sector (32 = every byte used; what ncu's   \
    * uncoalesced-access rule rests on), for every access width. */                \
   X(LD_BYTES_PER_SECTOR, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", NULL, NULL, \
     "byte/sector", 3, DEF, 0)                                                                      \
@@ -131,8 +131,8 @@
   X(L2_SECTORS_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, DEF, 0) \
   /* The fabric between the two L2 halves (GH100, GA100): the sub-unit that   \
    * ncu's lts__throughput took its 86-92% from on torch's gather, softmax and \
-   * float add while lts__t_sectors read 38-44% (ncu breakdown, H200,          \
-   * 2026-12-02, docs/measurements/2026-12-02-h200-d).  No pass of its own on  \
+   * float add while lts__t_sectors read 38-44% (ncu breakdown,              \
+   * docs/measurements/2026-12-02-h200-d).  No pass of its own on              \
    * GH100 or GA100; GB100 and AD102 lack it (left out there, as TMA is       \
    * before Hopper). */                                                         \
   X(L2_FABRIC_PCT, "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%", 2, \

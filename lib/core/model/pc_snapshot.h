@@ -100,7 +100,7 @@ typedef struct pc_snap_profiled {
    * kernel's own run (values[PC_M_DURATION]).  0: unknown. */
   uint64_t enter_ts, exit_ts;
   int passes;
-  /* Rotation (issue 21): the group of the set these values are (one pass,
+  /* Rotation: the group of the set these values are (one pass,
    * a user range around this one launch), -1 the whole set (kernel replay);
    * groups: the set's groups with rotation, 0 without. */
   int group, groups;
@@ -147,7 +147,7 @@ typedef struct pc_snap_sig {
   uint32_t graph_id;            /* a graph kernel: CUPTI's graph id and node id of its first record; 0 none
                                    (a graph signature: its kernels' graph id, node 0) */
   uint64_t graph_node;
-  /* A graph signature (issue 21 item 4): not a kernel but a CUDA graph exec
+  /* A graph signature: not a kernel but a CUDA graph exec
    * launched on `context` (grid and block 0, no name).  Its launches are
    * listed in pc_snapshot.graph_launches, its kernels are the launch rows
    * that carry their correlation ids, and its profiled launches hold
@@ -199,7 +199,7 @@ typedef struct pc_snapshot {
   pc_snap_profiled *profiled;
   pc_span *memcpys;             /* start, end, group = copy kind */
   pc_span *memsets;             /* start, end */
-  pc_snap_graph_launch *graph_launches; /* the region's own graph launches (since issue 21 item 4) */
+  pc_snap_graph_launch *graph_launches; /* the region's own graph launches */
 
   /* Informational: where the numbers came from (not read by the builder). */
   char tool_version[32];

@@ -642,7 +642,7 @@ static perfcheck_status pc_jm_doubles(pc_jm *m, const pc_json *obj, void *base, 
   return PERFCHECK_OK;
 }
 
-/* The invariants of a report's numbers (issue 22): times, counts, sizes,
+/* The invariants of a report's numbers: times, counts, sizes,
  * shares and rates are never below 0, and min <= median <= max.  A value
  * outside them is refused with the path to it ("kernels[3].total_ns"), so
  * that no reader, merge or diff works with it (a negative total made diff
@@ -1010,7 +1010,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   if (rot && rot->type == PC_JSON_OBJECT) {
     PC_TRY(pc_jm_int(m, rot, "groups", 0, &k->groups));
     PC_TRY(pc_jm_int(m, rot, "collected", 0, &k->groups_collected));
-    /* Which groups: "missing" (since issue 21 item 4); without it the first
+    /* Which groups: "missing" (optional: older reports lack it); without it the first
      * `collected` groups stand for the ones collected. */
     const pc_json *miss = pc_jm_array(m, rot, "missing", &st);
     PC_TRY(st);
@@ -1042,7 +1042,7 @@ static perfcheck_status pc_jm_kernel(pc_jm *m, const pc_json *o, size_t index) {
   } else if (gr && gr->type != PC_JSON_NULL) {
     return pc_jm_type(m, gr, "graph", "an object or null");
   }
-  const pc_json *gl = pc_json_get(o, "graph_launch"); /* a graph entry (since issue 21 item 4) */
+  const pc_json *gl = pc_json_get(o, "graph_launch"); /* a graph entry (optional: older reports lack it) */
   if (gl && gl->type == PC_JSON_OBJECT) {
     double gid = 0, kn = 0, sg = 0;
     k->is_graph = 1;
@@ -1093,7 +1093,7 @@ static perfcheck_status pc_jm_member(pc_jm *m, const pc_json *obj, const char *k
   perfcheck_status st;
   if (strcmp(key, "schema") == 0) {
     const pc_json *schema = pc_json_get(obj, "schema");
-    /* /1 (before issue 19: no rank, borderline or stall) reads as /2 with
+    /* /1 (no rank, borderline or stall) reads as /2 with
      * those fields unknown, and its verdicts are derived again at the end. */
     if (schema->type != PC_JSON_STRING ||
         (strcmp(schema->string, "perfcheck-report/2") != 0 && strcmp(schema->string, "perfcheck-report/1") != 0))
@@ -1160,7 +1160,7 @@ static perfcheck_status pc_jm_element(pc_jm *m, char array, const pc_json *v, si
  * and warnings arrays element by element: each piece is parsed (strictly,
  * pc_jp) and mapped, then its text and tree are dropped.  Memory holds one
  * chunk, the largest piece and the report being built, never the file
- * (issue 22: a 1 GB report took 6.2 GB; there is no size limit now). */
+ * (a 1 GB report took 6.2 GB; there is no size limit now). */
 #define PC_JS_CHUNK ((size_t)1 << 20)
 #define PC_JS_MAX_PIECE ((size_t)1 << 30) /* one kernel entry: a 64 MiB name escaped 6 ways fits */
 

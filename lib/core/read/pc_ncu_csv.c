@@ -28,7 +28,7 @@
  * comma, a NUL byte, an exponent outside the double range, "n/a") becomes
  * NaN with a warning that names the kernel, the metric and the reason.
  *
- * Units (issue 22: never a silent base unit): each header row starts a
+ * Units (never a silent base unit): each header row starts a
  * section whose units row says what its columns' numbers are in.  A column
  * that is read is unusable in a section without a units row, or whose unit
  * is not one ncu writes (pc_parse_unit: "", "%", a time word, or an SI
@@ -617,7 +617,7 @@ typedef struct pc_sig {
   char bad_val[24];
 } pc_sig;
 
-/* Stand-ins (issue 19 item 5): an export of ncu's --set full alone lacks
+/* Stand-ins: an export of ncu's --set full alone lacks
  * some counters of perfcheck's list but holds what answers the same
  * question.  Used only when the table's own column is absent, and said once
  * in the report's warnings:
@@ -1314,8 +1314,9 @@ static double pc_ncu_standin(pc_ncu *x, int si) {
 /* Fills, from --set full's stand-ins, what the table's own columns did not
  * give: the header lacked them, or (the L2 atomics) this row's value was
  * unusable: ncu wrote lts__t_requests_op_red.sum = -1 for a cuBLAS BF16 GEMM
- * (nvjet, advice corpus, H200 2026-12-02), which left step 3 not_assessed,
- * while lts__t_requests_srcunit_tex_op_red.sum in the same row read 0.  The
+ * (nvjet, advice corpus; docs/measurements/2026-12-02-h200-c), which left
+ * step 3 not_assessed, while lts__t_requests_srcunit_tex_op_red.sum in the
+ * same row read 0.  The
  * three L2 counts are replaced together, so the share the rule reads comes
  * from one source.  The first use in an export is said once. */
 static void pc_ncu_standins(pc_ncu *x, pc_kernel *k, size_t line, const char *label) {

@@ -68,7 +68,7 @@ static perfcheck_status pc_read_json(pc_input *in, int quiet, pc_report **out) {
   FILE *f = pc_input_stream(in);
   if (!f) return pc_fail(PERFCHECK_ERROR_OUT_OF_MEMORY, "%s: out of memory", pc_input_name(in));
   pc_report *r = NULL;
-  /* Streamed: no size limit, memory one chunk and the report (issue 22). */
+  /* Streamed: no size limit, memory one chunk and the report. */
   perfcheck_status st = pc_report_from_json_stream(f, pc_input_name(in), quiet, &r, &err);
   if (st != PERFCHECK_OK && pc_input_error(in)[0])
     return pc_fail(st, "%s: %s", pc_input_name(in), pc_input_error(in));

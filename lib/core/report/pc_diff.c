@@ -351,8 +351,8 @@ static int pc_diff_region_fill(pc_diff_region *dr, const pc_region *a, const pc_
    * windows is not: where the cut is more than the band's share of the
    * wall, what is left can move by more than the band between two runs of
    * one program (the same program's region, replay cut out: 123 ms, then
-   * 163.5 ms; gpu.diff_runs on the H200, 2026-12-02), so the two walls are
-   * not compared; the kernels' own times still are. */
+   * 163.5 ms; gpu.diff_runs, docs/measurements/2026-12-02-h200-d), so the
+   * two walls are not compared; the kernels' own times still are. */
   const double cut_a = pc_has(a->profiling_ns) ? a->profiling_ns : 0.0;
   const double cut_b = pc_has(b->profiling_ns) ? b->profiling_ns : 0.0;
   const double cut = cut_a > cut_b ? cut_a : cut_b;

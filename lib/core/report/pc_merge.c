@@ -4,7 +4,7 @@
  * the median of the launches, and a number that was not measured is never
  * printed, so such a median is null.
  *
- * The reports are folded in one at a time (pc_merger: issue 22), keeping
+ * The reports are folded in one at a time (pc_merger), keeping
  * only what later steps need (the merged report, one group per merged
  * entry, each report's rank), so perfcheck_report_merge_files holds one
  * input at a time: memory is the largest input and the merged report, not

@@ -430,7 +430,7 @@ typedef struct pc_acc {
   double lo[PC_M_COUNT], hi[PC_M_COUNT]; /* for the counter spread */
   double *xsum;
   uint32_t *xcnt;
-  /* How the values were collected (issue 21). */
+  /* How the values were collected. */
   int whole;                    /* a launch collected the whole set (kernel replay) */
   int rotated;                  /* a launch collected one rotation group */
   int groups;                   /* the set's groups with rotation */
@@ -819,7 +819,7 @@ static void pc_add_kernel(const pc_snapshot *s, pc_report *r, pc_build_state *st
   /* The walk runs once the region's time shares are known (pc_region_kernels). */
 }
 
-/* ---- graph entries (issue 21 item 4) ---------------------------------------------------------- */
+/* ---- graph entries ---------------------------------------------------------- */
 
 /* One graph launch of the region, with what its kernel rows say. */
 typedef struct pc_glaunch {

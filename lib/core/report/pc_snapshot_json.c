@@ -19,10 +19,10 @@
  *                     "graph": {"id", "node"} (optional), "graph_exec": "E" (optional: a graph signature)}],
  *     "launches": {"columns": [...], "rows": [[start, end, signature, correlation, stream, "flags"], ...]},
  *     "profiled": [{"correlation", "signature", "inherited", "result", "enter", "exit", "passes",
- *                   "group" (rotation group, null: kernel replay), "groups", "cold" (optional, since issue 21),
+ *                   "group" (rotation group, null: kernel replay), "groups", "cold" (optional),
  *                   "skipped" (optional: a graph launch whose group needs more than one pass),
  *                   "metrics": {ncu name: value}, "extra": [...]}],
- *     "graph_launches": [[correlation, signature], ...] (optional, since issue 21 item 4),
+ *     "graph_launches": [[correlation, signature], ...] (optional),
  *     "memcpys": [[start, end, kind], ...], "memsets": [[start, end], ...] }
  *
  * Times are signed nanoseconds from origin_ns, null when unknown: CUPTI's
@@ -640,7 +640,7 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     PC_SR_TRY(pc_sr_int(r, v, "local_per_thread", 0, 4294967295.0, PC_NULL, &d));
     g->rec_local = (unsigned)d;
   }
-  if (pc_json_get(o, "graph")) { /* since issue 21: a graph kernel's graph and node */
+  if (pc_json_get(o, "graph")) { /* optional: a graph kernel's graph and node */
     PC_SR_TRY(pc_sr_member(r, o, "graph", PC_JSON_OBJECT, 0, &v));
     PC_SR_TRY(pc_sr_int(r, v, "id", 1, 4294967295.0, PC_NULL, &d));
     g->graph_id = (uint32_t)d;
@@ -651,7 +651,7 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
     PC_SR_TRY(pc_sr_int(r, o, "function", 1, 4294967295.0, PC_NULL, &d));
     g->function = (uint32_t)d;
   }
-  if (pc_json_get(o, "graph_exec")) { /* since issue 21 item 4: a graph signature */
+  if (pc_json_get(o, "graph_exec")) { /* optional: a graph signature */
     PC_SR_TRY(pc_sr_member(r, o, "graph_exec", PC_JSON_STRING, 0, &v));
     char *end = NULL;
     errno = 0;
@@ -666,7 +666,7 @@ static perfcheck_status pc_sr_sig(pc_sr *r, const pc_json *o) {
 
 static perfcheck_status pc_sr_graph_launches(pc_sr *r, const pc_json *root) {
   pc_snapshot *s = r->s;
-  if (!pc_json_get(root, "graph_launches")) return PERFCHECK_OK; /* written since issue 21 item 4 */
+  if (!pc_json_get(root, "graph_launches")) return PERFCHECK_OK; /* optional: older snapshots lack it */
   const pc_json *a;
   PC_SR_TRY(pc_sr_member(r, root, "graph_launches", PC_JSON_ARRAY, 0, &a));
   for (size_t i = 0; i < a->n; i++) {
@@ -741,7 +741,7 @@ static perfcheck_status pc_sr_profiled(pc_sr *r, const pc_json *o) {
   PC_SR_TRY(pc_sr_time(r, o, "exit", &p->exit_ts));
   PC_SR_TRY(pc_sr_int(r, o, "passes", 0, 1e6, PC_NULL, &d));
   p->passes = (int)d;
-  /* Rotation (written since issue 21; older snapshots have none: kernel replay). */
+  /* Rotation (optional; older snapshots have none: kernel replay). */
   if (pc_json_get(o, "group")) {
     PC_SR_TRY(pc_sr_int(r, o, "group", 0, 1e6, -1, &d));
     p->group = (int)d;
@@ -752,7 +752,7 @@ static perfcheck_status pc_sr_profiled(pc_sr *r, const pc_json *o) {
     if (p->group >= 0 && p->group >= p->groups)
       return pc_sr_fail(r, pc_json_get(o, "group"), "\"group\" must be below \"groups\"");
   }
-  if (pc_json_get(o, "skipped")) { /* since issue 21 item 4 */
+  if (pc_json_get(o, "skipped")) { /* optional */
     PC_SR_TRY(pc_sr_bool(r, o, "skipped", &b));
     if (b) p->flags |= PC_SNAP_PROF_SKIPPED;
   }

@@ -72,12 +72,12 @@ static const char *const pc_csv_columns[] = {
     "flops", "dram_bytes", "arithmetic_intensity", "waves_per_sm", "dram_gbps", "gflops",
     "memory_pct", "compute_pct", "local_sectors", "bank_conflict_share", "atomic_share",
     "step", "cause", "bound", "metric", "value", "threshold", "advice",
-    /* Appended (issue 10), so that earlier columns keep their places. */
+    /* Appended, so that earlier columns keep their places. */
     "display_name", "total_ns", "kernel_time_share", "bytes_per_sector_ld", "bytes_per_sector_st",
     "bytes_per_sector_ldgsts", "busiest_pipe", "busiest_pipe_pct", "busiest_memory", "busiest_memory_pct",
-    /* Appended (issue 15): the device the kernel ran on. */
+    /* Appended: the device the kernel ran on. */
     "device_ordinal", "pci_bus_id",
-    /* Appended (issue 19): rank in its region, borderline mark, dominant stall. */
+    /* Appended: rank in its region, borderline mark, dominant stall. */
     "rank", "borderline", "runner_up", "stall", "stall_share",
     /* Appended: the label the text and HTML reports give the entry (what
      * tells apart entries that share a display name), whether it is worth

@@ -590,7 +590,7 @@ static void pc_put_region_verdicts(FILE *f, const pc_report *r) {
   }
 }
 
-/* The CUDA graphs (issue 21 item 4): each graph entry, what its counters
+/* The CUDA graphs: each graph entry, what its counters
  * cover and which groups are missing; its kernels' entries point to it. */
 static void pc_put_graphs(FILE *f, const pc_report *r, const pc_label *labels) {
   size_t n = 0;

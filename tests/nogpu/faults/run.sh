@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The fault matrix (issue 14 item 10): every failure of the issue, and the
-# faults covered before, as a user or an attacker would meet them, on a
-# machine without a usable GPU.  Each case checks the exit status, that a
-# program's own output and exit status are unchanged, that a report is
-# where it must be and valid (python3's json), that nothing is clobbered,
-# and, for the cases marked (valgrind), that memcheck finds no error and no
-# leak.  Ends with "N passed, N failed"; exit 0 only when none failed.
+# The fault matrix: every failure covered, as a user or an attacker would
+# meet it, on a machine without a usable GPU.  Each case checks the exit
+# status, that a program's own output and exit status are unchanged, that
+# a report is where it must be and valid (python3's json), that nothing is
+# clobbered, and, for the cases marked (valgrind), that memcheck finds no
+# error and no leak.  Ends with "N passed, N failed"; exit 0 only when none failed.
 #
 #   run.sh PERFCHECK SHIM HELPER DATA_DIR [--app CUDA_APP] [--plain PLAIN_APP]
 #          [--stub STUB_DIR] [--probe SECURE_ENV_PROBE] [--python-dir DIR]
@@ -87,7 +86,7 @@ T4=$DATA/t4_seed000.csv
 H200=$DATA/h200/mystery.csv
 for f in "$PC" "$SHIM" "$HELPER" "$T4" "$H200"; do [ -e "$f" ] || { echo "FAIL missing $f"; exit 1; }; done
 
-# ==== Reports: never lost, never clobbered (item 1) ===========================
+# ==== Reports: never lost, never clobbered ====================================
 
 # 1. The folder does not exist: one line, then the report, on stderr.
 run_case "$HELPER" deliver "$tmp/no/such/dir/r.json" json "$T4"
@@ -198,7 +197,7 @@ run_case env PERFCHECK_OUTPUT='r%x' "$HELPER" config
 if [ "$rc" = 0 ] && has "$tmp/out" "output=(none)" && has "$tmp/err" 'PERFCHECK_OUTPUT="r%x" is not an output pattern'; then
   pass "PERFCHECK_OUTPUT=r%x: one warning, default"; else fail "PERFCHECK_OUTPUT=r%x" "exit $rc"; fi
 
-# ==== Output safety (issue 22 item 1): one output function for every writer ====
+# ==== Output safety: one output function for every writer ====
 # A device node of our own (root: mknod of /dev/full's numbers in $tmp, so a
 # regression replaces our node, never the machine's /dev/full); without root
 # /dev/null, which only root could replace.
@@ -307,7 +306,7 @@ if [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ "$w1" = 0 ] && [ "$n" = 2 ]; then
   pass "%q{VAR} over 128 bytes: a warning and the pid, two ranks two files"; else fail "%q long" "exit $rc1/$rc, $n files"; fi
 rm -f "$tmp"/q.*.json "$tmp/fifo" "$tmp/sock"
 
-# ==== Damaged exports (item 2), numbers (item 4) ===============================
+# ==== Damaged exports, numbers ==============================================
 
 head -c $(( $(stat -c %s "$H200") - 500 )) "$H200" >"$tmp/cut.csv"   # ncu killed mid-row
 run_case "$PC" diagnose -v --format json "$tmp/cut.csv"
@@ -328,7 +327,7 @@ if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
 run_case "$PC" diagnose -v "$tmp/hole.csv"
 if has "$tmp/err" "hole.csv:4: 388 fields where the header (line 1) has 389; 1 row dropped"; then pass "missing field: file:line named";
 else fail "missing field message" "$(head -c 300 "$tmp/err")"; fi
-# Quiet by default (issue 20): the warning is in the report, stderr is empty.
+# Quiet by default: the warning is in the report, stderr is empty.
 run_case "$PC" diagnose "$tmp/hole.csv"
 if [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && has "$tmp/out" "hole.csv:4: 388 fields where the header"; then
   pass "without -v: the warning in the report only"; else fail "quiet by default" "exit $rc, stderr $(head -c 200 "$tmp/err")"; fi
@@ -360,9 +359,9 @@ run_case "$PC" diagnose --verbose --format json "$tmp/tiny.csv"
 if [ "$rc" = 0 ] && has "$tmp/err" '"1e-400" is outside the range of a double'; then pass "1e-400 in an export: a bad value, not 0";
 else fail "1e-400 export" "exit $rc"; fi
 
-# ---- issue 22 item 2: units, decimal commas, NUL bytes, repeats, headers ----
+# ---- ncu CSV input: units, decimal commas, NUL bytes, repeats, headers ----
 # Variants of the H200 export (its units row says usecond for durations).
-python3 - "$H200" "$tmp" <<'E' || echo "FAIL could not write the issue-22 exports"
+python3 - "$H200" "$tmp" <<'E' || echo "FAIL could not write the damaged exports"
 import csv, io, sys
 src, out = sys.argv[1], sys.argv[2]
 rows = list(csv.reader(open(src, newline="")))
@@ -459,7 +458,7 @@ if [ "$rc" = 0 ] && ! LC_ALL=C grep -q $'[\x01-\x08\x0b\x0c\x0e-\x1f\x1b]' "$tmp
 run_case "$PC" diagnose --quiet --format json "$DATA/ncu_hostile_names.csv"
 if [ "$rc" = 0 ] && json_ok "$tmp/out"; then pass "hostile names: valid JSON"; else fail "hostile JSON" "exit $rc"; fi
 
-# ==== Regexes (item 3) ==========================================================
+# ==== Regexes ===================================================================
 
 # 1 GB, 20 s: the guard must answer long before (ASan maps terabytes of
 # shadow memory: there, the time limit only).
@@ -489,7 +488,7 @@ run_case limit "$PC" check --quiet --expect 'regex:(.?){255}(.?){255}x:step>=0' 
 if [ "$rc" = 1 ] && has "$tmp/out" "no kernel in the report matches"; then pass "worst accepted regex on a 1 KiB name: answered";
 else fail "worst accepted regex" "exit $rc"; fi
 
-# ---- issue 22 item 3: regex cost linear in the name ----
+# ---- regex cost linear in the name ----
 # A kernel named 1 MiB of 'a' (exports allow 64 MiB names): regex:a+x took
 # 50 s at 100 KB and did not finish in 120 s at 1 MB (glibc tries every
 # start).  Under a 20 s CPU limit: answered, no match; then a match at the end.
@@ -556,7 +555,7 @@ if [ "$rc" = 0 ] && [ "$(cat "$tmp/victim2")" = precious ] && [ ! -L "$tmp/m.jso
 run_case "$PC" merge --output "$tmp/none/m.json" "$tmp/a.json"
 if [ "$rc" = 2 ] && [ ! -e "$tmp/none" ]; then pass "merge --output to a missing folder: exit 2"; else fail "merge missing folder" "exit $rc"; fi
 
-# ---- issue 22 item 4: bounded memory (peak RSS of the child, by ratios) ----
+# ---- bounded memory (peak RSS of the child, by ratios) ----
 # A writer-shaped report of 3000 kernel entries (~26 MB: several of the
 # reader's 1 MiB chunks), made from the H200 report.
 python3 - "$tmp/o_b.json" "$tmp/big.json" <<'E'
@@ -612,7 +611,7 @@ if [ "$rc" = 2 ] && has "$tmp/err" "half.json:" && [ ! -s "$tmp/out" ]; then
 vg_case "merge of a cut report" 2 "$PC" merge --quiet "$tmp/o_a.json" "$tmp/half.json"
 rm -f "$tmp/big.json" "$tmp/m1.json" "$tmp/m8.json" "$tmp/half.json" "$tmp/longname.json"
 
-# ---- issue 22 items 5 and 6: secure_getenv, Python ----
+# ---- secure_getenv, Python ----
 if [ -n "$PROBE" ]; then
   bash "$HERE/../secure_env_test.sh" "$PROBE" $([ "$SAN" = 1 ] && echo --sanitized) >"$tmp/out" 2>"$tmp/err"
   rc=$?
@@ -666,7 +665,7 @@ else
   skip "Python NUL paths" "no python package given (or an ASan build)"
 fi
 
-# ==== perfcheck run: programs, signals, environment (items 6, 7, 9) =============
+# ==== perfcheck run: programs, signals, environment ============================
 
 run_case "$PC" run -- "$tmp/no-such-program"
 if [ "$rc" = 127 ] && has "$tmp/err" "cannot run"; then pass "run: missing program is 127"; else fail "missing program" "exit $rc"; fi
