@@ -41,7 +41,7 @@ typedef enum pc_input_kind {
 } pc_input_kind;
 
 typedef struct pc_input pc_input;
-typedef struct pc_err pc_err; /* model/pc_core.h */
+typedef struct pc_err pc_err; /* base/pc_err.h */
 
 /* Opens `path` ("-": stdin, which is left open at close) and reads its
  * start.  Returns PERFCHECK_OK with *out set; PERFCHECK_ERROR_IO ("PATH:
